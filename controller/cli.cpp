@@ -1,0 +1,50 @@
+// controller/cli.cpp — subcommand dispatch.
+#include "controller/cli.hpp"
+
+#include "controller/evaluate_command.hpp"
+
+#include <cstdio>
+#include <string_view>
+
+#ifndef HPAPLUS_VERSION
+#define HPAPLUS_VERSION "0.1.0"
+#endif
+
+namespace hpaplus::controller {
+namespace {
+
+constexpr const char* usage =
+    "Usage: hpaplus COMMAND [ARGS]\n"
+    "\n"
+    "HPAPlus: a horizontal autoscaler for Kubernetes that gives every autoscaler its own coroutine.\n"
+    "\n"
+    "Commands:\n"
+    "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
+    "  version           print the version\n"
+    "\n"
+    "Run 'hpaplus COMMAND --help' for a command's options.\n"
+    "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.\n";
+
+} // namespace
+
+int run_cli(int argc, char** argv) {
+    if (argc < 2) {
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    const std::string_view command = argv[1];
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(usage, stdout);
+        return 0;
+    }
+    if (command == "version" || command == "--version") {
+        std::printf("hpaplus %s\n", HPAPLUS_VERSION);
+        return 0;
+    }
+    if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
+    std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n", static_cast<int>(command.size()),
+                 command.data());
+    return 2;
+}
+
+} // namespace hpaplus::controller

@@ -1,0 +1,15 @@
+// core/duration.hpp — Go duration strings (`90s`, `1h30m`, `15.012s`), as Kubernetes and cron use them.
+#pragma once
+
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <string_view>
+
+namespace hpaplus::core {
+
+/// Parses Go's `time.ParseDuration` syntax: an optional sign, then one or more decimal numbers
+/// each with a unit (ns, us, µs, ms, s, m, h); `0` alone is allowed. Rejects overflow.
+boost::system::result<std::chrono::nanoseconds> parse_go_duration(std::string_view text);
+
+} // namespace hpaplus::core

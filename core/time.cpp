@@ -1,0 +1,97 @@
+// core/time.cpp — RFC 3339 parsing and formatting on the civil calendar of <chrono>.
+#include "core/time.hpp"
+
+#include <boost/system/errc.hpp>
+
+#include <cstdio>
+
+namespace hpaplus::core {
+namespace {
+
+bool read_digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+    if (pos + n > s.size()) return false;
+    int v = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const char c = s[pos + i];
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+}
+
+} // namespace
+
+boost::system::result<time_point> parse_rfc3339(std::string_view s) {
+    const auto invalid = boost::system::errc::make_error_code(boost::system::errc::invalid_argument);
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    if (!read_digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !read_digits(s, 5, 2, month) ||
+        s[7] != '-' || !read_digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') ||
+        !read_digits(s, 11, 2, hour) || s[13] != ':' || !read_digits(s, 14, 2, minute) || s[16] != ':' ||
+        !read_digits(s, 17, 2, second))
+        return invalid;
+    const std::chrono::year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                                          std::chrono::day{static_cast<unsigned>(day)}};
+    if (!ymd.ok() || hour > 23 || minute > 59 || second > 60) return invalid;
+    std::size_t pos = 19;
+    std::int64_t nanos = 0;
+    if (s[pos] == '.') {
+        ++pos;
+        int count = 0;
+        while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+            if (count < 9) {
+                nanos = nanos * 10 + (s[pos] - '0');
+                ++count;
+            }
+            ++pos;
+        }
+        if (count == 0) return invalid;
+        for (; count < 9; ++count) nanos *= 10;
+    }
+    std::int64_t offset_seconds = 0;
+    if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
+        ++pos;
+    } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
+        int oh = 0, om = 0;
+        if (!read_digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
+            !read_digits(s, pos + 4, 2, om) || oh > 23 || om > 59)
+            return invalid;
+        offset_seconds = (oh * 3600 + om * 60) * (s[pos] == '-' ? -1 : 1);
+        pos += 6;
+    } else {
+        return invalid;
+    }
+    if (pos != s.size()) return invalid;
+    const auto days = std::chrono::sys_days{ymd};
+    return time_point{days.time_since_epoch()} + std::chrono::hours{hour} + std::chrono::minutes{minute} +
+           std::chrono::seconds{second - offset_seconds} + std::chrono::nanoseconds{nanos};
+}
+
+namespace {
+std::string format_impl(time_point t, bool with_fraction) {
+    const auto secs = std::chrono::floor<std::chrono::seconds>(t);
+    const auto days = std::chrono::floor<std::chrono::days>(secs);
+    const std::chrono::year_month_day ymd{days};
+    const std::chrono::hh_mm_ss hms{secs - days};
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d", static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                  static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+                  static_cast<int>(hms.seconds().count()));
+    std::string out = buf;
+    const auto nanos = (t - secs).count();
+    if (with_fraction && nanos != 0) {
+        std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
+        std::string frac = buf;
+        while (frac.back() == '0') frac.pop_back();
+        out += frac;
+    }
+    return out + "Z";
+}
+} // namespace
+
+std::string format_rfc3339(time_point t) { return format_impl(t, false); }
+
+std::string format_rfc3339_nano(time_point t) { return format_impl(t, true); }
+
+} // namespace hpaplus::core

@@ -1,0 +1,24 @@
+// core/time.hpp — the one clock type pure code uses, and RFC 3339 text in and out.
+#pragma once
+
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace hpaplus::core {
+
+/// Wall-clock instant with nanosecond resolution (what Go's time.Time compares at).
+using time_point = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
+
+/// Parses RFC 3339 (`2026-01-01T00:00:00Z`, fractional seconds, `+02:00` offsets).
+boost::system::result<time_point> parse_rfc3339(std::string_view text);
+
+/// `2026-01-01T00:00:00Z` — whole seconds, as metav1.Time is serialized.
+std::string format_rfc3339(time_point t);
+
+/// `2026-01-01T00:00:00.25Z` — with the fraction when there is one (RFC3339Nano, trailing zeros trimmed).
+std::string format_rfc3339_nano(time_point t);
+
+} // namespace hpaplus::core

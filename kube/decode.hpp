@@ -1,0 +1,49 @@
+// kube/decode.hpp — the Kubernetes objects HPAPlus reads, decoded from their JSON wire form into
+// policy types. Kubernetes objects are read leniently (unknown fields ignored, as clients must);
+// the autoscaler spec, which HPAPlus owns, strictly (an unknown field there is a typo to report).
+#pragma once
+
+#include "kube/json_decoder.hpp"
+#include "policy/rollout.hpp"
+#include "policy/types.hpp"
+
+#include <string>
+
+namespace hpaplus::kube {
+
+/// An autoscaling/v2 HorizontalPodAutoscaler or an autoscaling.hpaplus.io/v1alpha1 HPAPlus.
+policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n);
+
+/// A v1 Pod.
+policy::pod_info decode_pod(json_decoder& d, const json_node& n);
+
+/// A metrics.k8s.io/v1beta1 PodMetrics.
+policy::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n);
+
+/// An autoscaling/v1 Scale.
+policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n);
+
+/// One item of a custom.metrics.k8s.io MetricValueList (v1beta2 `metric.name` or v1beta1 `metricName`).
+struct custom_metric_item {
+    policy::object_reference described_object;
+    std::string described_namespace;
+    std::string metric_name;
+    core::time_point timestamp{};
+    std::chrono::nanoseconds window{0};
+    std::int64_t milli = 0;
+};
+custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n);
+
+/// One item of an external.metrics.k8s.io ExternalMetricValueList.
+struct external_metric_item {
+    std::string metric_name;
+    core::label_map labels;
+    core::time_point timestamp{};
+    std::int64_t milli = 0;
+};
+external_metric_item decode_external_metric_item(json_decoder& d, const json_node& n);
+
+/// The rollout fields of an apps/v1 Deployment (or any workload with the same status shape).
+policy::workload_rollout_status decode_rollout_status(json_decoder& d, const json_node& n);
+
+} // namespace hpaplus::kube

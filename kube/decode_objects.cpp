@@ -1,0 +1,157 @@
+// kube/decode_objects.cpp — Pods, PodMetrics, Scale, metric values and workload status from JSON.
+#include "kube/decode.hpp"
+
+namespace hpaplus::kube {
+namespace {
+
+policy::condition_status decode_condition_status(json_decoder& d, const json_node& n) {
+    const std::string s = d.opt_string(n).value_or("Unknown");
+    if (s == "True") return policy::condition_status::true_;
+    if (s == "False") return policy::condition_status::false_;
+    if (s != "Unknown") d.fail(n, "must be \"True\", \"False\" or \"Unknown\", got \"" + s + "\"");
+    return policy::condition_status::unknown;
+}
+
+policy::container_spec decode_container(json_decoder& d, const json_node& n) {
+    policy::container_spec c;
+    if (!d.object(n)) {
+        d.fail(n, "expected an object");
+        return c;
+    }
+    c.name = d.string(n["name"]);
+    c.requests = d.resources(n["resources"]["requests"]);
+    c.limits = d.resources(n["resources"]["limits"]);
+    c.restart_always = d.opt_string(n["restartPolicy"]).value_or("") == "Always";
+    return c;
+}
+
+} // namespace
+
+policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
+    policy::pod_info pod;
+    if (!d.object(n)) {
+        d.fail(n, "expected a Pod object");
+        return pod;
+    }
+    const json_node meta = n["metadata"];
+    pod.name = d.string(meta["name"]);
+    pod.namespace_ = d.opt_string(meta["namespace"]).value_or("default");
+    pod.labels = d.string_map(meta["labels"]);
+    pod.deleting = meta["deletionTimestamp"].present();
+    const json_node spec = n["spec"];
+    for (std::size_t i = 0, size = d.array(spec["containers"]); i < size; ++i)
+        pod.containers.push_back(decode_container(d, spec["containers"].at(i)));
+    for (std::size_t i = 0, size = d.array(spec["initContainers"]); i < size; ++i)
+        pod.init_containers.push_back(decode_container(d, spec["initContainers"].at(i)));
+    pod.pod_requests = d.resources(spec["resources"]["requests"]);
+    pod.pod_limits = d.resources(spec["resources"]["limits"]);
+
+    const json_node status = n["status"];
+    const std::string phase = d.opt_string(status["phase"]).value_or("Pending");
+    if (phase == "Pending") pod.phase = policy::pod_phase::pending;
+    else if (phase == "Running") pod.phase = policy::pod_phase::running;
+    else if (phase == "Succeeded") pod.phase = policy::pod_phase::succeeded;
+    else if (phase == "Failed") pod.phase = policy::pod_phase::failed;
+    else if (phase == "Unknown") pod.phase = policy::pod_phase::unknown;
+    else d.fail(status["phase"], "unknown pod phase \"" + phase + "\"");
+    pod.start_time = d.opt_time(status["startTime"]);
+    const json_node conditions = status["conditions"];
+    for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
+        const json_node c = conditions.at(i);
+        if (d.opt_string(c["type"]).value_or("") != "Ready") continue;
+        pod.ready = decode_condition_status(d, c["status"]);
+        pod.ready_transition_time = d.opt_time(c["lastTransitionTime"]);
+    }
+    return pod;
+}
+
+policy::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n) {
+    policy::pod_metrics m;
+    if (!d.object(n)) {
+        d.fail(n, "expected a PodMetrics object");
+        return m;
+    }
+    m.name = d.string(n["metadata"]["name"]);
+    m.namespace_ = d.opt_string(n["metadata"]["namespace"]).value_or("default");
+    m.labels = d.string_map(n["metadata"]["labels"]);
+    m.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
+    m.window = d.opt_duration(n["window"]).value_or(std::chrono::nanoseconds{0});
+    const json_node containers = n["containers"];
+    for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
+        const json_node c = containers.at(i);
+        m.containers.push_back({d.string(c["name"]), d.resources(c["usage"])});
+    }
+    return m;
+}
+
+policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n) {
+    policy::scale_snapshot s;
+    if (!d.object(n)) {
+        d.fail(n, "expected an autoscaling/v1 Scale object");
+        return s;
+    }
+    s.spec_replicas = d.opt_int32(n["spec"]["replicas"], 0).value_or(0);
+    s.status_replicas = d.opt_int32(n["status"]["replicas"], 0).value_or(0);
+    s.selector = d.opt_string(n["status"]["selector"]).value_or("");
+    return s;
+}
+
+custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n) {
+    custom_metric_item item;
+    if (!d.object(n)) {
+        d.fail(n, "expected a MetricValue object");
+        return item;
+    }
+    const json_node obj = n["describedObject"];
+    item.described_object.kind = d.opt_string(obj["kind"]).value_or("");
+    item.described_object.name = d.opt_string(obj["name"]).value_or("");
+    item.described_object.api_version = d.opt_string(obj["apiVersion"]).value_or("");
+    item.described_namespace = d.opt_string(obj["namespace"]).value_or("");
+    item.metric_name = d.opt_string(n["metric"]["name"]).value_or(d.opt_string(n["metricName"]).value_or(""));
+    item.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
+    // Custom metrics default to a 60 s window when the adapter does not say.
+    item.window = std::chrono::seconds(d.opt_int(n["windowSeconds"], 0, INT32_MAX).value_or(60));
+    if (!n["value"].present()) d.fail(n["value"], "required field is missing");
+    item.milli = d.opt_quantity(n["value"]).value_or(core::quantity{}).milli_value();
+    return item;
+}
+
+external_metric_item decode_external_metric_item(json_decoder& d, const json_node& n) {
+    external_metric_item item;
+    if (!d.object(n)) {
+        d.fail(n, "expected an ExternalMetricValue object");
+        return item;
+    }
+    item.metric_name = d.opt_string(n["metricName"]).value_or("");
+    item.labels = d.string_map(n["metricLabels"]);
+    item.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
+    if (!n["value"].present()) d.fail(n["value"], "required field is missing");
+    item.milli = d.opt_quantity(n["value"]).value_or(core::quantity{}).milli_value();
+    return item;
+}
+
+policy::workload_rollout_status decode_rollout_status(json_decoder& d, const json_node& n) {
+    policy::workload_rollout_status w;
+    if (!d.object(n)) {
+        d.fail(n, "expected a workload object (apps/v1 Deployment)");
+        return w;
+    }
+    w.generation = d.opt_int(n["metadata"]["generation"], 0, INT64_MAX).value_or(0);
+    w.spec_replicas = d.opt_int32(n["spec"]["replicas"], 0);
+    const json_node status = n["status"];
+    w.observed_generation = d.opt_int(status["observedGeneration"], 0, INT64_MAX).value_or(0);
+    // Deployment status counters omit zeros.
+    w.replicas = d.opt_int32(status["replicas"], 0).value_or(0);
+    w.updated_replicas = d.opt_int32(status["updatedReplicas"], 0).value_or(0);
+    w.available_replicas = d.opt_int32(status["availableReplicas"], 0).value_or(0);
+    const json_node conditions = status["conditions"];
+    for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
+        const json_node c = conditions.at(i);
+        if (d.opt_string(c["type"]).value_or("") == "Progressing" &&
+            d.opt_string(c["reason"]).value_or("") == "ProgressDeadlineExceeded")
+            w.progress_deadline_exceeded = true;
+    }
+    return w;
+}
+
+} // namespace hpaplus::kube

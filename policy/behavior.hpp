@@ -1,0 +1,78 @@
+// policy/behavior.hpp — what happens between the raw recommendation and the replica count written:
+// stabilization windows, scale-rate policies, min/max, and the per-object history they read.
+// Mirrors upstream normalizeDesiredReplicas (legacy, no spec.behavior) and
+// normalizeDesiredReplicasWithBehaviors, including their condition reasons.
+#pragma once
+
+#include "policy/types.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hpaplus::policy {
+
+struct timed_recommendation {
+    time_point time{};
+    std::int32_t replicas = 0;
+    friend bool operator==(const timed_recommendation&, const timed_recommendation&) = default;
+};
+
+struct scale_event {
+    time_point time{};
+    std::int32_t change = 0; ///< absolute replica change
+    friend bool operator==(const scale_event&, const scale_event&) = default;
+};
+
+/// HPAPlus fallback: the last proposal a metric produced while it could be read.
+struct known_good_proposal {
+    std::size_t index = 0; ///< spec.metrics index
+    time_point time{};
+    std::int32_t replicas = 0;
+    friend bool operator==(const known_good_proposal&, const known_good_proposal&) = default;
+};
+
+/// What the controller remembers per object between reconciles.
+struct history {
+    std::vector<timed_recommendation> recommendations;
+    std::vector<scale_event> scale_up_events;
+    std::vector<scale_event> scale_down_events;
+    std::vector<known_good_proposal> last_known_good;
+    friend bool operator==(const history&, const history&) = default;
+};
+
+/// The outcome of normalization, with the reasons for the AbleToScale and ScalingLimited conditions.
+struct normalization {
+    std::int32_t stabilized = 0;
+    std::string stabilize_reason;  ///< ReadyForNewScale | ScaleUpStabilized | ScaleDownStabilized
+    std::string stabilize_message;
+    std::int32_t limited = 0;
+    std::string limit_reason;      ///< DesiredWithinRange | TooFewReplicas | TooManyReplicas | ScaleUpLimit | ScaleDownLimit
+    std::string limit_message;
+};
+
+/// Legacy path: max over the downscale window (both directions), then [min, max] and the
+/// max(factor × current, minimum) scale-up cap. Records the recommendation in `h`.
+normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
+                               std::int32_t max_replicas, const controller_config& config, time_point now);
+
+/// Behavior path: current clamped into [min of up window, max of down window], then the rate
+/// policies and [min, max]. `behavior` must be defaulted (see defaults.hpp). Records the recommendation.
+normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
+                                      std::int32_t max_replicas, const behavior_spec& behavior,
+                                      const controller_config& config, time_point now);
+
+/// The upper bound the scale-up policies allow now (`calculateScaleUpLimitWithScalingRules`).
+std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now);
+/// The lower bound the scale-down policies allow now (`calculateScaleDownLimitWithBehaviors`).
+std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now);
+
+/// `storeScaleEvent`: after a successful rescale with spec.behavior set, remember the change,
+/// reusing the last slot older than the direction's longest policy period.
+void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous, std::int32_t next,
+                       time_point now);
+
+/// `recordInitialRecommendation`: the first reconcile seeds the history with the current count.
+void seed_history(history& h, std::int32_t current, time_point now);
+
+} // namespace hpaplus::policy

@@ -1,0 +1,88 @@
+// policy/decision.hpp — one reconcile of one autoscaler, as a pure function of what the controller
+// read. decide() runs everything up to the /scale write; finish() applies the write's outcome.
+// For a plain autoscaling/v2 HPA the result is what upstream's reconcileAutoscaler decides,
+// conditions, events and error texts included; HPAPlus fields add stages on top (fallback,
+// rollout gate, dry-run / off), each reported in the decision record.
+#pragma once
+
+#include "policy/behavior.hpp"
+#include "policy/metric_evaluation.hpp"
+#include "policy/rollout.hpp"
+#include "policy/types.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpaplus::policy {
+
+struct event {
+    std::string type; ///< Normal | Warning
+    std::string reason;
+    std::string message;
+};
+
+/// Everything one reconcile reads. `hpa.spec` must be defaulted (apply_defaults).
+struct reconcile_input {
+    autoscaler hpa;
+    std::optional<scale_snapshot> scale; ///< nullopt: the scale read failed with `scale_error`
+    std::string scale_error;
+    std::vector<const pod_info*> pods;   ///< pods of the autoscaler's namespace; filtered here by the scale selector
+    std::vector<metric_reading> readings; ///< one per spec.metrics, in order
+    std::optional<std::int32_t> recommendation_override; ///< replaces the metric stage only
+    std::optional<rollout_state> rollout; ///< the target's rollout, when known
+    controller_config config;
+    history hist;
+    time_point now{};
+};
+
+/// One metric's part in the decision.
+struct metric_record {
+    std::size_t index = 0;
+    metric_source_type type = metric_source_type::resource;
+    std::optional<std::int32_t> proposal;
+    std::optional<metric_status> status;
+    std::optional<std::string> error;
+    std::string fallback; ///< HPAPlus: "", LastKnownGood, Hold, Replicas, Ignore
+};
+
+/// The value after each stage; unset where the reconcile did not get that far.
+struct decision_stages {
+    std::optional<std::int32_t> recommended;
+    std::optional<std::int32_t> stabilized;
+    std::optional<std::int32_t> limited;
+    std::string limit_reason;
+    std::optional<std::int32_t> gated; ///< HPAPlus: set when a gate changed the limited value
+    std::string gate_reason;           ///< RolloutFreeze | RolloutFreezeScaleDown | ModeOff
+};
+
+struct decision {
+    std::int32_t current_replicas = 0; ///< as status will say
+    std::int32_t desired_replicas = 0; ///< as status will say
+    bool rescale = false;              ///< write /scale to `target_replicas`
+    bool dry_run_rescale = false;      ///< DryRun: a write was decided but not made
+    bool scale_updated = false;        ///< set by finish(): the write succeeded
+    std::int32_t target_replicas = 0;
+    std::string rescale_reason;
+    std::optional<std::string> error;  ///< what the reconcile returns (upstream's retErr)
+    std::vector<metric_record> metrics;
+    decision_stages stages;
+    autoscaler_status status;          ///< the status to write
+    std::vector<event> events;
+    history hist;                      ///< the history after this reconcile
+    bool stopped_early = false;        ///< scale read or metrics failed: finish() has nothing to add
+};
+
+/// True when this reconcile will read metrics (so the caller fetches them only then).
+bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale);
+
+/// Runs the reconcile up to the /scale write.
+decision decide(const reconcile_input& in);
+
+/// Applies the outcome of the /scale write (`write_error` set when it failed; ignored without a rescale).
+void finish(decision& d, const reconcile_input& in, const std::optional<std::string>& write_error);
+
+/// `Kind/namespace/name` of the scale target, as upstream's messages print it.
+std::string target_reference(const autoscaler& hpa);
+
+} // namespace hpaplus::policy

@@ -1,0 +1,66 @@
+// policy/metric_samples.cpp — metrics-client semantics on already-fetched data.
+#include "policy/metric_samples.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace hpaplus::policy {
+
+core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
+                                                                        std::string_view resource,
+                                                                        std::string_view container) {
+    if (items.empty()) return std::string("no metrics returned from resource metrics API");
+    sample_set samples;
+    samples.reserve(items.size());
+    for (const auto& m : items) {
+        if (!container.empty()) {
+            const auto c = std::find_if(m.containers.begin(), m.containers.end(),
+                                        [&](const auto& cu) { return cu.name == container; });
+            if (c == m.containers.end()) {
+                return "failed to get container metrics: container " + std::string(container) +
+                       " not present in metrics for pod " + m.namespace_ + "/" + m.name;
+            }
+            if (const quantity* q = find_resource(c->usage, resource))
+                samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
+            continue;
+        }
+        bool missing = m.containers.empty();
+        std::int64_t sum = 0;
+        for (const auto& c : m.containers) {
+            const quantity* q = find_resource(c.usage, resource);
+            if (!q) {
+                missing = true;
+                break;
+            }
+            sum += q->milli_value();
+        }
+        if (!missing) samples.push_back({m.name, sum, m.timestamp, m.window});
+    }
+    sort_samples(samples);
+    return samples;
+}
+
+core::outcome<sample_set> samples_from_custom_metrics(sample_set items) {
+    if (items.empty()) return std::string("no metrics returned from custom metrics API");
+    sort_samples(items);
+    return items;
+}
+
+std::int64_t sum_capped(const std::vector<std::int64_t>& values) {
+    std::int64_t sum = 0;
+    for (std::int64_t v : values) {
+        if (v > 0 && sum > std::numeric_limits<std::int64_t>::max() - v) return std::numeric_limits<std::int64_t>::max();
+        sum += v;
+    }
+    return sum;
+}
+
+std::int64_t sum_negative_as_overflow(const std::vector<std::int64_t>& values) {
+    std::int64_t sum = 0;
+    for (std::int64_t v : values) {
+        if (__builtin_add_overflow(sum, v, &sum) || sum < 0) return std::numeric_limits<std::int64_t>::max();
+    }
+    return sum;
+}
+
+} // namespace hpaplus::policy

@@ -1,0 +1,54 @@
+// policy/pod_grouping.hpp — which pods count, and what each pod requests (or is limited to).
+// Mirrors upstream groupPods / calculateRequests; `usage_basis::limits` is the HPAPlus extension.
+#pragma once
+
+#include "policy/types.hpp"
+
+#include "core/outcome.hpp"
+#include <boost/system/result.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpaplus::policy {
+
+/// Samples sorted by pod name (what upstream keeps in a map).
+using sample_set = std::vector<pod_sample>;
+void sort_samples(sample_set& samples);
+const pod_sample* find_sample(const sample_set& samples, std::string_view pod);
+/// Inserts or overwrites the sample of `pod` with `milli` (keeps the set sorted).
+void put_sample(sample_set& samples, std::string_view pod, std::int64_t milli);
+
+/// The result of `groupPods`.
+struct pod_groups {
+    int ready_count = 0;
+    std::vector<std::string_view> unready;
+    std::vector<std::string_view> missing;
+    std::vector<std::string_view> ignored;
+};
+
+/// Classifies pods: ignored (deleted or terminal), unready (pending; for cpu also not yet ready or
+/// still initializing), missing (no sample), ready. `resource` is empty for Pods metrics.
+pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples, std::string_view resource,
+                      const controller_config& config, time_point now);
+
+/// Removes the samples of the named pods.
+void remove_samples(sample_set& samples, const std::vector<std::string_view>& pods);
+
+/// One pod's request (or limit) in milli-units.
+struct pod_amount {
+    std::string_view pod;
+    std::int64_t milli = 0;
+};
+using pod_amounts = std::vector<pod_amount>; ///< sorted by pod name
+
+/// `calculateRequests`: pod-level value when set (and no container is named), else the sum over the
+/// containers and sidecar init containers (or the one named container). Every listed pod must have it.
+core::outcome<pod_amounts> pod_resource_amounts(const std::vector<const pod_info*>& pods,
+                                                                     std::string_view container,
+                                                                     std::string_view resource, usage_basis basis);
+
+const pod_amount* find_amount(const pod_amounts& amounts, std::string_view pod);
+
+} // namespace hpaplus::policy

@@ -1,0 +1,187 @@
+// policy/replica_calculator.cpp — upstream replica arithmetic, to the last rounding rule.
+// Where upstream would silently overflow (int64 sums, int32 conversions) we saturate instead and
+// say so here; for every input that does not overflow the answers are identical.
+#include "policy/replica_calculator.hpp"
+
+#include "core/int128.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hpaplus::policy {
+namespace {
+
+constexpr auto int32_max = std::numeric_limits<std::int32_t>::max();
+constexpr auto int32_min = std::numeric_limits<std::int32_t>::min();
+
+std::int32_t saturate_int32(core::int128 v) {
+    if (v > int32_max) return int32_max;
+    if (v < int32_min) return int32_min;
+    return static_cast<std::int32_t>(v);
+}
+
+const std::string no_pods = "no pods returned by selector while calculating replica count";
+const std::string no_samples = "did not receive metrics for targeted pods (pods might be unready)";
+
+// The shared tail of GetResourceReplicas and calcPlainMetricReplicas: after filling missing and
+// unready pods, keep current replicas if within tolerance, if the direction flipped, or if the new
+// count moves against the ratio.
+template <class Ratio>
+std::int32_t rebalanced_replicas(const calculator_context& ctx, double ratio, sample_set& samples, Ratio new_ratio_of) {
+    const double new_ratio = new_ratio_of(samples);
+    if (ctx.tol.within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0))
+        return ctx.current_replicas;
+    const std::int32_t replicas = ceil_replicas(new_ratio * static_cast<double>(samples.size()));
+    if ((new_ratio < 1.0 && replicas > ctx.current_replicas) || (new_ratio > 1.0 && replicas < ctx.current_replicas))
+        return ctx.current_replicas;
+    return replicas;
+}
+
+} // namespace
+
+std::int32_t ceil_replicas(double x) noexcept {
+    if (std::isnan(x)) return 0;
+    const double c = std::ceil(x);
+    if (c >= static_cast<double>(int32_max)) return int32_max;
+    if (c <= static_cast<double>(int32_min)) return int32_min;
+    return static_cast<std::int32_t>(c);
+}
+
+core::outcome<utilization_ratio> resource_utilization_ratio(const sample_set& samples,
+                                                                                 const pod_amounts& requests,
+                                                                                 std::int32_t target_utilization) {
+    core::int128 usage_total = 0;
+    core::int128 request_total = 0;
+    std::int64_t entries = 0;
+    for (const auto& s : samples) {
+        const pod_amount* request = find_amount(requests, s.pod);
+        if (!request) continue; // a sample of a pod we do not know: extraneous, skipped here
+        usage_total += s.milli;
+        request_total += request->milli;
+        ++entries;
+    }
+    if (request_total == 0) return std::string("no metrics returned matched known pods");
+    const std::int32_t utilization = saturate_int32((usage_total * 100) / request_total);
+    const auto raw_average = static_cast<std::int64_t>(usage_total / entries);
+    return utilization_ratio{static_cast<double>(utilization) / static_cast<double>(target_utilization), utilization,
+                             raw_average};
+}
+
+core::outcome<utilization_result>
+resource_utilization_replicas(const calculator_context& ctx, sample_set samples, std::int32_t target_utilization,
+                              std::string_view resource, std::string_view container, usage_basis basis) {
+    const auto& pods = *ctx.pods;
+    if (pods.empty()) return no_pods;
+    const pod_groups groups = group_pods(pods, samples, resource, *ctx.config, ctx.now);
+    remove_samples(samples, groups.ignored);
+    remove_samples(samples, groups.unready);
+    if (samples.empty()) return no_samples;
+
+    auto requests = pod_resource_amounts(pods, container, resource, basis);
+    if (!requests) return requests.error();
+    auto first = resource_utilization_ratio(samples, *requests, target_utilization);
+    if (!first) return first.error();
+    const double ratio = first->ratio;
+    utilization_result result{ctx.current_replicas, first->utilization, first->raw_average};
+
+    const bool scale_up_with_unready = !groups.unready.empty() && ratio > 1.0;
+    if (!scale_up_with_unready && groups.missing.empty()) {
+        if (!ctx.tol.within(ratio)) result.replicas = ceil_replicas(ratio * groups.ready_count);
+        return result;
+    }
+    if (!groups.missing.empty()) {
+        if (ratio < 1.0) {
+            // Scale-down: a missing pod counts as using max(100 %, target) of its own request.
+            const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
+            for (auto pod : groups.missing) put_sample(samples, pod, find_amount(*requests, pod)->milli * fallback / 100);
+        } else if (ratio > 1.0) {
+            for (auto pod : groups.missing) put_sample(samples, pod, 0);
+        }
+    }
+    if (scale_up_with_unready) {
+        for (auto pod : groups.unready) put_sample(samples, pod, 0);
+    }
+    std::string error;
+    result.replicas = rebalanced_replicas(ctx, ratio, samples, [&](const sample_set& s) {
+        auto r = resource_utilization_ratio(s, *requests, target_utilization);
+        return r ? r->ratio : 0.0; // cannot fail: the first pass found requests for these pods
+    });
+    return result;
+}
+
+core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx, sample_set samples,
+                                                                       std::int64_t target_usage,
+                                                                       std::string_view resource) {
+    const auto& pods = *ctx.pods;
+    if (pods.empty()) return no_pods;
+    const pod_groups groups = group_pods(pods, samples, resource, *ctx.config, ctx.now);
+    remove_samples(samples, groups.ignored);
+    remove_samples(samples, groups.unready);
+    if (samples.empty()) return no_samples;
+
+    // GetMetricUsageRatio: the integer-truncated average over the samples, then the ratio.
+    auto average_of = [](const sample_set& s) {
+        core::int128 total = 0;
+        for (const auto& sample : s) total += sample.milli;
+        const core::int128 average = total / static_cast<core::int128>(s.size());
+        return static_cast<std::int64_t>(std::clamp<core::int128>(average, std::numeric_limits<std::int64_t>::min(),
+                                                              std::numeric_limits<std::int64_t>::max()));
+    };
+    auto ratio_of = [&](const sample_set& s) {
+        return static_cast<double>(average_of(s)) / static_cast<double>(target_usage);
+    };
+    usage_result result{ctx.current_replicas, average_of(samples)};
+    const double ratio = ratio_of(samples);
+
+    const bool scale_up_with_unready = !groups.unready.empty() && ratio > 1.0;
+    if (!scale_up_with_unready && groups.missing.empty()) {
+        if (!ctx.tol.within(ratio)) result.replicas = ceil_replicas(ratio * groups.ready_count);
+        return result;
+    }
+    if (!groups.missing.empty()) {
+        // Scale-down: a missing pod counts as using exactly the target; scale-up: nothing.
+        if (ratio < 1.0) {
+            for (auto pod : groups.missing) put_sample(samples, pod, target_usage);
+        } else if (ratio > 1.0) {
+            for (auto pod : groups.missing) put_sample(samples, pod, 0);
+        }
+    }
+    if (scale_up_with_unready) {
+        for (auto pod : groups.unready) put_sample(samples, pod, 0);
+    }
+    result.replicas = rebalanced_replicas(ctx, ratio, samples, ratio_of);
+    return result;
+}
+
+core::outcome<std::int32_t> usage_ratio_replicas(const calculator_context& ctx,
+                                                                      double usage_ratio) {
+    if (ctx.current_replicas == 0) return ceil_replicas(usage_ratio); // from zero: no tolerance, no pods
+    if (ctx.tol.within(usage_ratio)) return ctx.current_replicas;
+    const auto& pods = *ctx.pods;
+    if (pods.empty()) return "unable to calculate ready pods: " + no_pods;
+    std::int64_t ready = 0;
+    for (const pod_info* pod : pods) {
+        if (pod->phase == pod_phase::running && pod->ready == condition_status::true_) ++ready;
+    }
+    return ceil_replicas(usage_ratio * static_cast<double>(ready));
+}
+
+usage_result per_pod_replicas(std::int32_t status_replicas, std::int64_t usage, std::int64_t target_per_pod,
+                              const tolerances& tol) {
+    usage_result result{status_replicas, 0};
+    const double ratio =
+        static_cast<double>(usage) / (static_cast<double>(target_per_pod) * static_cast<double>(status_replicas));
+    if (!tol.within(ratio))
+        result.replicas = ceil_replicas(static_cast<double>(usage) / static_cast<double>(target_per_pod));
+    // getPerPodUsage: MaxInt64 stays MaxInt64, 0 replicas report 0.
+    if (static_cast<double>(usage) >= static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
+        result.usage = std::numeric_limits<std::int64_t>::max();
+    } else if (status_replicas != 0) {
+        result.usage = static_cast<std::int64_t>(
+            std::ceil(static_cast<double>(usage) / static_cast<double>(status_replicas)));
+    }
+    return result;
+}
+
+} // namespace hpaplus::policy

@@ -1,0 +1,233 @@
+// policy/types.hpp — the vocabulary of the decision core: the autoscaler spec (autoscaling/v2 plus the
+// HPAPlus extensions), the pods and metric samples it reads, and its status. Plain data, no I/O.
+#pragma once
+
+#include "core/label_selector.hpp"
+#include "core/quantity.hpp"
+#include "core/time.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpaplus::policy {
+
+using core::quantity;
+using core::time_point;
+
+// ---------------------------------------------------------------------------------------------
+// Spec
+
+enum class metric_source_type { object, pods, resource, container_resource, external };
+enum class metric_target_type { utilization, value, average_value };
+
+/// `autoscaling/v2` MetricTarget.
+struct metric_target {
+    metric_target_type type = metric_target_type::utilization;
+    std::optional<std::int32_t> average_utilization;
+    std::optional<quantity> value;
+    std::optional<quantity> average_value;
+};
+
+/// `autoscaling/v2` MetricIdentifier.
+struct metric_identifier {
+    std::string name;
+    std::optional<core::label_selector_spec> selector;
+};
+
+/// `autoscaling/v2` CrossVersionObjectReference.
+struct object_reference {
+    std::string kind;
+    std::string name;
+    std::string api_version;
+};
+
+/// HPAPlus: what utilization is measured against.
+enum class usage_basis { requests, limits };
+
+/// HPAPlus: what a metric proposes once its backend has failed for longer than `stale_after`.
+enum class on_failure { fail, hold, replicas, ignore };
+
+/// HPAPlus: per-metric fallback when the metric cannot be read.
+struct fallback_spec {
+    /// For this long after the last good reading, its proposal is reused.
+    std::chrono::seconds stale_after{0};
+    on_failure action = on_failure::fail;
+    std::int32_t replicas = 0; ///< for on_failure::replicas
+};
+
+/// One entry of `spec.metrics`.
+struct metric_spec {
+    metric_source_type type = metric_source_type::resource;
+    std::string resource_name;   ///< Resource / ContainerResource
+    std::string container;       ///< ContainerResource
+    metric_identifier metric;    ///< Pods / Object / External
+    object_reference described_object; ///< Object
+    metric_target target;
+    usage_basis basis = usage_basis::requests;   ///< HPAPlus
+    std::optional<fallback_spec> fallback;       ///< HPAPlus
+};
+
+enum class select_policy { max, min, disabled };
+enum class scaling_policy_type { pods, percent };
+
+struct scaling_policy {
+    scaling_policy_type type = scaling_policy_type::pods;
+    std::int32_t value = 0;
+    std::int32_t period_seconds = 0;
+};
+
+/// `autoscaling/v2` HPAScalingRules; unset fields are filled by apply_defaults().
+struct scaling_rules {
+    std::optional<std::int32_t> stabilization_window_seconds;
+    std::optional<select_policy> select;
+    std::optional<std::vector<scaling_policy>> policies;
+    std::optional<quantity> tolerance;
+};
+
+struct behavior_spec {
+    std::optional<scaling_rules> scale_up;
+    std::optional<scaling_rules> scale_down;
+};
+
+/// HPAPlus: what to do while the target rolls out.
+enum class rollout_policy { continue_scaling, freeze, freeze_scale_down };
+
+/// HPAPlus: whether decisions are written.
+enum class run_mode { automatic, dry_run, off };
+
+/// The autoscaler spec: `autoscaling/v2` HorizontalPodAutoscalerSpec plus the HPAPlus fields.
+struct autoscaler_spec {
+    object_reference scale_target_ref;
+    std::optional<std::int32_t> min_replicas;
+    std::int32_t max_replicas = 0;
+    std::vector<metric_spec> metrics;
+    std::optional<behavior_spec> behavior;
+    // HPAPlus-only fields; their defaults give upstream behaviour.
+    std::optional<std::int32_t> sync_period_seconds;
+    rollout_policy rollout = rollout_policy::continue_scaling;
+    run_mode mode = run_mode::automatic;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Status
+
+enum class condition_status { true_, false_, unknown };
+
+struct condition {
+    std::string type;
+    condition_status status = condition_status::unknown;
+    std::string reason;
+    std::string message;
+    std::optional<time_point> last_transition_time;
+};
+
+/// `autoscaling/v2` MetricValueStatus.
+struct metric_value_status {
+    std::optional<quantity> value;
+    std::optional<quantity> average_value;
+    std::optional<std::int32_t> average_utilization;
+};
+
+/// `autoscaling/v2` MetricStatus (the fields that apply to `type`).
+struct metric_status {
+    metric_source_type type = metric_source_type::resource;
+    std::string resource_name;
+    std::string container;
+    metric_identifier metric;
+    std::optional<object_reference> described_object;
+    metric_value_status current;
+};
+
+struct autoscaler_status {
+    std::optional<std::int64_t> observed_generation;
+    std::optional<time_point> last_scale_time;
+    std::int32_t current_replicas = 0;
+    std::int32_t desired_replicas = 0;
+    std::vector<std::optional<metric_status>> current_metrics; ///< nullopt = a metric that failed
+    std::vector<condition> conditions;
+};
+
+/// The autoscaler object as the decision core needs it.
+struct autoscaler {
+    std::string namespace_;
+    std::string name;
+    std::int64_t generation = 0;
+    autoscaler_spec spec;
+    autoscaler_status status;
+};
+
+// ---------------------------------------------------------------------------------------------
+// What the controller reads about the target and its pods
+
+/// `autoscaling/v1` Scale.
+struct scale_snapshot {
+    std::int32_t spec_replicas = 0;
+    std::int32_t status_replicas = 0;
+    std::string selector;
+};
+
+enum class pod_phase { pending, running, succeeded, failed, unknown };
+
+/// A resource name → quantity map of one container (small; linear lookup is fastest).
+using resource_list = std::vector<std::pair<std::string, quantity>>;
+const quantity* find_resource(const resource_list& list, std::string_view name);
+
+struct container_spec {
+    std::string name;
+    resource_list requests;
+    resource_list limits;
+    bool restart_always = false; ///< an init container with restartPolicy Always (a sidecar)
+};
+
+/// The parts of a v1 Pod the autoscaler reads.
+struct pod_info {
+    std::string name;
+    std::string namespace_;
+    core::label_map labels;
+    pod_phase phase = pod_phase::pending;
+    bool deleting = false; ///< metadata.deletionTimestamp is set
+    std::optional<time_point> start_time;
+    std::optional<condition_status> ready;             ///< the Ready condition, if present
+    std::optional<time_point> ready_transition_time;   ///< its lastTransitionTime
+    std::vector<container_spec> containers;
+    std::vector<container_spec> init_containers;
+    resource_list pod_requests; ///< spec.resources (pod-level resources)
+    resource_list pod_limits;
+};
+
+/// One pod's metric value in milli-units, as the metrics clients produce it.
+struct pod_sample {
+    std::string pod;
+    std::int64_t milli = 0;
+    time_point timestamp{};
+    std::chrono::nanoseconds window{0};
+};
+
+/// metrics.k8s.io PodMetrics (one pod, per-container usage).
+struct pod_metrics {
+    std::string name;
+    std::string namespace_;
+    core::label_map labels;
+    time_point timestamp{};
+    std::chrono::nanoseconds window{0};
+    struct container_usage {
+        std::string name;
+        resource_list usage;
+    };
+    std::vector<container_usage> containers;
+};
+
+/// Controller-wide settings (kube-controller-manager flags); defaults are upstream's.
+struct controller_config {
+    double tolerance = 0.1;
+    std::chrono::seconds downscale_stabilization_window{300};
+    std::chrono::seconds cpu_initialization_period{300};
+    std::chrono::seconds initial_readiness_delay{30};
+    double scale_up_limit_factor = 2.0;
+    double scale_up_limit_minimum = 4.0;
+};
+
+} // namespace hpaplus::policy
