@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the whole test suite: first the normal build (warnings are errors),
+# then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON" ./scripts/setup.sh
+ctest --test-dir build --output-on-failure -j2
+
+echo "== the same tests under ASan + UBSan"
+HPAPLUS_BUILD_DIR=build-asan HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON -DHPAPLUS_SANITIZE=ON" ./scripts/setup.sh
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j2
