@@ -1,1 +1,429 @@
+// Tests of one whole reconcile (decide + finish): the upstream flow, its conditions, events and
+// error texts, and the HPAPlus stages (fallback, rollout gate, modes).
+#include "policy/decision.hpp"
+
+#include "policy/conditions.hpp"
+#include "policy/defaults.hpp"
+#include "test_support.hpp"
+
 #include <gtest/gtest.h>
+
+namespace hpaplus::policy {
+namespace {
+
+using test::ago;
+using test::now;
+
+metric_reading samples(std::vector<test::S> rows) {
+    metric_reading r;
+    r.samples = test::make_samples(rows);
+    return r;
+}
+
+metric_reading failure(std::string text) {
+    metric_reading r;
+    r.error = std::move(text);
+    return r;
+}
+
+metric_reading external(std::vector<std::int64_t> values) {
+    metric_reading r;
+    r.external_values = std::move(values);
+    if (r.external_values.empty()) r.error = "no metrics returned from external metrics API";
+    return r;
+}
+
+metric_spec external_metric(std::int64_t target_milli) {
+    metric_spec m;
+    m.type = metric_source_type::external;
+    m.metric.name = "qps";
+    m.target.type = metric_target_type::value;
+    m.target.value = quantity::from_milli(target_milli);
+    return m;
+}
+
+struct Reconcile : ::testing::Test {
+    test::pod_set pods = test::make_pods({{"a"}, {"b"}, {"c"}});
+    reconcile_input in;
+
+    Reconcile() {
+        in.hpa = test::make_hpa(1, 10, 50);
+        in.scale = scale_snapshot{3, 3, "app=web"};
+        in.pods = pods.view;
+        in.now = now();
+        in.readings = {samples({{"a", 500}, {"b", 500}, {"c", 500}})};
+    }
+
+    decision run(std::optional<std::string> write_error = std::nullopt) {
+        decision d = decide(in);
+        finish(d, in, write_error);
+        return d;
+    }
+
+    static const condition& cond(const decision& d, std::string_view type) {
+        const condition* c = find_condition(d.status.conditions, type);
+        EXPECT_NE(c, nullptr) << "no condition " << type;
+        static const condition none{};
+        return c ? *c : none;
+    }
+};
+
+TEST_F(Reconcile, ScaleReadFailureSetsConditionAndEvent) {
+    in.scale.reset();
+    in.scale_error = "deployments.apps \"web\" not found";
+    in.hpa.status.current_replicas = 4;
+    in.hpa.status.desired_replicas = 5;
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(d.current_replicas, 4);
+    EXPECT_EQ(d.desired_replicas, 5);
+    EXPECT_EQ(cond(d, "AbleToScale").reason, "FailedGetScale");
+    EXPECT_EQ(cond(d, "AbleToScale").message,
+              "the HPA controller was unable to get the target's current scale: deployments.apps \"web\" not found");
+    ASSERT_EQ(d.events.size(), 1u);
+    EXPECT_EQ(d.events[0].reason, "FailedGetScale");
+    EXPECT_EQ(d.error, "failed to query scale subresource for Deployment/default/web: deployments.apps \"web\" not found");
+    EXPECT_TRUE(d.hist.recommendations.empty()); // not seeded before a scale was read
+}
+
+TEST_F(Reconcile, ScaleUpSucceeds) {
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})}; // 80 % of 50 % → 1.6 × 3 → 5
+    const decision d = run();
+    EXPECT_TRUE(d.scale_updated);
+    EXPECT_EQ(d.target_replicas, 5);
+    EXPECT_EQ(d.desired_replicas, 5);
+    EXPECT_EQ(d.rescale_reason, "cpu resource utilization (percentage of request) above target");
+    ASSERT_EQ(d.events.size(), 1u);
+    EXPECT_EQ(d.events[0].type, "Normal");
+    EXPECT_EQ(d.events[0].message, "New size: 5; reason: cpu resource utilization (percentage of request) above target");
+    std::vector<std::string> types;
+    for (const auto& c : d.status.conditions) types.push_back(c.type);
+    EXPECT_EQ(types, (std::vector<std::string>{"AbleToScale", "ScalingActive", "ScalingLimited", "ScaledToZero"}));
+    EXPECT_EQ(cond(d, "AbleToScale").reason, "SucceededRescale");
+    EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
+    EXPECT_EQ(d.status.last_scale_time, now());
+    ASSERT_EQ(d.hist.recommendations.size(), 2u); // the seed (3) and this recommendation (5)
+    EXPECT_EQ(d.hist.recommendations[0].replicas, 3);
+    EXPECT_EQ(d.hist.recommendations[1].replicas, 5);
+    EXPECT_TRUE(d.hist.scale_up_events.empty()); // events are kept only with spec.behavior
+}
+
+TEST_F(Reconcile, ScaleEventsKeptWithBehavior) {
+    in.hpa.spec.behavior.emplace();
+    apply_defaults(in.hpa.spec);
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    ASSERT_EQ(d.hist.scale_up_events.size(), 1u);
+    EXPECT_EQ(d.hist.scale_up_events[0], (scale_event{now(), 2}));
+}
+
+TEST_F(Reconcile, ScaleWriteFailureKeepsDesired) {
+    in.hpa.status.desired_replicas = 3;
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run("Operation cannot be fulfilled");
+    EXPECT_FALSE(d.scale_updated);
+    EXPECT_EQ(d.desired_replicas, 3);
+    EXPECT_EQ(cond(d, "AbleToScale").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "AbleToScale").reason, "FailedUpdateScale");
+    ASSERT_EQ(d.events.size(), 1u);
+    EXPECT_EQ(d.events[0].reason, "FailedRescale");
+    EXPECT_EQ(d.events[0].message, "New size: 5; reason: cpu resource utilization (percentage of request) above target; "
+                                   "error: Operation cannot be fulfilled");
+    EXPECT_EQ(d.error, "failed to rescale Deployment/default/web: Operation cannot be fulfilled");
+    EXPECT_FALSE(d.status.last_scale_time);
+}
+
+TEST_F(Reconcile, ZeroReplicasDisablesScaling) {
+    in.scale = scale_snapshot{0, 0, "app=web"};
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale));
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(d.desired_replicas, 0);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ScalingDisabled");
+    EXPECT_TRUE(d.events.empty());
+}
+
+TEST_F(Reconcile, AboveMaxGoesToMaxWithoutMetrics) {
+    in.scale = scale_snapshot{12, 12, "app=web"};
+    in.readings.clear();
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale));
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 10);
+    EXPECT_EQ(d.rescale_reason, "Current number of replicas above Spec.MaxReplicas");
+    EXPECT_TRUE(d.metrics.empty());
+    EXPECT_EQ(find_condition(d.status.conditions, "ScalingActive"), nullptr);
+}
+
+TEST_F(Reconcile, BelowMinGoesToMin) {
+    in.hpa.spec.min_replicas = 4;
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 4);
+    EXPECT_EQ(d.rescale_reason, "Current number of replicas below Spec.MinReplicas");
+}
+
+TEST_F(Reconcile, FailedMetricBlocksScaleDown) {
+    in.hpa.spec.metrics.push_back(external_metric(1000));
+    in.hist.recommendations = {{ago(400), 3}};
+    in.readings = {samples({{"a", 100}, {"b", 100}, {"c", 100}}), external({})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    ASSERT_EQ(d.events.size(), 2u);
+    EXPECT_EQ(d.events[0].reason, "FailedGetExternalMetric");
+    EXPECT_EQ(d.events[0].message, "unable to get external metric default/qps/nil: no metrics returned from external metrics API");
+    EXPECT_EQ(d.events[1].reason, "FailedComputeMetricsReplicas");
+    EXPECT_EQ(d.events[1].message,
+              "invalid metrics (1 invalid out of 2), first error is: failed to get qps external metric value: failed to get "
+              "external metric qps: unable to get external metric default/qps/nil: no metrics returned from external metrics API");
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "FailedGetExternalMetric");
+    EXPECT_EQ(cond(d, "ScalingActive").message,
+              "the HPA was unable to compute the replica count: unable to get external metric default/qps/nil: no metrics "
+              "returned from external metrics API");
+    EXPECT_EQ(d.metrics[0].proposal, 1);
+    EXPECT_FALSE(d.metrics[1].proposal);
+}
+
+TEST_F(Reconcile, FailedMetricDoesNotBlockScaleUp) {
+    in.hpa.spec.metrics.push_back(external_metric(1000));
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}}), failure("boom")};
+    const decision d = run();
+    EXPECT_TRUE(d.scale_updated);
+    EXPECT_EQ(d.target_replicas, 5);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ValidMetricFound");
+    ASSERT_TRUE(d.error);
+    EXPECT_EQ(d.error->rfind("invalid metrics (1 invalid out of 2)", 0), 0u);
+}
+
+TEST_F(Reconcile, MissingSelector) {
+    in.scale->selector = "";
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "InvalidSelector");
+    EXPECT_EQ(cond(d, "ScalingActive").message, "the HPA target's scale is missing a selector");
+    ASSERT_EQ(d.events.size(), 2u);
+    EXPECT_EQ(d.events[0].reason, "SelectorRequired");
+    EXPECT_EQ(d.events[1].reason, "FailedComputeMetricsReplicas");
+    EXPECT_EQ(d.error, "failed to compute desired number of replicas based on listed metrics for Deployment/default/web: "
+                       "selector is required");
+}
+
+TEST_F(Reconcile, UnparsableSelector) {
+    in.scale->selector = "app in (web";
+    const decision d = run();
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "InvalidSelector");
+    EXPECT_EQ(d.events[0].reason, "InvalidSelector");
+    EXPECT_EQ(cond(d, "ScalingActive").message.rfind("couldn't convert selector into a corresponding internal selector object: ", 0), 0u);
+}
+
+TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
+    in.hpa.spec.min_replicas = 0;
+    in.hpa.spec.metrics = {external_metric(1000)};
+    in.readings = {external({0})};
+    in.hist.recommendations = {{ago(400), 3}};
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 0);
+    EXPECT_EQ(d.rescale_reason, "All metrics below target");
+    EXPECT_EQ(cond(d, "ScaledToZero").status, condition_status::true_);
+    EXPECT_EQ(cond(d, "ScaledToZero").reason, "ScaledToZero");
+}
+
+TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
+    in.hpa.spec.min_replicas = 0;
+    in.hpa.spec.metrics = {external_metric(1000)};
+    in.hpa.status.conditions = {{"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+    in.scale = scale_snapshot{0, 0, "app=web"};
+    in.readings = {external({2000})};
+    EXPECT_TRUE(needs_metrics(in.hpa, in.scale));
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 2); // ceil(2000/1000) from zero, no tolerance, no pods
+    EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
+}
+
+TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
+    in.hpa.spec.min_replicas = 3;
+    in.hpa.spec.metrics = {external_metric(1000)};
+    in.hpa.status.conditions = {{"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+    in.scale = scale_snapshot{0, 0, "app=web"};
+    in.readings = {external({1000})};
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 3);
+}
+
+TEST_F(Reconcile, ZeroWithoutConditionStaysDisabled) {
+    in.hpa.spec.min_replicas = 0;
+    in.hpa.spec.metrics = {external_metric(1000)};
+    in.scale = scale_snapshot{0, 0, "app=web"};
+    in.readings = {external({5000})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ScalingDisabled");
+}
+
+TEST_F(Reconcile, NegativeProposalEndsAtMin) {
+    metric_spec pods_metric;
+    pods_metric.type = metric_source_type::pods;
+    pods_metric.metric.name = "lag";
+    pods_metric.target.type = metric_target_type::average_value;
+    pods_metric.target.average_value = quantity::from_milli(1000);
+    in.hpa.spec.metrics = {pods_metric};
+    in.hist.recommendations = {{ago(400), 3}};
+    in.readings = {samples({{"a", -5000}, {"b", -5000}, {"c", -5000}})};
+    const decision d = run();
+    EXPECT_EQ(d.stages.recommended, 0); // a negative proposal never raises desired above 0
+    EXPECT_EQ(d.target_replicas, 1);
+    EXPECT_EQ(d.stages.limit_reason, "TooFewReplicas");
+}
+
+TEST_F(Reconcile, RecommendationOverrideSkipsMetrics) {
+    in.recommendation_override = 9;
+    in.readings.clear();
+    const decision d = run();
+    EXPECT_TRUE(d.metrics.empty());
+    EXPECT_EQ(d.stages.recommended, 9);
+    EXPECT_EQ(d.stages.limited, 6); // legacy cap: max(2 × 3, 4)
+    EXPECT_EQ(d.stages.limit_reason, "ScaleUpLimit");
+}
+
+TEST_F(Reconcile, ConditionTransitionTimeKeptWhenStatusUnchanged) {
+    in.hpa.status.conditions = {{"AbleToScale", condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
+    const decision d = run();
+    EXPECT_EQ(cond(d, "AbleToScale").last_transition_time, ago(3600));
+    EXPECT_EQ(cond(d, "ScalingActive").last_transition_time, now());
+}
+
+// --- HPAPlus stages -------------------------------------------------------------------------
+
+TEST_F(Reconcile, DryRunDecidesButDoesNotWrite) {
+    in.hpa.spec.mode = run_mode::dry_run;
+    in.hpa.spec.behavior.emplace();
+    apply_defaults(in.hpa.spec);
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_FALSE(d.scale_updated);
+    EXPECT_TRUE(d.dry_run_rescale);
+    EXPECT_EQ(d.desired_replicas, 5);
+    ASSERT_EQ(d.events.size(), 1u);
+    EXPECT_EQ(d.events[0].reason, "DryRunRescale");
+    EXPECT_EQ(cond(d, "AbleToScale").reason, "DryRun");
+    EXPECT_TRUE(d.hist.scale_up_events.empty());
+    EXPECT_FALSE(d.status.last_scale_time);
+}
+
+TEST_F(Reconcile, ModeOffReportsOnly) {
+    in.hpa.spec.mode = run_mode::off;
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(d.stages.recommended, 5);
+    EXPECT_EQ(d.stages.gated, 3);
+    EXPECT_EQ(d.stages.gate_reason, "ModeOff");
+    EXPECT_EQ(d.desired_replicas, 3);
+    EXPECT_TRUE(d.hist.recommendations.empty());
+    EXPECT_TRUE(d.events.empty());
+}
+
+TEST_F(Reconcile, RolloutFreezesScaleDown) {
+    in.hpa.spec.rollout = rollout_policy::freeze_scale_down;
+    in.rollout = rollout_state{true, "1 out of 3 new replicas have been updated"};
+    in.hist.recommendations = {{ago(400), 3}};
+    in.readings = {samples({{"a", 100}, {"b", 100}, {"c", 100}})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(d.stages.limited, 1);
+    EXPECT_EQ(d.stages.gated, 3);
+    EXPECT_EQ(d.stages.gate_reason, "RolloutFreezeScaleDown");
+    EXPECT_EQ(cond(d, "RolloutInProgress").status, condition_status::true_);
+}
+
+TEST_F(Reconcile, RolloutFreezeScaleDownStillScalesUp) {
+    in.hpa.spec.rollout = rollout_policy::freeze_scale_down;
+    in.rollout = rollout_state{true, "rolling"};
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    EXPECT_EQ(run().target_replicas, 5);
+}
+
+TEST_F(Reconcile, RolloutFreezeHoldsBothWays) {
+    in.hpa.spec.rollout = rollout_policy::freeze;
+    in.rollout = rollout_state{true, "rolling"};
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(d.stages.gate_reason, "RolloutFreeze");
+}
+
+TEST_F(Reconcile, NoRolloutNoGate) {
+    in.hpa.spec.rollout = rollout_policy::freeze;
+    in.rollout = rollout_state{false, "successfully rolled out"};
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 5);
+    EXPECT_EQ(cond(d, "RolloutInProgress").reason, "NoRollout");
+}
+
+TEST_F(Reconcile, FallbackUsesLastKnownGood) {
+    in.hpa.spec.metrics[0].fallback = fallback_spec{std::chrono::seconds(60), on_failure::fail, 0};
+    in.hist.last_known_good = {{0, ago(30), 6}};
+    in.readings = {failure("metrics-server is down")};
+    const decision d = run();
+    EXPECT_EQ(d.metrics[0].fallback, "LastKnownGood");
+    EXPECT_EQ(d.target_replicas, 6);
+    EXPECT_EQ(cond(d, "FallbackActive").status, condition_status::true_);
+    EXPECT_EQ(d.events.front().reason, "FailedGetResourceMetric"); // the failure is still reported
+}
+
+TEST_F(Reconcile, FallbackStaleThenUpstreamFailure) {
+    in.hpa.spec.metrics[0].fallback = fallback_spec{std::chrono::seconds(60), on_failure::fail, 0};
+    in.hist.last_known_good = {{0, ago(120), 6}};
+    in.readings = {failure("down")};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "FailedGetResourceMetric");
+}
+
+TEST_F(Reconcile, FallbackHoldKeepsCurrent) {
+    in.hpa.spec.metrics[0].fallback = fallback_spec{std::chrono::seconds(0), on_failure::hold, 0};
+    in.readings = {failure("down")};
+    const decision d = run();
+    EXPECT_EQ(d.metrics[0].fallback, "Hold");
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ValidMetricFound");
+}
+
+TEST_F(Reconcile, FallbackFixedReplicas) {
+    in.hpa.spec.metrics[0].fallback = fallback_spec{std::chrono::seconds(0), on_failure::replicas, 5};
+    in.readings = {failure("down")};
+    EXPECT_EQ(run().target_replicas, 5);
+}
+
+TEST_F(Reconcile, FallbackIgnoreLetsOtherMetricsDecide) {
+    auto ext = external_metric(1000);
+    ext.fallback = fallback_spec{std::chrono::seconds(0), on_failure::ignore, 0};
+    in.hpa.spec.metrics.push_back(ext);
+    in.hist.recommendations = {{ago(400), 3}};
+    in.readings = {samples({{"a", 100}, {"b", 100}, {"c", 100}}), failure("down")};
+    const decision d = run();
+    EXPECT_EQ(d.metrics[1].fallback, "Ignore");
+    EXPECT_EQ(d.target_replicas, 1); // upstream would refuse to scale down with a failed metric
+    EXPECT_FALSE(d.error);
+}
+
+TEST_F(Reconcile, FallbackRemembersGoodReadings) {
+    in.hpa.spec.metrics[0].fallback = fallback_spec{std::chrono::seconds(60), on_failure::hold, 0};
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    ASSERT_EQ(d.hist.last_known_good.size(), 1u);
+    EXPECT_EQ(d.hist.last_known_good[0], (known_good_proposal{0, now(), 5}));
+    EXPECT_EQ(cond(d, "FallbackActive").status, condition_status::false_);
+}
+
+TEST(Rollout, KubectlRules) {
+    EXPECT_TRUE(assess_rollout({2, 1, 3, 3, 3, 3, false}).in_progress);             // spec not observed
+    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 1, 1, false}).in_progress);             // 1 of 3 updated
+    EXPECT_TRUE(assess_rollout({2, 2, 3, 4, 3, 3, false}).in_progress);             // old pods terminating
+    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 3, 2, false}).in_progress);             // not all available
+    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 3, 3, false}).in_progress);            // done
+    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 1, 1, true}).in_progress);             // stuck: deadline exceeded
+}
+
+} // namespace
+} // namespace hpaplus::policy
