@@ -83,7 +83,8 @@ INSTANTIATE_TEST_SUITE_P(
         // exactly 1 + tolerance is inside (inclusive)
         utilization_case{"UpperToleranceInclusive", 4, 100, n_pods(4), n_samples(4, 1100), 4, 110, 1100},
         utilization_case{"JustAboveUpperTolerance", 4, 100, n_pods(4), n_samples(4, 1110), 5, 111, 1110},
-        utilization_case{"LowerToleranceInclusive", 4, 100, n_pods(4), n_samples(4, 900), 4, 90, 900},
+        // 0.9 × 10 = 9 would scale down if the bound were exclusive
+        utilization_case{"LowerToleranceInclusive", 10, 100, n_pods(10), n_samples(10, 900), 10, 90, 900},
         // 0.89 × 10 = 8.9 → 9
         utilization_case{"JustBelowLowerTolerance", 10, 100, n_pods(10), n_samples(10, 890), 9, 89, 890},
         // 110.9 % truncates to 110 %: within tolerance
