@@ -1,1 +1,60 @@
+// Table tests for Go durations and RFC 3339 times.
+#include "core/duration.hpp"
+#include "core/time.hpp"
+
 #include <gtest/gtest.h>
+
+namespace hpaplus::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct duration_case {
+    const char* input;
+    std::chrono::nanoseconds expect;
+};
+
+class GoDuration : public ::testing::TestWithParam<duration_case> {};
+TEST_P(GoDuration, Parses) {
+    const auto d = parse_go_duration(GetParam().input);
+    ASSERT_TRUE(d) << GetParam().input;
+    EXPECT_EQ(*d, GetParam().expect) << GetParam().input;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, GoDuration,
+    ::testing::Values(duration_case{"0", 0ns}, duration_case{"30s", 30s}, duration_case{"1m30s", 90s},
+                      duration_case{"1h30m", 90min}, duration_case{"15.012s", 15012ms}, duration_case{"500ms", 500ms},
+                      duration_case{"2us", 2us}, duration_case{"7ns", 7ns}, duration_case{"-1.5h", -90min},
+                      duration_case{"1.5m", 90s}, duration_case{"+5s", 5s}),
+    [](const auto& info) { return "Row" + std::to_string(info.index); });
+
+TEST(GoDuration, RejectsBadInput) {
+    for (const char* bad : {"", "s", "1", "1x", "1.s5", "--1s", "9999999999999999999h", "1 s"}) {
+        EXPECT_FALSE(parse_go_duration(bad)) << bad;
+    }
+}
+
+TEST(Rfc3339, ParsesAndFormats) {
+    const auto t = parse_rfc3339("2026-01-01T00:00:00Z");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(format_rfc3339(*t), "2026-01-01T00:00:00Z");
+    EXPECT_EQ(format_rfc3339(*t + 1500ms), "2026-01-01T00:00:01Z");
+    EXPECT_EQ(format_rfc3339_nano(*t + 1500ms), "2026-01-01T00:00:01.5Z");
+    EXPECT_EQ(parse_rfc3339("2026-01-01T02:00:00+02:00").value(), *t);
+    EXPECT_EQ(parse_rfc3339("2025-12-31T19:30:00-04:30").value(), *t);
+    EXPECT_EQ(parse_rfc3339("2026-01-01T00:00:00.123456789Z").value() - *t, 123456789ns);
+    EXPECT_EQ(format_rfc3339(parse_rfc3339("2024-02-29T23:59:59Z").value()), "2024-02-29T23:59:59Z");
+    EXPECT_EQ(format_rfc3339(parse_rfc3339("1969-12-31T23:59:59Z").value()), "1969-12-31T23:59:59Z");
+}
+
+TEST(Rfc3339, RejectsBadInput) {
+    for (const char* bad : {"", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
+                            "2026-01-01T25:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Zjunk",
+                            "2026-01-01T00:00:00+2:00", "yesterday"}) {
+        EXPECT_FALSE(parse_rfc3339(bad)) << bad;
+    }
+}
+
+} // namespace
+} // namespace hpaplus::core

@@ -1,1 +1,67 @@
+// Table tests for label selectors (string and struct forms) and matching.
+#include "core/label_selector.hpp"
+
 #include <gtest/gtest.h>
+
+namespace hpaplus::core {
+namespace {
+
+struct match_case {
+    const char* selector;
+    label_map labels;
+    bool expect;
+};
+
+class SelectorMatch : public ::testing::TestWithParam<match_case> {};
+TEST_P(SelectorMatch, AsKubernetes) {
+    const auto s = parse_label_selector(GetParam().selector);
+    ASSERT_TRUE(s) << GetParam().selector << ": " << s.error().text;
+    EXPECT_EQ(s->matches(GetParam().labels), GetParam().expect) << GetParam().selector;
+}
+
+const label_map web{{"app", "web"}, {"tier", "front"}, {"version", "3"}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, SelectorMatch,
+    ::testing::Values(match_case{"", web, true}, match_case{"app=web", web, true}, match_case{"app==web", web, true},
+                      match_case{"app=api", web, false}, match_case{"app!=api", web, true},
+                      match_case{"missing!=x", web, true}, match_case{"app=web,tier=front", web, true},
+                      match_case{"app=web, tier=back", web, false}, match_case{"tier in (front,back)", web, true},
+                      match_case{"tier in (back)", web, false}, match_case{"tier notin (back)", web, true},
+                      match_case{"missing notin (x)", web, true}, match_case{"app", web, true},
+                      match_case{"missing", web, false}, match_case{"!missing", web, true},
+                      match_case{"!app", web, false}, match_case{"version>2", web, true},
+                      match_case{"version<3", web, false}, match_case{" app = web ", web, true},
+                      match_case{"app in (web),tier notin (a, b)", web, true},
+                      match_case{"example.com/team=x", label_map{{"example.com/team", "x"}}, true}),
+    [](const auto& info) { return "Row" + std::to_string(info.index); });
+
+TEST(SelectorParse, RejectsBadSelectors) {
+    for (const char* bad : {"app in (web", "app in web)", "=web", "app=we b", "app in ()", "a b", ",", "app=web,",
+                            "-bad=x", "app=-bad", "version>x"}) {
+        EXPECT_FALSE(parse_label_selector(bad)) << bad;
+    }
+}
+
+TEST(SelectorStruct, MatchLabelsAndExpressions) {
+    label_selector_spec spec;
+    spec.match_labels = {{"app", "web"}};
+    spec.match_expressions = {{"tier", "In", {"front", "back"}}, {"canary", "DoesNotExist", {}}};
+    const auto s = to_label_selector(spec);
+    ASSERT_TRUE(s) << s.error().text;
+    EXPECT_TRUE(s->matches(web));
+    EXPECT_FALSE(s->matches(label_map{{"app", "web"}, {"tier", "front"}, {"canary", "1"}}));
+}
+
+TEST(SelectorStruct, RejectsBadOperators) {
+    label_selector_spec spec;
+    spec.match_expressions = {{"tier", "Contains", {"x"}}};
+    EXPECT_EQ(to_label_selector(spec).error().text, "\"Contains\" is not a valid label selector operator");
+    spec.match_expressions = {{"tier", "In", {}}};
+    EXPECT_FALSE(to_label_selector(spec));
+    spec.match_expressions = {{"tier", "Exists", {"x"}}};
+    EXPECT_FALSE(to_label_selector(spec));
+}
+
+} // namespace
+} // namespace hpaplus::core
