@@ -169,7 +169,7 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
                 d.metrics.push_back(std::move(record));
                 continue;
             }
-            outcome.name = "fallback for metric " + std::to_string(i);
+            outcome.name = metric_name(spec.metrics[i]) + " (fallback: " + record.fallback + ")";
         }
         if (!ignored) {
             ++valid;

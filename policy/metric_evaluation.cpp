@@ -59,7 +59,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
             const std::string detail = "failed to get " + resource + " usage: " + inner;
             return failed(reason, detail, outer + detail);
         }
-        o.name = resource + " resource";
+        o.name = metric_name(spec);
         o.status = std::move(status);
         return o;
     }
@@ -87,8 +87,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
         const std::string detail = "failed to get " + resource + " utilization: " + inner;
         return failed(reason, detail, outer + detail);
     }
-    const std::string of = spec.basis == usage_basis::limits ? "limit" : "request";
-    o.name = resource + (container ? " container" : "") + " resource utilization (percentage of " + of + ")";
+    o.name = metric_name(spec);
     o.status = std::move(status);
     return o;
 }
@@ -113,7 +112,7 @@ metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& read
             status.metric = spec.metric;
             status.current.average_value = quantity::from_milli(r->usage);
             o.status = std::move(status);
-            o.name = "pods metric " + spec.metric.name;
+            o.name = metric_name(spec);
             return o;
         }
     }
@@ -145,7 +144,7 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
         o.proposal = *r;
         status.current.value = quantity::from_milli(reading.object_value);
         o.status = std::move(status);
-        o.name = obj.kind + " metric " + spec.metric.name;
+        o.name = metric_name(spec);
         return o;
     }
     if (spec.target.type == metric_target_type::average_value && spec.target.average_value) {
@@ -160,8 +159,7 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
         o.proposal = r.replicas;
         status.current.average_value = quantity::from_milli(r.usage);
         o.status = std::move(status);
-        // Upstream names Object AverageValue metrics "external metric ..." too.
-        o.name = "external metric " + spec.metric.name + "(" + go_selector_string(spec.metric.selector) + ")";
+        o.name = metric_name(spec);
         return o;
     }
     const std::string detail = "invalid object metric source: neither a value target nor an average value target was set";
@@ -180,7 +178,7 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
     status.type = metric_source_type::external;
     status.metric = spec.metric;
     metric_outcome o;
-    o.name = "external metric " + name + "(" + selector + ")";
+    o.name = metric_name(spec);
 
     if (spec.target.average_value) {
         if (reading.error) {
@@ -213,6 +211,25 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
 }
 
 } // namespace
+
+std::string metric_name(const metric_spec& spec) {
+    switch (spec.type) {
+    case metric_source_type::resource:
+    case metric_source_type::container_resource: {
+        if (spec.target.average_value) return spec.resource_name + " resource";
+        const char* of = spec.basis == usage_basis::limits ? "limit" : "request";
+        const char* kind = spec.type == metric_source_type::container_resource ? " container" : "";
+        return spec.resource_name + kind + " resource utilization (percentage of " + of + ")";
+    }
+    case metric_source_type::pods: return "pods metric " + spec.metric.name;
+    case metric_source_type::object:
+        if (spec.target.type == metric_target_type::value)
+            return spec.described_object.kind + " metric " + spec.metric.name;
+        break; // upstream names Object AverageValue metrics "external metric ..." too
+    case metric_source_type::external: break;
+    }
+    return "external metric " + spec.metric.name + "(" + go_selector_string(spec.metric.selector) + ")";
+}
 
 const char* to_string(metric_source_type type) {
     switch (type) {

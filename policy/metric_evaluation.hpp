@@ -49,6 +49,10 @@ tolerances tolerances_for(const autoscaler_spec& spec, const controller_config& 
 /// Go's `%+v` of a *metav1.LabelSelector (used in upstream's event texts): `nil` or `&LabelSelector{...}`.
 std::string go_selector_string(const std::optional<core::label_selector_spec>& selector);
 
+/// How upstream names a metric in conditions and rescale reasons
+/// ("cpu resource utilization (percentage of request)", "pods metric qps", ...).
+std::string metric_name(const metric_spec& spec);
+
 /// The metric type's name in the API (`Resource`, `ContainerResource`, ...).
 const char* to_string(metric_source_type type);
 
