@@ -18,10 +18,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace hpaplus::controller {
 namespace {
@@ -424,16 +422,21 @@ int run_evaluate(int argc, char** argv) {
         return 2;
     }
     const std::string_view path = argv[1];
-    std::string text;
-    if (path == "-") {
-        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else {
-        std::ifstream file{std::string(path), std::ios::binary};
+    std::ifstream file;
+    if (path != "-") {
+        file.open(std::string(path), std::ios::binary);
         if (!file) {
             std::fprintf(stderr, "hpaplus evaluate: %s: cannot open the file\n", argv[1]);
             return 2;
         }
-        text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    }
+    std::istream& in = path == "-" ? std::cin : file;
+    // Read at most max_input_bytes + 1 so that an endless stream cannot exhaust memory.
+    std::string text;
+    char chunk[65536];
+    while (in && text.size() <= max_input_bytes) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
     }
     if (text.size() > max_input_bytes) {
         std::fprintf(stderr, "hpaplus evaluate: %s: the input is larger than 64 MiB\n", argv[1]);
