@@ -55,6 +55,7 @@ struct bad_case {
     std::string input;
     const char* expect_in_message;
 };
+void PrintTo(const bad_case& c, std::ostream* os) { *os << c.name; }
 
 class EvaluateRejects : public ::testing::TestWithParam<bad_case> {};
 

@@ -13,6 +13,7 @@ struct duration_case {
     const char* input;
     std::chrono::nanoseconds expect;
 };
+void PrintTo(const duration_case& c, std::ostream* os) { *os << '"' << c.input << '"'; }
 
 class GoDuration : public ::testing::TestWithParam<duration_case> {};
 TEST_P(GoDuration, Parses) {

@@ -11,6 +11,7 @@ struct match_case {
     label_map labels;
     bool expect;
 };
+void PrintTo(const match_case& c, std::ostream* os) { *os << '"' << c.selector << '"'; }
 
 class SelectorMatch : public ::testing::TestWithParam<match_case> {};
 TEST_P(SelectorMatch, AsKubernetes) {

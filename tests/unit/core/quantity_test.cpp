@@ -14,6 +14,7 @@ struct parse_case {
     std::int64_t milli;
     std::int64_t value;
 };
+void PrintTo(const parse_case& c, std::ostream* os) { *os << '"' << c.input << '"'; }
 
 class QuantityParse : public ::testing::TestWithParam<parse_case> {};
 
@@ -56,6 +57,7 @@ struct bad_case {
     const char* input;
     quantity_errc error;
 };
+void PrintTo(const bad_case& c, std::ostream* os) { *os << '"' << c.input << '"'; }
 
 class QuantityRejects : public ::testing::TestWithParam<bad_case> {};
 

@@ -46,6 +46,7 @@ struct limit_case {
     std::vector<E> down;
     std::int32_t expect;
 };
+void PrintTo(const limit_case& c, std::ostream* os) { *os << c.name; }
 
 class ScaleUpLimit : public ::testing::TestWithParam<limit_case> {};
 TEST_P(ScaleUpLimit, MatchesUpstream) {
@@ -127,6 +128,7 @@ struct behavior_case {
     std::vector<E> up_events = {};
     int downscale_window = 300;
 };
+void PrintTo(const behavior_case& c, std::ostream* os) { *os << c.name; }
 
 scaling_rules default_up(std::optional<std::int32_t> window = 0) { return rules({pods4, percent100}, select_policy::max, window); }
 scaling_rules default_down(std::optional<std::int32_t> window = std::nullopt) {
@@ -189,6 +191,7 @@ struct legacy_case {
     const char* expect_limit_reason;
     double factor = 2.0;
 };
+void PrintTo(const legacy_case& c, std::ostream* os) { *os << c.name; }
 
 class LegacyNormalization : public ::testing::TestWithParam<legacy_case> {};
 TEST_P(LegacyNormalization, MatchesUpstream) {

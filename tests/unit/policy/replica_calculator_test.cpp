@@ -39,6 +39,7 @@ struct utilization_case {
     tolerances tol = {0.1, 0.1};
     const char* resource = "cpu";
 };
+void PrintTo(const utilization_case& c, std::ostream* os) { *os << c.name; }
 
 class ResourceUtilization : public ::testing::TestWithParam<utilization_case> {};
 
@@ -161,6 +162,7 @@ struct plain_case {
     const char* resource = ""; ///< "" = Pods metric
     const char* expect_error = nullptr;
 };
+void PrintTo(const plain_case& c, std::ostream* os) { *os << c.name; }
 
 class PlainMetric : public ::testing::TestWithParam<plain_case> {};
 
@@ -216,6 +218,7 @@ struct ratio_case {
     std::int32_t expect_replicas;
     const char* expect_error = nullptr;
 };
+void PrintTo(const ratio_case& c, std::ostream* os) { *os << c.name; }
 
 class UsageRatio : public ::testing::TestWithParam<ratio_case> {};
 
@@ -260,6 +263,7 @@ struct per_pod_case {
     std::int32_t expect_replicas;
     std::int64_t expect_average;
 };
+void PrintTo(const per_pod_case& c, std::ostream* os) { *os << c.name; }
 
 class PerPod : public ::testing::TestWithParam<per_pod_case> {};
 
@@ -314,6 +318,7 @@ struct request_case {
     std::int64_t expect = 0;
     const char* expect_error = nullptr;
 };
+void PrintTo(const request_case& c, std::ostream* os) { *os << c.name; }
 
 class PodRequests : public ::testing::TestWithParam<request_case> {};
 

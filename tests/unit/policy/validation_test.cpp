@@ -16,6 +16,7 @@ struct validation_case {
     std::function<void(autoscaler_spec&)> edit;
     const char* expect_field; ///< nullptr = valid
 };
+void PrintTo(const validation_case& c, std::ostream* os) { *os << c.name; }
 
 class Validation : public ::testing::TestWithParam<validation_case> {};
 
