@@ -64,27 +64,20 @@ Value encode_selector(const core::label_selector_spec& s, json_allocator& a) {
 }
 
 Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
-    Value v(rapidjson::kObjectType);
-    v.AddMember("type", Value(policy::to_string(s.type), a), a);
+    using policy::metric_source_type;
+    const char* key = "resource";
     Value source(rapidjson::kObjectType);
     switch (s.type) {
-    case policy::metric_source_type::resource:
+    case metric_source_type::resource:
+    case metric_source_type::container_resource:
         source.AddMember("name", json_string(s.resource_name, a), a);
-        source.AddMember("current", encode_value_status(s.current, a), a);
-        v.AddMember("resource", source, a);
+        if (s.type == metric_source_type::container_resource) {
+            key = "containerResource";
+            source.AddMember("container", json_string(s.container, a), a);
+        }
         break;
-    case policy::metric_source_type::container_resource:
-        source.AddMember("name", json_string(s.resource_name, a), a);
-        source.AddMember("container", json_string(s.container, a), a);
-        source.AddMember("current", encode_value_status(s.current, a), a);
-        v.AddMember("containerResource", source, a);
-        break;
-    case policy::metric_source_type::pods:
-        source.AddMember("metric", encode_identifier(s.metric, a), a);
-        source.AddMember("current", encode_value_status(s.current, a), a);
-        v.AddMember("pods", source, a);
-        break;
-    case policy::metric_source_type::object:
+    case metric_source_type::object:
+        key = "object";
         if (s.described_object) {
             Value obj(rapidjson::kObjectType);
             obj.AddMember("kind", json_string(s.described_object->kind, a), a);
@@ -94,15 +87,17 @@ Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
             source.AddMember("describedObject", obj, a);
         }
         source.AddMember("metric", encode_identifier(s.metric, a), a);
-        source.AddMember("current", encode_value_status(s.current, a), a);
-        v.AddMember("object", source, a);
         break;
-    case policy::metric_source_type::external:
+    case metric_source_type::pods:
+    case metric_source_type::external:
+        key = s.type == metric_source_type::pods ? "pods" : "external";
         source.AddMember("metric", encode_identifier(s.metric, a), a);
-        source.AddMember("current", encode_value_status(s.current, a), a);
-        v.AddMember("external", source, a);
         break;
     }
+    source.AddMember("current", encode_value_status(s.current, a), a);
+    Value v(rapidjson::kObjectType);
+    v.AddMember("type", Value(policy::to_string(s.type), a), a);
+    v.AddMember(rapidjson::StringRef(key), source, a);
     return v;
 }
 

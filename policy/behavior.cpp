@@ -101,39 +101,40 @@ normalization normalize_legacy(history& h, std::int32_t current, std::int32_t de
     return n;
 }
 
-std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
+namespace {
+
+// calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors in one: each policy
+// proposes a bound from the replica count at the start of its period; selectPolicy Max means
+// "the largest change" (the highest bound going up, the lowest going down).
+std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
     const select_policy select = rules.select.value_or(select_policy::max);
     if (select == select_policy::disabled) return current;
-    std::int32_t result = select == select_policy::min ? std::numeric_limits<std::int32_t>::max()
-                                                       : std::numeric_limits<std::int32_t>::min();
+    const bool highest = (select == select_policy::max) == up;
+    std::int32_t result = highest ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int32_t>::max();
     for (const auto& p : rules.policies.value_or(std::vector<scaling_policy>{})) {
         const std::int32_t start = current - change_in_period(h.scale_up_events, p.period_seconds, now) +
                                    change_in_period(h.scale_down_events, p.period_seconds, now);
-        // Percent rounds up so that a small percentage still adds a pod.
-        const std::int32_t proposed = p.type == scaling_policy_type::pods
-                                          ? start + p.value
-                                          : to_int32(std::ceil(start * (1.0 + p.value / 100.0)));
-        result = select == select_policy::min ? std::min(result, proposed) : std::max(result, proposed);
+        std::int32_t proposed = 0;
+        if (p.type == scaling_policy_type::pods) {
+            proposed = up ? start + p.value : start - p.value;
+        } else if (up) {
+            proposed = to_int32(std::ceil(start * (1.0 + p.value / 100.0))); // up rounds up so a small percent adds a pod
+        } else {
+            proposed = to_int32(start * (1.0 - p.value / 100.0)); // down truncates toward zero
+        }
+        result = highest ? std::max(result, proposed) : std::min(result, proposed);
     }
     return result;
 }
 
+} // namespace
+
+std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
+    return rate_limit(true, current, h, rules, now);
+}
+
 std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
-    const select_policy select = rules.select.value_or(select_policy::max);
-    if (select == select_policy::disabled) return current;
-    // Max means "the largest change", which for scale-down is the smallest proposal.
-    std::int32_t result = select == select_policy::min ? std::numeric_limits<std::int32_t>::min()
-                                                       : std::numeric_limits<std::int32_t>::max();
-    for (const auto& p : rules.policies.value_or(std::vector<scaling_policy>{})) {
-        const std::int32_t start = current - change_in_period(h.scale_up_events, p.period_seconds, now) +
-                                   change_in_period(h.scale_down_events, p.period_seconds, now);
-        // Percent truncates toward zero (upstream int32(float64)).
-        const std::int32_t proposed = p.type == scaling_policy_type::pods
-                                          ? start - p.value
-                                          : to_int32(start * (1.0 - p.value / 100.0));
-        result = select == select_policy::min ? std::max(result, proposed) : std::min(result, proposed);
-    }
-    return result;
+    return rate_limit(false, current, h, rules, now);
 }
 
 normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,

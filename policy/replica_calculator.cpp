@@ -24,6 +24,22 @@ std::int32_t saturate_int32(core::int128 v) {
 const std::string no_pods = "no pods returned by selector while calculating replica count";
 const std::string no_samples = "did not receive metrics for targeted pods (pods might be unready)";
 
+// Rebalancing before the second pass: on a scale-down a missing pod counts as `scale_down_value(pod)`,
+// on a scale-up as 0 (at a ratio of exactly 1 it is left out); on a scale-up with unready pods,
+// those count as 0 too.
+template <class ScaleDownValue>
+void fill_missing_and_unready(sample_set& samples, const pod_groups& groups, double ratio, bool scale_up_with_unready,
+                              ScaleDownValue scale_down_value) {
+    if (ratio < 1.0) {
+        for (auto pod : groups.missing) put_sample(samples, pod, scale_down_value(pod));
+    } else if (ratio > 1.0) {
+        for (auto pod : groups.missing) put_sample(samples, pod, 0);
+    }
+    if (scale_up_with_unready) {
+        for (auto pod : groups.unready) put_sample(samples, pod, 0);
+    }
+}
+
 // The shared tail of GetResourceReplicas and calcPlainMetricReplicas: after filling missing and
 // unready pods, keep current replicas if within tolerance, if the direction flipped, or if the new
 // count moves against the ratio.
@@ -90,19 +106,11 @@ resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
         if (!ctx.tol.within(ratio)) result.replicas = ceil_replicas(ratio * groups.ready_count);
         return result;
     }
-    if (!groups.missing.empty()) {
-        if (ratio < 1.0) {
-            // Scale-down: a missing pod counts as using max(100 %, target) of its own request.
-            const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
-            for (auto pod : groups.missing) put_sample(samples, pod, find_amount(*requests, pod)->milli * fallback / 100);
-        } else if (ratio > 1.0) {
-            for (auto pod : groups.missing) put_sample(samples, pod, 0);
-        }
-    }
-    if (scale_up_with_unready) {
-        for (auto pod : groups.unready) put_sample(samples, pod, 0);
-    }
-    std::string error;
+    // Scale-down: a missing pod counts as using max(100 %, target) of its own request.
+    const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
+    fill_missing_and_unready(samples, groups, ratio, scale_up_with_unready, [&](std::string_view pod) {
+        return find_amount(*requests, pod)->milli * fallback / 100;
+    });
     result.replicas = rebalanced_replicas(ctx, ratio, samples, [&](const sample_set& s) {
         auto r = resource_utilization_ratio(s, *requests, target_utilization);
         return r ? r->ratio : 0.0; // cannot fail: the first pass found requests for these pods
@@ -139,17 +147,8 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
         if (!ctx.tol.within(ratio)) result.replicas = ceil_replicas(ratio * groups.ready_count);
         return result;
     }
-    if (!groups.missing.empty()) {
-        // Scale-down: a missing pod counts as using exactly the target; scale-up: nothing.
-        if (ratio < 1.0) {
-            for (auto pod : groups.missing) put_sample(samples, pod, target_usage);
-        } else if (ratio > 1.0) {
-            for (auto pod : groups.missing) put_sample(samples, pod, 0);
-        }
-    }
-    if (scale_up_with_unready) {
-        for (auto pod : groups.unready) put_sample(samples, pod, 0);
-    }
+    // Scale-down: a missing pod counts as using exactly the target.
+    fill_missing_and_unready(samples, groups, ratio, scale_up_with_unready, [&](std::string_view) { return target_usage; });
     result.replicas = rebalanced_replicas(ctx, ratio, samples, ratio_of);
     return result;
 }

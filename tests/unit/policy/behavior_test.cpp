@@ -48,13 +48,17 @@ struct limit_case {
 };
 void PrintTo(const limit_case& c, std::ostream* os) { *os << c.name; }
 
-class ScaleUpLimit : public ::testing::TestWithParam<limit_case> {};
-TEST_P(ScaleUpLimit, MatchesUpstream) {
-    const auto& c = GetParam();
+history history_of(const limit_case& c) {
     history h;
     h.scale_up_events = events(c.up);
     h.scale_down_events = events(c.down);
-    EXPECT_EQ(scale_up_limit(c.current, h, c.rules, now()), c.expect);
+    return h;
+}
+
+class ScaleUpLimit : public ::testing::TestWithParam<limit_case> {};
+TEST_P(ScaleUpLimit, MatchesUpstream) {
+    const auto& c = GetParam();
+    EXPECT_EQ(scale_up_limit(c.current, history_of(c), c.rules, now()), c.expect);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -81,10 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
 class ScaleDownLimit : public ::testing::TestWithParam<limit_case> {};
 TEST_P(ScaleDownLimit, MatchesUpstream) {
     const auto& c = GetParam();
-    history h;
-    h.scale_up_events = events(c.up);
-    h.scale_down_events = events(c.down);
-    EXPECT_EQ(scale_down_limit(c.current, h, c.rules, now()), c.expect);
+    EXPECT_EQ(scale_down_limit(c.current, history_of(c), c.rules, now()), c.expect);
 }
 
 INSTANTIATE_TEST_SUITE_P(
