@@ -16,7 +16,8 @@ namespace {
 constexpr const char* usage =
     "Usage: hpaplus COMMAND [ARGS]\n"
     "\n"
-    "HPAPlus: a horizontal autoscaler for Kubernetes that gives every autoscaler its own coroutine.\n"
+    "HPAPlus: a horizontal autoscaler for Kubernetes that gives every autoscaler its own "
+    "coroutine.\n"
     "\n"
     "Commands:\n"
     "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
@@ -42,8 +43,8 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
-    std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n", static_cast<int>(command.size()),
-                 command.data());
+    std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",
+                 static_cast<int>(command.size()), command.data());
     return 2;
 }
 

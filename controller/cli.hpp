@@ -3,7 +3,8 @@
 
 namespace hpaplus::controller {
 
-/// Runs `hpaplus ARGS...`; returns the process exit code (0 ok, 1 runtime failure, 2 bad usage or input).
+/// Runs `hpaplus ARGS...`; returns the process exit code (0 ok, 1 runtime failure, 2 bad usage or
+/// input).
 int run_cli(int argc, char** argv);
 
 } // namespace hpaplus::controller

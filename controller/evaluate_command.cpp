@@ -44,7 +44,8 @@ struct snapshot {
 // `deployments.apps` for error texts that name the target resource like the API server does.
 std::string target_resource(const policy::object_reference& ref) {
     std::string plural = ref.kind;
-    std::transform(plural.begin(), plural.end(), plural.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(plural.begin(), plural.end(), plural.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     plural += plural.empty() || plural.back() != 's' ? "s" : "es";
     const auto slash = ref.api_version.find('/');
     return slash == std::string::npos ? plural : plural + "." + ref.api_version.substr(0, slash);
@@ -52,22 +53,27 @@ std::string target_resource(const policy::object_reference& ref) {
 
 void decode_config(json_decoder& d, const json_node& n, policy::controller_config& c) {
     if (!d.object(n)) return;
-    d.known_fields(n, {"tolerance", "downscaleStabilizationWindowSeconds", "cpuInitializationPeriodSeconds",
-                       "initialReadinessDelaySeconds", "scaleUpLimitFactor", "scaleUpLimitMinimum"});
+    d.known_fields(n, {"tolerance", "downscaleStabilizationWindowSeconds",
+                       "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds",
+                       "scaleUpLimitFactor", "scaleUpLimitMinimum"});
     auto non_negative = [&](const json_node& field, double fallback, double max) {
         const auto v = d.opt_number(field);
-        if (v && (*v < 0 || *v > max)) d.fail(field, "must be between 0 and " + std::to_string(static_cast<long long>(max)));
+        if (v && (*v < 0 || *v > max))
+            d.fail(field, "must be between 0 and " + std::to_string(static_cast<long long>(max)));
         return v.value_or(fallback);
     };
     // A value of 0 means zero here, not "unset" as the controller-manager flags treat it.
     c.tolerance = non_negative(n["tolerance"], c.tolerance, 1000);
     c.scale_up_limit_factor = non_negative(n["scaleUpLimitFactor"], c.scale_up_limit_factor, 1e6);
-    c.scale_up_limit_minimum = non_negative(n["scaleUpLimitMinimum"], c.scale_up_limit_minimum, 1e6);
+    c.scale_up_limit_minimum =
+        non_negative(n["scaleUpLimitMinimum"], c.scale_up_limit_minimum, 1e6);
     auto seconds = [&](const char* key, std::chrono::seconds fallback) {
         return std::chrono::seconds(d.opt_int(n[key], 0, max_seconds).value_or(fallback.count()));
     };
-    c.downscale_stabilization_window = seconds("downscaleStabilizationWindowSeconds", c.downscale_stabilization_window);
-    c.cpu_initialization_period = seconds("cpuInitializationPeriodSeconds", c.cpu_initialization_period);
+    c.downscale_stabilization_window =
+        seconds("downscaleStabilizationWindowSeconds", c.downscale_stabilization_window);
+    c.cpu_initialization_period =
+        seconds("cpuInitializationPeriodSeconds", c.cpu_initialization_period);
     c.initial_readiness_delay = seconds("initialReadinessDelaySeconds", c.initial_readiness_delay);
 }
 
@@ -82,7 +88,8 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
         h.recommendations.push_back({d.opt_time(r["time"]).value_or(core::time_point{}),
                                      d.opt_int32(r["replicas"], 0).value_or(0)});
     }
-    for (auto [key, list] : {std::pair{"scaleUpEvents", &h.scale_up_events}, std::pair{"scaleDownEvents", &h.scale_down_events}}) {
+    for (auto [key, list] : {std::pair{"scaleUpEvents", &h.scale_up_events},
+                             std::pair{"scaleDownEvents", &h.scale_down_events}}) {
         const json_node events = n[key];
         for (std::size_t i = 0, size = d.array(events); i < size; ++i) {
             const json_node e = events.at(i);
@@ -96,9 +103,10 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
     for (std::size_t i = 0, size = d.array(good); i < size; ++i) {
         const json_node g = good.at(i);
         d.known_fields(g, {"index", "time", "proposedReplicas"});
-        h.last_known_good.push_back({static_cast<std::size_t>(d.opt_int(g["index"], 0, 10000).value_or(0)),
-                                     d.opt_time(g["time"]).value_or(core::time_point{}),
-                                     d.opt_int32(g["proposedReplicas"], 0).value_or(0)});
+        h.last_known_good.push_back(
+            {static_cast<std::size_t>(d.opt_int(g["index"], 0, 10000).value_or(0)),
+             d.opt_time(g["time"]).value_or(core::time_point{}),
+             d.opt_int32(g["proposedReplicas"], 0).value_or(0)});
     }
 }
 
@@ -123,7 +131,8 @@ bool failing(const snapshot& s, std::string_view api, std::size_t index) {
     return s.failures.count(api) > 0 || s.failures.count(std::to_string(index)) > 0;
 }
 
-policy::metric_reading read_metric(json_decoder& d, const json_node& root, const snapshot& s, std::size_t index,
+policy::metric_reading read_metric(json_decoder& d, const json_node& root, const snapshot& s,
+                                   std::size_t index,
                                    const std::vector<policy::pod_metrics>& pod_metrics,
                                    const core::label_selector* pod_selector) {
     const policy::metric_spec& spec = s.input.hpa.spec.metrics[index];
@@ -133,23 +142,27 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
     case policy::metric_source_type::resource:
     case policy::metric_source_type::container_resource: {
         if (failing(s, "resource", index)) {
-            r.error = std::string("unable to fetch metrics from resource metrics API: ") + unavailable +
-                      " (get pods.metrics.k8s.io)";
+            r.error = std::string("unable to fetch metrics from resource metrics API: ") +
+                      unavailable + " (get pods.metrics.k8s.io)";
             break;
         }
-        auto samples = policy::samples_from_pod_metrics(pod_metrics, spec.resource_name, spec.container);
-        if (samples) r.samples = std::move(*samples);
-        else r.error = samples.error().text;
+        auto samples =
+            policy::samples_from_pod_metrics(pod_metrics, spec.resource_name, spec.container);
+        if (samples)
+            r.samples = std::move(*samples);
+        else
+            r.error = samples.error().text;
         break;
     }
     case policy::metric_source_type::pods:
     case policy::metric_source_type::object: {
         if (failing(s, "custom", index)) {
-            r.error = std::string("unable to fetch metrics from custom metrics API: ") + unavailable +
-                      " (get pods.custom.metrics.k8s.io)";
+            r.error = std::string("unable to fetch metrics from custom metrics API: ") +
+                      unavailable + " (get pods.custom.metrics.k8s.io)";
             break;
         }
-        const json_node items = items_of(d, metric_list(root["customMetrics"], index, spec.metric.name));
+        const json_node items =
+            items_of(d, metric_list(root["customMetrics"], index, spec.metric.name));
         std::vector<kube::custom_metric_item> decoded;
         for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
             auto item = kube::decode_custom_metric_item(d, items.at(i));
@@ -160,39 +173,49 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
             policy::sample_set samples;
             for (auto& item : decoded) {
                 // A pod we know must match the target's selector, as the server would select it.
-                const auto pod = std::find_if(s.pods.begin(), s.pods.end(), [&](const policy::pod_info& p) {
-                    return p.name == item.described_object.name && p.namespace_ == ns;
-                });
-                if (pod != s.pods.end() && pod_selector && !pod_selector->matches(pod->labels)) continue;
-                samples.push_back({item.described_object.name, item.milli, item.timestamp, item.window});
+                const auto pod =
+                    std::find_if(s.pods.begin(), s.pods.end(), [&](const policy::pod_info& p) {
+                        return p.name == item.described_object.name && p.namespace_ == ns;
+                    });
+                if (pod != s.pods.end() && pod_selector && !pod_selector->matches(pod->labels))
+                    continue;
+                samples.push_back(
+                    {item.described_object.name, item.milli, item.timestamp, item.window});
             }
             auto checked = policy::samples_from_custom_metrics(std::move(samples));
-            if (checked) r.samples = std::move(*checked);
-            else r.error = checked.error().text;
+            if (checked)
+                r.samples = std::move(*checked);
+            else
+                r.error = checked.error().text;
         } else {
             std::vector<const kube::custom_metric_item*> matching;
             for (const auto& item : decoded) {
-                if (item.described_object.name.empty() || item.described_object.name == spec.described_object.name)
+                if (item.described_object.name.empty() ||
+                    item.described_object.name == spec.described_object.name)
                     matching.push_back(&item);
             }
             if (matching.size() == 1) {
                 r.object_value = matching.front()->milli;
             } else {
-                r.error = "unable to fetch metrics from custom metrics API: the custom metrics API server returned " +
-                          std::to_string(matching.size()) + " results when we asked for exactly one";
+                r.error = "unable to fetch metrics from custom metrics API: the custom metrics API "
+                          "server returned " +
+                          std::to_string(matching.size()) +
+                          " results when we asked for exactly one";
             }
         }
         break;
     }
     case policy::metric_source_type::external: {
         if (failing(s, "external", index)) {
-            r.error = std::string("unable to fetch metrics from external metrics API: ") + unavailable + " (get " +
-                      spec.metric.name + ".external.metrics.k8s.io)";
+            r.error = std::string("unable to fetch metrics from external metrics API: ") +
+                      unavailable + " (get " + spec.metric.name + ".external.metrics.k8s.io)";
             break;
         }
         core::label_selector metric_selector;
-        if (spec.metric.selector) metric_selector = core::to_label_selector(*spec.metric.selector).value();
-        const json_node items = items_of(d, metric_list(root["externalMetrics"], index, spec.metric.name));
+        if (spec.metric.selector)
+            metric_selector = core::to_label_selector(*spec.metric.selector).value();
+        const json_node items =
+            items_of(d, metric_list(root["externalMetrics"], index, spec.metric.name));
         for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
             const auto item = kube::decode_external_metric_item(d, items.at(i));
             if (!item.metric_name.empty() && item.metric_name != spec.metric.name) continue;
@@ -206,15 +229,17 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
     return r;
 }
 
-std::optional<kube::json_error> decode_snapshot(const rapidjson::Document& doc, core::time_point default_now,
-                                                snapshot& s) {
+std::optional<kube::json_error> decode_snapshot(const rapidjson::Document& doc,
+                                                core::time_point default_now, snapshot& s) {
     json_decoder d;
     const json_node root{&doc, ""};
     if (!doc.IsObject()) return kube::json_error{"", "the input must be a JSON object"};
-    d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics", "externalMetrics",
-                          "backendValues", "failures", "history", "recommendation", "target"});
+    d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
+                          "externalMetrics", "backendValues", "failures", "history",
+                          "recommendation", "target"});
     if (root["backendValues"].present())
-        d.fail(root["backendValues"], "metric backends (Prometheus, monitor) are not available in this build yet");
+        d.fail(root["backendValues"],
+               "metric backends (Prometheus, monitor) are not available in this build yet");
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
     decode_config(d, root["config"], in.config);
@@ -230,18 +255,21 @@ std::optional<kube::json_error> decode_snapshot(const rapidjson::Document& doc, 
     for (std::size_t i = 0, size = d.array(failures); i < size; ++i) {
         const json_node f = failures.at(i);
         const std::string name = d.opt_string(f).value_or("");
-        const bool is_index = !name.empty() && std::all_of(name.begin(), name.end(), ::isdigit) && name.size() < 6 &&
-                              std::stoul(name) < in.hpa.spec.metrics.size();
-        if (!is_index && name != "resource" && name != "custom" && name != "external" && name != "getScale" &&
-            name != "updateScale")
-            d.fail(f, "must be resource, custom, external, getScale, updateScale or a spec.metrics index; got \"" + name + "\"");
+        const bool is_index = !name.empty() && std::all_of(name.begin(), name.end(), ::isdigit) &&
+                              name.size() < 6 && std::stoul(name) < in.hpa.spec.metrics.size();
+        if (!is_index && name != "resource" && name != "custom" && name != "external" &&
+            name != "getScale" && name != "updateScale")
+            d.fail(f, "must be resource, custom, external, getScale, updateScale or a spec.metrics "
+                      "index; got \"" +
+                          name + "\"");
         s.failures.insert(name);
     }
     s.update_scale_fails = s.failures.count("updateScale") > 0;
 
     const auto& ref = in.hpa.spec.scale_target_ref;
     if (s.failures.count("getScale")) {
-        in.scale_error = std::string(unavailable) + " (get " + target_resource(ref) + " " + ref.name + ")";
+        in.scale_error =
+            std::string(unavailable) + " (get " + target_resource(ref) + " " + ref.name + ")";
     } else if (root["scale"].present()) {
         in.scale = kube::decode_scale(d, root["scale"]);
     } else {
@@ -249,12 +277,15 @@ std::optional<kube::json_error> decode_snapshot(const rapidjson::Document& doc, 
     }
 
     const json_node pods = root["pods"];
-    for (std::size_t i = 0, size = d.array(pods); i < size; ++i) s.pods.push_back(kube::decode_pod(d, pods.at(i)));
-    for (const auto& p : s.pods) in.pods.push_back(&p);
+    for (std::size_t i = 0, size = d.array(pods); i < size; ++i)
+        s.pods.push_back(kube::decode_pod(d, pods.at(i)));
+    for (const auto& p : s.pods)
+        in.pods.push_back(&p);
 
     std::optional<core::label_selector> pod_selector;
     if (in.scale) {
-        if (auto parsed = core::parse_label_selector(in.scale->selector)) pod_selector = std::move(*parsed);
+        if (auto parsed = core::parse_label_selector(in.scale->selector))
+            pod_selector = std::move(*parsed);
     }
     std::vector<policy::pod_metrics> pod_metrics;
     const json_node pm = items_of(d, root["podMetrics"]);
@@ -278,16 +309,20 @@ std::optional<kube::json_error> decode_snapshot(const rapidjson::Document& doc, 
     if (!d.ok()) return d.error();
 
     for (std::size_t i = 0; i < in.hpa.spec.metrics.size(); ++i)
-        in.readings.push_back(read_metric(d, root, s, i, pod_metrics, pod_selector ? &*pod_selector : nullptr));
+        in.readings.push_back(
+            read_metric(d, root, s, i, pod_metrics, pod_selector ? &*pod_selector : nullptr));
 
     decode_history(d, root["history"], in.hist);
     in.recommendation_override = d.opt_int32(root["recommendation"], 0);
-    if (root["target"].present()) in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
+    if (root["target"].present())
+        in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
     if (!d.ok()) return d.error();
     return std::nullopt;
 }
 
-Value optional_int(const std::optional<std::int32_t>& v) { return v ? Value(*v) : Value(rapidjson::kNullType); }
+Value optional_int(const std::optional<std::int32_t>& v) {
+    return v ? Value(*v) : Value(rapidjson::kNullType);
+}
 
 Value optional_string(const std::optional<std::string>& v, kube::json_allocator& a) {
     return v ? kube::json_string(*v, a) : Value(rapidjson::kNullType);
@@ -303,7 +338,8 @@ Value encode_history(const policy::history& h, kube::json_allocator& a) {
         recs.PushBack(v, a);
     }
     out.AddMember("recommendations", recs, a);
-    for (auto [key, list] : {std::pair{"scaleUpEvents", &h.scale_up_events}, std::pair{"scaleDownEvents", &h.scale_down_events}}) {
+    for (auto [key, list] : {std::pair{"scaleUpEvents", &h.scale_up_events},
+                             std::pair{"scaleDownEvents", &h.scale_down_events}}) {
         Value events(rapidjson::kArrayType);
         for (const auto& e : *list) {
             Value v(rapidjson::kObjectType);
@@ -334,7 +370,10 @@ std::string encode_decision(const policy::decision& dec) {
     doc.AddMember("desiredReplicas", dec.desired_replicas, a);
     doc.AddMember("scaleUpdated", dec.scale_updated, a);
     doc.AddMember("error", optional_string(dec.error, a), a);
-    doc.AddMember("reason", dec.rescale_reason.empty() ? Value(rapidjson::kNullType) : kube::json_string(dec.rescale_reason, a), a);
+    doc.AddMember("reason",
+                  dec.rescale_reason.empty() ? Value(rapidjson::kNullType)
+                                             : kube::json_string(dec.rescale_reason, a),
+                  a);
     if (dec.dry_run_rescale) doc.AddMember("dryRunReplicas", dec.target_replicas, a);
 
     Value metrics(rapidjson::kArrayType);
@@ -343,7 +382,9 @@ std::string encode_decision(const policy::decision& dec) {
         v.AddMember("index", static_cast<std::uint64_t>(m.index), a);
         v.AddMember("type", Value(policy::to_string(m.type), a), a);
         v.AddMember("proposedReplicas", optional_int(m.proposal), a);
-        v.AddMember("current", m.status ? kube::encode_metric_status(*m.status, a) : Value(rapidjson::kNullType), a);
+        v.AddMember(
+            "current",
+            m.status ? kube::encode_metric_status(*m.status, a) : Value(rapidjson::kNullType), a);
         v.AddMember("error", optional_string(m.error, a), a);
         if (!m.fallback.empty()) v.AddMember("fallback", kube::json_string(m.fallback, a), a);
         metrics.PushBack(v, a);
@@ -355,7 +396,10 @@ std::string encode_decision(const policy::decision& dec) {
     stages.AddMember("stabilized", optional_int(dec.stages.stabilized), a);
     stages.AddMember("limited", optional_int(dec.stages.limited), a);
     stages.AddMember("limitReason",
-                     dec.stages.limit_reason.empty() ? Value(rapidjson::kNullType) : kube::json_string(dec.stages.limit_reason, a), a);
+                     dec.stages.limit_reason.empty()
+                         ? Value(rapidjson::kNullType)
+                         : kube::json_string(dec.stages.limit_reason, a),
+                     a);
     if (dec.stages.gated) {
         stages.AddMember("gated", *dec.stages.gated, a);
         stages.AddMember("gateReason", kube::json_string(dec.stages.gate_reason, a), a);
@@ -373,8 +417,9 @@ std::string encode_decision(const policy::decision& dec) {
     }
     doc.AddMember("events", events, a);
     doc.AddMember("lastScaleTime",
-                  dec.status.last_scale_time ? kube::json_string(core::format_rfc3339(*dec.status.last_scale_time), a)
-                                             : Value(rapidjson::kNullType),
+                  dec.status.last_scale_time
+                      ? kube::json_string(core::format_rfc3339(*dec.status.last_scale_time), a)
+                      : Value(rapidjson::kNullType),
                   a);
     doc.AddMember("history", encode_history(dec.hist, a), a);
 
@@ -388,9 +433,12 @@ std::string encode_decision(const policy::decision& dec) {
 constexpr const char* evaluate_usage =
     "Usage: hpaplus evaluate FILE|-\n"
     "\n"
-    "Runs one reconcile offline: reads a JSON snapshot of what the controller would read (an HPAPlus or\n"
-    "autoscaling/v2 HorizontalPodAutoscaler, its scale, pods, pod metrics, custom/external metric values,\n"
-    "failures to inject and the autoscaler's history) and prints the decision it would take, stage by\n"
+    "Runs one reconcile offline: reads a JSON snapshot of what the controller would read (an "
+    "HPAPlus or\n"
+    "autoscaling/v2 HorizontalPodAutoscaler, its scale, pods, pod metrics, custom/external metric "
+    "values,\n"
+    "failures to inject and the autoscaler's history) and prints the decision it would take, stage "
+    "by\n"
     "stage. The same code runs in the controller. See docs/evaluate.md for the format.\n"
     "\n"
     "Exit codes: 0 decided, 2 bad usage or bad input (one line on stderr naming the field).\n";
@@ -406,7 +454,8 @@ evaluate_result evaluate_document(std::string_view input, core::time_point now) 
     std::optional<std::string> write_error;
     if (dec.rescale && s.update_scale_fails) {
         const auto& ref = s.input.hpa.spec.scale_target_ref;
-        write_error = std::string(unavailable) + " (put " + target_resource(ref) + " " + ref.name + ")";
+        write_error =
+            std::string(unavailable) + " (put " + target_resource(ref) + " " + ref.name + ")";
     }
     policy::finish(dec, s.input, write_error);
     return {0, encode_decision(dec), {}};
@@ -442,7 +491,8 @@ int run_evaluate(int argc, char** argv) {
         std::fprintf(stderr, "hpaplus evaluate: %s: the input is larger than 64 MiB\n", argv[1]);
         return 2;
     }
-    const auto now = std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+    const auto now =
+        std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
     const evaluate_result result = evaluate_document(text, now);
     if (result.exit_code != 0) {
         std::fprintf(stderr, "hpaplus evaluate: %s: %s\n", argv[1], result.error.c_str());

@@ -11,9 +11,9 @@
 namespace hpaplus::controller {
 
 struct evaluate_result {
-    int exit_code = 0;   ///< 0, or 2 for bad input
-    std::string output;  ///< the decision document (exit 0)
-    std::string error;   ///< one line naming the field (exit 2)
+    int exit_code = 0;  ///< 0, or 2 for bad input
+    std::string output; ///< the decision document (exit 0)
+    std::string error;  ///< one line naming the field (exit 2)
 };
 
 /// Evaluates one input document. `now` is used when the document has no "now".

@@ -22,7 +22,8 @@ std::int64_t unit_nanos(std::string_view unit) {
 } // namespace
 
 boost::system::result<std::chrono::nanoseconds> parse_go_duration(std::string_view text) {
-    const auto invalid = boost::system::errc::make_error_code(boost::system::errc::invalid_argument);
+    const auto invalid =
+        boost::system::errc::make_error_code(boost::system::errc::invalid_argument);
     std::string_view s = text;
     bool negative = false;
     if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
@@ -57,7 +58,9 @@ boost::system::result<std::chrono::nanoseconds> parse_go_duration(std::string_vi
         }
         if (!digits) return invalid;
         std::size_t unit_len = 0;
-        while (unit_len < s.size() && s[unit_len] != '.' && (s[unit_len] < '0' || s[unit_len] > '9')) ++unit_len;
+        while (unit_len < s.size() && s[unit_len] != '.' &&
+               (s[unit_len] < '0' || s[unit_len] > '9'))
+            ++unit_len;
         const std::int64_t unit = unit_nanos(s.substr(0, unit_len));
         if (unit == 0) return invalid;
         s.remove_prefix(unit_len);

@@ -1,4 +1,5 @@
-// core/duration.hpp — Go duration strings (`90s`, `1h30m`, `15.012s`), as Kubernetes and cron use them.
+// core/duration.hpp — Go duration strings (`90s`, `1h30m`, `15.012s`), as Kubernetes and cron use
+// them.
 #pragma once
 
 #include <boost/system/result.hpp>

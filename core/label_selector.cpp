@@ -1,4 +1,5 @@
-// core/label_selector.cpp — label selector parsing and matching, after apimachinery's labels package.
+// core/label_selector.cpp — label selector parsing and matching, after apimachinery's labels
+// package.
 #include "core/label_selector.hpp"
 
 #include <algorithm>
@@ -7,11 +8,14 @@
 namespace hpaplus::core {
 namespace {
 
-bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 bool is_qualified_name_part(std::string_view s) {
     if (s.empty() || s.size() > 63 || !is_alnum(s.front()) || !is_alnum(s.back())) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; });
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 bool is_dns_subdomain(std::string_view s) {
@@ -23,8 +27,10 @@ bool is_dns_subdomain(std::string_view s) {
 }
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -34,23 +40,28 @@ bool parse_int(std::string_view s, long long& out) {
     return ec == std::errc() && ptr == end;
 }
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quoted(std::string_view s) {
+    return "\"" + std::string(s) + "\"";
+}
 
 outcome<label_requirement> make_requirement(std::string_view key, selector_op op,
-                                                                       std::vector<std::string> values) {
+                                            std::vector<std::string> values) {
     if (!is_valid_label_key(key)) return error_message("invalid label key " + quoted(key));
     switch (op) {
     case selector_op::in:
     case selector_op::not_in:
-        if (values.empty()) return error_message("for 'in', 'notin' operators, values set can't be empty");
+        if (values.empty())
+            return error_message("for 'in', 'notin' operators, values set can't be empty");
         break;
     case selector_op::equals:
     case selector_op::not_equals:
-        if (values.size() != 1) return error_message("exact-match compatibility requires one single value");
+        if (values.size() != 1)
+            return error_message("exact-match compatibility requires one single value");
         break;
     case selector_op::exists:
     case selector_op::does_not_exist:
-        if (!values.empty()) return error_message("values set must be empty for exists and does not exist");
+        if (!values.empty())
+            return error_message("values set must be empty for exists and does not exist");
         break;
     case selector_op::greater_than:
     case selector_op::less_than: {
@@ -61,7 +72,8 @@ outcome<label_requirement> make_requirement(std::string_view key, selector_op op
     }
     }
     for (const auto& v : values) {
-        if (op != selector_op::greater_than && op != selector_op::less_than && !is_valid_label_value(v))
+        if (op != selector_op::greater_than && op != selector_op::less_than &&
+            !is_valid_label_value(v))
             return error_message("invalid label value " + quoted(v) + " for key " + quoted(key));
     }
     std::sort(values.begin(), values.end());
@@ -90,7 +102,8 @@ outcome<std::vector<std::string_view>> split_terms(std::string_view text) {
 }
 
 // `key in (a, b)` / `key notin (a,b)`; returns false when the term is not of that shape.
-bool split_set_term(std::string_view term, std::string_view& key, selector_op& op, std::string_view& list) {
+bool split_set_term(std::string_view term, std::string_view& key, selector_op& op,
+                    std::string_view& list) {
     const auto open = term.find('(');
     if (open == std::string_view::npos || term.back() != ')') return false;
     std::string_view head = trim(term.substr(0, open));
@@ -120,7 +133,8 @@ outcome<label_requirement> parse_term(std::string_view raw) {
     selector_op op{};
     if (split_set_term(term, key, op, list)) {
         std::vector<std::string> values;
-        for (auto v : split_terms(list).value()) values.emplace_back(trim(v));
+        for (auto v : split_terms(list).value())
+            values.emplace_back(trim(v));
         if (values.size() == 1 && values[0].empty()) values.clear();
         return make_requirement(key, op, std::move(values));
     }
@@ -148,7 +162,9 @@ bool is_valid_label_key(std::string_view key) {
     return is_dns_subdomain(key.substr(0, slash)) && is_qualified_name_part(key.substr(slash + 1));
 }
 
-bool is_valid_label_value(std::string_view value) { return value.empty() || is_qualified_name_part(value); }
+bool is_valid_label_value(std::string_view value) {
+    return value.empty() || is_qualified_name_part(value);
+}
 
 bool label_requirement::matches(const label_map& labels) const {
     const auto it = labels.find(key);
@@ -160,8 +176,10 @@ bool label_requirement::matches(const label_map& labels) const {
     case selector_op::not_equals:
     case selector_op::not_in:
         return !has || std::find(values.begin(), values.end(), it->second) == values.end();
-    case selector_op::exists: return has;
-    case selector_op::does_not_exist: return !has;
+    case selector_op::exists:
+        return has;
+    case selector_op::does_not_exist:
+        return !has;
     case selector_op::greater_than:
     case selector_op::less_than: {
         long long have = 0, want = 0;
@@ -201,11 +219,16 @@ outcome<label_selector> to_label_selector(const label_selector_spec& spec) {
     }
     for (const auto& e : spec.match_expressions) {
         selector_op op{};
-        if (e.op == "In") op = selector_op::in;
-        else if (e.op == "NotIn") op = selector_op::not_in;
-        else if (e.op == "Exists") op = selector_op::exists;
-        else if (e.op == "DoesNotExist") op = selector_op::does_not_exist;
-        else return error_message(quoted(e.op) + " is not a valid label selector operator");
+        if (e.op == "In")
+            op = selector_op::in;
+        else if (e.op == "NotIn")
+            op = selector_op::not_in;
+        else if (e.op == "Exists")
+            op = selector_op::exists;
+        else if (e.op == "DoesNotExist")
+            op = selector_op::does_not_exist;
+        else
+            return error_message(quoted(e.op) + " is not a valid label selector operator");
         auto r = make_requirement(e.key, op, e.values);
         if (!r) return r.error();
         selector.requirements.push_back(std::move(*r));

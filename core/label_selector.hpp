@@ -15,7 +15,16 @@ namespace hpaplus::core {
 /// Labels of one object.
 using label_map = std::map<std::string, std::string, std::less<>>;
 
-enum class selector_op { equals, not_equals, in, not_in, exists, does_not_exist, greater_than, less_than };
+enum class selector_op {
+    equals,
+    not_equals,
+    in,
+    not_in,
+    exists,
+    does_not_exist,
+    greater_than,
+    less_than
+};
 
 /// One ANDed term of a selector.
 struct label_requirement {
@@ -57,7 +66,8 @@ outcome<label_selector> to_label_selector(const label_selector_spec& spec);
 
 /// Checks a label key (optional DNS-subdomain prefix, `/`, a name of at most 63 characters).
 bool is_valid_label_key(std::string_view key);
-/// Checks a label value (empty, or at most 63 alphanumerics, `-`, `_`, `.` starting and ending alphanumeric).
+/// Checks a label value (empty, or at most 63 alphanumerics, `-`, `_`, `.` starting and ending
+/// alphanumeric).
 bool is_valid_label_value(std::string_view value);
 
 } // namespace hpaplus::core

@@ -13,16 +13,16 @@ namespace hpaplus::core {
 struct error_message {
     std::string text;
     error_message() = default;
-    error_message(std::string t) : text(std::move(t)) {}      // NOLINT(google-explicit-constructor)
-    error_message(const char* t) : text(t) {}                 // NOLINT(google-explicit-constructor)
+    error_message(std::string t) : text(std::move(t)) {} // NOLINT(google-explicit-constructor)
+    error_message(const char* t) : text(t) {}            // NOLINT(google-explicit-constructor)
 };
 
 /// Found by ADL when outcome::value() is called on an error: a bug, so it throws.
-[[noreturn]] inline void throw_exception_from_error(const error_message& e, const boost::source_location&) {
+[[noreturn]] inline void throw_exception_from_error(const error_message& e,
+                                                    const boost::source_location&) {
     throw std::logic_error(e.text);
 }
 
-template <class T>
-using outcome = boost::system::result<T, error_message>;
+template <class T> using outcome = boost::system::result<T, error_message>;
 
 } // namespace hpaplus::core

@@ -13,27 +13,32 @@ using nano_t = quantity::nano_t;
 
 constexpr nano_t pow10(int n) {
     nano_t r = 1;
-    for (int i = 0; i < n; ++i) r *= 10;
+    for (int i = 0; i < n; ++i)
+        r *= 10;
     return r;
 }
 
 constexpr nano_t nano_per_unit = pow10(9);
 // Upstream caps magnitudes at 2^63-1 base units; we hold the same range at nano precision.
-constexpr nano_t max_nano = static_cast<nano_t>(std::numeric_limits<std::int64_t>::max()) * nano_per_unit;
+constexpr nano_t max_nano =
+    static_cast<nano_t>(std::numeric_limits<std::int64_t>::max()) * nano_per_unit;
 // Keep at most this many significant digits exactly; the rest only decide the round-up.
 constexpr int max_digits = 37;
 
 class quantity_error_category final : public boost::system::error_category {
-public:
+  public:
     const char* name() const noexcept override { return "quantity"; }
     std::string message(int ev) const override {
         switch (static_cast<quantity_errc>(ev)) {
-        case quantity_errc::empty: return "quantity is empty";
+        case quantity_errc::empty:
+            return "quantity is empty";
         case quantity_errc::bad_format:
             return "quantities must match the regular expression "
                    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-        case quantity_errc::bad_suffix: return "unable to parse quantity's suffix";
-        case quantity_errc::out_of_range: return "quantity is too large (limit is 2^63-1)";
+        case quantity_errc::bad_suffix:
+            return "unable to parse quantity's suffix";
+        case quantity_errc::out_of_range:
+            return "quantity is too large (limit is 2^63-1)";
         }
         return "unknown quantity error";
     }
@@ -46,41 +51,80 @@ struct suffix_info {
 };
 
 bool parse_suffix(std::string_view s, suffix_info& out) {
-    if (s.empty()) { out = {quantity_format::decimal_si, 0, 0}; return true; }
+    if (s.empty()) {
+        out = {quantity_format::decimal_si, 0, 0};
+        return true;
+    }
     if (s.size() == 1) {
         switch (s[0]) {
-        case 'n': out = {quantity_format::decimal_si, -9, 0}; return true;
-        case 'u': out = {quantity_format::decimal_si, -6, 0}; return true;
-        case 'm': out = {quantity_format::decimal_si, -3, 0}; return true;
-        case 'k': out = {quantity_format::decimal_si, 3, 0}; return true;
-        case 'M': out = {quantity_format::decimal_si, 6, 0}; return true;
-        case 'G': out = {quantity_format::decimal_si, 9, 0}; return true;
-        case 'T': out = {quantity_format::decimal_si, 12, 0}; return true;
-        case 'P': out = {quantity_format::decimal_si, 15, 0}; return true;
-        case 'E': out = {quantity_format::decimal_si, 18, 0}; return true;
-        default: break;
+        case 'n':
+            out = {quantity_format::decimal_si, -9, 0};
+            return true;
+        case 'u':
+            out = {quantity_format::decimal_si, -6, 0};
+            return true;
+        case 'm':
+            out = {quantity_format::decimal_si, -3, 0};
+            return true;
+        case 'k':
+            out = {quantity_format::decimal_si, 3, 0};
+            return true;
+        case 'M':
+            out = {quantity_format::decimal_si, 6, 0};
+            return true;
+        case 'G':
+            out = {quantity_format::decimal_si, 9, 0};
+            return true;
+        case 'T':
+            out = {quantity_format::decimal_si, 12, 0};
+            return true;
+        case 'P':
+            out = {quantity_format::decimal_si, 15, 0};
+            return true;
+        case 'E':
+            out = {quantity_format::decimal_si, 18, 0};
+            return true;
+        default:
+            break;
         }
     }
     if (s.size() == 2 && s[1] == 'i') {
         switch (s[0]) {
-        case 'K': out = {quantity_format::binary_si, 0, 10}; return true;
-        case 'M': out = {quantity_format::binary_si, 0, 20}; return true;
-        case 'G': out = {quantity_format::binary_si, 0, 30}; return true;
-        case 'T': out = {quantity_format::binary_si, 0, 40}; return true;
-        case 'P': out = {quantity_format::binary_si, 0, 50}; return true;
-        case 'E': out = {quantity_format::binary_si, 0, 60}; return true;
-        default: break;
+        case 'K':
+            out = {quantity_format::binary_si, 0, 10};
+            return true;
+        case 'M':
+            out = {quantity_format::binary_si, 0, 20};
+            return true;
+        case 'G':
+            out = {quantity_format::binary_si, 0, 30};
+            return true;
+        case 'T':
+            out = {quantity_format::binary_si, 0, 40};
+            return true;
+        case 'P':
+            out = {quantity_format::binary_si, 0, 50};
+            return true;
+        case 'E':
+            out = {quantity_format::binary_si, 0, 60};
+            return true;
+        default:
+            break;
         }
     }
     if (s.size() >= 2 && (s[0] == 'e' || s[0] == 'E')) {
         std::size_t i = 1;
         bool negative = false;
-        if (s[i] == '+' || s[i] == '-') { negative = s[i] == '-'; ++i; }
+        if (s[i] == '+' || s[i] == '-') {
+            negative = s[i] == '-';
+            ++i;
+        }
         if (i >= s.size()) return false;
         int exp = 0;
         for (; i < s.size(); ++i) {
             if (s[i] < '0' || s[i] > '9') return false;
-            // Exponents this large are out of range (or round to 1n) anyway; clamp to avoid overflow.
+            // Exponents this large are out of range (or round to 1n) anyway; clamp to avoid
+            // overflow.
             if (exp < 100000) exp = exp * 10 + (s[i] - '0');
         }
         out = {quantity_format::decimal_exponent, negative ? -exp : exp, 0};
@@ -160,9 +204,11 @@ boost::system::result<quantity> quantity::parse(std::string_view text) {
 
     suffix_info suffix{};
     if (!parse_suffix(text.substr(i), suffix)) {
-        // Characters outside the quantity alphabet are a format error, known letters a suffix error.
+        // Characters outside the quantity alphabet are a format error, known letters a suffix
+        // error.
         for (char c : text.substr(i)) {
-            const bool allowed = std::string_view("eEinumkKMGTP+-0123456789").find(c) != std::string_view::npos;
+            const bool allowed =
+                std::string_view("eEinumkKMGTP+-0123456789").find(c) != std::string_view::npos;
             if (!allowed) return quantity_errc::bad_format;
         }
         return quantity_errc::bad_suffix;
@@ -200,8 +246,10 @@ quantity quantity::from_value(std::int64_t value, quantity_format format) {
 
 namespace {
 std::int64_t saturate(nano_t v) {
-    if (v > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
-    if (v < std::numeric_limits<std::int64_t>::min()) return std::numeric_limits<std::int64_t>::min();
+    if (v > std::numeric_limits<std::int64_t>::max())
+        return std::numeric_limits<std::int64_t>::max();
+    if (v < std::numeric_limits<std::int64_t>::min())
+        return std::numeric_limits<std::int64_t>::min();
     return static_cast<std::int64_t>(v);
 }
 
@@ -212,13 +260,18 @@ nano_t scaled_round_up(nano_t nano, int k) {
 }
 } // namespace
 
-std::int64_t quantity::milli_value() const noexcept { return saturate(scaled_round_up(nano_, 6)); }
+std::int64_t quantity::milli_value() const noexcept {
+    return saturate(scaled_round_up(nano_, 6));
+}
 
-std::int64_t quantity::value() const noexcept { return saturate(scaled_round_up(nano_, 9)); }
+std::int64_t quantity::value() const noexcept {
+    return saturate(scaled_round_up(nano_, 9));
+}
 
 bool quantity::milli_fits() const noexcept {
     const nano_t m = scaled_round_up(nano_, 6);
-    return m <= std::numeric_limits<std::int64_t>::max() && m >= std::numeric_limits<std::int64_t>::min();
+    return m <= std::numeric_limits<std::int64_t>::max() &&
+           m >= std::numeric_limits<std::int64_t>::min();
 }
 
 double quantity::as_double() const noexcept {
@@ -234,7 +287,8 @@ std::string quantity::to_string() const {
     const bool integral = magnitude % nano_per_unit == 0;
     if (format_ == quantity_format::binary_si && integral && magnitude >= 1024 * nano_per_unit) {
         nano_t units = magnitude / nano_per_unit;
-        static constexpr std::array<const char*, 7> binary = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+        static constexpr std::array<const char*, 7> binary = {"",   "Ki", "Mi", "Gi",
+                                                              "Ti", "Pi", "Ei"};
         std::size_t k = 0;
         while (k + 1 < binary.size() && units % 1024 == 0) {
             units /= 1024;
@@ -256,16 +310,26 @@ std::string quantity::to_string() const {
         return out;
     }
     switch (exp) {
-    case -9: return out + "n";
-    case -6: return out + "u";
-    case -3: return out + "m";
-    case 0: return out;
-    case 3: return out + "k";
-    case 6: return out + "M";
-    case 9: return out + "G";
-    case 12: return out + "T";
-    case 15: return out + "P";
-    default: return out + "E";
+    case -9:
+        return out + "n";
+    case -6:
+        return out + "u";
+    case -3:
+        return out + "m";
+    case 0:
+        return out;
+    case 3:
+        return out + "k";
+    case 6:
+        return out + "M";
+    case 9:
+        return out + "G";
+    case 12:
+        return out + "T";
+    case 15:
+        return out + "P";
+    default:
+        return out + "E";
     }
 }
 

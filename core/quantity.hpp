@@ -18,10 +18,10 @@ enum class quantity_format : std::uint8_t { decimal_si, binary_si, decimal_expon
 
 /// Why a quantity string was rejected.
 enum class quantity_errc {
-    empty = 1,      ///< the string is empty
-    bad_format,     ///< not of the form sign? number suffix?
-    bad_suffix,     ///< the suffix is not one Kubernetes knows (`1K`, `1KB`, `1mi`)
-    out_of_range,   ///< magnitude above 2^63-1 base units
+    empty = 1,    ///< the string is empty
+    bad_format,   ///< not of the form sign? number suffix?
+    bad_suffix,   ///< the suffix is not one Kubernetes knows (`1K`, `1KB`, `1mi`)
+    out_of_range, ///< magnitude above 2^63-1 base units
 };
 
 /// The error category for quantity_errc; messages are upstream's texts.
@@ -30,7 +30,7 @@ boost::system::error_code make_error_code(quantity_errc e) noexcept;
 
 /// A Kubernetes resource quantity, exact to 1n (1e-9).
 class quantity {
-public:
+  public:
     __extension__ using nano_t = __int128;
 
     quantity() = default;
@@ -40,9 +40,11 @@ public:
     static boost::system::result<quantity> parse(std::string_view text);
 
     /// `resource.NewMilliQuantity(milli, format)`.
-    static quantity from_milli(std::int64_t milli, quantity_format format = quantity_format::decimal_si);
+    static quantity from_milli(std::int64_t milli,
+                               quantity_format format = quantity_format::decimal_si);
     /// `resource.NewQuantity(value, format)`.
-    static quantity from_value(std::int64_t value, quantity_format format = quantity_format::decimal_si);
+    static quantity from_value(std::int64_t value,
+                               quantity_format format = quantity_format::decimal_si);
 
     /// `MilliValue()`: ceil(q × 1000), rounded away from zero; saturates at the int64 limits.
     std::int64_t milli_value() const noexcept;
@@ -61,12 +63,14 @@ public:
     bool is_zero() const noexcept { return nano_ == 0; }
 
     /// Quantities compare by value, never by spelling (`1000m` == `1`).
-    friend bool operator==(const quantity& a, const quantity& b) noexcept { return a.nano_ == b.nano_; }
+    friend bool operator==(const quantity& a, const quantity& b) noexcept {
+        return a.nano_ == b.nano_;
+    }
     friend std::strong_ordering operator<=>(const quantity& a, const quantity& b) noexcept {
         return a.nano_ <=> b.nano_;
     }
 
-private:
+  private:
     quantity(nano_t nano, quantity_format format) : nano_(nano), format_(format) {}
 
     nano_t nano_ = 0;

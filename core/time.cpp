@@ -23,14 +23,16 @@ bool read_digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
 } // namespace
 
 boost::system::result<time_point> parse_rfc3339(std::string_view s) {
-    const auto invalid = boost::system::errc::make_error_code(boost::system::errc::invalid_argument);
+    const auto invalid =
+        boost::system::errc::make_error_code(boost::system::errc::invalid_argument);
     int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-    if (!read_digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !read_digits(s, 5, 2, month) ||
-        s[7] != '-' || !read_digits(s, 8, 2, day) || (s[10] != 'T' && s[10] != 't') ||
-        !read_digits(s, 11, 2, hour) || s[13] != ':' || !read_digits(s, 14, 2, minute) || s[16] != ':' ||
-        !read_digits(s, 17, 2, second))
+    if (!read_digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' ||
+        !read_digits(s, 5, 2, month) || s[7] != '-' || !read_digits(s, 8, 2, day) ||
+        (s[10] != 'T' && s[10] != 't') || !read_digits(s, 11, 2, hour) || s[13] != ':' ||
+        !read_digits(s, 14, 2, minute) || s[16] != ':' || !read_digits(s, 17, 2, second))
         return invalid;
-    const std::chrono::year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+    const std::chrono::year_month_day ymd{std::chrono::year{year},
+                                          std::chrono::month{static_cast<unsigned>(month)},
                                           std::chrono::day{static_cast<unsigned>(day)}};
     if (!ymd.ok() || hour > 23 || minute > 59 || second > 60) return invalid;
     std::size_t pos = 19;
@@ -46,7 +48,8 @@ boost::system::result<time_point> parse_rfc3339(std::string_view s) {
             ++pos;
         }
         if (count == 0) return invalid;
-        for (; count < 9; ++count) nanos *= 10;
+        for (; count < 9; ++count)
+            nanos *= 10;
     }
     std::int64_t offset_seconds = 0;
     if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
@@ -63,8 +66,9 @@ boost::system::result<time_point> parse_rfc3339(std::string_view s) {
     }
     if (pos != s.size()) return invalid;
     const auto days = std::chrono::sys_days{ymd};
-    return time_point{days.time_since_epoch()} + std::chrono::hours{hour} + std::chrono::minutes{minute} +
-           std::chrono::seconds{second - offset_seconds} + std::chrono::nanoseconds{nanos};
+    return time_point{days.time_since_epoch()} + std::chrono::hours{hour} +
+           std::chrono::minutes{minute} + std::chrono::seconds{second - offset_seconds} +
+           std::chrono::nanoseconds{nanos};
 }
 
 namespace {
@@ -83,15 +87,20 @@ std::string format_impl(time_point t, bool with_fraction) {
     if (with_fraction && nanos != 0) {
         std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
         std::string frac = buf;
-        while (frac.back() == '0') frac.pop_back();
+        while (frac.back() == '0')
+            frac.pop_back();
         out += frac;
     }
     return out + "Z";
 }
 } // namespace
 
-std::string format_rfc3339(time_point t) { return format_impl(t, false); }
+std::string format_rfc3339(time_point t) {
+    return format_impl(t, false);
+}
 
-std::string format_rfc3339_nano(time_point t) { return format_impl(t, true); }
+std::string format_rfc3339_nano(time_point t) {
+    return format_impl(t, true);
+}
 
 } // namespace hpaplus::core

@@ -23,7 +23,8 @@ policy::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n);
 /// An autoscaling/v1 Scale.
 policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n);
 
-/// One item of a custom.metrics.k8s.io MetricValueList (v1beta2 `metric.name` or v1beta1 `metricName`).
+/// One item of a custom.metrics.k8s.io MetricValueList (v1beta2 `metric.name` or v1beta1
+/// `metricName`).
 struct custom_metric_item {
     policy::object_reference described_object;
     std::string described_namespace;

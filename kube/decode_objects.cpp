@@ -48,12 +48,18 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
 
     const json_node status = n["status"];
     const std::string phase = d.opt_string(status["phase"]).value_or("Pending");
-    if (phase == "Pending") pod.phase = policy::pod_phase::pending;
-    else if (phase == "Running") pod.phase = policy::pod_phase::running;
-    else if (phase == "Succeeded") pod.phase = policy::pod_phase::succeeded;
-    else if (phase == "Failed") pod.phase = policy::pod_phase::failed;
-    else if (phase == "Unknown") pod.phase = policy::pod_phase::unknown;
-    else d.fail(status["phase"], "unknown pod phase \"" + phase + "\"");
+    if (phase == "Pending")
+        pod.phase = policy::pod_phase::pending;
+    else if (phase == "Running")
+        pod.phase = policy::pod_phase::running;
+    else if (phase == "Succeeded")
+        pod.phase = policy::pod_phase::succeeded;
+    else if (phase == "Failed")
+        pod.phase = policy::pod_phase::failed;
+    else if (phase == "Unknown")
+        pod.phase = policy::pod_phase::unknown;
+    else
+        d.fail(status["phase"], "unknown pod phase \"" + phase + "\"");
     pod.start_time = d.opt_time(status["startTime"]);
     const json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
@@ -107,7 +113,8 @@ custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n
     item.described_object.name = d.opt_string(obj["name"]).value_or("");
     item.described_object.api_version = d.opt_string(obj["apiVersion"]).value_or("");
     item.described_namespace = d.opt_string(obj["namespace"]).value_or("");
-    item.metric_name = d.opt_string(n["metric"]["name"]).value_or(d.opt_string(n["metricName"]).value_or(""));
+    item.metric_name =
+        d.opt_string(n["metric"]["name"]).value_or(d.opt_string(n["metricName"]).value_or(""));
     item.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
     // Custom metrics default to a 60 s window when the adapter does not say.
     item.window = std::chrono::seconds(d.opt_int(n["windowSeconds"], 0, INT32_MAX).value_or(60));

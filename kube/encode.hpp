@@ -18,7 +18,8 @@ rapidjson::Value json_string(std::string_view s, json_allocator& a);
 rapidjson::Value encode_metric_status(const policy::metric_status& s, json_allocator& a);
 
 /// autoscaling/v2 HorizontalPodAutoscalerCondition list.
-rapidjson::Value encode_conditions(const std::vector<policy::condition>& conditions, json_allocator& a);
+rapidjson::Value encode_conditions(const std::vector<policy::condition>& conditions,
+                                   json_allocator& a);
 
 /// metav1.LabelSelector.
 rapidjson::Value encode_selector(const core::label_selector_spec& s, json_allocator& a);

@@ -1,4 +1,5 @@
-// kube/encode_status.cpp — MetricStatus, conditions and selectors as the API server serializes them.
+// kube/encode_status.cpp — MetricStatus, conditions and selectors as the API server serializes
+// them.
 #include "kube/encode.hpp"
 
 #include "policy/metric_evaluation.hpp"
@@ -18,16 +19,20 @@ Value encode_identifier(const policy::metric_identifier& id, json_allocator& a) 
 Value encode_value_status(const policy::metric_value_status& s, json_allocator& a) {
     Value v(rapidjson::kObjectType);
     if (s.value) v.AddMember("value", json_string(s.value->to_string(), a), a);
-    if (s.average_value) v.AddMember("averageValue", json_string(s.average_value->to_string(), a), a);
+    if (s.average_value)
+        v.AddMember("averageValue", json_string(s.average_value->to_string(), a), a);
     if (s.average_utilization) v.AddMember("averageUtilization", *s.average_utilization, a);
     return v;
 }
 
 const char* status_word(policy::condition_status s) {
     switch (s) {
-    case policy::condition_status::true_: return "True";
-    case policy::condition_status::false_: return "False";
-    case policy::condition_status::unknown: return "Unknown";
+    case policy::condition_status::true_:
+        return "True";
+    case policy::condition_status::false_:
+        return "False";
+    case policy::condition_status::unknown:
+        return "Unknown";
     }
     return "Unknown";
 }
@@ -42,7 +47,8 @@ Value encode_selector(const core::label_selector_spec& s, json_allocator& a) {
     Value v(rapidjson::kObjectType);
     if (!s.match_labels.empty()) {
         Value labels(rapidjson::kObjectType);
-        for (const auto& [k, val] : s.match_labels) labels.AddMember(json_string(k, a), json_string(val, a), a);
+        for (const auto& [k, val] : s.match_labels)
+            labels.AddMember(json_string(k, a), json_string(val, a), a);
         v.AddMember("matchLabels", labels, a);
     }
     if (!s.match_expressions.empty()) {
@@ -53,7 +59,8 @@ Value encode_selector(const core::label_selector_spec& s, json_allocator& a) {
             ev.AddMember("operator", json_string(e.op, a), a);
             if (!e.values.empty()) {
                 Value values(rapidjson::kArrayType);
-                for (const auto& val : e.values) values.PushBack(json_string(val, a), a);
+                for (const auto& val : e.values)
+                    values.PushBack(json_string(val, a), a);
                 ev.AddMember("values", values, a);
             }
             exprs.PushBack(ev, a);
@@ -108,7 +115,8 @@ Value encode_conditions(const std::vector<policy::condition>& conditions, json_a
         v.AddMember("type", json_string(c.type, a), a);
         v.AddMember("status", Value(status_word(c.status), a), a);
         if (c.last_transition_time)
-            v.AddMember("lastTransitionTime", json_string(core::format_rfc3339(*c.last_transition_time), a), a);
+            v.AddMember("lastTransitionTime",
+                        json_string(core::format_rfc3339(*c.last_transition_time), a), a);
         v.AddMember("reason", json_string(c.reason, a), a);
         v.AddMember("message", json_string(c.message, a), a);
         list.PushBack(v, a);

@@ -26,7 +26,8 @@ const char* type_name(const rapidjson::Value& v) {
 json_node json_node::operator[](std::string_view key) const {
     json_node child{nullptr, path.empty() ? std::string(key) : path + "." + std::string(key)};
     if (value && value->IsObject()) {
-        const auto it = value->FindMember(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+        const auto it = value->FindMember(
+            rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
         if (it != value->MemberEnd()) child.value = &it->value;
     }
     return child;
@@ -34,7 +35,8 @@ json_node json_node::operator[](std::string_view key) const {
 
 json_node json_node::at(std::size_t index) const {
     json_node child{nullptr, path + "[" + std::to_string(index) + "]"};
-    if (value && value->IsArray() && index < value->Size()) child.value = &(*value)[static_cast<rapidjson::SizeType>(index)];
+    if (value && value->IsArray() && index < value->Size())
+        child.value = &(*value)[static_cast<rapidjson::SizeType>(index)];
     return child;
 }
 
@@ -64,7 +66,8 @@ void json_decoder::known_fields(const json_node& n, std::initializer_list<std::s
     if (!n.present() || !n.value->IsObject()) return;
     for (const auto& m : n.value->GetObject()) {
         const std::string_view name(m.name.GetString(), m.name.GetStringLength());
-        if (std::find(known.begin(), known.end(), name) == known.end()) fail(n[name], "unknown field");
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            fail(n[name], "unknown field");
     }
 }
 
@@ -85,7 +88,8 @@ std::optional<std::string> json_decoder::opt_string(const json_node& n) {
     return std::string(n.value->GetString(), n.value->GetStringLength());
 }
 
-std::optional<std::int64_t> json_decoder::opt_int(const json_node& n, std::int64_t min, std::int64_t max) {
+std::optional<std::int64_t> json_decoder::opt_int(const json_node& n, std::int64_t min,
+                                                  std::int64_t max) {
     if (!n.present()) return std::nullopt;
     std::int64_t v = 0;
     if (n.value->IsInt64()) {
@@ -94,18 +98,21 @@ std::optional<std::int64_t> json_decoder::opt_int(const json_node& n, std::int64
                std::fabs(n.value->GetDouble()) < 9e15) {
         v = static_cast<std::int64_t>(n.value->GetDouble()); // 3.0 is an integer in JSON too
     } else {
-        fail(n, n.value->IsNumber() ? "expected an integer, got a fraction or a number out of range"
-                                    : std::string("expected an integer, got ") + type_name(*n.value));
+        fail(n, n.value->IsNumber()
+                    ? "expected an integer, got a fraction or a number out of range"
+                    : std::string("expected an integer, got ") + type_name(*n.value));
         return std::nullopt;
     }
     if (v < min || v > max) {
-        fail(n, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + std::to_string(v));
+        fail(n, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                    ", got " + std::to_string(v));
         return std::nullopt;
     }
     return v;
 }
 
-std::optional<std::int32_t> json_decoder::opt_int32(const json_node& n, std::int32_t min, std::int32_t max) {
+std::optional<std::int32_t> json_decoder::opt_int32(const json_node& n, std::int32_t min,
+                                                    std::int32_t max) {
     auto v = opt_int(n, min, max);
     if (!v) return std::nullopt;
     return static_cast<std::int32_t>(*v);
@@ -153,7 +160,8 @@ std::optional<core::quantity> json_decoder::opt_quantity(const json_node& n) {
         text = buf;
         if (text.find_first_of("in") != std::string::npos) text.clear(); // inf / nan
     } else {
-        fail(n, std::string("expected a quantity (a string such as \"500m\"), got ") + type_name(*n.value));
+        fail(n, std::string("expected a quantity (a string such as \"500m\"), got ") +
+                    type_name(*n.value));
         return std::nullopt;
     }
     auto q = core::quantity::parse(text);
@@ -231,11 +239,13 @@ std::optional<core::label_selector_spec> json_decoder::selector(const json_node&
     return spec;
 }
 
-std::optional<json_error> parse_json(rapidjson::Document& doc, std::string_view text, std::string_view what) {
+std::optional<json_error> parse_json(rapidjson::Document& doc, std::string_view text,
+                                     std::string_view what) {
     // Iterative parsing: a deeply nested document cannot exhaust the stack.
     doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
     if (doc.HasParseError()) {
-        return json_error{std::string(what), "malformed JSON at offset " + std::to_string(doc.GetErrorOffset()) + ": " +
+        return json_error{std::string(what), "malformed JSON at offset " +
+                                                 std::to_string(doc.GetErrorOffset()) + ": " +
                                                  rapidjson::GetParseError_En(doc.GetParseError())};
     }
     return std::nullopt;

@@ -37,7 +37,7 @@ struct json_node {
 };
 
 class json_decoder {
-public:
+  public:
     bool ok() const noexcept { return !error_; }
     const json_error& error() const { return *error_; }
     /// Records a failure (the first one wins).
@@ -53,7 +53,8 @@ public:
     std::string string(const json_node& n); ///< required
     std::optional<std::string> opt_string(const json_node& n);
     std::optional<std::int64_t> opt_int(const json_node& n, std::int64_t min, std::int64_t max);
-    std::optional<std::int32_t> opt_int32(const json_node& n, std::int32_t min = INT32_MIN, std::int32_t max = INT32_MAX);
+    std::optional<std::int32_t> opt_int32(const json_node& n, std::int32_t min = INT32_MIN,
+                                          std::int32_t max = INT32_MAX);
     std::optional<double> opt_number(const json_node& n);
     std::optional<bool> opt_bool(const json_node& n);
     /// A quantity string (or a bare JSON number, as the API server accepts).
@@ -68,11 +69,12 @@ public:
     /// metav1.LabelSelector.
     std::optional<core::label_selector_spec> selector(const json_node& n);
 
-private:
+  private:
     std::optional<json_error> error_;
 };
 
 /// Parses JSON text; the error names the offset and RapidJSON's reason.
-std::optional<json_error> parse_json(rapidjson::Document& doc, std::string_view text, std::string_view what);
+std::optional<json_error> parse_json(rapidjson::Document& doc, std::string_view text,
+                                     std::string_view what);
 
 } // namespace hpaplus::kube

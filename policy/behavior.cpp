@@ -1,4 +1,5 @@
-// policy/behavior.cpp — stabilization and scale-rate limits (upstream horizontal.go, normalization).
+// policy/behavior.cpp — stabilization and scale-rate limits (upstream horizontal.go,
+// normalization).
 #include "policy/behavior.hpp"
 
 #include <algorithm>
@@ -11,13 +12,18 @@ namespace {
 using std::chrono::seconds;
 
 const char* const within_range_message = "the desired count is within the acceptable range";
-const char* const too_many_message = "the desired replica count is more than the maximum replica count";
-const char* const too_few_message = "the desired replica count is less than the minimum replica count";
-const char* const up_limit_message = "the desired replica count is increasing faster than the maximum scale rate";
-const char* const down_limit_message = "the desired replica count is decreasing faster than the maximum scale rate";
+const char* const too_many_message =
+    "the desired replica count is more than the maximum replica count";
+const char* const too_few_message =
+    "the desired replica count is less than the minimum replica count";
+const char* const up_limit_message =
+    "the desired replica count is increasing faster than the maximum scale rate";
+const char* const down_limit_message =
+    "the desired replica count is decreasing faster than the maximum scale rate";
 
 // Replaces the entry at `old_index` when one is stale, else appends (upstream reuses stale slots).
-void record(history& h, bool found_old, std::size_t old_index, std::int32_t desired, time_point now) {
+void record(history& h, bool found_old, std::size_t old_index, std::int32_t desired,
+            time_point now) {
     if (found_old) {
         h.recommendations[old_index] = {now, desired};
     } else {
@@ -26,7 +32,8 @@ void record(history& h, bool found_old, std::size_t old_index, std::int32_t desi
 }
 
 // getReplicasChangePerPeriod: events strictly after now - period.
-std::int32_t change_in_period(const std::vector<scale_event>& events, std::int32_t period_seconds, time_point now) {
+std::int32_t change_in_period(const std::vector<scale_event>& events, std::int32_t period_seconds,
+                              time_point now) {
     const time_point cutoff = now - seconds(period_seconds);
     std::int32_t total = 0;
     for (const auto& e : events) {
@@ -37,8 +44,10 @@ std::int32_t change_in_period(const std::vector<scale_event>& events, std::int32
 
 std::int32_t to_int32(double v) {
     // Go's int32(float64) truncates toward zero; values stay far inside int32 for sane specs.
-    if (v >= static_cast<double>(std::numeric_limits<std::int32_t>::max())) return std::numeric_limits<std::int32_t>::max();
-    if (v <= static_cast<double>(std::numeric_limits<std::int32_t>::min())) return std::numeric_limits<std::int32_t>::min();
+    if (v >= static_cast<double>(std::numeric_limits<std::int32_t>::max()))
+        return std::numeric_limits<std::int32_t>::max();
+    if (v <= static_cast<double>(std::numeric_limits<std::int32_t>::min()))
+        return std::numeric_limits<std::int32_t>::min();
     return static_cast<std::int32_t>(v);
 }
 
@@ -48,8 +57,9 @@ void seed_history(history& h, std::int32_t current, time_point now) {
     if (h.recommendations.empty()) h.recommendations.push_back({now, current});
 }
 
-normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
-                               std::int32_t max_replicas, const controller_config& config, time_point now) {
+normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired,
+                               std::int32_t min_replicas, std::int32_t max_replicas,
+                               const controller_config& config, time_point now) {
     normalization n;
     // stabilizeRecommendation: the highest recommendation not older than the window.
     const time_point cutoff = now - config.downscale_stabilization_window;
@@ -69,14 +79,16 @@ normalization normalize_legacy(history& h, std::int32_t current, std::int32_t de
     n.stabilized = highest;
     if (highest != desired) {
         n.stabilize_reason = "ScaleDownStabilized";
-        n.stabilize_message = "recent recommendations were higher than current one, applying the highest recent recommendation";
+        n.stabilize_message = "recent recommendations were higher than current one, applying the "
+                              "highest recent recommendation";
     } else {
         n.stabilize_reason = "ReadyForNewScale";
         n.stabilize_message = "recommended size matches current size";
     }
 
     // convertDesiredReplicasWithRules.
-    const std::int32_t up_cap = to_int32(std::max(config.scale_up_limit_factor * current, config.scale_up_limit_minimum));
+    const std::int32_t up_cap =
+        to_int32(std::max(config.scale_up_limit_factor * current, config.scale_up_limit_minimum));
     std::int32_t maximum = max_replicas;
     std::string reason = "TooManyReplicas";
     std::string message = too_many_message;
@@ -106,19 +118,23 @@ namespace {
 // calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors in one: each policy
 // proposes a bound from the replica count at the start of its period; selectPolicy Max means
 // "the largest change" (the highest bound going up, the lowest going down).
-std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
+std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const scaling_rules& rules,
+                        time_point now) {
     const select_policy select = rules.select.value_or(select_policy::max);
     if (select == select_policy::disabled) return current;
     const bool highest = (select == select_policy::max) == up;
-    std::int32_t result = highest ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int32_t>::max();
+    std::int32_t result = highest ? std::numeric_limits<std::int32_t>::min()
+                                  : std::numeric_limits<std::int32_t>::max();
     for (const auto& p : rules.policies.value_or(std::vector<scaling_policy>{})) {
-        const std::int32_t start = current - change_in_period(h.scale_up_events, p.period_seconds, now) +
+        const std::int32_t start = current -
+                                   change_in_period(h.scale_up_events, p.period_seconds, now) +
                                    change_in_period(h.scale_down_events, p.period_seconds, now);
         std::int32_t proposed = 0;
         if (p.type == scaling_policy_type::pods) {
             proposed = up ? start + p.value : start - p.value;
         } else if (up) {
-            proposed = to_int32(std::ceil(start * (1.0 + p.value / 100.0))); // up rounds up so a small percent adds a pod
+            proposed = to_int32(std::ceil(
+                start * (1.0 + p.value / 100.0))); // up rounds up so a small percent adds a pod
         } else {
             proposed = to_int32(start * (1.0 - p.value / 100.0)); // down truncates toward zero
         }
@@ -129,16 +145,19 @@ std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const s
 
 } // namespace
 
-std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
+std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules,
+                            time_point now) {
     return rate_limit(true, current, h, rules, now);
 }
 
-std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now) {
+std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules,
+                              time_point now) {
     return rate_limit(false, current, h, rules, now);
 }
 
-normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
-                                      std::int32_t max_replicas, const behavior_spec& behavior,
+normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired,
+                                      std::int32_t min_replicas, std::int32_t max_replicas,
+                                      const behavior_spec& behavior,
                                       const controller_config& config, time_point now) {
     static const scaling_rules no_rules{};
     const scaling_rules& up = behavior.scale_up ? *behavior.scale_up : no_rules;
@@ -168,10 +187,12 @@ normalization normalize_with_behavior(history& h, std::int32_t current, std::int
     if (n.stabilized != desired) {
         if (desired >= current) {
             n.stabilize_reason = "ScaleUpStabilized";
-            n.stabilize_message = "recent recommendations were lower than current one, applying the lowest recent recommendation";
+            n.stabilize_message = "recent recommendations were lower than current one, applying "
+                                  "the lowest recent recommendation";
         } else {
             n.stabilize_reason = "ScaleDownStabilized";
-            n.stabilize_message = "recent recommendations were higher than current one, applying the highest recent recommendation";
+            n.stabilize_message = "recent recommendations were higher than current one, applying "
+                                  "the highest recent recommendation";
         }
     } else {
         n.stabilize_reason = "ReadyForNewScale";
@@ -216,14 +237,15 @@ normalization normalize_with_behavior(history& h, std::int32_t current, std::int
     return n;
 }
 
-void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous, std::int32_t next,
-                       time_point now) {
+void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous,
+                       std::int32_t next, time_point now) {
     const bool up = next > previous;
     const auto& rules = up ? behavior.scale_up : behavior.scale_down;
     auto& events = up ? h.scale_up_events : h.scale_down_events;
     std::int32_t longest = 0;
     if (rules && rules->policies) {
-        for (const auto& p : *rules->policies) longest = std::max(longest, p.period_seconds);
+        for (const auto& p : *rules->policies)
+            longest = std::max(longest, p.period_seconds);
     }
     const time_point cutoff = now - seconds(longest);
     const scale_event event{now, up ? next - previous : previous - next};

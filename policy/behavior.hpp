@@ -41,36 +41,43 @@ struct history {
     friend bool operator==(const history&, const history&) = default;
 };
 
-/// The outcome of normalization, with the reasons for the AbleToScale and ScalingLimited conditions.
+/// The outcome of normalization, with the reasons for the AbleToScale and ScalingLimited
+/// conditions.
 struct normalization {
     std::int32_t stabilized = 0;
-    std::string stabilize_reason;  ///< ReadyForNewScale | ScaleUpStabilized | ScaleDownStabilized
+    std::string stabilize_reason; ///< ReadyForNewScale | ScaleUpStabilized | ScaleDownStabilized
     std::string stabilize_message;
     std::int32_t limited = 0;
-    std::string limit_reason;      ///< DesiredWithinRange | TooFewReplicas | TooManyReplicas | ScaleUpLimit | ScaleDownLimit
+    std::string limit_reason; ///< DesiredWithinRange | TooFewReplicas | TooManyReplicas |
+                              ///< ScaleUpLimit | ScaleDownLimit
     std::string limit_message;
 };
 
 /// Legacy path: max over the downscale window (both directions), then [min, max] and the
 /// max(factor × current, minimum) scale-up cap. Records the recommendation in `h`.
-normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
-                               std::int32_t max_replicas, const controller_config& config, time_point now);
+normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired,
+                               std::int32_t min_replicas, std::int32_t max_replicas,
+                               const controller_config& config, time_point now);
 
 /// Behavior path: current clamped into [min of up window, max of down window], then the rate
-/// policies and [min, max]. `behavior` must be defaulted (see defaults.hpp). Records the recommendation.
-normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
-                                      std::int32_t max_replicas, const behavior_spec& behavior,
+/// policies and [min, max]. `behavior` must be defaulted (see defaults.hpp). Records the
+/// recommendation.
+normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired,
+                                      std::int32_t min_replicas, std::int32_t max_replicas,
+                                      const behavior_spec& behavior,
                                       const controller_config& config, time_point now);
 
 /// The upper bound the scale-up policies allow now (`calculateScaleUpLimitWithScalingRules`).
-std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now);
+std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules,
+                            time_point now);
 /// The lower bound the scale-down policies allow now (`calculateScaleDownLimitWithBehaviors`).
-std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules, time_point now);
+std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules,
+                              time_point now);
 
 /// `storeScaleEvent`: after a successful rescale with spec.behavior set, remember the change,
 /// reusing the last slot older than the direction's longest policy period.
-void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous, std::int32_t next,
-                       time_point now);
+void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous,
+                       std::int32_t next, time_point now);
 
 /// `recordInitialRecommendation`: the first reconcile seeds the history with the current count.
 void seed_history(history& h, std::int32_t current, time_point now);

@@ -1,13 +1,16 @@
-// policy/conditions.cpp — condition list maintenance (upstream setConditionInList / removeCondition).
+// policy/conditions.cpp — condition list maintenance (upstream setConditionInList /
+// removeCondition).
 #include "policy/conditions.hpp"
 
 #include <algorithm>
 
 namespace hpaplus::policy {
 
-void set_condition(std::vector<condition>& conditions, std::string_view type, condition_status status,
-                   std::string reason, std::string message, time_point now) {
-    auto it = std::find_if(conditions.begin(), conditions.end(), [&](const condition& c) { return c.type == type; });
+void set_condition(std::vector<condition>& conditions, std::string_view type,
+                   condition_status status, std::string reason, std::string message,
+                   time_point now) {
+    auto it = std::find_if(conditions.begin(), conditions.end(),
+                           [&](const condition& c) { return c.type == type; });
     if (it == conditions.end()) {
         // A new condition has no previous status, so it always transitions now.
         conditions.push_back(condition{std::string(type), status, {}, {}, now});
@@ -25,7 +28,8 @@ void remove_condition(std::vector<condition>& conditions, std::string_view type)
 }
 
 const condition* find_condition(const std::vector<condition>& conditions, std::string_view type) {
-    const auto it = std::find_if(conditions.begin(), conditions.end(), [&](const condition& c) { return c.type == type; });
+    const auto it = std::find_if(conditions.begin(), conditions.end(),
+                                 [&](const condition& c) { return c.type == type; });
     return it == conditions.end() ? nullptr : &*it;
 }
 

@@ -11,8 +11,9 @@
 namespace hpaplus::policy {
 
 /// `setCondition`: adds or updates the condition of `type`.
-void set_condition(std::vector<condition>& conditions, std::string_view type, condition_status status,
-                   std::string reason, std::string message, time_point now);
+void set_condition(std::vector<condition>& conditions, std::string_view type,
+                   condition_status status, std::string reason, std::string message,
+                   time_point now);
 
 /// `removeCondition`.
 void remove_condition(std::vector<condition>& conditions, std::string_view type);

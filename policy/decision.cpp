@@ -27,7 +27,8 @@ bool scaled_to_zero(const autoscaler_status& status) {
 std::vector<std::optional<metric_status>> statuses_of(const std::vector<metric_record>& records) {
     std::vector<std::optional<metric_status>> out;
     out.reserve(records.size());
-    for (const auto& r : records) out.push_back(r.status);
+    for (const auto& r : records)
+        out.push_back(r.status);
     return out;
 }
 
@@ -46,11 +47,12 @@ void warn(decision& d, std::string reason, std::string message) {
 
 // The failure path of computeReplicasForMetrics: status gets current replicas and the metric
 // statuses, desiredReplicas keeps its previous value, and the reconcile returns the error.
-void fail_metrics(decision& d, const reconcile_input& in, std::int32_t current, const std::string& error) {
+void fail_metrics(decision& d, const reconcile_input& in, std::int32_t current,
+                  const std::string& error) {
     set_status(d, current, in.hpa.status.desired_replicas);
     warn(d, "FailedComputeMetricsReplicas", error);
-    d.error = "failed to compute desired number of replicas based on listed metrics for " + target_reference(in.hpa) +
-              ": " + error;
+    d.error = "failed to compute desired number of replicas based on listed metrics for " +
+              target_reference(in.hpa) + ": " + error;
     d.stopped_early = true;
 }
 
@@ -61,7 +63,8 @@ const known_good_proposal* find_last_good(const history& h, std::size_t index) {
 }
 
 void remember_good(history& h, std::size_t index, time_point now, std::int32_t replicas) {
-    auto it = std::find_if(h.last_known_good.begin(), h.last_known_good.end(), [&](const auto& l) { return l.index == index; });
+    auto it = std::find_if(h.last_known_good.begin(), h.last_known_good.end(),
+                           [&](const auto& l) { return l.index == index; });
     if (it == h.last_known_good.end()) {
         h.last_known_good.push_back({index, now, replicas});
     } else {
@@ -78,39 +81,45 @@ struct metrics_result {
 
 // HPAPlus fallback for one failed metric; returns true when the metric still yields a proposal
 // (or is ignored) and records what was used.
-bool apply_fallback(const metric_spec& spec, metric_record& record, const reconcile_input& in, std::int32_t spec_replicas,
-                    bool& ignored, std::vector<std::string>& notes) {
+bool apply_fallback(const metric_spec& spec, metric_record& record, const reconcile_input& in,
+                    std::int32_t spec_replicas, bool& ignored, std::vector<std::string>& notes) {
     const fallback_spec& fb = *spec.fallback;
     if (const known_good_proposal* good = find_last_good(in.hist, record.index);
         good && in.now - good->time <= fb.stale_after) {
         record.proposal = good->replicas;
         record.fallback = "LastKnownGood";
         notes.push_back("metric " + std::to_string(record.index) + ": last known good proposal " +
-                        std::to_string(good->replicas) + " from " + core::format_rfc3339(good->time));
+                        std::to_string(good->replicas) + " from " +
+                        core::format_rfc3339(good->time));
         return true;
     }
     switch (fb.action) {
-    case on_failure::fail: return false;
+    case on_failure::fail:
+        return false;
     case on_failure::hold:
         record.proposal = spec_replicas;
         record.fallback = "Hold";
-        notes.push_back("metric " + std::to_string(record.index) + ": holding " + std::to_string(spec_replicas) + " replicas");
+        notes.push_back("metric " + std::to_string(record.index) + ": holding " +
+                        std::to_string(spec_replicas) + " replicas");
         return true;
     case on_failure::replicas:
         record.proposal = fb.replicas;
         record.fallback = "Replicas";
-        notes.push_back("metric " + std::to_string(record.index) + ": fallback of " + std::to_string(fb.replicas) + " replicas");
+        notes.push_back("metric " + std::to_string(record.index) + ": fallback of " +
+                        std::to_string(fb.replicas) + " replicas");
         return true;
     case on_failure::ignore:
         record.fallback = "Ignore";
         ignored = true;
-        notes.push_back("metric " + std::to_string(record.index) + ": ignored while it cannot be read");
+        notes.push_back("metric " + std::to_string(record.index) +
+                        ": ignored while it cannot be read");
         return true;
     }
     return false;
 }
 
-metrics_result compute_metrics(decision& d, const reconcile_input& in, const scale_snapshot& scale) {
+metrics_result compute_metrics(decision& d, const reconcile_input& in,
+                               const scale_snapshot& scale) {
     metrics_result result;
     auto& conditions = d.status.conditions;
     const autoscaler_spec& spec = in.hpa.spec;
@@ -118,14 +127,16 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
     // validateAndParseSelector.
     if (scale.selector.empty()) {
         warn(d, "SelectorRequired", "selector is required");
-        set_condition(conditions, "ScalingActive", false_, "InvalidSelector", "the HPA target's scale is missing a selector",
-                      in.now);
+        set_condition(conditions, "ScalingActive", false_, "InvalidSelector",
+                      "the HPA target's scale is missing a selector", in.now);
         fail_metrics(d, in, scale.spec_replicas, "selector is required");
         return result;
     }
     auto selector = core::parse_label_selector(scale.selector);
     if (!selector) {
-        const std::string msg = "couldn't convert selector into a corresponding internal selector object: " + selector.error().text;
+        const std::string msg =
+            "couldn't convert selector into a corresponding internal selector object: " +
+            selector.error().text;
         warn(d, "InvalidSelector", msg);
         set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
         fail_metrics(d, in, scale.spec_replicas, msg);
@@ -136,15 +147,22 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
         if (p->namespace_ == in.hpa.namespace_ && selector->matches(p->labels)) pods.push_back(p);
     }
 
-    const metric_context ctx{in.hpa.namespace_, scale.spec_replicas, scale.status_replicas,
-                             tolerances_for(spec, in.config), &pods, &in.config, in.now};
+    const metric_context ctx{in.hpa.namespace_,
+                             scale.spec_replicas,
+                             scale.status_replicas,
+                             tolerances_for(spec, in.config),
+                             &pods,
+                             &in.config,
+                             in.now};
     std::size_t invalid = 0;
     std::size_t valid = 0;
     const metric_outcome* first_failure = nullptr;
     std::vector<metric_outcome> outcomes(spec.metrics.size());
     std::vector<std::string> fallback_notes;
-    const bool uses_fallback = std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) { return m.fallback; });
-    static const metric_reading missing_reading{std::string("no reading was provided for this metric"), {}, 0, {}};
+    const bool uses_fallback =
+        std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) { return m.fallback; });
+    static const metric_reading missing_reading{
+        std::string("no reading was provided for this metric"), {}, 0, {}};
 
     for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
         const metric_reading& reading = i < in.readings.size() ? in.readings[i] : missing_reading;
@@ -161,8 +179,9 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
         } else {
             record.error = outcome.error;
             warn(d, outcome.failure_reason, outcome.failure_detail);
-            const bool rescued =
-                spec.metrics[i].fallback && apply_fallback(spec.metrics[i], record, in, scale.spec_replicas, ignored, fallback_notes);
+            const bool rescued = spec.metrics[i].fallback &&
+                                 apply_fallback(spec.metrics[i], record, in, scale.spec_replicas,
+                                                ignored, fallback_notes);
             if (!rescued) {
                 if (invalid == 0) first_failure = &outcome;
                 ++invalid;
@@ -173,7 +192,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
         }
         if (!ignored) {
             ++valid;
-            // Upstream: the first proposal, or any larger one, wins (so a 0 is replaced by anything).
+            // Upstream: the first proposal, or any larger one, wins (so a 0 is replaced by
+            // anything).
             if (result.replicas == 0 || *record.proposal > result.replicas) {
                 result.replicas = *record.proposal;
                 result.metric_name = outcome.name;
@@ -184,10 +204,12 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
 
     if (uses_fallback) {
         if (fallback_notes.empty()) {
-            set_condition(conditions, "FallbackActive", false_, "MetricsAvailable", "every metric could be read", in.now);
+            set_condition(conditions, "FallbackActive", false_, "MetricsAvailable",
+                          "every metric could be read", in.now);
         } else {
             std::string message;
-            for (const auto& n : fallback_notes) message += (message.empty() ? "" : "; ") + n;
+            for (const auto& n : fallback_notes)
+                message += (message.empty() ? "" : "; ") + n;
             set_condition(conditions, "FallbackActive", true_, "FallbackActive", message, in.now);
             warn(d, "FallbackActive", message);
         }
@@ -196,24 +218,30 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
     std::optional<std::string> invalid_error;
     if (first_failure) {
         invalid_error = "invalid metrics (" + std::to_string(invalid) + " invalid out of " +
-                        std::to_string(spec.metrics.size()) + "), first error is: " + first_failure->error;
+                        std::to_string(spec.metrics.size()) +
+                        "), first error is: " + first_failure->error;
     }
     // All metrics invalid (or none usable), or some invalid and the rest would scale down: abort.
     if (first_failure && (valid == 0 || result.replicas < scale.spec_replicas)) {
         set_condition(conditions, "ScalingActive", false_, first_failure->failure_reason,
-                      "the HPA was unable to compute the replica count: " + first_failure->failure_detail, in.now);
+                      "the HPA was unable to compute the replica count: " +
+                          first_failure->failure_detail,
+                      in.now);
         fail_metrics(d, in, scale.spec_replicas, *invalid_error);
         return result;
     }
     if (valid == 0) { // every metric ignored by its fallback: nothing to decide on, hold.
         set_condition(conditions, "ScalingActive", false_, "FallbackActive",
-                      "every metric is ignored by its fallback; holding the current replica count", in.now);
+                      "every metric is ignored by its fallback; holding the current replica count",
+                      in.now);
         result.ok = true;
         result.replicas = scale.spec_replicas;
         return result;
     }
     set_condition(conditions, "ScalingActive", true_, "ValidMetricFound",
-                  "the HPA was able to successfully calculate a replica count from " + result.metric_name, in.now);
+                  "the HPA was able to successfully calculate a replica count from " +
+                      result.metric_name,
+                  in.now);
     result.ok = true;
     result.partial_error = invalid_error;
     return result;
@@ -222,7 +250,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in, const sca
 } // namespace
 
 std::string target_reference(const autoscaler& hpa) {
-    return hpa.spec.scale_target_ref.kind + "/" + hpa.namespace_ + "/" + hpa.spec.scale_target_ref.name;
+    return hpa.spec.scale_target_ref.kind + "/" + hpa.namespace_ + "/" +
+           hpa.spec.scale_target_ref.name;
 }
 
 bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale) {
@@ -246,10 +275,13 @@ decision decide(const reconcile_input& in) {
     if (!in.scale) {
         warn(d, "FailedGetScale", in.scale_error);
         set_condition(conditions, "AbleToScale", false_, "FailedGetScale",
-                      "the HPA controller was unable to get the target's current scale: " + in.scale_error, in.now);
+                      "the HPA controller was unable to get the target's current scale: " +
+                          in.scale_error,
+                      in.now);
         d.current_replicas = in.hpa.status.current_replicas;
         d.desired_replicas = in.hpa.status.desired_replicas;
-        d.error = "failed to query scale subresource for " + target_reference(in.hpa) + ": " + in.scale_error;
+        d.error = "failed to query scale subresource for " + target_reference(in.hpa) + ": " +
+                  in.scale_error;
         d.stopped_early = true;
         return d;
     }
@@ -300,12 +332,15 @@ decision decide(const reconcile_input& in) {
         d.stages.recommended = desired;
 
         const normalization n =
-            spec.behavior ? normalize_with_behavior(d.hist, current, desired, min, spec.max_replicas, *spec.behavior,
-                                                    in.config, in.now)
-                          : normalize_legacy(d.hist, current, desired, min, spec.max_replicas, in.config, in.now);
-        set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message, in.now);
-        set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_, n.limit_reason,
-                      n.limit_message, in.now);
+            spec.behavior
+                ? normalize_with_behavior(d.hist, current, desired, min, spec.max_replicas,
+                                          *spec.behavior, in.config, in.now)
+                : normalize_legacy(d.hist, current, desired, min, spec.max_replicas, in.config,
+                                   in.now);
+        set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
+                      in.now);
+        set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
+                      n.limit_reason, n.limit_message, in.now);
         d.stages.stabilized = n.stabilized;
         d.stages.limited = n.limited;
         d.stages.limit_reason = n.limit_reason;
@@ -313,7 +348,8 @@ decision decide(const reconcile_input& in) {
         // Scaling from zero with a raised minReplicas lands on at least minReplicas.
         if (current == 0 && min != 0 && from_zero_condition && desired < min) {
             desired = min;
-            if (d.rescale_reason.empty()) d.rescale_reason = "Current number of replicas below Spec.MinReplicas";
+            if (d.rescale_reason.empty())
+                d.rescale_reason = "Current number of replicas below Spec.MinReplicas";
         }
 
         // HPAPlus rollout gate.
@@ -321,13 +357,15 @@ decision decide(const reconcile_input& in) {
             set_condition(conditions, "RolloutInProgress", in.rollout->in_progress ? true_ : false_,
                           in.rollout->in_progress ? "RolloutInProgress" : "NoRollout",
                           "target rollout: " + in.rollout->message, in.now);
-            const bool freeze = in.rollout->in_progress &&
-                                ((spec.rollout == rollout_policy::freeze && desired != current) ||
-                                 (spec.rollout == rollout_policy::freeze_scale_down && desired < current));
+            const bool freeze =
+                in.rollout->in_progress &&
+                ((spec.rollout == rollout_policy::freeze && desired != current) ||
+                 (spec.rollout == rollout_policy::freeze_scale_down && desired < current));
             if (freeze) {
                 d.stages.gated = current;
-                d.stages.gate_reason =
-                    spec.rollout == rollout_policy::freeze ? "RolloutFreeze" : "RolloutFreezeScaleDown";
+                d.stages.gate_reason = spec.rollout == rollout_policy::freeze
+                                           ? "RolloutFreeze"
+                                           : "RolloutFreezeScaleDown";
                 desired = current;
             }
         }
@@ -360,9 +398,12 @@ void finish(decision& d, const reconcile_input& in, const std::optional<std::str
 
     if (d.dry_run_rescale) {
         set_condition(conditions, "AbleToScale", true_, "DryRun",
-                      "dry-run mode: the HPA controller would scale the target to " + std::to_string(desired), in.now);
-        d.events.push_back({"Normal", "DryRunRescale",
-                            "Would rescale to " + std::to_string(desired) + "; reason: " + d.rescale_reason});
+                      "dry-run mode: the HPA controller would scale the target to " +
+                          std::to_string(desired),
+                      in.now);
+        d.events.push_back(
+            {"Normal", "DryRunRescale",
+             "Would rescale to " + std::to_string(desired) + "; reason: " + d.rescale_reason});
         set_status(d, current, desired);
         return;
     }
@@ -372,23 +413,27 @@ void finish(decision& d, const reconcile_input& in, const std::optional<std::str
     }
     if (write_error) {
         warn(d, "FailedRescale",
-             "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason + "; error: " + *write_error);
+             "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason +
+                 "; error: " + *write_error);
         set_condition(conditions, "AbleToScale", false_, "FailedUpdateScale",
-                      "the HPA controller was unable to update the target scale: " + *write_error, in.now);
+                      "the HPA controller was unable to update the target scale: " + *write_error,
+                      in.now);
         set_status(d, current, in.hpa.status.desired_replicas);
         d.error = "failed to rescale " + target_reference(in.hpa) + ": " + *write_error;
         return;
     }
     d.scale_updated = true;
     set_condition(conditions, "AbleToScale", true_, "SucceededRescale",
-                  "the HPA controller was able to update the target scale to " + std::to_string(desired), in.now);
-    d.events.push_back(
-        {"Normal", "SuccessfulRescale", "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason});
+                  "the HPA controller was able to update the target scale to " +
+                      std::to_string(desired),
+                  in.now);
+    d.events.push_back({"Normal", "SuccessfulRescale",
+                        "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason});
     if (spec.behavior) store_scale_event(d.hist, *spec.behavior, current, desired, in.now);
     const std::int32_t min = spec.min_replicas.value_or(1);
     if (current > 0 && desired == 0 && min == 0 && has_object_or_external(spec)) {
-        set_condition(conditions, "ScaledToZero", true_, "ScaledToZero", "the HPA controller scaled the workload to zero",
-                      in.now);
+        set_condition(conditions, "ScaledToZero", true_, "ScaledToZero",
+                      "the HPA controller scaled the workload to zero", in.now);
     } else {
         set_condition(conditions, "ScaledToZero", false_, "NotScaledToZero",
                       "the HPA controller did not scale the workload to zero", in.now);

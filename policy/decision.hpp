@@ -27,10 +27,11 @@ struct reconcile_input {
     autoscaler hpa;
     std::optional<scale_snapshot> scale; ///< nullopt: the scale read failed with `scale_error`
     std::string scale_error;
-    std::vector<const pod_info*> pods;   ///< pods of the autoscaler's namespace; filtered here by the scale selector
-    std::vector<metric_reading> readings; ///< one per spec.metrics, in order
+    std::vector<const pod_info*>
+        pods; ///< pods of the autoscaler's namespace; filtered here by the scale selector
+    std::vector<metric_reading> readings;                ///< one per spec.metrics, in order
     std::optional<std::int32_t> recommendation_override; ///< replaces the metric stage only
-    std::optional<rollout_state> rollout; ///< the target's rollout, when known
+    std::optional<rollout_state> rollout;                ///< the target's rollout, when known
     controller_config config;
     history hist;
     time_point now{};
@@ -64,13 +65,13 @@ struct decision {
     bool scale_updated = false;        ///< set by finish(): the write succeeded
     std::int32_t target_replicas = 0;
     std::string rescale_reason;
-    std::optional<std::string> error;  ///< what the reconcile returns (upstream's retErr)
+    std::optional<std::string> error; ///< what the reconcile returns (upstream's retErr)
     std::vector<metric_record> metrics;
     decision_stages stages;
-    autoscaler_status status;          ///< the status to write
+    autoscaler_status status; ///< the status to write
     std::vector<event> events;
-    history hist;                      ///< the history after this reconcile
-    bool stopped_early = false;        ///< scale read or metrics failed: finish() has nothing to add
+    history hist;               ///< the history after this reconcile
+    bool stopped_early = false; ///< scale read or metrics failed: finish() has nothing to add
 };
 
 /// True when this reconcile will read metrics (so the caller fetches them only then).
@@ -79,7 +80,8 @@ bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& s
 /// Runs the reconcile up to the /scale write.
 decision decide(const reconcile_input& in);
 
-/// Applies the outcome of the /scale write (`write_error` set when it failed; ignored without a rescale).
+/// Applies the outcome of the /scale write (`write_error` set when it failed; ignored without a
+/// rescale).
 void finish(decision& d, const reconcile_input& in, const std::optional<std::string>& write_error);
 
 /// `Kind/namespace/name` of the scale target, as upstream's messages print it.

@@ -6,8 +6,10 @@ namespace {
 
 constexpr std::int32_t default_cpu_utilization = 80;
 
-// Each field is filled only when unset; an explicit empty policy list is kept (validation rejects it).
-void fill(std::optional<scaling_rules>& rules, std::optional<std::int32_t> window, std::vector<scaling_policy> policies) {
+// Each field is filled only when unset; an explicit empty policy list is kept (validation rejects
+// it).
+void fill(std::optional<scaling_rules>& rules, std::optional<std::int32_t> window,
+          std::vector<scaling_policy> policies) {
     if (!rules) rules.emplace();
     if (!rules->stabilization_window_seconds) rules->stabilization_window_seconds = window;
     if (!rules->select) rules->select = select_policy::max;
@@ -35,7 +37,8 @@ void apply_defaults(autoscaler_spec& spec) {
 }
 
 bool uses_hpaplus_fields(const autoscaler_spec& spec) {
-    if (spec.sync_period_seconds || spec.rollout != rollout_policy::continue_scaling || spec.mode != run_mode::automatic)
+    if (spec.sync_period_seconds || spec.rollout != rollout_policy::continue_scaling ||
+        spec.mode != run_mode::automatic)
         return true;
     for (const auto& m : spec.metrics) {
         if (m.basis != usage_basis::requests || m.fallback) return true;

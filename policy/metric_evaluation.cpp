@@ -1,5 +1,6 @@
 // policy/metric_evaluation.cpp — per-metric evaluation with upstream's names and error texts
-// (horizontal.go computeReplicasForMetric / computeStatusFor*Metric, replica_calculator.go wrappers).
+// (horizontal.go computeReplicasForMetric / computeStatusFor*Metric, replica_calculator.go
+// wrappers).
 #include "policy/metric_evaluation.hpp"
 
 #include "policy/metric_samples.hpp"
@@ -9,7 +10,8 @@ namespace {
 
 std::string quote_free_join(const std::vector<std::string>& values) {
     std::string out = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? " " : "") + values[i];
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out += (i ? " " : "") + values[i];
     return out + "]";
 }
 
@@ -27,12 +29,15 @@ metric_outcome failed(std::string reason, std::string detail, std::string error)
     return o;
 }
 
-metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& reading, const metric_context& ctx) {
+metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& reading,
+                                 const metric_context& ctx) {
     const bool container = spec.type == metric_source_type::container_resource;
     const std::string& resource = spec.resource_name;
-    const std::string reason = container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
-    const std::string outer = container ? "failed to get " + spec.container + " container metric value: "
-                                        : "failed to get " + resource + " resource metric value: ";
+    const std::string reason =
+        container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
+    const std::string outer = container
+                                  ? "failed to get " + spec.container + " container metric value: "
+                                  : "failed to get " + resource + " resource metric value: ";
     const std::string fetch_prefix = "unable to get metrics for resource " + resource + ": ";
     const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
 
@@ -46,7 +51,8 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
         if (reading.error) {
             inner = fetch_prefix + *reading.error;
         } else {
-            auto r = plain_metric_replicas(calc, reading.samples, spec.target.average_value->milli_value(), resource);
+            auto r = plain_metric_replicas(calc, reading.samples,
+                                           spec.target.average_value->milli_value(), resource);
             if (r) {
                 o.ok = true;
                 o.proposal = r->replicas;
@@ -64,16 +70,17 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
         return o;
     }
     if (!spec.target.average_utilization) {
-        const std::string detail =
-            "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set";
+        const std::string detail = "invalid resource metric source: neither an average utilization "
+                                   "target nor an average value (usage) target was set";
         return failed(reason, detail, outer + detail);
     }
     std::string inner;
     if (reading.error) {
         inner = fetch_prefix + *reading.error;
     } else {
-        auto r = resource_utilization_replicas(calc, reading.samples, *spec.target.average_utilization, resource,
-                                               spec.container, spec.basis);
+        auto r =
+            resource_utilization_replicas(calc, reading.samples, *spec.target.average_utilization,
+                                          resource, spec.container, spec.basis);
         if (r) {
             o.ok = true;
             o.proposal = r->replicas;
@@ -92,7 +99,8 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
     return o;
 }
 
-metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& reading, const metric_context& ctx) {
+metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& reading,
+                             const metric_context& ctx) {
     const std::string reason = "FailedGetPodsMetric";
     const std::string outer = "failed to get pods metric value: ";
     std::string detail;
@@ -101,7 +109,8 @@ metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& read
         detail = "unable to get metric " + spec.metric.name + ": " + *reading.error;
     } else {
         const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
-        auto r = plain_metric_replicas(calc, reading.samples, spec.target.average_value->milli_value(), "");
+        auto r = plain_metric_replicas(calc, reading.samples,
+                                       spec.target.average_value->milli_value(), "");
         if (!r) {
             detail = r.error().text;
         } else {
@@ -119,12 +128,13 @@ metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& read
     return failed(reason, detail, outer + detail);
 }
 
-metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& reading, const metric_context& ctx) {
+metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& reading,
+                               const metric_context& ctx) {
     const std::string reason = "FailedGetObjectMetric";
     const std::string outer = "failed to get object metric value: ";
     const auto& obj = spec.described_object;
-    const std::string fetch_prefix =
-        "unable to get metric " + spec.metric.name + " on " + obj.kind + " " + ctx.namespace_ + "/" + obj.name + ": ";
+    const std::string fetch_prefix = "unable to get metric " + spec.metric.name + " on " +
+                                     obj.kind + " " + ctx.namespace_ + "/" + obj.name + ": ";
     metric_status status;
     status.type = metric_source_type::object;
     status.described_object = obj;
@@ -136,7 +146,8 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
             const std::string detail = fetch_prefix + *reading.error;
             return failed(reason, detail, outer + detail);
         }
-        const double ratio = static_cast<double>(reading.object_value) / static_cast<double>(spec.target.value->milli_value());
+        const double ratio = static_cast<double>(reading.object_value) /
+                             static_cast<double>(spec.target.value->milli_value());
         const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
         auto r = usage_ratio_replicas(calc, ratio);
         if (!r) return failed(reason, r.error().text, outer + r.error().text);
@@ -150,7 +161,8 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
     if (spec.target.type == metric_target_type::average_value && spec.target.average_value) {
         if (reading.error) {
             const std::string detail = fetch_prefix + *reading.error;
-            const std::string wrapped = "failed to get " + spec.metric.name + " object metric: " + detail;
+            const std::string wrapped =
+                "failed to get " + spec.metric.name + " object metric: " + detail;
             return failed(reason, detail, outer + wrapped);
         }
         const usage_result r = per_pod_replicas(ctx.status_replicas, reading.object_value,
@@ -162,18 +174,21 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
         o.name = metric_name(spec);
         return o;
     }
-    const std::string detail = "invalid object metric source: neither a value target nor an average value target was set";
+    const std::string detail =
+        "invalid object metric source: neither a value target nor an average value target was set";
     return failed(reason, detail, outer + detail);
 }
 
-metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& reading, const metric_context& ctx) {
+metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& reading,
+                                 const metric_context& ctx) {
     const std::string reason = "FailedGetExternalMetric";
     const std::string& name = spec.metric.name;
     const std::string selector = go_selector_string(spec.metric.selector);
     const std::string outer = "failed to get " + name + " external metric value: ";
-    const std::string fetch_detail =
-        reading.error ? "unable to get external metric " + ctx.namespace_ + "/" + name + "/" + selector + ": " + *reading.error
-                      : std::string();
+    const std::string fetch_detail = reading.error
+                                         ? "unable to get external metric " + ctx.namespace_ + "/" +
+                                               name + "/" + selector + ": " + *reading.error
+                                         : std::string();
     metric_status status;
     status.type = metric_source_type::external;
     status.metric = spec.metric;
@@ -182,10 +197,12 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
 
     if (spec.target.average_value) {
         if (reading.error) {
-            return failed(reason, fetch_detail, outer + "failed to get " + name + " external metric: " + fetch_detail);
+            return failed(reason, fetch_detail,
+                          outer + "failed to get " + name + " external metric: " + fetch_detail);
         }
-        const usage_result r = per_pod_replicas(ctx.status_replicas, sum_negative_as_overflow(reading.external_values),
-                                                spec.target.average_value->milli_value(), ctx.tol);
+        const usage_result r =
+            per_pod_replicas(ctx.status_replicas, sum_negative_as_overflow(reading.external_values),
+                             spec.target.average_value->milli_value(), ctx.tol);
         o.ok = true;
         o.proposal = r.replicas;
         status.current.average_value = quantity::from_milli(r.usage);
@@ -196,7 +213,8 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
         const std::string wrap = "failed to get external metric " + name + ": ";
         if (reading.error) return failed(reason, fetch_detail, outer + wrap + fetch_detail);
         const std::int64_t usage = sum_capped(reading.external_values);
-        const double ratio = static_cast<double>(usage) / static_cast<double>(spec.target.value->milli_value());
+        const double ratio =
+            static_cast<double>(usage) / static_cast<double>(spec.target.value->milli_value());
         const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
         auto r = usage_ratio_replicas(calc, ratio);
         if (!r) return failed(reason, r.error().text, outer + wrap + r.error().text);
@@ -206,7 +224,8 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
         o.status = std::move(status);
         return o;
     }
-    const std::string detail = "invalid external metric source: neither a value target nor an average value target was set";
+    const std::string detail = "invalid external metric source: neither a value target nor an "
+                               "average value target was set";
     return failed(reason, detail, outer + detail);
 }
 
@@ -221,23 +240,31 @@ std::string metric_name(const metric_spec& spec) {
         const char* kind = spec.type == metric_source_type::container_resource ? " container" : "";
         return spec.resource_name + kind + " resource utilization (percentage of " + of + ")";
     }
-    case metric_source_type::pods: return "pods metric " + spec.metric.name;
+    case metric_source_type::pods:
+        return "pods metric " + spec.metric.name;
     case metric_source_type::object:
         if (spec.target.type == metric_target_type::value)
             return spec.described_object.kind + " metric " + spec.metric.name;
         break; // upstream names Object AverageValue metrics "external metric ..." too
-    case metric_source_type::external: break;
+    case metric_source_type::external:
+        break;
     }
-    return "external metric " + spec.metric.name + "(" + go_selector_string(spec.metric.selector) + ")";
+    return "external metric " + spec.metric.name + "(" + go_selector_string(spec.metric.selector) +
+           ")";
 }
 
 const char* to_string(metric_source_type type) {
     switch (type) {
-    case metric_source_type::object: return "Object";
-    case metric_source_type::pods: return "Pods";
-    case metric_source_type::resource: return "Resource";
-    case metric_source_type::container_resource: return "ContainerResource";
-    case metric_source_type::external: return "External";
+    case metric_source_type::object:
+        return "Object";
+    case metric_source_type::pods:
+        return "Pods";
+    case metric_source_type::resource:
+        return "Resource";
+    case metric_source_type::container_resource:
+        return "ContainerResource";
+    case metric_source_type::external:
+        return "External";
     }
     return "";
 }
@@ -245,10 +272,12 @@ const char* to_string(metric_source_type type) {
 std::string go_selector_string(const std::optional<core::label_selector_spec>& selector) {
     if (!selector) return "nil";
     std::string out = "&LabelSelector{MatchLabels:map[string]string{";
-    for (const auto& [k, v] : selector->match_labels) out += k + ": " + v + ",";
+    for (const auto& [k, v] : selector->match_labels)
+        out += k + ": " + v + ",";
     out += "},MatchExpressions:[]LabelSelectorRequirement{";
     for (const auto& e : selector->match_expressions) {
-        out += "LabelSelectorRequirement{Key:" + e.key + ",Operator:" + e.op + ",Values:" + quote_free_join(e.values) + ",},";
+        out += "LabelSelectorRequirement{Key:" + e.key + ",Operator:" + e.op +
+               ",Values:" + quote_free_join(e.values) + ",},";
     }
     return out + "},}";
 }
@@ -263,15 +292,21 @@ tolerances tolerances_for(const autoscaler_spec& spec, const controller_config& 
     return t;
 }
 
-metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading, const metric_context& ctx) {
+metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading,
+                               const metric_context& ctx) {
     switch (spec.type) {
     case metric_source_type::resource:
-    case metric_source_type::container_resource: return evaluate_resource(spec, reading, ctx);
-    case metric_source_type::pods: return evaluate_pods(spec, reading, ctx);
-    case metric_source_type::object: return evaluate_object(spec, reading, ctx);
-    case metric_source_type::external: return evaluate_external(spec, reading, ctx);
+    case metric_source_type::container_resource:
+        return evaluate_resource(spec, reading, ctx);
+    case metric_source_type::pods:
+        return evaluate_pods(spec, reading, ctx);
+    case metric_source_type::object:
+        return evaluate_object(spec, reading, ctx);
+    case metric_source_type::external:
+        return evaluate_external(spec, reading, ctx);
     }
-    return failed("InvalidMetricSourceType", "unknown metric source type", "unknown metric source type");
+    return failed("InvalidMetricSourceType", "unknown metric source type",
+                  "unknown metric source type");
 }
 
 } // namespace hpaplus::policy

@@ -1,5 +1,6 @@
 // policy/metric_evaluation.hpp — one metric of an autoscaler: its proposal, status and, on failure,
-// the condition reason and texts upstream produces (computeReplicasForMetric and computeStatusFor*).
+// the condition reason and texts upstream produces (computeReplicasForMetric and
+// computeStatusFor*).
 #pragma once
 
 #include "policy/pod_grouping.hpp"
@@ -15,9 +16,10 @@ namespace hpaplus::policy {
 /// What the metric clients returned for one metric; `error` holds the client's own error text.
 struct metric_reading {
     std::optional<std::string> error;
-    sample_set samples;                        ///< Resource, ContainerResource, Pods
-    std::int64_t object_value = 0;             ///< Object (milli)
-    std::vector<std::int64_t> external_values; ///< External (milli), already filtered by the metric selector
+    sample_set samples;            ///< Resource, ContainerResource, Pods
+    std::int64_t object_value = 0; ///< Object (milli)
+    std::vector<std::int64_t>
+        external_values; ///< External (milli), already filtered by the metric selector
 };
 
 struct metric_context {
@@ -33,20 +35,22 @@ struct metric_context {
 struct metric_outcome {
     bool ok = false;
     std::int32_t proposal = 0;
-    std::string name;                    ///< e.g. "cpu resource utilization (percentage of request)"
+    std::string name; ///< e.g. "cpu resource utilization (percentage of request)"
     std::optional<metric_status> status; ///< set when ok
-    std::string error;                   ///< the wrapped error (upstream's computeReplicasForMetric)
-    std::string failure_reason;          ///< FailedGetResourceMetric, FailedGetPodsMetric, ...
-    std::string failure_detail;          ///< the Warning event's text; the condition says "...: " + this
+    std::string error;          ///< the wrapped error (upstream's computeReplicasForMetric)
+    std::string failure_reason; ///< FailedGetResourceMetric, FailedGetPodsMetric, ...
+    std::string failure_detail; ///< the Warning event's text; the condition says "...: " + this
 };
 
 /// Evaluates one metric on already-fetched data.
-metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading, const metric_context& ctx);
+metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading,
+                               const metric_context& ctx);
 
 /// The tolerances of an autoscaler (`tolerancesForHpa`, with configurable tolerance always on).
 tolerances tolerances_for(const autoscaler_spec& spec, const controller_config& config);
 
-/// Go's `%+v` of a *metav1.LabelSelector (used in upstream's event texts): `nil` or `&LabelSelector{...}`.
+/// Go's `%+v` of a *metav1.LabelSelector (used in upstream's event texts): `nil` or
+/// `&LabelSelector{...}`.
 std::string go_selector_string(const std::optional<core::label_selector_spec>& selector);
 
 /// How upstream names a metric in conditions and rescale reasons

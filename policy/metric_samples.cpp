@@ -7,8 +7,8 @@
 namespace hpaplus::policy {
 
 core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
-                                                                        std::string_view resource,
-                                                                        std::string_view container) {
+                                                   std::string_view resource,
+                                                   std::string_view container) {
     if (items.empty()) return std::string("no metrics returned from resource metrics API");
     sample_set samples;
     samples.reserve(items.size());
@@ -49,7 +49,8 @@ core::outcome<sample_set> samples_from_custom_metrics(sample_set items) {
 std::int64_t sum_capped(const std::vector<std::int64_t>& values) {
     std::int64_t sum = 0;
     for (std::int64_t v : values) {
-        if (v > 0 && sum > std::numeric_limits<std::int64_t>::max() - v) return std::numeric_limits<std::int64_t>::max();
+        if (v > 0 && sum > std::numeric_limits<std::int64_t>::max() - v)
+            return std::numeric_limits<std::int64_t>::max();
         sum += v;
     }
     return sum;
@@ -58,7 +59,8 @@ std::int64_t sum_capped(const std::vector<std::int64_t>& values) {
 std::int64_t sum_negative_as_overflow(const std::vector<std::int64_t>& values) {
     std::int64_t sum = 0;
     for (std::int64_t v : values) {
-        if (__builtin_add_overflow(sum, v, &sum) || sum < 0) return std::numeric_limits<std::int64_t>::max();
+        if (__builtin_add_overflow(sum, v, &sum) || sum < 0)
+            return std::numeric_limits<std::int64_t>::max();
     }
     return sum;
 }

@@ -18,13 +18,14 @@ namespace hpaplus::policy {
 /// A pod missing the resource in any container has no sample; an empty list or (with a container)
 /// a pod without that container is an error with upstream's text.
 core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
-                                                                        std::string_view resource,
-                                                                        std::string_view container);
+                                                   std::string_view resource,
+                                                   std::string_view container);
 
 /// `GetRawMetric`'s empty-answer rule for custom (Pods) metrics.
 core::outcome<sample_set> samples_from_custom_metrics(sample_set items);
 
-/// Sum of External metric values for a Value target, capped at INT64_MAX (upstream caps instead of overflowing).
+/// Sum of External metric values for a Value target, capped at INT64_MAX (upstream caps instead of
+/// overflowing).
 std::int64_t sum_capped(const std::vector<std::int64_t>& values);
 
 /// Sum for an AverageValue target: upstream treats any negative running sum as an overflow and

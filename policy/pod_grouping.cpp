@@ -1,4 +1,5 @@
-// policy/pod_grouping.cpp — pod classification and per-pod requests, as upstream's replica calculator does.
+// policy/pod_grouping.cpp — pod classification and per-pod requests, as upstream's replica
+// calculator does.
 #include "policy/pod_grouping.hpp"
 
 #include <algorithm>
@@ -6,18 +7,23 @@
 namespace hpaplus::policy {
 namespace {
 
-bool by_pod(const pod_sample& s, std::string_view pod) { return s.pod < pod; }
+bool by_pod(const pod_sample& s, std::string_view pod) {
+    return s.pod < pod;
+}
 
 // The request or limit of one container, per the basis.
 const resource_list& amounts_of(const container_spec& c, usage_basis basis) {
     return basis == usage_basis::limits ? c.limits : c.requests;
 }
 
-std::string_view basis_word(usage_basis basis) { return basis == usage_basis::limits ? "limit" : "request"; }
+std::string_view basis_word(usage_basis basis) {
+    return basis == usage_basis::limits ? "limit" : "request";
+}
 
 core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view container,
-                                                               std::string_view resource, usage_basis basis) {
-    const resource_list& pod_level = basis == usage_basis::limits ? pod.pod_limits : pod.pod_requests;
+                                          std::string_view resource, usage_basis basis) {
+    const resource_list& pod_level =
+        basis == usage_basis::limits ? pod.pod_limits : pod.pod_requests;
     // Pod-level resources (KEP-2837) win unless a container is named; a resource not set at pod
     // level falls back to the container sum, as upstream's PodRequests helper does.
     if (container.empty()) {
@@ -28,8 +34,8 @@ core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view 
         if (!container.empty() && c.name != container) return false;
         const quantity* q = find_resource(amounts_of(c, basis), resource);
         if (!q) {
-            return "missing " + std::string(basis_word(basis)) + " for " + std::string(resource) + " in container " +
-                   c.name + " of Pod " + pod.name;
+            return "missing " + std::string(basis_word(basis)) + " for " + std::string(resource) +
+                   " in container " + c.name + " of Pod " + pod.name;
         }
         total += q->milli_value();
         return true;
@@ -45,14 +51,16 @@ core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view 
         if (!r) return r.error();
         if (*r && !container.empty()) return total;
     }
-    if (!container.empty()) return "container " + std::string(container) + " not found in Pod " + pod.name;
+    if (!container.empty())
+        return "container " + std::string(container) + " not found in Pod " + pod.name;
     return total;
 }
 
 } // namespace
 
 void sort_samples(sample_set& samples) {
-    std::sort(samples.begin(), samples.end(), [](const pod_sample& a, const pod_sample& b) { return a.pod < b.pod; });
+    std::sort(samples.begin(), samples.end(),
+              [](const pod_sample& a, const pod_sample& b) { return a.pod < b.pod; });
 }
 
 const pod_sample* find_sample(const sample_set& samples, std::string_view pod) {
@@ -69,11 +77,12 @@ void put_sample(sample_set& samples, std::string_view pod, std::int64_t milli) {
     }
 }
 
-pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples, std::string_view resource,
-                      const controller_config& config, time_point now) {
+pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples,
+                      std::string_view resource, const controller_config& config, time_point now) {
     pod_groups groups;
     for (const pod_info* pod : pods) {
-        if (pod->deleting || pod->phase == pod_phase::failed || pod->phase == pod_phase::succeeded) {
+        if (pod->deleting || pod->phase == pod_phase::failed ||
+            pod->phase == pod_phase::succeeded) {
             groups.ignored.push_back(pod->name);
             continue;
         }
@@ -93,8 +102,10 @@ pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set
             } else {
                 const time_point transition = pod->ready_transition_time.value_or(time_point{});
                 if (*pod->start_time + config.cpu_initialization_period > now) {
-                    // Still initializing: skip unready pods, and samples not a full window after readiness.
-                    unready = *pod->ready == condition_status::false_ || sample->timestamp < transition + sample->window;
+                    // Still initializing: skip unready pods, and samples not a full window after
+                    // readiness.
+                    unready = *pod->ready == condition_status::false_ ||
+                              sample->timestamp < transition + sample->window;
                 } else {
                     // Skip pods that are unready and have never been ready.
                     unready = *pod->ready == condition_status::false_ &&
@@ -119,8 +130,8 @@ void remove_samples(sample_set& samples, const std::vector<std::string_view>& po
 }
 
 core::outcome<pod_amounts> pod_resource_amounts(const std::vector<const pod_info*>& pods,
-                                                                     std::string_view container,
-                                                                     std::string_view resource, usage_basis basis) {
+                                                std::string_view container,
+                                                std::string_view resource, usage_basis basis) {
     pod_amounts amounts;
     amounts.reserve(pods.size());
     for (const pod_info* pod : pods) {
@@ -128,13 +139,15 @@ core::outcome<pod_amounts> pod_resource_amounts(const std::vector<const pod_info
         if (!amount) return amount.error();
         amounts.push_back({pod->name, *amount});
     }
-    std::sort(amounts.begin(), amounts.end(), [](const auto& a, const auto& b) { return a.pod < b.pod; });
+    std::sort(amounts.begin(), amounts.end(),
+              [](const auto& a, const auto& b) { return a.pod < b.pod; });
     return amounts;
 }
 
 const pod_amount* find_amount(const pod_amounts& amounts, std::string_view pod) {
-    const auto it = std::lower_bound(amounts.begin(), amounts.end(), pod,
-                                     [](const pod_amount& a, std::string_view p) { return a.pod < p; });
+    const auto it =
+        std::lower_bound(amounts.begin(), amounts.end(), pod,
+                         [](const pod_amount& a, std::string_view p) { return a.pod < p; });
     return it != amounts.end() && it->pod == pod ? &*it : nullptr;
 }
 

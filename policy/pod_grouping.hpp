@@ -30,8 +30,8 @@ struct pod_groups {
 
 /// Classifies pods: ignored (deleted or terminal), unready (pending; for cpu also not yet ready or
 /// still initializing), missing (no sample), ready. `resource` is empty for Pods metrics.
-pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples, std::string_view resource,
-                      const controller_config& config, time_point now);
+pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples,
+                      std::string_view resource, const controller_config& config, time_point now);
 
 /// Removes the samples of the named pods.
 void remove_samples(sample_set& samples, const std::vector<std::string_view>& pods);
@@ -44,10 +44,11 @@ struct pod_amount {
 using pod_amounts = std::vector<pod_amount>; ///< sorted by pod name
 
 /// `calculateRequests`: pod-level value when set (and no container is named), else the sum over the
-/// containers and sidecar init containers (or the one named container). Every listed pod must have it.
+/// containers and sidecar init containers (or the one named container). Every listed pod must have
+/// it.
 core::outcome<pod_amounts> pod_resource_amounts(const std::vector<const pod_info*>& pods,
-                                                                     std::string_view container,
-                                                                     std::string_view resource, usage_basis basis);
+                                                std::string_view container,
+                                                std::string_view resource, usage_basis basis);
 
 const pod_amount* find_amount(const pod_amounts& amounts, std::string_view pod);
 

@@ -24,19 +24,22 @@ std::int32_t saturate_int32(core::int128 v) {
 const std::string no_pods = "no pods returned by selector while calculating replica count";
 const std::string no_samples = "did not receive metrics for targeted pods (pods might be unready)";
 
-// Rebalancing before the second pass: on a scale-down a missing pod counts as `scale_down_value(pod)`,
-// on a scale-up as 0 (at a ratio of exactly 1 it is left out); on a scale-up with unready pods,
-// those count as 0 too.
+// Rebalancing before the second pass: on a scale-down a missing pod counts as
+// `scale_down_value(pod)`, on a scale-up as 0 (at a ratio of exactly 1 it is left out); on a
+// scale-up with unready pods, those count as 0 too.
 template <class ScaleDownValue>
-void fill_missing_and_unready(sample_set& samples, const pod_groups& groups, double ratio, bool scale_up_with_unready,
-                              ScaleDownValue scale_down_value) {
+void fill_missing_and_unready(sample_set& samples, const pod_groups& groups, double ratio,
+                              bool scale_up_with_unready, ScaleDownValue scale_down_value) {
     if (ratio < 1.0) {
-        for (auto pod : groups.missing) put_sample(samples, pod, scale_down_value(pod));
+        for (auto pod : groups.missing)
+            put_sample(samples, pod, scale_down_value(pod));
     } else if (ratio > 1.0) {
-        for (auto pod : groups.missing) put_sample(samples, pod, 0);
+        for (auto pod : groups.missing)
+            put_sample(samples, pod, 0);
     }
     if (scale_up_with_unready) {
-        for (auto pod : groups.unready) put_sample(samples, pod, 0);
+        for (auto pod : groups.unready)
+            put_sample(samples, pod, 0);
     }
 }
 
@@ -44,12 +47,15 @@ void fill_missing_and_unready(sample_set& samples, const pod_groups& groups, dou
 // unready pods, keep current replicas if within tolerance, if the direction flipped, or if the new
 // count moves against the ratio.
 template <class Ratio>
-std::int32_t rebalanced_replicas(const calculator_context& ctx, double ratio, sample_set& samples, Ratio new_ratio_of) {
+std::int32_t rebalanced_replicas(const calculator_context& ctx, double ratio, sample_set& samples,
+                                 Ratio new_ratio_of) {
     const double new_ratio = new_ratio_of(samples);
-    if (ctx.tol.within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0))
+    if (ctx.tol.within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) ||
+        (ratio > 1.0 && new_ratio < 1.0))
         return ctx.current_replicas;
     const std::int32_t replicas = ceil_replicas(new_ratio * static_cast<double>(samples.size()));
-    if ((new_ratio < 1.0 && replicas > ctx.current_replicas) || (new_ratio > 1.0 && replicas < ctx.current_replicas))
+    if ((new_ratio < 1.0 && replicas > ctx.current_replicas) ||
+        (new_ratio > 1.0 && replicas < ctx.current_replicas))
         return ctx.current_replicas;
     return replicas;
 }
@@ -65,8 +71,8 @@ std::int32_t ceil_replicas(double x) noexcept {
 }
 
 core::outcome<utilization_ratio> resource_utilization_ratio(const sample_set& samples,
-                                                                                 const pod_amounts& requests,
-                                                                                 std::int32_t target_utilization) {
+                                                            const pod_amounts& requests,
+                                                            std::int32_t target_utilization) {
     core::int128 usage_total = 0;
     core::int128 request_total = 0;
     std::int64_t entries = 0;
@@ -80,13 +86,15 @@ core::outcome<utilization_ratio> resource_utilization_ratio(const sample_set& sa
     if (request_total == 0) return std::string("no metrics returned matched known pods");
     const std::int32_t utilization = saturate_int32((usage_total * 100) / request_total);
     const auto raw_average = static_cast<std::int64_t>(usage_total / entries);
-    return utilization_ratio{static_cast<double>(utilization) / static_cast<double>(target_utilization), utilization,
-                             raw_average};
+    return utilization_ratio{static_cast<double>(utilization) /
+                                 static_cast<double>(target_utilization),
+                             utilization, raw_average};
 }
 
 core::outcome<utilization_result>
-resource_utilization_replicas(const calculator_context& ctx, sample_set samples, std::int32_t target_utilization,
-                              std::string_view resource, std::string_view container, usage_basis basis) {
+resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
+                              std::int32_t target_utilization, std::string_view resource,
+                              std::string_view container, usage_basis basis) {
     const auto& pods = *ctx.pods;
     if (pods.empty()) return no_pods;
     const pod_groups groups = group_pods(pods, samples, resource, *ctx.config, ctx.now);
@@ -108,9 +116,9 @@ resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
     }
     // Scale-down: a missing pod counts as using max(100 %, target) of its own request.
     const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
-    fill_missing_and_unready(samples, groups, ratio, scale_up_with_unready, [&](std::string_view pod) {
-        return find_amount(*requests, pod)->milli * fallback / 100;
-    });
+    fill_missing_and_unready(
+        samples, groups, ratio, scale_up_with_unready,
+        [&](std::string_view pod) { return find_amount(*requests, pod)->milli * fallback / 100; });
     result.replicas = rebalanced_replicas(ctx, ratio, samples, [&](const sample_set& s) {
         auto r = resource_utilization_ratio(s, *requests, target_utilization);
         return r ? r->ratio : 0.0; // cannot fail: the first pass found requests for these pods
@@ -119,8 +127,8 @@ resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
 }
 
 core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx, sample_set samples,
-                                                                       std::int64_t target_usage,
-                                                                       std::string_view resource) {
+                                                  std::int64_t target_usage,
+                                                  std::string_view resource) {
     const auto& pods = *ctx.pods;
     if (pods.empty()) return no_pods;
     const pod_groups groups = group_pods(pods, samples, resource, *ctx.config, ctx.now);
@@ -131,10 +139,12 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
     // GetMetricUsageRatio: the integer-truncated average over the samples, then the ratio.
     auto average_of = [](const sample_set& s) {
         core::int128 total = 0;
-        for (const auto& sample : s) total += sample.milli;
+        for (const auto& sample : s)
+            total += sample.milli;
         const core::int128 average = total / static_cast<core::int128>(s.size());
-        return static_cast<std::int64_t>(std::clamp<core::int128>(average, std::numeric_limits<std::int64_t>::min(),
-                                                              std::numeric_limits<std::int64_t>::max()));
+        return static_cast<std::int64_t>(
+            std::clamp<core::int128>(average, std::numeric_limits<std::int64_t>::min(),
+                                     std::numeric_limits<std::int64_t>::max()));
     };
     auto ratio_of = [&](const sample_set& s) {
         return static_cast<double>(average_of(s)) / static_cast<double>(target_usage);
@@ -148,14 +158,16 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
         return result;
     }
     // Scale-down: a missing pod counts as using exactly the target.
-    fill_missing_and_unready(samples, groups, ratio, scale_up_with_unready, [&](std::string_view) { return target_usage; });
+    fill_missing_and_unready(samples, groups, ratio, scale_up_with_unready,
+                             [&](std::string_view) { return target_usage; });
     result.replicas = rebalanced_replicas(ctx, ratio, samples, ratio_of);
     return result;
 }
 
 core::outcome<std::int32_t> usage_ratio_replicas(const calculator_context& ctx,
-                                                                      double usage_ratio) {
-    if (ctx.current_replicas == 0) return ceil_replicas(usage_ratio); // from zero: no tolerance, no pods
+                                                 double usage_ratio) {
+    if (ctx.current_replicas == 0)
+        return ceil_replicas(usage_ratio); // from zero: no tolerance, no pods
     if (ctx.tol.within(usage_ratio)) return ctx.current_replicas;
     const auto& pods = *ctx.pods;
     if (pods.empty()) return "unable to calculate ready pods: " + no_pods;
@@ -166,15 +178,17 @@ core::outcome<std::int32_t> usage_ratio_replicas(const calculator_context& ctx,
     return ceil_replicas(usage_ratio * static_cast<double>(ready));
 }
 
-usage_result per_pod_replicas(std::int32_t status_replicas, std::int64_t usage, std::int64_t target_per_pod,
-                              const tolerances& tol) {
+usage_result per_pod_replicas(std::int32_t status_replicas, std::int64_t usage,
+                              std::int64_t target_per_pod, const tolerances& tol) {
     usage_result result{status_replicas, 0};
-    const double ratio =
-        static_cast<double>(usage) / (static_cast<double>(target_per_pod) * static_cast<double>(status_replicas));
+    const double ratio = static_cast<double>(usage) / (static_cast<double>(target_per_pod) *
+                                                       static_cast<double>(status_replicas));
     if (!tol.within(ratio))
-        result.replicas = ceil_replicas(static_cast<double>(usage) / static_cast<double>(target_per_pod));
+        result.replicas =
+            ceil_replicas(static_cast<double>(usage) / static_cast<double>(target_per_pod));
     // getPerPodUsage: MaxInt64 stays MaxInt64, 0 replicas report 0.
-    if (static_cast<double>(usage) >= static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
+    if (static_cast<double>(usage) >=
+        static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
         result.usage = std::numeric_limits<std::int64_t>::max();
     } else if (status_replicas != 0) {
         result.usage = static_cast<std::int64_t>(

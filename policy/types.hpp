@@ -1,5 +1,6 @@
-// policy/types.hpp — the vocabulary of the decision core: the autoscaler spec (autoscaling/v2 plus the
-// HPAPlus extensions), the pods and metric samples it reads, and its status. Plain data, no I/O.
+// policy/types.hpp — the vocabulary of the decision core: the autoscaler spec (autoscaling/v2 plus
+// the HPAPlus extensions), the pods and metric samples it reads, and its status. Plain data, no
+// I/O.
 #pragma once
 
 #include "core/label_selector.hpp"
@@ -61,13 +62,13 @@ struct fallback_spec {
 /// One entry of `spec.metrics`.
 struct metric_spec {
     metric_source_type type = metric_source_type::resource;
-    std::string resource_name;   ///< Resource / ContainerResource
-    std::string container;       ///< ContainerResource
-    metric_identifier metric;    ///< Pods / Object / External
+    std::string resource_name;         ///< Resource / ContainerResource
+    std::string container;             ///< ContainerResource
+    metric_identifier metric;          ///< Pods / Object / External
     object_reference described_object; ///< Object
     metric_target target;
-    usage_basis basis = usage_basis::requests;   ///< HPAPlus
-    std::optional<fallback_spec> fallback;       ///< HPAPlus
+    usage_basis basis = usage_basis::requests; ///< HPAPlus
+    std::optional<fallback_spec> fallback;     ///< HPAPlus
 };
 
 enum class select_policy { max, min, disabled };
@@ -190,8 +191,8 @@ struct pod_info {
     pod_phase phase = pod_phase::pending;
     bool deleting = false; ///< metadata.deletionTimestamp is set
     std::optional<time_point> start_time;
-    std::optional<condition_status> ready;             ///< the Ready condition, if present
-    std::optional<time_point> ready_transition_time;   ///< its lastTransitionTime
+    std::optional<condition_status> ready;           ///< the Ready condition, if present
+    std::optional<time_point> ready_transition_time; ///< its lastTransitionTime
     std::vector<container_spec> containers;
     std::vector<container_spec> init_containers;
     resource_list pod_requests; ///< spec.resources (pod-level resources)

@@ -14,7 +14,8 @@ struct field_error {
     std::string message; ///< what is wrong, upstream wording where there is one
 };
 
-/// Validates a defaulted spec. Scale to zero (minReplicas 0) is allowed with an Object or External metric.
+/// Validates a defaulted spec. Scale to zero (minReplicas 0) is allowed with an Object or External
+/// metric.
 std::vector<field_error> validate(const autoscaler_spec& spec);
 
 } // namespace hpaplus::policy

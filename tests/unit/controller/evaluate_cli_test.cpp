@@ -1,5 +1,5 @@
-// The evaluate command as a careless user meets it: bad files, bad JSON, bad fields. Every case must
-// exit 2 with one line on stderr naming what is wrong, and never crash.
+// The evaluate command as a careless user meets it: bad files, bad JSON, bad fields. Every case
+// must exit 2 with one line on stderr naming what is wrong, and never crash.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -26,14 +26,16 @@ run_result run(const std::string& args) {
     if (!pipe) return r;
     std::array<char, 4096> buf{};
     size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+        r.output.append(buf.data(), n);
     const int status = pclose(pipe);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
 }
 
 fs::path write_temp(const std::string& name, const std::string& content) {
-    const fs::path dir = fs::temp_directory_path() / ("hpaplus-cli-test-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("hpaplus-cli-test-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path p = dir / name;
     std::ofstream(p, std::ios::binary) << content;
@@ -55,7 +57,9 @@ struct bad_case {
     std::string input;
     const char* expect_in_message;
 };
-void PrintTo(const bad_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const bad_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class EvaluateRejects : public ::testing::TestWithParam<bad_case> {};
 
@@ -64,9 +68,11 @@ TEST_P(EvaluateRejects, ExitsTwoNamingTheProblem) {
     const run_result r = run("evaluate " + file.string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(GetParam().expect_in_message), std::string::npos) << r.output;
-    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line expected:\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line expected:\n"
+                                                                     << r.output;
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, EvaluateRejects,
     ::testing::Values(
@@ -113,6 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"BadWindow", R"({"podMetrics":[{"metadata":{"name":"a"},"window":"forever","containers":[]}],"hpa":)" + valid_hpa + "}",
                  "podMetrics[0].window: invalid duration"}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 TEST(EvaluateCli, MissingFile) {
     const run_result r = run("evaluate /nonexistent/case.json");
@@ -129,16 +136,21 @@ TEST(EvaluateCli, Usage) {
 }
 
 TEST(EvaluateCli, ReadsStdinAndDecides) {
-    const auto file = write_temp("stdin.json", R"({"now":"2026-01-01T00:00:00Z","hpa":)" + valid_hpa +
-                                                   R"(,"scale":{"spec":{"replicas":7},"status":{"replicas":7,"selector":"app=web"}}})");
+    const auto file = write_temp(
+        "stdin.json",
+        R"({"now":"2026-01-01T00:00:00Z","hpa":)" + valid_hpa +
+            R"(,"scale":{"spec":{"replicas":7},"status":{"replicas":7,"selector":"app=web"}}})");
     const run_result r = run("evaluate - < " + file.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("\"desiredReplicas\": 5"), std::string::npos) << r.output; // above max → max
-    EXPECT_NE(r.output.find("Current number of replicas above Spec.MaxReplicas"), std::string::npos);
+    EXPECT_NE(r.output.find("\"desiredReplicas\": 5"), std::string::npos)
+        << r.output; // above max → max
+    EXPECT_NE(r.output.find("Current number of replicas above Spec.MaxReplicas"),
+              std::string::npos);
 }
 
 TEST(EvaluateCli, BundledExampleRuns) {
-    const run_result r = run("evaluate " + std::string(HPAPLUS_SOURCE_DIR) + "/examples/evaluate/cpu-scale-up.json");
+    const run_result r =
+        run("evaluate " + std::string(HPAPLUS_SOURCE_DIR) + "/examples/evaluate/cpu-scale-up.json");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("\"desiredReplicas\": 5"), std::string::npos) << r.output;
 }

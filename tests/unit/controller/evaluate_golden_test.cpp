@@ -1,6 +1,7 @@
 // Golden tests for `hpaplus evaluate`: every tests/golden/evaluate/NAME.input.json must produce
 // NAME.expected.json (compared as JSON values). The expectations were checked by hand against the
-// upstream rules when they were recorded; HPAPLUS_UPDATE_GOLDEN=1 rewrites them after a deliberate change.
+// upstream rules when they were recorded; HPAPLUS_UPDATE_GOLDEN=1 rewrites them after a deliberate
+// change.
 #include "controller/evaluate_command.hpp"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,8 @@ std::vector<std::string> case_names() {
     for (const auto& entry : fs::directory_iterator(golden_dir)) {
         const std::string file = entry.path().filename().string();
         const std::string suffix = ".input.json";
-        if (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
+        if (file.size() > suffix.size() &&
+            file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
             names.push_back(file.substr(0, file.size() - suffix.size()));
     }
     std::sort(names.begin(), names.end());
@@ -51,14 +53,17 @@ TEST_P(EvaluateGolden, MatchesExpected) {
         GTEST_SUCCEED() << "rewrote " << expected;
         return;
     }
-    ASSERT_TRUE(fs::exists(expected)) << "missing " << expected << " (record it with HPAPLUS_UPDATE_GOLDEN=1)";
+    ASSERT_TRUE(fs::exists(expected))
+        << "missing " << expected << " (record it with HPAPLUS_UPDATE_GOLDEN=1)";
     rapidjson::Document got, want;
     got.Parse(result.output.c_str());
     want.Parse(read(expected).c_str());
     ASSERT_FALSE(want.HasParseError()) << expected;
-    EXPECT_TRUE(got == want) << "decision differs from " << expected << "\n--- got:\n" << result.output;
+    EXPECT_TRUE(got == want) << "decision differs from " << expected << "\n--- got:\n"
+                             << result.output;
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(Cases, EvaluateGolden, ::testing::ValuesIn(case_names()), [](const auto& info) {
     std::string name;
     bool upper = true;
@@ -72,6 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, EvaluateGolden, ::testing::ValuesIn(case_names()
     }
     return name;
 });
+// clang-format on
 
 } // namespace
 } // namespace hpaplus::controller

@@ -13,7 +13,9 @@ struct duration_case {
     const char* input;
     std::chrono::nanoseconds expect;
 };
-void PrintTo(const duration_case& c, std::ostream* os) { *os << '"' << c.input << '"'; }
+void PrintTo(const duration_case& c, std::ostream* os) {
+    *os << '"' << c.input << '"';
+}
 
 class GoDuration : public ::testing::TestWithParam<duration_case> {};
 TEST_P(GoDuration, Parses) {
@@ -22,6 +24,7 @@ TEST_P(GoDuration, Parses) {
     EXPECT_EQ(*d, GetParam().expect) << GetParam().input;
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, GoDuration,
     ::testing::Values(duration_case{"0", 0ns}, duration_case{"30s", 30s}, duration_case{"1m30s", 90s},
@@ -29,6 +32,7 @@ INSTANTIATE_TEST_SUITE_P(
                       duration_case{"2us", 2us}, duration_case{"7ns", 7ns}, duration_case{"-1.5h", -90min},
                       duration_case{"1.5m", 90s}, duration_case{"+5s", 5s}),
     [](const auto& info) { return "Row" + std::to_string(info.index); });
+// clang-format on
 
 TEST(GoDuration, RejectsBadInput) {
     for (const char* bad : {"", "s", "1", "1x", "1.s5", "--1s", "9999999999999999999h", "1 s"}) {
@@ -45,14 +49,16 @@ TEST(Rfc3339, ParsesAndFormats) {
     EXPECT_EQ(parse_rfc3339("2026-01-01T02:00:00+02:00").value(), *t);
     EXPECT_EQ(parse_rfc3339("2025-12-31T19:30:00-04:30").value(), *t);
     EXPECT_EQ(parse_rfc3339("2026-01-01T00:00:00.123456789Z").value() - *t, 123456789ns);
-    EXPECT_EQ(format_rfc3339(parse_rfc3339("2024-02-29T23:59:59Z").value()), "2024-02-29T23:59:59Z");
-    EXPECT_EQ(format_rfc3339(parse_rfc3339("1969-12-31T23:59:59Z").value()), "1969-12-31T23:59:59Z");
+    EXPECT_EQ(format_rfc3339(parse_rfc3339("2024-02-29T23:59:59Z").value()),
+              "2024-02-29T23:59:59Z");
+    EXPECT_EQ(format_rfc3339(parse_rfc3339("1969-12-31T23:59:59Z").value()),
+              "1969-12-31T23:59:59Z");
 }
 
 TEST(Rfc3339, RejectsBadInput) {
-    for (const char* bad : {"", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
-                            "2026-01-01T25:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Zjunk",
-                            "2026-01-01T00:00:00+2:00", "yesterday"}) {
+    for (const char* bad : {"", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z",
+                            "2026-02-30T00:00:00Z", "2026-01-01T25:00:00Z", "2026-01-01T00:00:00.Z",
+                            "2026-01-01T00:00:00Zjunk", "2026-01-01T00:00:00+2:00", "yesterday"}) {
         EXPECT_FALSE(parse_rfc3339(bad)) << bad;
     }
 }

@@ -11,7 +11,9 @@ struct match_case {
     label_map labels;
     bool expect;
 };
-void PrintTo(const match_case& c, std::ostream* os) { *os << '"' << c.selector << '"'; }
+void PrintTo(const match_case& c, std::ostream* os) {
+    *os << '"' << c.selector << '"';
+}
 
 class SelectorMatch : public ::testing::TestWithParam<match_case> {};
 TEST_P(SelectorMatch, AsKubernetes) {
@@ -22,6 +24,7 @@ TEST_P(SelectorMatch, AsKubernetes) {
 
 const label_map web{{"app", "web"}, {"tier", "front"}, {"version", "3"}};
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, SelectorMatch,
     ::testing::Values(match_case{"", web, true}, match_case{"app=web", web, true}, match_case{"app==web", web, true},
@@ -36,10 +39,11 @@ INSTANTIATE_TEST_SUITE_P(
                       match_case{"app in (web),tier notin (a, b)", web, true},
                       match_case{"example.com/team=x", label_map{{"example.com/team", "x"}}, true}),
     [](const auto& info) { return "Row" + std::to_string(info.index); });
+// clang-format on
 
 TEST(SelectorParse, RejectsBadSelectors) {
-    for (const char* bad : {"app in (web", "app in web)", "=web", "app=we b", "app in ()", "a b", ",", "app=web,",
-                            "-bad=x", "app=-bad", "version>x"}) {
+    for (const char* bad : {"app in (web", "app in web)", "=web", "app=we b", "app in ()", "a b",
+                            ",", "app=web,", "-bad=x", "app=-bad", "version>x"}) {
         EXPECT_FALSE(parse_label_selector(bad)) << bad;
     }
 }
@@ -57,7 +61,8 @@ TEST(SelectorStruct, MatchLabelsAndExpressions) {
 TEST(SelectorStruct, RejectsBadOperators) {
     label_selector_spec spec;
     spec.match_expressions = {{"tier", "Contains", {"x"}}};
-    EXPECT_EQ(to_label_selector(spec).error().text, "\"Contains\" is not a valid label selector operator");
+    EXPECT_EQ(to_label_selector(spec).error().text,
+              "\"Contains\" is not a valid label selector operator");
     spec.match_expressions = {{"tier", "In", {}}};
     EXPECT_FALSE(to_label_selector(spec));
     spec.match_expressions = {{"tier", "Exists", {"x"}}};

@@ -1,4 +1,5 @@
-// Table tests for resource.Quantity: parsing, canonical formatting and milli-values (upstream rules).
+// Table tests for resource.Quantity: parsing, canonical formatting and milli-values (upstream
+// rules).
 #include "core/quantity.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,9 @@ struct parse_case {
     std::int64_t milli;
     std::int64_t value;
 };
-void PrintTo(const parse_case& c, std::ostream* os) { *os << '"' << c.input << '"'; }
+void PrintTo(const parse_case& c, std::ostream* os) {
+    *os << '"' << c.input << '"';
+}
 
 class QuantityParse : public ::testing::TestWithParam<parse_case> {};
 
@@ -27,6 +30,7 @@ TEST_P(QuantityParse, CanonicalAndValues) {
     EXPECT_EQ(q->value(), c.value) << c.input;
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, QuantityParse,
     ::testing::Values(
@@ -52,12 +56,15 @@ INSTANTIATE_TEST_SUITE_P(
         parse_case{"1.000000001", "1000000001n", 1001, 2}, parse_case{"007", "7", 7000, 7},
         parse_case{"1.23456789012345678901234567890123456789", "1234567891n", 1235, 2}),
     [](const auto& info) { return "Row" + std::to_string(info.index); });
+// clang-format on
 
 struct bad_case {
     const char* input;
     quantity_errc error;
 };
-void PrintTo(const bad_case& c, std::ostream* os) { *os << '"' << c.input << '"'; }
+void PrintTo(const bad_case& c, std::ostream* os) {
+    *os << '"' << c.input << '"';
+}
 
 class QuantityRejects : public ::testing::TestWithParam<bad_case> {};
 
@@ -68,6 +75,7 @@ TEST_P(QuantityRejects, WithReason) {
     EXPECT_FALSE(q.error().message().empty());
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, QuantityRejects,
     ::testing::Values(bad_case{"", quantity_errc::empty}, bad_case{"abc", quantity_errc::bad_format},
@@ -81,6 +89,7 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_case{"1e99999999999", quantity_errc::out_of_range},
                       bad_case{"99999999999999999999999999999999999999999", quantity_errc::out_of_range}),
     [](const auto& info) { return "Row" + std::to_string(info.index); });
+// clang-format on
 
 TEST(Quantity, FromMilliKeepsFormat) {
     EXPECT_EQ(quantity::from_milli(1500).to_string(), "1500m");

@@ -20,7 +20,8 @@ struct E {
 
 std::vector<scale_event> events(const std::vector<E>& rows) {
     std::vector<scale_event> out;
-    for (const auto& r : rows) out.push_back({ago(r.age), r.change});
+    for (const auto& r : rows)
+        out.push_back({ago(r.age), r.change});
     return out;
 }
 
@@ -46,7 +47,9 @@ struct limit_case {
     std::vector<E> down;
     std::int32_t expect;
 };
-void PrintTo(const limit_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const limit_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 history history_of(const limit_case& c) {
     history h;
@@ -61,6 +64,7 @@ TEST_P(ScaleUpLimit, MatchesUpstream) {
     EXPECT_EQ(scale_up_limit(c.current, history_of(c), c.rules, now()), c.expect);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, ScaleUpLimit,
     ::testing::Values(
@@ -81,6 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
         limit_case{"FromZeroPercentIsZero", 0, rules({percent100}), {}, {}, 0},
         limit_case{"FromZeroPods", 0, rules({pods4, percent100}), {}, {}, 4}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 class ScaleDownLimit : public ::testing::TestWithParam<limit_case> {};
 TEST_P(ScaleDownLimit, MatchesUpstream) {
@@ -88,6 +93,7 @@ TEST_P(ScaleDownLimit, MatchesUpstream) {
     EXPECT_EQ(scale_down_limit(c.current, history_of(c), c.rules, now()), c.expect);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, ScaleDownLimit,
     ::testing::Values(
@@ -105,6 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
         limit_case{"PodsMayGoNegative", 2, rules({{scaling_policy_type::pods, 5, 15}}), {}, {}, -3},
         limit_case{"NoPoliciesMax", 10, rules({}), {}, {}, std::numeric_limits<std::int32_t>::max()}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 
@@ -129,9 +136,13 @@ struct behavior_case {
     std::vector<E> up_events = {};
     int downscale_window = 300;
 };
-void PrintTo(const behavior_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const behavior_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
-scaling_rules default_up(std::optional<std::int32_t> window = 0) { return rules({pods4, percent100}, select_policy::max, window); }
+scaling_rules default_up(std::optional<std::int32_t> window = 0) {
+    return rules({pods4, percent100}, select_policy::max, window);
+}
 scaling_rules default_down(std::optional<std::int32_t> window = std::nullopt) {
     return rules({percent100}, select_policy::max, window);
 }
@@ -140,7 +151,8 @@ class BehaviorNormalization : public ::testing::TestWithParam<behavior_case> {};
 TEST_P(BehaviorNormalization, MatchesUpstream) {
     const auto& c = GetParam();
     history h;
-    for (const auto& r : c.recommendations) h.recommendations.push_back({ago(r.age), r.replicas});
+    for (const auto& r : c.recommendations)
+        h.recommendations.push_back({ago(r.age), r.replicas});
     h.scale_up_events = events(c.up_events);
     controller_config config;
     config.downscale_stabilization_window = std::chrono::seconds(c.downscale_window);
@@ -152,6 +164,7 @@ TEST_P(BehaviorNormalization, MatchesUpstream) {
     EXPECT_EQ(n.limit_reason, c.expect_limit_reason);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, BehaviorNormalization,
     ::testing::Values(
@@ -178,6 +191,7 @@ INSTANTIATE_TEST_SUITE_P(
         // desired equal to current stays put whatever the windows hold
         behavior_case{"EqualStaysReady", 5, 5, 1, 10, {{10, 3}}, default_up(60), default_down(0), 5, "ReadyForNewScale", 5, "DesiredWithinRange"}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 struct legacy_case {
     const char* name;
@@ -192,13 +206,16 @@ struct legacy_case {
     const char* expect_limit_reason;
     double factor = 2.0;
 };
-void PrintTo(const legacy_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const legacy_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class LegacyNormalization : public ::testing::TestWithParam<legacy_case> {};
 TEST_P(LegacyNormalization, MatchesUpstream) {
     const auto& c = GetParam();
     history h;
-    for (const auto& r : c.recommendations) h.recommendations.push_back({ago(r.age), r.replicas});
+    for (const auto& r : c.recommendations)
+        h.recommendations.push_back({ago(r.age), r.replicas});
     controller_config config;
     config.scale_up_limit_factor = c.factor;
     const auto n = normalize_legacy(h, c.current, c.desired, c.min, c.max, config, now());
@@ -208,6 +225,7 @@ TEST_P(LegacyNormalization, MatchesUpstream) {
     EXPECT_EQ(n.limit_reason, c.expect_limit_reason);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, LegacyNormalization,
     ::testing::Values(
@@ -225,6 +243,7 @@ INSTANTIATE_TEST_SUITE_P(
         legacy_case{"MaxAppliesOnScaleUpToo", 5, 6, 1, 20, {{10, 8}}, 8, "ScaleDownStabilized", 8, "DesiredWithinRange"},
         legacy_case{"NoScaleDownLimit", 10, 1, 1, 20, {}, 1, "ReadyForNewScale", 1, "DesiredWithinRange"}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 

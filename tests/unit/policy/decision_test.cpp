@@ -78,11 +78,12 @@ TEST_F(Reconcile, ScaleReadFailureSetsConditionAndEvent) {
     EXPECT_EQ(d.current_replicas, 4);
     EXPECT_EQ(d.desired_replicas, 5);
     EXPECT_EQ(cond(d, "AbleToScale").reason, "FailedGetScale");
-    EXPECT_EQ(cond(d, "AbleToScale").message,
-              "the HPA controller was unable to get the target's current scale: deployments.apps \"web\" not found");
+    EXPECT_EQ(cond(d, "AbleToScale").message, "the HPA controller was unable to get the target's "
+                                              "current scale: deployments.apps \"web\" not found");
     ASSERT_EQ(d.events.size(), 1u);
     EXPECT_EQ(d.events[0].reason, "FailedGetScale");
-    EXPECT_EQ(d.error, "failed to query scale subresource for Deployment/default/web: deployments.apps \"web\" not found");
+    EXPECT_EQ(d.error, "failed to query scale subresource for Deployment/default/web: "
+                       "deployments.apps \"web\" not found");
     EXPECT_TRUE(d.hist.recommendations.empty()); // not seeded before a scale was read
 }
 
@@ -95,10 +96,13 @@ TEST_F(Reconcile, ScaleUpSucceeds) {
     EXPECT_EQ(d.rescale_reason, "cpu resource utilization (percentage of request) above target");
     ASSERT_EQ(d.events.size(), 1u);
     EXPECT_EQ(d.events[0].type, "Normal");
-    EXPECT_EQ(d.events[0].message, "New size: 5; reason: cpu resource utilization (percentage of request) above target");
+    EXPECT_EQ(d.events[0].message,
+              "New size: 5; reason: cpu resource utilization (percentage of request) above target");
     std::vector<std::string> types;
-    for (const auto& c : d.status.conditions) types.push_back(c.type);
-    EXPECT_EQ(types, (std::vector<std::string>{"AbleToScale", "ScalingActive", "ScalingLimited", "ScaledToZero"}));
+    for (const auto& c : d.status.conditions)
+        types.push_back(c.type);
+    EXPECT_EQ(types, (std::vector<std::string>{"AbleToScale", "ScalingActive", "ScalingLimited",
+                                               "ScaledToZero"}));
     EXPECT_EQ(cond(d, "AbleToScale").reason, "SucceededRescale");
     EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
     EXPECT_EQ(d.status.last_scale_time, now());
@@ -127,8 +131,9 @@ TEST_F(Reconcile, ScaleWriteFailureKeepsDesired) {
     EXPECT_EQ(cond(d, "AbleToScale").reason, "FailedUpdateScale");
     ASSERT_EQ(d.events.size(), 1u);
     EXPECT_EQ(d.events[0].reason, "FailedRescale");
-    EXPECT_EQ(d.events[0].message, "New size: 5; reason: cpu resource utilization (percentage of request) above target; "
-                                   "error: Operation cannot be fulfilled");
+    EXPECT_EQ(d.events[0].message,
+              "New size: 5; reason: cpu resource utilization (percentage of request) above target; "
+              "error: Operation cannot be fulfilled");
     EXPECT_EQ(d.error, "failed to rescale Deployment/default/web: Operation cannot be fulfilled");
     EXPECT_FALSE(d.status.last_scale_time);
 }
@@ -169,14 +174,18 @@ TEST_F(Reconcile, FailedMetricBlocksScaleDown) {
     EXPECT_FALSE(d.rescale);
     ASSERT_EQ(d.events.size(), 2u);
     EXPECT_EQ(d.events[0].reason, "FailedGetExternalMetric");
-    EXPECT_EQ(d.events[0].message, "unable to get external metric default/qps/nil: no metrics returned from external metrics API");
+    EXPECT_EQ(d.events[0].message, "unable to get external metric default/qps/nil: no metrics "
+                                   "returned from external metrics API");
     EXPECT_EQ(d.events[1].reason, "FailedComputeMetricsReplicas");
     EXPECT_EQ(d.events[1].message,
-              "invalid metrics (1 invalid out of 2), first error is: failed to get qps external metric value: failed to get "
-              "external metric qps: unable to get external metric default/qps/nil: no metrics returned from external metrics API");
+              "invalid metrics (1 invalid out of 2), first error is: failed to get qps external "
+              "metric value: failed to get "
+              "external metric qps: unable to get external metric default/qps/nil: no metrics "
+              "returned from external metrics API");
     EXPECT_EQ(cond(d, "ScalingActive").reason, "FailedGetExternalMetric");
     EXPECT_EQ(cond(d, "ScalingActive").message,
-              "the HPA was unable to compute the replica count: unable to get external metric default/qps/nil: no metrics "
+              "the HPA was unable to compute the replica count: unable to get external metric "
+              "default/qps/nil: no metrics "
               "returned from external metrics API");
     EXPECT_EQ(d.metrics[0].proposal, 1);
     EXPECT_FALSE(d.metrics[1].proposal);
@@ -202,7 +211,8 @@ TEST_F(Reconcile, MissingSelector) {
     ASSERT_EQ(d.events.size(), 2u);
     EXPECT_EQ(d.events[0].reason, "SelectorRequired");
     EXPECT_EQ(d.events[1].reason, "FailedComputeMetricsReplicas");
-    EXPECT_EQ(d.error, "failed to compute desired number of replicas based on listed metrics for Deployment/default/web: "
+    EXPECT_EQ(d.error, "failed to compute desired number of replicas based on listed metrics for "
+                       "Deployment/default/web: "
                        "selector is required");
 }
 
@@ -211,7 +221,11 @@ TEST_F(Reconcile, UnparsableSelector) {
     const decision d = run();
     EXPECT_EQ(cond(d, "ScalingActive").reason, "InvalidSelector");
     EXPECT_EQ(d.events[0].reason, "InvalidSelector");
-    EXPECT_EQ(cond(d, "ScalingActive").message.rfind("couldn't convert selector into a corresponding internal selector object: ", 0), 0u);
+    EXPECT_EQ(
+        cond(d, "ScalingActive")
+            .message.rfind(
+                "couldn't convert selector into a corresponding internal selector object: ", 0),
+        0u);
 }
 
 TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
@@ -229,7 +243,8 @@ TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
 TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
-    in.hpa.status.conditions = {{"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+    in.hpa.status.conditions = {
+        {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
     in.scale = scale_snapshot{0, 0, "app=web"};
     in.readings = {external({2000})};
     EXPECT_TRUE(needs_metrics(in.hpa, in.scale));
@@ -241,7 +256,8 @@ TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
 TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
     in.hpa.spec.min_replicas = 3;
     in.hpa.spec.metrics = {external_metric(1000)};
-    in.hpa.status.conditions = {{"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+    in.hpa.status.conditions = {
+        {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
     in.scale = scale_snapshot{0, 0, "app=web"};
     in.readings = {external({1000})};
     const decision d = run();
@@ -284,7 +300,8 @@ TEST_F(Reconcile, RecommendationOverrideSkipsMetrics) {
 }
 
 TEST_F(Reconcile, ConditionTransitionTimeKeptWhenStatusUnchanged) {
-    in.hpa.status.conditions = {{"AbleToScale", condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
+    in.hpa.status.conditions = {
+        {"AbleToScale", condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
     const decision d = run();
     EXPECT_EQ(cond(d, "AbleToScale").last_transition_time, ago(3600));
     EXPECT_EQ(cond(d, "ScalingActive").last_transition_time, now());
@@ -390,7 +407,8 @@ TEST_F(Reconcile, FallbackHoldKeepsCurrent) {
 }
 
 TEST_F(Reconcile, FallbackFixedReplicas) {
-    in.hpa.spec.metrics[0].fallback = fallback_spec{std::chrono::seconds(0), on_failure::replicas, 5};
+    in.hpa.spec.metrics[0].fallback =
+        fallback_spec{std::chrono::seconds(0), on_failure::replicas, 5};
     in.readings = {failure("down")};
     EXPECT_EQ(run().target_replicas, 5);
 }
@@ -417,12 +435,12 @@ TEST_F(Reconcile, FallbackRemembersGoodReadings) {
 }
 
 TEST(Rollout, KubectlRules) {
-    EXPECT_TRUE(assess_rollout({2, 1, 3, 3, 3, 3, false}).in_progress);             // spec not observed
-    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 1, 1, false}).in_progress);             // 1 of 3 updated
-    EXPECT_TRUE(assess_rollout({2, 2, 3, 4, 3, 3, false}).in_progress);             // old pods terminating
-    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 3, 2, false}).in_progress);             // not all available
-    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 3, 3, false}).in_progress);            // done
-    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 1, 1, true}).in_progress);             // stuck: deadline exceeded
+    EXPECT_TRUE(assess_rollout({2, 1, 3, 3, 3, 3, false}).in_progress);  // spec not observed
+    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 1, 1, false}).in_progress);  // 1 of 3 updated
+    EXPECT_TRUE(assess_rollout({2, 2, 3, 4, 3, 3, false}).in_progress);  // old pods terminating
+    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 3, 2, false}).in_progress);  // not all available
+    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 3, 3, false}).in_progress); // done
+    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 1, 1, true}).in_progress);  // stuck: deadline exceeded
 }
 
 } // namespace

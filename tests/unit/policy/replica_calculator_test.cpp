@@ -39,7 +39,9 @@ struct utilization_case {
     tolerances tol = {0.1, 0.1};
     const char* resource = "cpu";
 };
-void PrintTo(const utilization_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const utilization_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class ResourceUtilization : public ::testing::TestWithParam<utilization_case> {};
 
@@ -47,8 +49,8 @@ TEST_P(ResourceUtilization, MatchesUpstream) {
     const auto& c = GetParam();
     const auto pods = test::make_pods(c.pods, c.resource);
     const calculator_context ctx{c.current, c.tol, &pods.view, &config, test::now()};
-    const auto r = resource_utilization_replicas(ctx, test::make_samples(c.samples), c.target, c.resource, "",
-                                                 usage_basis::requests);
+    const auto r = resource_utilization_replicas(ctx, test::make_samples(c.samples), c.target,
+                                                 c.resource, "", usage_basis::requests);
     if (c.expect_error) {
         ASSERT_FALSE(r) << "expected an error";
         EXPECT_EQ(r.error().text, c.expect_error);
@@ -65,15 +67,18 @@ const std::vector<P> four = {{"a"}, {"b"}, {"c"}, {"d"}};
 
 std::vector<P> n_pods(int n) {
     std::vector<P> out;
-    for (int i = 0; i < n; ++i) out.push_back({"p" + std::to_string(i)});
+    for (int i = 0; i < n; ++i)
+        out.push_back({"p" + std::to_string(i)});
     return out;
 }
 std::vector<S> n_samples(int n, std::int64_t milli) {
     std::vector<S> out;
-    for (int i = 0; i < n; ++i) out.push_back({"p" + std::to_string(i), milli});
+    for (int i = 0; i < n; ++i)
+        out.push_back({"p" + std::to_string(i), milli});
     return out;
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, ResourceUtilization,
     ::testing::Values(
@@ -147,6 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
         // new count below current while the ratio says up → keep current
         utilization_case{"CountAgainstRatioKeepsCurrent", 10, 50, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 1000}, {"b", 1000}}, 10, 100, 1000}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 // Plain values (calcPlainMetricReplicas): Pods metrics and Resource AverageValue
@@ -162,7 +168,9 @@ struct plain_case {
     const char* resource = ""; ///< "" = Pods metric
     const char* expect_error = nullptr;
 };
-void PrintTo(const plain_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const plain_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class PlainMetric : public ::testing::TestWithParam<plain_case> {};
 
@@ -181,6 +189,7 @@ TEST_P(PlainMetric, MatchesUpstream) {
     EXPECT_EQ(r->usage, c.expect_usage);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, PlainMetric,
     ::testing::Values(
@@ -206,6 +215,7 @@ INSTANTIATE_TEST_SUITE_P(
         // negative custom metrics give a negative proposal (ceil(-0.5 × 2) = -1), as upstream
         plain_case{"NegativeAverage", 2, 10000, {{"a"}, {"b"}}, {{"a", -5000}, {"b", -5000}}, -1, -5000}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 // Object / External Value (getUsageRatioReplicaCount)
@@ -218,7 +228,9 @@ struct ratio_case {
     std::int32_t expect_replicas;
     const char* expect_error = nullptr;
 };
-void PrintTo(const ratio_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ratio_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class UsageRatio : public ::testing::TestWithParam<ratio_case> {};
 
@@ -236,6 +248,7 @@ TEST_P(UsageRatio, MatchesUpstream) {
     EXPECT_EQ(*r, c.expect_replicas);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, UsageRatio,
     ::testing::Values(
@@ -251,6 +264,7 @@ INSTANTIATE_TEST_SUITE_P(
         ratio_case{"NoPods", 3, 2.0, {}, 0, "unable to calculate ready pods: no pods returned by selector while calculating replica count"},
         ratio_case{"CapsAtInt32Max", 3, 1e12, three, std::numeric_limits<std::int32_t>::max()}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 // Object / External AverageValue (Get…PerPodMetricReplicas)
@@ -263,7 +277,9 @@ struct per_pod_case {
     std::int32_t expect_replicas;
     std::int64_t expect_average;
 };
-void PrintTo(const per_pod_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const per_pod_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class PerPod : public ::testing::TestWithParam<per_pod_case> {};
 
@@ -274,6 +290,7 @@ TEST_P(PerPod, MatchesUpstream) {
     EXPECT_EQ(r.usage, c.expect_average);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, PerPod,
     ::testing::Values(
@@ -286,6 +303,7 @@ INSTANTIATE_TEST_SUITE_P(
         per_pod_case{"MaxUsage", 3, std::numeric_limits<std::int64_t>::max(), 1000, std::numeric_limits<std::int32_t>::max(),
                      std::numeric_limits<std::int64_t>::max()}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 // ---------------------------------------------------------------------------------------------
 // Requests (calculateRequests) and the HPAPlus limits basis
@@ -301,7 +319,8 @@ pod_info pod_with(std::vector<container_spec> containers, std::vector<container_
     return p;
 }
 
-container_spec container(std::string name, std::int64_t request, std::int64_t limit = -1, bool sidecar = false) {
+container_spec container(std::string name, std::int64_t request, std::int64_t limit = -1,
+                         bool sidecar = false) {
     container_spec c;
     c.name = std::move(name);
     if (request >= 0) c.requests.emplace_back("cpu", quantity::from_milli(request));
@@ -318,7 +337,9 @@ struct request_case {
     std::int64_t expect = 0;
     const char* expect_error = nullptr;
 };
-void PrintTo(const request_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const request_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class PodRequests : public ::testing::TestWithParam<request_case> {};
 
@@ -336,6 +357,7 @@ TEST_P(PodRequests, MatchesUpstream) {
     EXPECT_EQ(r->front().milli, c.expect);
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, PodRequests,
     ::testing::Values(
@@ -355,14 +377,16 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"LimitsBasisMissingLimit", pod_with({container("a", 300, 600), container("b", 200)}), "", usage_basis::limits, 0,
                      "missing limit for cpu in container b of Pod p"}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 TEST(ResourceUtilization, LimitsBasisMeasuresAgainstLimits) {
     // requests 500m, limits 1000m, usage 800m: 80 % of the limit (160 % of the request)
     auto pods = test::make_pods({{"a", 500}, {"b", 500}});
-    for (auto& p : pods.owned) p->containers[0].limits.emplace_back("cpu", quantity::from_milli(1000));
+    for (auto& p : pods.owned)
+        p->containers[0].limits.emplace_back("cpu", quantity::from_milli(1000));
     const calculator_context ctx{2, {0.1, 0.1}, &pods.view, &config, test::now()};
-    const auto r = resource_utilization_replicas(ctx, test::make_samples({{"a", 800}, {"b", 800}}), 80, "cpu", "",
-                                                 usage_basis::limits);
+    const auto r = resource_utilization_replicas(ctx, test::make_samples({{"a", 800}, {"b", 800}}),
+                                                 80, "cpu", "", usage_basis::limits);
     ASSERT_TRUE(r) << r.error().text;
     EXPECT_EQ(r->utilization, 80);
     EXPECT_EQ(r->replicas, 2);

@@ -6,9 +6,13 @@
 
 namespace hpaplus::policy::test {
 
-time_point now() { return core::parse_rfc3339("2026-01-01T00:10:00Z").value(); }
+time_point now() {
+    return core::parse_rfc3339("2026-01-01T00:10:00Z").value();
+}
 
-time_point ago(int seconds) { return now() - std::chrono::seconds(seconds); }
+time_point ago(int seconds) {
+    return now() - std::chrono::seconds(seconds);
+}
 
 pod_set make_pods(const std::vector<P>& rows, const std::string& resource) {
     pod_set set;
@@ -34,7 +38,8 @@ pod_set make_pods(const std::vector<P>& rows, const std::string& resource) {
 
 std::vector<pod_sample> make_samples(const std::vector<S>& rows) {
     std::vector<pod_sample> out;
-    for (const auto& r : rows) out.push_back({r.pod, r.milli, ago(r.age), std::chrono::seconds(r.window)});
+    for (const auto& r : rows)
+        out.push_back({r.pod, r.milli, ago(r.age), std::chrono::seconds(r.window)});
     sort_samples(out);
     return out;
 }

@@ -20,8 +20,8 @@ struct P {
     std::int64_t request = 1000;
     pod_phase phase = pod_phase::running;
     std::optional<condition_status> ready = condition_status::true_;
-    int start_ago = 600;      ///< seconds before now; < 0 = no startTime
-    int ready_ago = 590;      ///< lastTransitionTime of Ready, seconds before now
+    int start_ago = 600; ///< seconds before now; < 0 = no startTime
+    int ready_ago = 590; ///< lastTransitionTime of Ready, seconds before now
     bool deleting = false;
 };
 

@@ -16,7 +16,9 @@ struct validation_case {
     std::function<void(autoscaler_spec&)> edit;
     const char* expect_field; ///< nullptr = valid
 };
-void PrintTo(const validation_case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const validation_case& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class Validation : public ::testing::TestWithParam<validation_case> {};
 
@@ -42,6 +44,7 @@ metric_spec external_value(const char* value) {
     return m;
 }
 
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Table, Validation,
     ::testing::Values(
@@ -96,6 +99,7 @@ INSTANTIATE_TEST_SUITE_P(
         validation_case{"SyncPeriodZero", [](autoscaler_spec& s) { s.sync_period_seconds = 0; }, "spec.syncPeriodSeconds"},
         validation_case{"NegativeFallbackReplicas", [](autoscaler_spec& s) { s.metrics[0].fallback = fallback_spec{std::chrono::seconds(10), on_failure::replicas, -2}; }, "spec.metrics[0].fallback.replicas"}),
     [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
 
 TEST(Defaults, FillWhatTheApiServerFills) {
     autoscaler_spec s;
@@ -109,7 +113,8 @@ TEST(Defaults, FillWhatTheApiServerFills) {
     EXPECT_EQ(s.metrics[0].target.average_utilization, 80);
     EXPECT_EQ(s.behavior->scale_up->stabilization_window_seconds, 0);
     EXPECT_EQ(s.behavior->scale_up->policies->size(), 2u);
-    EXPECT_FALSE(s.behavior->scale_down->stabilization_window_seconds); // the controller flag fills it
+    EXPECT_FALSE(
+        s.behavior->scale_down->stabilization_window_seconds); // the controller flag fills it
     EXPECT_EQ(s.behavior->scale_down->policies->size(), 1u);
     EXPECT_FALSE(uses_hpaplus_fields(s));
     s.rollout = rollout_policy::freeze;
