@@ -81,6 +81,10 @@ INSTANTIATE_TEST_SUITE_P(
         limit_case{"RecentScaleDownRaisesStart", 3, rules({pods4, percent100}), {}, {{5, 2}}, 10},
         // Pods over 60 s sees the +4 (start -1 → 3); Percent over 15 s does not (6)
         limit_case{"PoliciesHaveOwnPeriods", 3, rules({{scaling_policy_type::pods, 4, 60}, percent100}), {{30, 4}}, {}, 6},
+        // several events in the period add up: start 10 - 3 - 2 = 5 → Pods 4 → 9, Percent → 10
+        limit_case{"EventsAddUp", 10, rules({pods4, percent100}), {{3, 3}, {8, 2}}, {}, 10},
+        limit_case{"PercentMinWithPods", 10, rules({pods4, {scaling_policy_type::percent, 10, 15}}, select_policy::min), {}, {}, 11},
+        limit_case{"OldEventsIgnored", 3, rules({pods4, percent100}), {{100, 5}}, {{200, 1}}, 7},
         limit_case{"NoPoliciesMax", 3, rules({}), {}, {}, std::numeric_limits<std::int32_t>::min()},
         limit_case{"FromZeroPercentIsZero", 0, rules({percent100}), {}, {}, 0},
         limit_case{"FromZeroPods", 0, rules({pods4, percent100}), {}, {}, 4}),
@@ -109,6 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
         limit_case{"RecentScaleDownCounts", 10, rules({{scaling_policy_type::pods, 3, 15}}), {}, {{5, 2}}, 9},
         limit_case{"RecentScaleUpLowersStart", 10, rules({{scaling_policy_type::percent, 50, 15}}), {{5, 4}}, {}, 3},
         limit_case{"PodsMayGoNegative", 2, rules({{scaling_policy_type::pods, 5, 15}}), {}, {}, -3},
+        limit_case{"PercentAndPodsOverDifferentPeriods", 10, rules({{scaling_policy_type::pods, 1, 60}, {scaling_policy_type::percent, 20, 15}}), {}, {{30, 2}}, 8},
         limit_case{"NoPoliciesMax", 10, rules({}), {}, {}, std::numeric_limits<std::int32_t>::max()}),
     [](const auto& info) { return std::string(info.param.name); });
 // clang-format on

@@ -434,6 +434,26 @@ TEST_F(Reconcile, FallbackRemembersGoodReadings) {
     EXPECT_EQ(cond(d, "FallbackActive").status, condition_status::false_);
 }
 
+TEST_F(Reconcile, StoresThePrenormalizedRecommendation) {
+    in.recommendation_override = 9;
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 6);
+    EXPECT_EQ(d.hist.recommendations.back().replicas, 9); // not the limited 6
+}
+
+TEST(Tolerances, FromBehaviorOnlyWhenSet) {
+    controller_config config;
+    config.tolerance = 0.2;
+    autoscaler_spec spec = test::make_hpa(1, 5).spec;
+    EXPECT_DOUBLE_EQ(tolerances_for(spec, config).scale_up, 0.2);
+    spec.behavior.emplace();
+    spec.behavior->scale_up.emplace();
+    spec.behavior->scale_up->tolerance = quantity::parse("0.05").value();
+    const tolerances t = tolerances_for(spec, config);
+    EXPECT_DOUBLE_EQ(t.scale_up, 0.05);
+    EXPECT_DOUBLE_EQ(t.scale_down, 0.2);
+}
+
 TEST(Rollout, KubectlRules) {
     EXPECT_TRUE(assess_rollout({2, 1, 3, 3, 3, 3, false}).in_progress);  // spec not observed
     EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 1, 1, false}).in_progress);  // 1 of 3 updated

@@ -150,6 +150,21 @@ INSTANTIATE_TEST_SUITE_P(
         // missing and unready on scale-up: 2000/4000 = 50 % → 1.0 → within → current
         utilization_case{"MissingAndUnreadyScaleUp", 4, 50, {{"a"}, {"b"}, {"c"}, {"d", 1000, pending}}, {{"a", 1000}, {"b", 1000}}, 4, 100, 1000},
         // new count below current while the ratio says up → keep current
+        // pitfall 2: the proposal multiplies by ready pods, not by current replicas: 2 × 3 = 6 (not 10)
+        utilization_case{"UsesReadyPodsNotCurrent", 5, 50, three, {{"a", 1000}, {"b", 1000}, {"c", 1000}}, 6, 100, 1000},
+        // pitfall 7: requests are needed for every listed pod, even an ignored one
+        utilization_case{"IgnoredPodStillNeedsRequest", 2, 50, {{"a"}, {"b"}, {"c", -1, failed}}, {{"a", 100}, {"b", 100}}, 0, 0, 0,
+                         "missing request for cpu in container app of Pod c"},
+        // one pod, huge usage: 50 × 1 = 50
+        utilization_case{"LargeRatio", 1, 10, {{"a"}}, {{"a", 5000}}, 50, 500, 5000},
+        // scale-down with unready and missing: unready dropped, missing at 100 %: (100+1000)/2000 = 55 % → 0.55 × 2 → 2
+        utilization_case{"UnreadyDroppedMissingFilledOnScaleDown", 3, 100, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 100}}, 2, 10, 100},
+        // a pending pod with a sample is still unready
+        utilization_case{"PendingWithSampleIsUnready", 3, 30, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 500}, {"b", 700}, {"c", 9000}}, 4, 60, 600},
+        // a deleting pod without a sample is ignored, not missing: 1200/2000 = 60 % → 2 × 2 = 4
+        utilization_case{"DeletingPodNotMissing", 2, 30, {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, 600, 590, true}}, {{"a", 500}, {"b", 700}}, 4, 60, 600},
+        // different requests: usage is summed against summed requests: 1500/(500+2500) = 50 % → 1.0 → current
+        utilization_case{"SummedAgainstSummedRequests", 2, 50, {{"a", 500}, {"b", 2500}}, {{"a", 1000}, {"b", 500}}, 2, 50, 750},
         utilization_case{"CountAgainstRatioKeepsCurrent", 10, 50, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 1000}, {"b", 1000}}, 10, 100, 1000}),
     [](const auto& info) { return std::string(info.param.name); });
 // clang-format on
@@ -213,6 +228,12 @@ INSTANTIATE_TEST_SUITE_P(
         // memory does not: 7000/3 = 2333 → 2.333 × 3 = 7
         plain_case{"MemoryAverageValue", 3, 1000, {{"a", 1000, running, rfalse, 600, 595}, {"b"}, {"c"}}, {{"a", 5000}, {"b", 1000}, {"c", 1000}}, 7, 2333, "memory"},
         // negative custom metrics give a negative proposal (ceil(-0.5 × 2) = -1), as upstream
+        // extraneous sample on the slow path counts in the length: avg (20000+20000+20000+0)/4 = 15000 → 1.5 × 4 → 6
+        plain_case{"ExtraneousSampleSlowPath", 2, 10000, {{"a"}, {"b"}, {"c"}}, {{"a", 20000}, {"b", 20000}, {"x", 20000}}, 6, 20000},
+        // missing on scale-down flips direction: avg 8000 → 0.8; with c at target: 8666 → 0.867 → ceil(2.6) = 3 = current
+        plain_case{"MissingKeepsCurrentWhenCountWouldNotDrop", 3, 10000, three, {{"a", 8000}, {"b", 8000}}, 3, 8000},
+        plain_case{"UpperToleranceInclusive", 10, 10000, n_pods(10), n_samples(10, 11000), 10, 11000},
+        plain_case{"LowerToleranceInclusive", 10, 10000, n_pods(10), n_samples(10, 9000), 10, 9000},
         plain_case{"NegativeAverage", 2, 10000, {{"a"}, {"b"}}, {{"a", -5000}, {"b", -5000}}, -1, -5000}),
     [](const auto& info) { return std::string(info.param.name); });
 // clang-format on
