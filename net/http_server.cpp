@@ -1,0 +1,231 @@
+// net/http_server.cpp — accept loop and per-connection sessions (after the Beast coroutine examples).
+#include "net/http_server.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <set>
+
+namespace hpaplus::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
+    asio::any_io_executor executor;
+    http_server_options options;
+    http_handler handler;
+    tcp::acceptor acceptor;
+    std::optional<asio::ssl::context> ssl;
+    std::set<beast::tcp_stream*> open; ///< live connections, closed on stop()
+    bool stopped = false;
+
+    impl(asio::any_io_executor ex, http_server_options opts, http_handler h)
+        : executor(ex), options(std::move(opts)), handler(std::move(h)), acceptor(ex) {}
+
+    asio::awaitable<void> accept_loop();
+    template <class Stream> asio::awaitable<void> session(Stream stream);
+};
+
+namespace {
+
+template <class Stream> class stream_responder final : public http_responder {
+public:
+    stream_responder(Stream& stream, unsigned version, bool keep_alive, std::chrono::seconds write_timeout)
+        : stream_(stream), version_(version), keep_alive_(keep_alive), write_timeout_(write_timeout) {}
+
+    bool answered() const { return answered_; }
+    bool keep_alive() const { return keep_alive_ && ok_; }
+
+    asio::awaitable<bool> send(http_response r) override {
+        answered_ = true;
+        http::response<http::string_body> res{static_cast<http::status>(r.status), version_};
+        res.set(http::field::server, "hpaplus");
+        res.set(http::field::content_type, r.content_type);
+        for (const auto& [k, v] : r.headers) res.set(k, v);
+        res.keep_alive(keep_alive_);
+        res.body() = std::move(r.body);
+        res.prepare_payload();
+        beast::get_lowest_layer(stream_).expires_after(write_timeout_);
+        auto [ec, n] = co_await http::async_write(stream_, res, use_tuple);
+        ok_ = !ec;
+        co_return ok_;
+    }
+
+    asio::awaitable<bool> begin_stream(int status, std::string content_type) override {
+        answered_ = true;
+        keep_alive_ = false; // a stream ends the connection when it is done
+        header_.result(static_cast<http::status>(status));
+        header_.version(version_);
+        header_.set(http::field::server, "hpaplus");
+        header_.set(http::field::content_type, content_type);
+        header_.chunked(true);
+        http::response_serializer<http::empty_body> sr{header_};
+        beast::get_lowest_layer(stream_).expires_after(write_timeout_);
+        auto [ec, n] = co_await http::async_write_header(stream_, sr, use_tuple);
+        ok_ = !ec;
+        co_return ok_;
+    }
+
+    asio::awaitable<bool> send_chunk(std::string_view data) override {
+        if (!ok_) co_return false;
+        if (data.empty()) co_return true; // an empty chunk would end the stream
+        beast::get_lowest_layer(stream_).expires_after(write_timeout_);
+        auto [ec, n] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(data)), use_tuple);
+        ok_ = !ec;
+        co_return ok_;
+    }
+
+    asio::awaitable<bool> end_stream() override {
+        if (!ok_) co_return false;
+        beast::get_lowest_layer(stream_).expires_after(write_timeout_);
+        auto [ec, n] = co_await asio::async_write(stream_, http::make_chunk_last(), use_tuple);
+        ok_ = !ec;
+        co_return ok_;
+    }
+
+private:
+    Stream& stream_;
+    unsigned version_;
+    bool keep_alive_;
+    std::chrono::seconds write_timeout_;
+    bool answered_ = false;
+    bool ok_ = true;
+    http::response<http::empty_body> header_;
+};
+
+http_request to_request(http::request<http::string_body>&& req) {
+    http_request r;
+    r.method = std::string(req.method_string());
+    r.target = std::string(req.target());
+    const auto q = r.target.find('?');
+    r.path = percent_decode(std::string_view(r.target).substr(0, q), false);
+    if (q != std::string::npos) r.query = parse_query(std::string_view(r.target).substr(q + 1));
+    for (const auto& field : req) {
+        std::string name(field.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        r.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    r.body = std::move(req.body());
+    return r;
+}
+
+http_response plain_error(int status, std::string message) {
+    return {status, "text/plain", std::move(message) + "\n", {}};
+}
+
+} // namespace
+
+template <class Stream> asio::awaitable<void> http_server::impl::session(Stream stream) {
+    auto self = shared_from_this();
+    beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
+    open.insert(&lowest);
+    struct unregister {
+        impl* srv;
+        beast::tcp_stream* s;
+        ~unregister() { srv->open.erase(s); }
+    } guard{this, &lowest};
+
+    if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+        lowest.expires_after(options.write_timeout);
+        auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server, use_tuple);
+        if (ec) co_return;
+    }
+    beast::flat_buffer buffer;
+    while (!stopped) {
+        http::request_parser<http::string_body> parser;
+        parser.body_limit(options.body_limit);
+        lowest.expires_after(options.idle_timeout);
+        auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
+        if (ec == http::error::body_limit) {
+            stream_responder<Stream> r(stream, 11, false, options.write_timeout);
+            co_await r.send(plain_error(413, "request body too large"));
+            break;
+        }
+        if (ec) break;
+        const unsigned version = parser.get().version();
+        const bool keep_alive = parser.get().keep_alive();
+        http_request request = to_request(parser.release());
+        stream_responder<Stream> responder(stream, version, keep_alive, options.write_timeout);
+        lowest.expires_never(); // the handler may stream for as long as it likes
+        co_await handler(request, responder);
+        if (!responder.answered()) co_await responder.send(plain_error(500, "no response"));
+        if (!responder.keep_alive()) break;
+    }
+    beast::error_code ignored;
+    lowest.socket().shutdown(tcp::socket::shutdown_both, ignored);
+}
+
+asio::awaitable<void> http_server::impl::accept_loop() {
+    auto self = shared_from_this();
+    while (!stopped) {
+        auto [ec, socket] = co_await acceptor.async_accept(use_tuple);
+        if (ec) {
+            if (ec == asio::error::operation_aborted || stopped) co_return;
+            continue; // e.g. too many open files: keep serving the others
+        }
+        socket.set_option(tcp::no_delay(true), ec);
+        if (ssl) {
+            asio::co_spawn(executor, session(beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *ssl)),
+                           asio::detached);
+        } else {
+            asio::co_spawn(executor, session(beast::tcp_stream(std::move(socket))), asio::detached);
+        }
+    }
+}
+
+http_server::http_server(asio::any_io_executor executor, http_server_options options, http_handler handler)
+    : impl_(std::make_shared<impl>(executor, std::move(options), std::move(handler))) {
+    auto& o = impl_->options;
+    if (o.tls) {
+        impl_->ssl.emplace(asio::ssl::context::tls_server);
+        impl_->ssl->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                                asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                                asio::ssl::context::no_tlsv1_1);
+        impl_->ssl->use_certificate_chain(asio::buffer(o.tls->first));
+        impl_->ssl->use_private_key(asio::buffer(o.tls->second), asio::ssl::context::pem);
+    }
+    const tcp::endpoint endpoint{asio::ip::make_address(o.address), o.port};
+    impl_->acceptor.open(endpoint.protocol());
+    impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+    impl_->acceptor.bind(endpoint);
+    impl_->acceptor.listen(asio::socket_base::max_listen_connections);
+}
+
+http_server::~http_server() { stop(); }
+
+unsigned short http_server::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+std::string http_server::url() const {
+    const auto endpoint = impl_->acceptor.local_endpoint();
+    const std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
+                                                        : endpoint.address().to_string();
+    return std::string(impl_->ssl ? "https://" : "http://") + host + ":" + std::to_string(endpoint.port());
+}
+
+void http_server::start() {
+    asio::co_spawn(impl_->executor, impl_->accept_loop(), asio::detached);
+}
+
+void http_server::stop() {
+    asio::post(impl_->executor, [self = impl_] {
+        if (self->stopped) return;
+        self->stopped = true;
+        beast::error_code ignored;
+        self->acceptor.close(ignored);
+        for (beast::tcp_stream* s : self->open) s->socket().close(ignored);
+    });
+}
+
+} // namespace hpaplus::net

@@ -1,0 +1,69 @@
+// net/http_server.hpp — an HTTP/1.1 server on Asio coroutines over plain TCP or TLS: keep-alive,
+// request size limits, idle timeouts, and chunked streaming for long responses (watches).
+#pragma once
+
+#include "net/http_message.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace hpaplus::net {
+
+/// How a handler answers: one complete response, or a chunked stream.
+/// Every call returns false once the client is gone; handlers then stop.
+class http_responder {
+public:
+    virtual ~http_responder() = default;
+    /// Runs on: the server's executor. Cancellation: none (bounded by the write timeout).
+    virtual boost::asio::awaitable<bool> send(http_response response) = 0;
+    /// Starts a chunked response (status and headers).
+    virtual boost::asio::awaitable<bool> begin_stream(int status, std::string content_type) = 0;
+    virtual boost::asio::awaitable<bool> send_chunk(std::string_view data) = 0;
+    virtual boost::asio::awaitable<bool> end_stream() = 0;
+};
+
+/// Handles one request. Runs on: the server's executor (one thread: no locking needed).
+using http_handler = std::function<boost::asio::awaitable<void>(http_request&, http_responder&)>;
+
+struct http_server_options {
+    std::string address = "127.0.0.1";
+    unsigned short port = 0; ///< 0 = any free port
+    /// PEM serving certificate and key; unset = plain HTTP.
+    std::optional<std::pair<std::string, std::string>> tls;
+    /// A connection with no request for this long is closed.
+    std::chrono::seconds idle_timeout{120};
+    /// Largest request body accepted (413 above).
+    std::size_t body_limit = 16u << 20;
+    /// Bound on writing one response or chunk to a slow client.
+    std::chrono::seconds write_timeout{30};
+};
+
+class http_server {
+public:
+    /// Binds and listens (throws std::system_error when the address is taken: a start-up error).
+    http_server(boost::asio::any_io_executor executor, http_server_options options, http_handler handler);
+    ~http_server();
+    http_server(const http_server&) = delete;
+    http_server& operator=(const http_server&) = delete;
+
+    unsigned short port() const;
+    /// `http://127.0.0.1:PORT` or `https://...`.
+    std::string url() const;
+    /// Starts accepting. Runs on: the executor given to the constructor.
+    void start();
+    /// Stops accepting and closes every connection (handlers see their next write fail).
+    /// Safe to call from any thread; does not block.
+    void stop();
+
+private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+} // namespace hpaplus::net

@@ -1,0 +1,20 @@
+// net/tls.hpp — TLS material for servers we run ourselves (the simulated cluster, tests): a
+// self-signed certificate authority and a serving certificate it signs, all in PEM.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hpaplus::net {
+
+struct tls_material {
+    std::string ca_cert_pem;   ///< the CA clients trust
+    std::string cert_pem;      ///< the server's certificate, signed by the CA
+    std::string key_pem;       ///< the server's private key
+};
+
+/// Makes a fresh CA and a serving certificate for `hosts` (DNS names or IP addresses as SANs).
+/// Throws std::runtime_error when OpenSSL fails (a start-up error).
+tls_material make_self_signed(const std::vector<std::string>& hosts);
+
+} // namespace hpaplus::net

@@ -1,0 +1,197 @@
+// sim/json_util.cpp — JSON paths and patches over RapidJSON.
+#include "sim/json_util.hpp"
+
+#include <rapidjson/pointer.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <vector>
+
+namespace hpaplus::sim {
+namespace {
+
+std::vector<std::string_view> split_path(std::string_view path) {
+    std::vector<std::string_view> parts;
+    if (!path.empty() && path.front() == '.') path.remove_prefix(1);
+    while (!path.empty()) {
+        const auto dot = path.find('.');
+        parts.push_back(path.substr(0, dot));
+        if (dot == std::string_view::npos) break;
+        path.remove_prefix(dot + 1);
+    }
+    return parts;
+}
+
+json::MemberIterator find_member(json& obj, std::string_view key) {
+    return obj.FindMember(json(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+}
+
+json::ConstMemberIterator find_member(const json& obj, std::string_view key) {
+    return obj.FindMember(json(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+}
+
+} // namespace
+
+const json* find_path(const json& root, std::string_view path) {
+    const json* cur = &root;
+    for (auto part : split_path(path)) {
+        if (!cur->IsObject()) return nullptr;
+        const auto it = find_member(*cur, part);
+        if (it == cur->MemberEnd()) return nullptr;
+        cur = &it->value;
+    }
+    return cur;
+}
+
+bool set_path(json& root, std::string_view path, json value, json_alloc& a) {
+    const auto parts = split_path(path);
+    if (parts.empty() || !root.IsObject()) return false;
+    json* cur = &root;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (!cur->IsObject()) return false;
+        auto it = find_member(*cur, parts[i]);
+        if (i + 1 == parts.size()) {
+            if (it != cur->MemberEnd()) {
+                it->value = std::move(value);
+            } else {
+                cur->AddMember(json(parts[i].data(), static_cast<rapidjson::SizeType>(parts[i].size()), a),
+                               std::move(value), a);
+            }
+            return true;
+        }
+        if (it == cur->MemberEnd() || it->value.IsNull()) {
+            if (it == cur->MemberEnd()) {
+                cur->AddMember(json(parts[i].data(), static_cast<rapidjson::SizeType>(parts[i].size()), a),
+                               json(rapidjson::kObjectType), a);
+                it = find_member(*cur, parts[i]);
+            } else {
+                it->value.SetObject();
+            }
+        }
+        cur = &it->value;
+    }
+    return false;
+}
+
+void erase_path(json& root, std::string_view path) {
+    const auto parts = split_path(path);
+    json* cur = &root;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (!cur->IsObject()) return;
+        auto it = find_member(*cur, parts[i]);
+        if (it == cur->MemberEnd()) return;
+        if (i + 1 == parts.size()) {
+            cur->EraseMember(it);
+            return;
+        }
+        cur = &it->value;
+    }
+}
+
+std::string string_at(const json& root, std::string_view path) {
+    const json* v = find_path(root, path);
+    return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
+}
+
+void merge_patch(json& target, const json& patch, json_alloc& a) {
+    if (!patch.IsObject()) {
+        target.CopyFrom(patch, a);
+        return;
+    }
+    if (!target.IsObject()) target.SetObject();
+    for (const auto& m : patch.GetObject()) {
+        auto it = target.FindMember(m.name);
+        if (m.value.IsNull()) {
+            if (it != target.MemberEnd()) target.EraseMember(it);
+        } else if (it != target.MemberEnd()) {
+            merge_patch(it->value, m.value, a);
+        } else {
+            json value;
+            merge_patch(value, m.value, a);
+            target.AddMember(json(m.name, a), std::move(value), a);
+        }
+    }
+}
+
+std::optional<std::string> json_patch(json_doc& target, const json& operations) {
+    if (!operations.IsArray()) return std::string("a JSON patch must be an array of operations");
+    json_doc work = clone(target);
+    auto& a = work.GetAllocator();
+    for (const auto& op : operations.GetArray()) {
+        if (!op.IsObject()) return std::string("a JSON patch operation must be an object");
+        const std::string kind = string_at(op, "op");
+        const std::string path = string_at(op, "path");
+        const rapidjson::Pointer pointer(path.c_str());
+        if (!pointer.IsValid()) return "invalid JSON pointer \"" + path + "\"";
+        const json* value = find_path(op, "value");
+        if (kind == "add" || kind == "replace") {
+            if (!value) return "operation " + kind + " needs a value";
+            if (kind == "replace" && !pointer.Get(work)) return "replace operation does not apply: doc is missing path: " + path;
+            // "-" appends to an array, as RFC 6902 says.
+            if (kind == "add" && path.size() >= 2 && path.substr(path.size() - 2) == "/-") {
+                const rapidjson::Pointer parent(path.substr(0, path.size() - 2).c_str());
+                json* arr = parent.Get(work);
+                if (!arr || !arr->IsArray()) return "add operation does not apply: no array at " + path;
+                arr->PushBack(json(*value, a), a);
+                continue;
+            }
+            if (kind == "add" && !pointer.Get(work)) {
+                // the parent must exist
+                const auto slash = path.rfind('/');
+                const rapidjson::Pointer parent(path.substr(0, slash).c_str());
+                if (slash != 0 && !parent.Get(work)) return "add operation does not apply: doc is missing path: " + path;
+            }
+            pointer.Set(work, json(*value, a), a);
+        } else if (kind == "remove") {
+            if (!pointer.Erase(work)) return "remove operation does not apply: doc is missing path: " + path;
+        } else if (kind == "test") {
+            const json* have = pointer.Get(work);
+            if (!value || !have || !equal(*have, *value)) return "testing value " + path + " failed";
+        } else if (kind == "move" || kind == "copy") {
+            const rapidjson::Pointer from(string_at(op, "from").c_str());
+            const json* source = from.IsValid() ? from.Get(work) : nullptr;
+            if (!source) return kind + " operation does not apply: doc is missing from path";
+            json copy(*source, a);
+            if (kind == "move") from.Erase(work);
+            pointer.Set(work, std::move(copy), a);
+        } else {
+            return "unknown JSON patch operation \"" + kind + "\"";
+        }
+    }
+    target.Swap(work);
+    return std::nullopt;
+}
+
+std::string to_string(const json& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    v.Accept(writer);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+json_doc clone(const json& v) {
+    json_doc doc;
+    doc.CopyFrom(v, doc.GetAllocator());
+    return doc;
+}
+
+bool equal(const json& a, const json& b) {
+    if (a.IsObject() && b.IsObject()) {
+        if (a.MemberCount() != b.MemberCount()) return false;
+        for (const auto& m : a.GetObject()) {
+            const auto it = b.FindMember(m.name);
+            if (it == b.MemberEnd() || !equal(m.value, it->value)) return false;
+        }
+        return true;
+    }
+    if (a.IsArray() && b.IsArray()) {
+        if (a.Size() != b.Size()) return false;
+        for (rapidjson::SizeType i = 0; i < a.Size(); ++i)
+            if (!equal(a[i], b[i])) return false;
+        return true;
+    }
+    if (a.IsNumber() && b.IsNumber()) return a.GetDouble() == b.GetDouble();
+    return a == b;
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,42 @@
+// sim/json_util.hpp — JSON tools the simulated API server needs: dotted paths, RFC 7386 merge
+// patches, RFC 6902 JSON patches, and text round trips.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hpaplus::sim {
+
+using json = rapidjson::Value;
+using json_doc = rapidjson::Document;
+using json_alloc = rapidjson::Document::AllocatorType;
+
+/// The value at a dotted path (`.spec.replicas` or `spec.replicas`), or nullptr.
+const json* find_path(const json& root, std::string_view path);
+/// Sets the value at a dotted path, creating objects on the way (fails when a step is not an object).
+bool set_path(json& root, std::string_view path, json value, json_alloc& a);
+/// Removes the member at a dotted path (no-op when absent).
+void erase_path(json& root, std::string_view path);
+
+/// A string member or "".
+std::string string_at(const json& root, std::string_view path);
+
+/// RFC 7386: null deletes, objects merge recursively, everything else (lists too) replaces.
+void merge_patch(json& target, const json& patch, json_alloc& a);
+
+/// RFC 6902 on `target`; returns an error text, or nullopt on success (target unchanged on error).
+std::optional<std::string> json_patch(json_doc& target, const json& operations);
+
+/// Serializes compactly.
+std::string to_string(const json& v);
+
+/// A deep copy of `v` into a fresh document.
+json_doc clone(const json& v);
+
+/// Structural equality (object member order does not matter).
+bool equal(const json& a, const json& b);
+
+} // namespace hpaplus::sim

@@ -1,0 +1,49 @@
+// sim/resource_type.hpp — what the simulated API server knows about one resource: names for
+// discovery, scope, subresources, and the columns `kubectl get` prints.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpaplus::sim {
+
+struct printer_column {
+    std::string name;
+    std::string type;      ///< integer | number | string | boolean | date
+    std::string json_path; ///< simple dotted path such as .status.replicas
+    std::string description;
+    std::string format;
+    int priority = 0;
+};
+
+struct scale_paths {
+    std::string spec_replicas;   ///< .spec.replicas
+    std::string status_replicas; ///< .status.replicas
+    std::string label_selector;  ///< a string field; empty = render spec.selector (Deployments)
+};
+
+struct resource_type {
+    std::string group; ///< "" = core
+    std::string version;
+    std::string plural;
+    std::string singular;
+    std::string kind;
+    std::string list_kind;
+    std::vector<std::string> short_names;
+    std::vector<std::string> categories;
+    bool namespaced = true;
+    bool status_subresource = false;
+    std::optional<scale_paths> scale;
+    std::vector<printer_column> columns; ///< empty: the built-in printer or just Name/Age
+    bool custom = false;                 ///< served from a CustomResourceDefinition
+
+    std::string group_version() const { return group.empty() ? version : group + "/" + version; }
+    /// `deployments.apps`, `pods` — how Status messages name the resource.
+    std::string qualified_plural() const { return group.empty() ? plural : plural + "." + group; }
+};
+
+/// The built-in resources the simulated cluster serves.
+std::vector<resource_type> builtin_resource_types();
+
+} // namespace hpaplus::sim

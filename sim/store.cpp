@@ -1,0 +1,260 @@
+// sim/store.cpp — storage semantics of the simulated API server.
+#include "sim/store.hpp"
+
+#include <random>
+
+namespace hpaplus::sim {
+namespace {
+
+std::string collection_key(std::string_view g, std::string_view v, std::string_view p) {
+    return std::string(g) + "/" + std::string(v) + "/" + std::string(p);
+}
+
+std::string random_suffix(std::size_t n) {
+    static std::mt19937_64 rng{std::random_device{}()};
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789"; // the apiserver's generateName alphabet
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(alphabet[rng() % (sizeof alphabet - 1)]);
+    return out;
+}
+
+std::string new_uid() {
+    static std::mt19937_64 rng{std::random_device{}()};
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (int i = 0; i < 32; ++i) {
+        if (i == 8 || i == 12 || i == 16 || i == 20) out.push_back('-');
+        out.push_back(i == 12 ? '4' : hex[rng() % 16]);
+    }
+    return out;
+}
+
+// DNS-1123 subdomain: lower-case alphanumerics, '-' and '.', at most 253, alphanumeric at both ends.
+bool valid_name(const std::string& name) {
+    if (name.empty() || name.size() > 253) return false;
+    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (!alnum(name.front()) || !alnum(name.back())) return false;
+    for (char c : name)
+        if (!alnum(c) && c != '-' && c != '.') return false;
+    return true;
+}
+
+void set_string(json& obj, const char* path, const std::string& value, json_alloc& a) {
+    set_path(obj, path, json(value.c_str(), static_cast<rapidjson::SizeType>(value.size()), a), a);
+}
+
+// The object without metadata (and without status when `drop_status`): what generation tracks.
+json_doc content_of(const json& obj, bool drop_status) {
+    json_doc copy = clone(obj);
+    erase_path(copy, "metadata");
+    if (drop_status) erase_path(copy, "status");
+    return copy;
+}
+
+std::optional<api_error> check_type_fields(const collection& c, const json& body) {
+    const std::string api_version = string_at(body, "apiVersion");
+    const std::string kind = string_at(body, "kind");
+    if (!api_version.empty() && api_version != c.type.group_version())
+        return bad_request("the API version in the data (" + api_version + ") does not match the expected API version (" +
+                           c.type.group_version() + ")");
+    if (!kind.empty() && kind != c.type.kind)
+        return bad_request("the kind in the data (" + kind + ") does not match the expected kind (" + c.type.kind + ")");
+    return std::nullopt;
+}
+
+} // namespace
+
+object_store::object_store(clock now, std::size_t log_capacity) : now_(std::move(now)), log_capacity_(log_capacity) {}
+
+collection* object_store::find(std::string_view group, std::string_view version, std::string_view plural) {
+    const auto it = collections_.find(collection_key(group, version, plural));
+    return it == collections_.end() ? nullptr : &it->second;
+}
+
+collection& object_store::add_type(resource_type type) {
+    const std::string k = collection_key(type.group, type.version, type.plural);
+    auto it = collections_.find(k);
+    if (it != collections_.end()) {
+        it->second.type = std::move(type); // a CRD update may change columns or subresources
+        return it->second;
+    }
+    collection c;
+    c.type = std::move(type);
+    c.compacted_rv = rv_;
+    return collections_.emplace(k, std::move(c)).first->second;
+}
+
+void object_store::remove_type(std::string_view group, std::string_view version, std::string_view plural) {
+    collections_.erase(collection_key(group, version, plural));
+}
+
+std::vector<collection*> object_store::collections() {
+    std::vector<collection*> out;
+    for (auto& [k, c] : collections_) out.push_back(&c);
+    return out;
+}
+
+object_ptr object_store::seal(json_doc doc, std::uint64_t rv) const {
+    auto o = std::make_shared<stored_object>();
+    o->namespace_ = string_at(doc, "metadata.namespace");
+    o->name = string_at(doc, "metadata.name");
+    if (const json* labels = find_path(doc, "metadata.labels"); labels && labels->IsObject()) {
+        for (const auto& m : labels->GetObject())
+            if (m.value.IsString()) o->labels.emplace(m.name.GetString(), m.value.GetString());
+    }
+    o->rv = rv;
+    o->text = to_string(doc);
+    o->doc = std::move(doc);
+    return o;
+}
+
+void object_store::publish(collection& c, const char* type, object_ptr object, object_ptr previous) {
+    c.log.push_back({object->rv, type, std::move(object), std::move(previous)});
+    while (c.log.size() > log_capacity_) {
+        c.compacted_rv = c.log.front().rv;
+        c.log.pop_front();
+    }
+    const watch_event& event = c.log.back();
+    for (auto& o : observers_) o(c, event);
+}
+
+api_result<object_ptr> object_store::create(collection& c, const std::string& ns, json_doc body) {
+    const resource_type& t = c.type;
+    if (!body.IsObject()) return bad_request("the body of the request must be a JSON object");
+    if (auto e = check_type_fields(c, body)) return *e;
+    auto& a = body.GetAllocator();
+    if (!find_path(body, "metadata") || !find_path(body, "metadata")->IsObject())
+        set_path(body, "metadata", json(rapidjson::kObjectType), a);
+    std::string name = string_at(body, "metadata.name");
+    if (name.empty()) {
+        const std::string generate = string_at(body, "metadata.generateName");
+        if (generate.empty()) return invalid(t, "", {{"metadata.name", "Required value: name or generateName is required"}});
+        name = generate + random_suffix(5);
+    }
+    if (!valid_name(name))
+        return invalid(t, name, {{"metadata.name", "Invalid value: \"" + name +
+                                                   "\": a lowercase RFC 1123 subdomain must consist of lower case "
+                                                   "alphanumeric characters, '-' or '.', and must start and end with an "
+                                                   "alphanumeric character"}});
+    const std::string body_ns = string_at(body, "metadata.namespace");
+    if (t.namespaced) {
+        if (!body_ns.empty() && body_ns != ns)
+            return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+        if (collection* namespaces = find("", "v1", "namespaces"); namespaces && !get(*namespaces, "", ns))
+            return api_error{404, "NotFound", "namespaces \"" + ns + "\" not found", ns, "", "namespaces", {}, std::nullopt};
+    }
+    const std::string object_ns = t.namespaced ? ns : "";
+    if (c.objects.count(key(object_ns, name))) return already_exists(t, name);
+
+    set_string(body, "apiVersion", t.group_version(), a);
+    set_string(body, "kind", t.kind, a);
+    set_string(body, "metadata.name", name, a);
+    if (t.namespaced) set_string(body, "metadata.namespace", ns, a);
+    else erase_path(body, "metadata.namespace");
+    set_string(body, "metadata.uid", new_uid(), a);
+    set_string(body, "metadata.creationTimestamp", core::format_rfc3339(now_()), a);
+    set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);
+    erase_path(body, "metadata.deletionTimestamp");
+    if (t.status_subresource) erase_path(body, "status"); // status is the controllers' to write
+    const std::uint64_t rv = ++rv_;
+    set_string(body, "metadata.resourceVersion", std::to_string(rv), a);
+    object_ptr stored = seal(std::move(body), rv);
+    c.objects[key(object_ns, name)] = stored;
+    publish(c, "ADDED", stored);
+    return stored;
+}
+
+api_result<object_ptr> object_store::update(collection& c, const std::string& ns, const std::string& name,
+                                            json_doc body, write_mode mode) {
+    const resource_type& t = c.type;
+    const std::string object_ns = t.namespaced ? ns : "";
+    const auto it = c.objects.find(key(object_ns, name));
+    if (it == c.objects.end()) return not_found(t, name);
+    const object_ptr& existing = it->second;
+    if (!body.IsObject()) return bad_request("the body of the request must be a JSON object");
+    if (auto e = check_type_fields(c, body)) return *e;
+    const std::string body_name = string_at(body, "metadata.name");
+    if (!body_name.empty() && body_name != name)
+        return bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" + name + ")");
+
+    const bool internal = mode == write_mode::internal || mode == write_mode::internal_status;
+    const std::string body_rv = string_at(body, "metadata.resourceVersion");
+    if (!internal) {
+        if (!body_rv.empty() && body_rv != std::to_string(existing->rv)) return conflict(t, name);
+        if (body_rv.empty() && t.custom)
+            return invalid(t, name, {{"metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update"}});
+    }
+
+    // Start from the stored object and take what this kind of write may change.
+    json_doc next = clone(existing->doc);
+    auto& a = next.GetAllocator();
+    const bool status_write = mode == write_mode::status || mode == write_mode::internal_status;
+    if (status_write) {
+        if (const json* status = find_path(body, "status")) set_path(next, "status", json(*status, a), a);
+        else erase_path(next, "status");
+    } else {
+        json_doc incoming = clone(body);
+        auto& ia = incoming.GetAllocator();
+        if (t.status_subresource) {
+            if (const json* status = find_path(existing->doc, "status")) set_path(incoming, "status", json(*status, ia), ia);
+            else erase_path(incoming, "status");
+        }
+        // System metadata stays the server's.
+        for (const char* field : {"metadata.uid", "metadata.creationTimestamp", "metadata.generation",
+                                  "metadata.namespace", "metadata.deletionTimestamp"}) {
+            if (const json* v = find_path(existing->doc, field)) set_path(incoming, field, json(*v, ia), ia);
+            else erase_path(incoming, field);
+        }
+        set_string(incoming, "metadata.name", name, ia);
+        set_string(incoming, "apiVersion", t.group_version(), ia);
+        set_string(incoming, "kind", t.kind, ia);
+        next = std::move(incoming);
+    }
+    auto& na = next.GetAllocator();
+    // generation counts changes to everything but metadata (and status, when it has its own endpoint)
+    if (!equal(content_of(existing->doc, t.status_subresource), content_of(next, t.status_subresource))) {
+        const json* g = find_path(existing->doc, "metadata.generation");
+        const std::int64_t gen = g && g->IsInt64() ? g->GetInt64() : 1;
+        set_path(next, "metadata.generation", json(gen + 1), na);
+    }
+    const std::uint64_t rv = ++rv_;
+    set_string(next, "metadata.resourceVersion", std::to_string(rv), na);
+    object_ptr stored = seal(std::move(next), rv);
+    object_ptr previous = it->second;
+    it->second = stored;
+    publish(c, "MODIFIED", stored, std::move(previous));
+    return stored;
+}
+
+api_result<object_ptr> object_store::remove(collection& c, const std::string& ns, const std::string& name) {
+    const std::string object_ns = c.type.namespaced ? ns : "";
+    const auto it = c.objects.find(key(object_ns, name));
+    if (it == c.objects.end()) return not_found(c.type, name);
+    json_doc last = clone(it->second->doc);
+    const std::uint64_t rv = ++rv_;
+    set_string(last, "metadata.resourceVersion", std::to_string(rv), last.GetAllocator());
+    object_ptr stored = seal(std::move(last), rv);
+    c.objects.erase(it);
+    publish(c, "DELETED", stored);
+    return stored;
+}
+
+object_ptr object_store::get(const collection& c, const std::string& ns, const std::string& name) const {
+    const auto it = c.objects.find(key(c.type.namespaced ? ns : "", name));
+    return it == c.objects.end() ? nullptr : it->second;
+}
+
+std::optional<std::size_t> object_store::first_event_after(const collection& c, std::uint64_t rv) const {
+    if (rv < c.compacted_rv) return std::nullopt;
+    std::size_t i = c.log.size();
+    while (i > 0 && c.log[i - 1].rv > rv) --i;
+    return i;
+}
+
+void object_store::compact(collection& c) {
+    if (!c.log.empty()) c.compacted_rv = c.log.back().rv;
+    c.compacted_rv = std::max(c.compacted_rv, rv_);
+    c.log.clear();
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,101 @@
+// sim/store.hpp — the simulated cluster's storage: one collection per resource type, objects as
+// immutable JSON snapshots, a global resourceVersion, optimistic concurrency, generation on spec
+// changes, status-subresource rules, and a bounded event log that watches replay from.
+#pragma once
+
+#include "core/label_selector.hpp"
+#include "core/outcome.hpp"
+#include "core/time.hpp"
+#include "sim/api_error.hpp"
+#include "sim/json_util.hpp"
+#include "sim/resource_type.hpp"
+
+#include <boost/system/result.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hpaplus::sim {
+
+/// One stored version of an object; never changed once stored.
+struct stored_object {
+    json_doc doc;
+    std::string text; ///< compact JSON, serialized once
+    std::string namespace_;
+    std::string name;
+    core::label_map labels;
+    std::uint64_t rv = 0;
+};
+using object_ptr = std::shared_ptr<const stored_object>;
+
+struct watch_event {
+    std::uint64_t rv = 0;
+    const char* type = "ADDED"; ///< ADDED | MODIFIED | DELETED
+    object_ptr object;
+    object_ptr previous; ///< MODIFIED: the version before (a filtered watch turns it into ADDED/DELETED)
+};
+
+struct collection {
+    resource_type type;
+    std::map<std::string, object_ptr> objects; ///< by "namespace/name" (cluster-scoped: "/name")
+    std::deque<watch_event> log;
+    std::uint64_t compacted_rv = 0; ///< watches from an older resourceVersion get 410
+};
+
+template <class T> using api_result = boost::system::result<T, api_error>;
+
+/// How an update treats the incoming object.
+enum class write_mode {
+    main,            ///< PUT/PATCH of the object: status kept when the status subresource exists
+    status,          ///< PUT/PATCH of /status: only status changes
+    internal_status, ///< a simulated controller writing status: no resourceVersion precondition
+    internal,        ///< a simulated controller writing the object: no precondition
+};
+
+class object_store {
+public:
+    using clock = std::function<core::time_point()>;
+    using observer = std::function<void(collection&, const watch_event&)>;
+
+    explicit object_store(clock now, std::size_t log_capacity = 5000);
+
+    collection* find(std::string_view group, std::string_view version, std::string_view plural);
+    collection& add_type(resource_type type);
+    void remove_type(std::string_view group, std::string_view version, std::string_view plural);
+    std::vector<collection*> collections();
+
+    std::uint64_t resource_version() const { return rv_; }
+
+    api_result<object_ptr> create(collection& c, const std::string& ns, json_doc body);
+    api_result<object_ptr> update(collection& c, const std::string& ns, const std::string& name, json_doc body,
+                                  write_mode mode);
+    api_result<object_ptr> remove(collection& c, const std::string& ns, const std::string& name);
+    object_ptr get(const collection& c, const std::string& ns, const std::string& name) const;
+
+    /// Index into c.log of the first event newer than `rv`; nullopt when those events were dropped.
+    std::optional<std::size_t> first_event_after(const collection& c, std::uint64_t rv) const;
+    /// Drops the whole event log (fault injection: every watch resuming from before now gets 410).
+    void compact(collection& c);
+
+    /// Called after every write, in order (simulated controllers and watch notification).
+    void on_change(observer o) { observers_.push_back(std::move(o)); }
+
+    static std::string key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+private:
+    object_ptr seal(json_doc doc, std::uint64_t rv) const;
+    void publish(collection& c, const char* type, object_ptr object, object_ptr previous = nullptr);
+
+    clock now_;
+    std::size_t log_capacity_;
+    std::uint64_t rv_ = 1000;
+    std::map<std::string, collection, std::less<>> collections_;
+    std::vector<observer> observers_;
+};
+
+} // namespace hpaplus::sim
