@@ -2,6 +2,7 @@
 #include "controller/cli.hpp"
 
 #include "controller/evaluate_command.hpp"
+#include "controller/sim_command.hpp"
 
 #include <cstdio>
 #include <string_view>
@@ -21,6 +22,7 @@ constexpr const char* usage =
     "\n"
     "Commands:\n"
     "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
+    "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
     "  version           print the version\n"
     "\n"
     "Run 'hpaplus COMMAND --help' for a command's options.\n"
@@ -43,6 +45,7 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
+    if (command == "sim") return run_sim(argc - 1, argv + 1);
     std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",
                  static_cast<int>(command.size()), command.data());
     return 2;

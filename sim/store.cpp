@@ -24,7 +24,7 @@ std::string new_uid() {
     std::string out;
     for (int i = 0; i < 32; ++i) {
         if (i == 8 || i == 12 || i == 16 || i == 20) out.push_back('-');
-        out.push_back(i == 12 ? '4' : hex[rng() % 16]);
+        out.push_back(i == 12 ? '4' : i == 16 ? "89ab"[rng() % 4] : hex[rng() % 16]); // version 4, RFC 4122 variant
     }
     return out;
 }

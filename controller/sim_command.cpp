@@ -1,0 +1,98 @@
+// controller/sim_command.cpp — run the simulated cluster until a signal arrives.
+#include "controller/sim_command.hpp"
+
+#include "sim/cluster.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace hpaplus::controller {
+namespace {
+
+constexpr const char* sim_usage =
+    "Usage: hpaplus sim [--listen ADDR:PORT] [--tls] [--kubeconfig-out FILE]\n"
+    "\n"
+    "Runs the simulated Kubernetes cluster: an API server that behaves like the real one (CRUD,\n"
+    "list/watch, status and scale subresources, discovery, tables, CRDs). Point kubectl at it:\n"
+    "  hpaplus sim --kubeconfig-out /tmp/sim.kubeconfig &\n"
+    "  kubectl --kubeconfig /tmp/sim.kubeconfig get namespaces\n"
+    "\n"
+    "  --listen ADDR:PORT    address to listen on (default 127.0.0.1:0, any free port)\n"
+    "  --tls                 serve HTTPS with a fresh self-signed CA (written into the kubeconfig)\n"
+    "  --kubeconfig-out FILE write a kubeconfig for this cluster\n"
+    "\n"
+    "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
+
+bool parse_listen(std::string_view s, std::string& address, unsigned short& port) {
+    const auto colon = s.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    address = std::string(s.substr(0, colon));
+    if (address.size() > 1 && address.front() == '[' && address.back() == ']') address = address.substr(1, address.size() - 2);
+    const std::string p(s.substr(colon + 1));
+    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos) return false;
+    const unsigned long v = std::stoul(p);
+    if (v > 65535) return false;
+    port = static_cast<unsigned short>(v);
+    return !address.empty();
+}
+
+} // namespace
+
+int run_sim(int argc, char** argv) {
+    sim::cluster_options options;
+    std::string kubeconfig_out;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(sim_usage, stdout);
+            return 0;
+        }
+        if (arg == "--tls") {
+            options.tls = true;
+        } else if ((arg == "--listen" || arg == "--kubeconfig-out") && i + 1 < argc) {
+            const std::string_view value = argv[++i];
+            if (arg == "--kubeconfig-out") {
+                kubeconfig_out = value;
+            } else if (!parse_listen(value, options.address, options.port)) {
+                std::fprintf(stderr, "hpaplus sim: --listen: expected ADDR:PORT, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else {
+            std::fprintf(stderr, "hpaplus sim: unknown or incomplete option '%s' (see 'hpaplus sim --help')\n", argv[i]);
+            return 2;
+        }
+    }
+    try {
+        boost::asio::io_context io(1);
+        sim::cluster cluster(io, options);
+        if (!kubeconfig_out.empty()) {
+            std::ofstream out(kubeconfig_out, std::ios::binary | std::ios::trunc);
+            out << cluster.kubeconfig();
+            if (!out) {
+                std::fprintf(stderr, "hpaplus sim: cannot write %s\n", kubeconfig_out.c_str());
+                return 1;
+            }
+        }
+        boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+        signals.async_wait([&](const boost::system::error_code& ec, int) {
+            if (ec) return;
+            cluster.stop();
+            io.stop();
+        });
+        cluster.start();
+        std::printf("listening on %s\n", cluster.url().c_str());
+        std::fflush(stdout);
+        io.run();
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hpaplus sim: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace hpaplus::controller

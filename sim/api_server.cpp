@@ -1,0 +1,797 @@
+// sim/api_server.cpp — request routing and the semantics of each verb.
+#include "sim/api_server.hpp"
+
+#include "core/label_selector.hpp"
+#include "sim/table.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hpaplus::sim {
+
+namespace asio = boost::asio;
+using net::http_request;
+using net::http_responder;
+using net::http_response;
+
+namespace {
+
+constexpr const char* json_type = "application/json";
+
+http_response error_response(const api_error& e) {
+    http_response r{e.code, json_type, status_json(e), {}};
+    if (e.retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(*e.retry_after_seconds));
+    return r;
+}
+
+http_response ok(std::string body, int status = 200) { return {status, json_type, std::move(body), {}}; }
+
+std::vector<std::string> split(std::string_view path) {
+    std::vector<std::string> parts;
+    while (!path.empty()) {
+        if (path.front() == '/') {
+            path.remove_prefix(1);
+            continue;
+        }
+        const auto slash = path.find('/');
+        parts.emplace_back(path.substr(0, slash));
+        if (slash == std::string_view::npos) break;
+        path.remove_prefix(slash);
+    }
+    return parts;
+}
+
+// Where a REST path points.
+struct target {
+    std::string group, version, ns, plural, name, sub;
+};
+
+// `/api/v1/...` or `/apis/G/V/...` after the group-version prefix.
+std::optional<target> parse_resource_path(const std::vector<std::string>& parts, std::size_t start, std::string group,
+                                          std::string version) {
+    target t{std::move(group), std::move(version), {}, {}, {}, {}};
+    std::vector<std::string> rest(parts.begin() + static_cast<std::ptrdiff_t>(start), parts.end());
+    if (rest.empty()) return std::nullopt;
+    if (rest[0] == "namespaces" && rest.size() >= 3 && rest[2] != "status" && rest[2] != "finalize") {
+        t.ns = rest[1];
+        rest.erase(rest.begin(), rest.begin() + 2);
+    }
+    if (rest.size() > 3) return std::nullopt;
+    t.plural = rest[0];
+    if (rest.size() > 1) t.name = rest[1];
+    if (rest.size() > 2) t.sub = rest[2];
+    return t;
+}
+
+// Field selectors: `path=value`, `path==value`, `path!=value`, ANDed; values compared as text.
+struct field_requirement {
+    std::string path;
+    std::string value;
+    bool equals = true;
+};
+
+std::optional<std::vector<field_requirement>> parse_field_selector(std::string_view s) {
+    std::vector<field_requirement> out;
+    while (!s.empty()) {
+        const auto comma = s.find(',');
+        std::string_view term = s.substr(0, comma);
+        field_requirement r;
+        auto at = term.find("!=");
+        std::size_t skip = 2;
+        if (at != std::string_view::npos) {
+            r.equals = false;
+        } else if ((at = term.find("==")) == std::string_view::npos) {
+            at = term.find('=');
+            skip = 1;
+        }
+        if (at == std::string_view::npos || at == 0) return std::nullopt;
+        r.path = std::string(term.substr(0, at));
+        r.value = std::string(term.substr(at + skip));
+        out.push_back(std::move(r));
+        if (comma == std::string_view::npos) break;
+        s.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+std::string field_text(const json& obj, const std::string& path) {
+    const json* v = find_path(obj, path);
+    if (!v) return "";
+    if (v->IsString()) return v->GetString();
+    if (v->IsBool()) return v->GetBool() ? "true" : "false";
+    if (v->IsInt64()) return std::to_string(v->GetInt64());
+    return to_string(*v);
+}
+
+struct filter {
+    std::string ns; ///< "" = all namespaces
+    core::label_selector labels;
+    std::vector<field_requirement> fields;
+
+    bool matches(const stored_object& o) const {
+        if (!ns.empty() && o.namespace_ != ns) return false;
+        if (!labels.matches(o.labels)) return false;
+        for (const auto& f : fields)
+            if ((field_text(o.doc, f.path) == f.value) != f.equals) return false;
+        return true;
+    }
+};
+
+std::string render_selector(const json& selector) {
+    std::vector<std::string> terms;
+    if (const json* ml = find_path(selector, "matchLabels"); ml && ml->IsObject())
+        for (const auto& m : ml->GetObject())
+            if (m.value.IsString()) terms.push_back(std::string(m.name.GetString()) + "=" + m.value.GetString());
+    if (const json* me = find_path(selector, "matchExpressions"); me && me->IsArray()) {
+        for (const auto& e : me->GetArray()) {
+            const std::string key = string_at(e, "key");
+            const std::string op = string_at(e, "operator");
+            std::string values;
+            if (const json* v = find_path(e, "values"); v && v->IsArray())
+                for (const auto& x : v->GetArray()) values += (values.empty() ? "" : ",") + std::string(x.IsString() ? x.GetString() : "");
+            if (op == "In") terms.push_back(key + " in (" + values + ")");
+            else if (op == "NotIn") terms.push_back(key + " notin (" + values + ")");
+            else if (op == "Exists") terms.push_back(key);
+            else if (op == "DoesNotExist") terms.push_back("!" + key);
+        }
+    }
+    std::sort(terms.begin(), terms.end());
+    std::string out;
+    for (const auto& t : terms) out += (out.empty() ? "" : ",") + t;
+    return out;
+}
+
+} // namespace
+
+struct api_server::impl {
+    asio::any_io_executor executor;
+    object_store& store;
+    api_server_options options;
+    std::set<asio::steady_timer*> waiting; ///< idle watches, woken on every write
+    bool stopped = false;
+
+    impl(asio::any_io_executor ex, object_store& s, api_server_options o) : executor(ex), store(s), options(o) {
+        store.on_change([this](collection& c, const watch_event& e) {
+            wake_watches();
+            if (c.type.plural == "customresourcedefinitions" && c.type.group == "apiextensions.k8s.io") on_crd_change(e);
+        });
+    }
+
+    void wake_watches() {
+        for (auto* t : waiting) t->cancel();
+    }
+
+    // --- CustomResourceDefinitions -----------------------------------------------------------
+
+    std::optional<resource_type> crd_type(const json& crd) const {
+        resource_type t;
+        t.custom = true;
+        t.group = string_at(crd, "spec.group");
+        t.plural = string_at(crd, "spec.names.plural");
+        t.singular = string_at(crd, "spec.names.singular");
+        t.kind = string_at(crd, "spec.names.kind");
+        t.list_kind = string_at(crd, "spec.names.listKind");
+        if (t.list_kind.empty()) t.list_kind = t.kind + "List";
+        if (t.singular.empty()) {
+            t.singular = t.kind;
+            for (auto& ch : t.singular) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+        t.namespaced = string_at(crd, "spec.scope") != "Cluster";
+        for (const char* path : {"spec.names.shortNames", "spec.names.categories"}) {
+            if (const json* list = find_path(crd, path); list && list->IsArray())
+                for (const auto& v : list->GetArray())
+                    if (v.IsString())
+                        (std::string_view(path).find("short") != std::string_view::npos ? t.short_names : t.categories)
+                            .emplace_back(v.GetString());
+        }
+        const json* versions = find_path(crd, "spec.versions");
+        if (t.group.empty() || t.plural.empty() || t.kind.empty() || !versions || !versions->IsArray()) return std::nullopt;
+        const json* chosen = nullptr;
+        for (const auto& v : versions->GetArray()) {
+            const json* storage = find_path(v, "storage");
+            if (!chosen || (storage && storage->IsBool() && storage->GetBool())) chosen = &v;
+        }
+        if (!chosen) return std::nullopt;
+        t.version = string_at(*chosen, "name");
+        t.status_subresource = find_path(*chosen, "subresources.status") != nullptr;
+        if (const json* scale = find_path(*chosen, "subresources.scale"); scale && scale->IsObject())
+            t.scale = scale_paths{string_at(*scale, "specReplicasPath"), string_at(*scale, "statusReplicasPath"),
+                                  string_at(*scale, "labelSelectorPath")};
+        if (const json* cols = find_path(*chosen, "additionalPrinterColumns"); cols && cols->IsArray()) {
+            for (const auto& c : cols->GetArray()) {
+                const json* priority = find_path(c, "priority");
+                t.columns.push_back({string_at(c, "name"), string_at(c, "type"), string_at(c, "jsonPath"),
+                                     string_at(c, "description"), string_at(c, "format"),
+                                     priority && priority->IsInt() ? priority->GetInt() : 0});
+            }
+        }
+        return t;
+    }
+
+    void on_crd_change(const watch_event& e) {
+        const json& crd = e.object->doc;
+        auto type = crd_type(crd);
+        if (!type) return;
+        if (std::string_view(e.type) == "DELETED") {
+            store.remove_type(type->group, type->version, type->plural);
+            return;
+        }
+        store.add_type(*type);
+        const json* conditions = find_path(crd, "status.conditions");
+        if (conditions && conditions->IsArray() && conditions->Size() > 0) return; // already established
+        // Report Established like the real server does (after this write completes).
+        asio::post(executor, [this, name = e.object->name] {
+            collection* crds = store.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+            object_ptr current = crds ? store.get(*crds, "", name) : nullptr;
+            if (!current) return;
+            json_doc doc = clone(current->doc);
+            auto& a = doc.GetAllocator();
+            const std::string now = core::format_rfc3339(now_time());
+            json conds(rapidjson::kArrayType);
+            for (const char* type : {"NamesAccepted", "Established"}) {
+                json c(rapidjson::kObjectType);
+                c.AddMember("type", json(type, a), a);
+                c.AddMember("status", "True", a);
+                c.AddMember("lastTransitionTime", json(now.c_str(), a), a);
+                c.AddMember("reason", json(std::string_view(type) == "Established" ? "InitialNamesAccepted" : "NoConflicts", a), a);
+                c.AddMember("message", json(std::string_view(type) == "Established" ? "the initial names have been accepted"
+                                                                                     : "no conflicts found", a), a);
+                conds.PushBack(c, a);
+            }
+            set_path(doc, "status.conditions", std::move(conds), a);
+            set_path(doc, "status.acceptedNames", json(*find_path(current->doc, "spec.names"), a), a);
+            (void)store.update(*crds, "", name, std::move(doc), write_mode::internal_status);
+        });
+    }
+
+    static core::time_point now_time() {
+        return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+    }
+
+    // --- discovery ---------------------------------------------------------------------------
+
+    std::string resource_list(const std::string& gv) {
+        json_doc doc(rapidjson::kObjectType);
+        auto& a = doc.GetAllocator();
+        doc.AddMember("kind", "APIResourceList", a);
+        doc.AddMember("apiVersion", "v1", a);
+        doc.AddMember("groupVersion", json(gv.c_str(), a), a);
+        json resources(rapidjson::kArrayType);
+        for (collection* c : store.collections()) {
+            const resource_type& t = c->type;
+            if (t.group_version() != gv) continue;
+            auto add = [&](const std::string& name, const std::string& singular, const std::string& kind,
+                           std::vector<const char*> verbs, bool main, const char* group, const char* version) {
+                json r(rapidjson::kObjectType);
+                r.AddMember("name", json(name.c_str(), a), a);
+                r.AddMember("singularName", json(singular.c_str(), a), a);
+                r.AddMember("namespaced", t.namespaced, a);
+                if (group) {
+                    r.AddMember("group", json(group, a), a);
+                    r.AddMember("version", json(version, a), a);
+                }
+                r.AddMember("kind", json(kind.c_str(), a), a);
+                json v(rapidjson::kArrayType);
+                for (const char* verb : verbs) v.PushBack(json(verb, a), a);
+                r.AddMember("verbs", v, a);
+                if (main) {
+                    json shorts(rapidjson::kArrayType), cats(rapidjson::kArrayType);
+                    for (const auto& s : t.short_names) shorts.PushBack(json(s.c_str(), a), a);
+                    for (const auto& s : t.categories) cats.PushBack(json(s.c_str(), a), a);
+                    if (!t.short_names.empty()) r.AddMember("shortNames", shorts, a);
+                    if (!t.categories.empty()) r.AddMember("categories", cats, a);
+                }
+                resources.PushBack(r, a);
+            };
+            add(t.plural, t.singular, t.kind, {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
+                true, nullptr, nullptr);
+            if (t.status_subresource) add(t.plural + "/status", "", t.kind, {"get", "patch", "update"}, false, nullptr, nullptr);
+            if (t.scale) add(t.plural + "/scale", "", "Scale", {"get", "patch", "update"}, false, "autoscaling", "v1");
+        }
+        doc.AddMember("resources", resources, a);
+        return to_string(doc);
+    }
+
+    std::vector<std::pair<std::string, std::string>> groups() { // group → version
+        std::vector<std::pair<std::string, std::string>> out;
+        for (collection* c : store.collections()) {
+            if (c->type.group.empty()) continue;
+            std::pair<std::string, std::string> gv{c->type.group, c->type.version};
+            if (std::find(out.begin(), out.end(), gv) == out.end()) out.push_back(gv);
+        }
+        return out;
+    }
+
+    static json group_json(const std::string& group, const std::string& version, json_alloc& a) {
+        json g(rapidjson::kObjectType);
+        g.AddMember("name", json(group.c_str(), a), a);
+        json v(rapidjson::kObjectType);
+        const std::string gv = group + "/" + version;
+        v.AddMember("groupVersion", json(gv.c_str(), a), a);
+        v.AddMember("version", json(version.c_str(), a), a);
+        json versions(rapidjson::kArrayType);
+        versions.PushBack(json(v, a), a);
+        g.AddMember("versions", versions, a);
+        g.AddMember("preferredVersion", v, a);
+        return g;
+    }
+
+    // OpenAPI v3, just enough for kubectl to see that this server validates fields itself
+    // (a PATCH operation per kind carrying x-kubernetes-group-version-kind and a fieldValidation
+    // parameter), so `kubectl apply/create -f` need no client-side schema.
+    http_response openapi_v3(const std::vector<std::string>& parts) {
+        json_doc doc(rapidjson::kObjectType);
+        auto& a = doc.GetAllocator();
+        if (parts.size() == 2) {
+            json paths(rapidjson::kObjectType);
+            std::vector<std::string> seen;
+            for (collection* c : store.collections()) {
+                const std::string prefix = c->type.group.empty() ? "api/" + c->type.version
+                                                                 : "apis/" + c->type.group + "/" + c->type.version;
+                if (std::find(seen.begin(), seen.end(), prefix) != seen.end()) continue;
+                seen.push_back(prefix);
+                json entry(rapidjson::kObjectType);
+                const std::string url = "/openapi/v3/" + prefix + "?hash=" + std::to_string(store.resource_version());
+                entry.AddMember("serverRelativeURL", json(url.c_str(), a), a);
+                paths.AddMember(json(prefix.c_str(), a), entry, a);
+            }
+            doc.AddMember("paths", paths, a);
+            return ok(to_string(doc));
+        }
+        const bool core_group = parts.size() == 4 && parts[2] == "api";
+        const std::string group = core_group ? "" : (parts.size() == 5 ? parts[3] : "");
+        const std::string version = parts.back();
+        doc.AddMember("openapi", "3.0.0", a);
+        json info(rapidjson::kObjectType);
+        info.AddMember("title", "Kubernetes", a);
+        info.AddMember("version", "v1.33.0", a);
+        doc.AddMember("info", info, a);
+        json paths(rapidjson::kObjectType);
+        for (collection* c : store.collections()) {
+            const resource_type& t = c->type;
+            if (t.group != group || t.version != version) continue;
+            const std::string path = "/" + std::string(group.empty() ? "api/" : "apis/" + group + "/") + version +
+                                     (t.namespaced ? "/namespaces/{namespace}/" : "/") + t.plural + "/{name}";
+            json gvk(rapidjson::kObjectType);
+            gvk.AddMember("group", json(t.group.c_str(), a), a);
+            gvk.AddMember("version", json(t.version.c_str(), a), a);
+            gvk.AddMember("kind", json(t.kind.c_str(), a), a);
+            json param(rapidjson::kObjectType);
+            param.AddMember("name", "fieldValidation", a);
+            param.AddMember("in", "query", a);
+            json schema(rapidjson::kObjectType);
+            schema.AddMember("type", "string", a);
+            param.AddMember("schema", schema, a);
+            json params(rapidjson::kArrayType);
+            params.PushBack(param, a);
+            json patch(rapidjson::kObjectType);
+            patch.AddMember("x-kubernetes-group-version-kind", gvk, a);
+            patch.AddMember("parameters", params, a);
+            json responses(rapidjson::kObjectType);
+            json ok200(rapidjson::kObjectType);
+            ok200.AddMember("description", "OK", a);
+            responses.AddMember("200", ok200, a);
+            patch.AddMember("responses", responses, a);
+            json item(rapidjson::kObjectType);
+            item.AddMember("patch", patch, a);
+            paths.AddMember(json(path.c_str(), a), item, a);
+        }
+        if (paths.MemberCount() == 0) return error_response(not_found_path(""));
+        doc.AddMember("paths", paths, a);
+        return ok(to_string(doc));
+    }
+
+    std::optional<http_response> discovery(const std::vector<std::string>& parts) {
+        if (parts.size() == 1 && parts[0] == "version") {
+            return ok(R"({"major":"1","minor":"33","gitVersion":"v1.33.0-hpaplus-sim","gitCommit":"0000000000000000000000000000000000000000",)"
+                      R"("gitTreeState":"clean","buildDate":"2026-01-01T00:00:00Z","goVersion":"go1.24.0","compiler":"gc","platform":"linux/amd64"})");
+        }
+        if (parts.size() == 1 && (parts[0] == "healthz" || parts[0] == "readyz" || parts[0] == "livez"))
+            return http_response{200, "text/plain", "ok", {}};
+        if (parts.size() >= 2 && parts[0] == "openapi" && parts[1] == "v3") return openapi_v3(parts);
+        if (parts.size() == 1 && parts[0] == "api")
+            return ok(R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1"}]})");
+        if (parts.size() == 2 && parts[0] == "api" && parts[1] == "v1") return ok(resource_list("v1"));
+        if (!parts.empty() && parts[0] == "apis" && parts.size() <= 3) {
+            json_doc doc(rapidjson::kObjectType);
+            auto& a = doc.GetAllocator();
+            const auto all = groups();
+            if (parts.size() == 1) {
+                doc.AddMember("kind", "APIGroupList", a);
+                doc.AddMember("apiVersion", "v1", a);
+                json list(rapidjson::kArrayType);
+                for (const auto& [g, v] : all) list.PushBack(group_json(g, v, a), a);
+                doc.AddMember("groups", list, a);
+                return ok(to_string(doc));
+            }
+            const auto it = std::find_if(all.begin(), all.end(), [&](const auto& gv) { return gv.first == parts[1]; });
+            if (it == all.end()) return error_response(not_found_path(""));
+            if (parts.size() == 2) {
+                json g = group_json(it->first, it->second, a);
+                doc.AddMember("kind", "APIGroup", a);
+                doc.AddMember("apiVersion", "v1", a);
+                for (auto& m : g.GetObject()) doc.AddMember(m.name, m.value, a);
+                return ok(to_string(doc));
+            }
+            if (parts[2] != it->second) return error_response(not_found_path(""));
+            return ok(resource_list(it->first + "/" + it->second));
+        }
+        return std::nullopt;
+    }
+
+    // --- objects -----------------------------------------------------------------------------
+
+    static bool wants_table(const http_request& r) {
+        const auto accept = r.header("accept");
+        return accept.find("as=Table") != std::string_view::npos;
+    }
+
+    std::optional<filter> make_filter(const http_request& r, const target& t, api_error& error) {
+        filter f;
+        f.ns = t.ns;
+        if (auto ls = r.query_param("labelSelector")) {
+            auto parsed = core::parse_label_selector(*ls);
+            if (!parsed) {
+                error = bad_request("unable to parse requirement: " + parsed.error().text);
+                return std::nullopt;
+            }
+            f.labels = std::move(*parsed);
+        }
+        if (auto fs = r.query_param("fieldSelector"); fs && !fs->empty()) {
+            auto parsed = parse_field_selector(*fs);
+            if (!parsed) {
+                error = bad_request("invalid field selector: \"" + std::string(*fs) + "\"");
+                return std::nullopt;
+            }
+            f.fields = std::move(*parsed);
+        }
+        return f;
+    }
+
+    http_response list(const http_request& r, collection& c, const target& t) {
+        api_error error;
+        auto f = make_filter(r, t, error);
+        if (!f) return error_response(error);
+        std::size_t limit = 0;
+        if (auto l = r.query_param("limit")) {
+            const auto* end = l->data() + l->size();
+            if (std::from_chars(l->data(), end, limit).ptr != end) return error_response(bad_request("invalid limit"));
+        }
+        std::string after; // continue token: "<rv>:<last key>"
+        if (auto token = r.query_param("continue"); token && !token->empty()) {
+            const auto colon = token->find(':');
+            std::uint64_t token_rv = 0;
+            if (colon == std::string_view::npos ||
+                std::from_chars(token->data(), token->data() + colon, token_rv).ec != std::errc())
+                return error_response(bad_request("continue key is not valid"));
+            if (token_rv < c.compacted_rv)
+                return error_response(expired("The provided continue parameter is too old to display a consistent list result. "
+                                              "You can start a new list without the continue parameter."));
+            after = std::string(token->substr(colon + 1));
+        }
+        std::vector<object_ptr> items;
+        std::string next;
+        for (auto it = after.empty() ? c.objects.begin() : c.objects.upper_bound(after); it != c.objects.end(); ++it) {
+            if (!f->matches(*it->second)) continue;
+            if (limit > 0 && items.size() == limit) {
+                next = std::to_string(store.resource_version()) + ":" + std::prev(it)->first;
+                break;
+            }
+            items.push_back(it->second);
+        }
+        if (wants_table(r)) return ok(table_json(c.type, items, store.resource_version(), now_time()));
+        std::string body = R"({"kind":")" + c.type.list_kind + R"(","apiVersion":")" + c.type.group_version() +
+                           R"(","metadata":{"resourceVersion":")" + std::to_string(store.resource_version()) + "\"";
+        if (!next.empty()) body += R"(,"continue":")" + next + "\"";
+        body += R"(},"items":[)";
+        for (std::size_t i = 0; i < items.size(); ++i) body += (i ? "," : "") + items[i]->text;
+        body += "]}";
+        return ok(std::move(body));
+    }
+
+    asio::awaitable<void> watch(const http_request& r, const target& t, http_responder& out) {
+        api_error error;
+        auto f = make_filter(r, t, error);
+        if (!f) {
+            co_await out.send(error_response(error));
+            co_return;
+        }
+        std::chrono::seconds timeout = options.default_watch_timeout;
+        if (auto ts = r.query_param("timeoutSeconds")) {
+            long long v = 0;
+            if (std::from_chars(ts->data(), ts->data() + ts->size(), v).ec == std::errc() && v > 0)
+                timeout = std::min(timeout, std::chrono::seconds(v));
+        }
+        const bool bookmarks = r.query_param("allowWatchBookmarks").value_or("") == "true";
+        const std::string rv_text(r.query_param("resourceVersion").value_or(""));
+        collection* c = store.find(t.group, t.version, t.plural);
+        std::uint64_t last = 0;
+        bool replay = rv_text.empty() || rv_text == "0";
+        if (!replay && std::from_chars(rv_text.data(), rv_text.data() + rv_text.size(), last).ec != std::errc()) {
+            co_await out.send(error_response(bad_request("invalid resource version \"" + rv_text + "\"")));
+            co_return;
+        }
+        if (!co_await out.begin_stream(200, json_type)) co_return;
+        auto event_line = [](const char* type, const std::string& object) {
+            return std::string(R"({"type":")") + type + R"(","object":)" + object + "}\n";
+        };
+        auto send_expired = [&](std::uint64_t rv) -> asio::awaitable<void> {
+            const api_error e = expired("too old resource version: " + std::to_string(rv) + " (" +
+                                        std::to_string(c ? c->compacted_rv : 0) + ")");
+            co_await out.send_chunk(event_line("ERROR", status_json(e)));
+            co_await out.end_stream();
+        };
+        if (replay) {
+            last = store.resource_version();
+            for (const auto& [k, o] : c->objects)
+                if (f->matches(*o) && !co_await out.send_chunk(event_line("ADDED", o->text))) co_return;
+        } else if (!store.first_event_after(*c, last)) {
+            co_await send_expired(last);
+            co_return;
+        }
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        auto last_sent = std::chrono::steady_clock::now();
+        asio::steady_timer timer(executor);
+        while (!stopped) {
+            c = store.find(t.group, t.version, t.plural);
+            if (!c) break; // the CRD went away
+            const auto first = store.first_event_after(*c, last);
+            if (!first) {
+                co_await send_expired(last);
+                co_return;
+            }
+            std::string batch;
+            for (std::size_t i = *first; i < c->log.size(); ++i) {
+                const watch_event& e = c->log[i];
+                last = e.rv;
+                const bool now_in = f->matches(*e.object);
+                const bool was_in = e.previous && f->matches(*e.previous);
+                const char* type = e.type;
+                if (std::string_view(type) == "MODIFIED") {
+                    if (!now_in && !was_in) continue;
+                    if (!now_in) type = "DELETED";      // left the selection
+                    else if (!was_in) type = "ADDED";   // entered it
+                } else if (!now_in) {
+                    continue;
+                }
+                batch += event_line(type, e.object->text);
+            }
+            if (!batch.empty()) {
+                if (!co_await out.send_chunk(batch)) co_return;
+                last_sent = std::chrono::steady_clock::now();
+            }
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline) break;
+            if (bookmarks && now - last_sent >= options.bookmark_interval) {
+                const std::string bookmark = R"({"kind":")" + c->type.kind + R"(","apiVersion":")" +
+                                             c->type.group_version() + R"(","metadata":{"resourceVersion":")" +
+                                             std::to_string(store.resource_version()) + "\"}}";
+                last = std::max(last, store.resource_version());
+                if (!co_await out.send_chunk(event_line("BOOKMARK", bookmark))) co_return;
+                last_sent = now;
+            }
+            auto wake = deadline;
+            if (bookmarks) wake = std::min(wake, last_sent + options.bookmark_interval);
+            timer.expires_at(wake);
+            waiting.insert(&timer);
+            co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+            waiting.erase(&timer);
+        }
+        co_await out.end_stream();
+    }
+
+    // Scale subresource: build autoscaling/v1 Scale from the object.
+    api_result<std::string> scale_of(const collection& c, const stored_object& o) {
+        const scale_paths& p = *c.type.scale;
+        const json* spec = find_path(o.doc, p.spec_replicas);
+        if (!spec && c.type.custom) return bad_request("the spec replicas field \"" + p.spec_replicas + "\" cannot be found");
+        const json* status = find_path(o.doc, p.status_replicas);
+        std::string selector;
+        if (p.label_selector.empty()) {
+            if (const json* s = find_path(o.doc, "spec.selector")) selector = render_selector(*s);
+        } else {
+            selector = string_at(o.doc, p.label_selector);
+        }
+        json_doc scale(rapidjson::kObjectType);
+        auto& a = scale.GetAllocator();
+        scale.AddMember("kind", "Scale", a);
+        scale.AddMember("apiVersion", "autoscaling/v1", a);
+        json meta(rapidjson::kObjectType);
+        for (const char* field : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
+            if (const json* v = find_path(o.doc, std::string("metadata.") + field)) meta.AddMember(json(field, a), json(*v, a), a);
+        scale.AddMember("metadata", meta, a);
+        json spec_obj(rapidjson::kObjectType);
+        const std::int64_t replicas = spec && spec->IsInt64() ? spec->GetInt64() : 0;
+        if (replicas != 0) spec_obj.AddMember("replicas", replicas, a); // omitempty: 0 is left out
+        scale.AddMember("spec", spec_obj, a);
+        json status_obj(rapidjson::kObjectType);
+        status_obj.AddMember("replicas", status && status->IsInt64() ? status->GetInt64() : 0, a);
+        if (!selector.empty()) status_obj.AddMember("selector", json(selector.c_str(), a), a);
+        scale.AddMember("status", status_obj, a);
+        return to_string(scale);
+    }
+
+    http_response write_scale(collection& c, const target& t, const stored_object& current, const json& scale) {
+        if (!scale.IsObject()) return error_response(bad_request("the body of the request must be a Scale object"));
+        const std::string rv = string_at(scale, "metadata.resourceVersion");
+        if (!rv.empty() && rv != std::to_string(current.rv)) return error_response(conflict(c.type, t.name));
+        const json* replicas = find_path(scale, "spec.replicas");
+        std::int64_t n = 0;
+        if (replicas) {
+            if (!replicas->IsInt64() || replicas->GetInt64() < 0 || replicas->GetInt64() > INT32_MAX)
+                return error_response(invalid(c.type, t.name, {{"spec.replicas", "Invalid value: must be greater than or equal to 0"}}));
+            n = replicas->GetInt64();
+        }
+        json_doc next = clone(current.doc);
+        set_path(next, c.type.scale->spec_replicas, json(n), next.GetAllocator());
+        auto stored = store.update(c, t.ns, t.name, std::move(next), write_mode::internal);
+        if (!stored) return error_response(stored.error());
+        auto body = scale_of(c, **stored);
+        return body ? ok(*body) : error_response(body.error());
+    }
+
+    // Applies a PATCH body to `base` according to its content type.
+    std::optional<api_error> apply_patch(const http_request& r, const resource_type& type, json_doc& base) {
+        const std::string_view ct = r.header("content-type");
+        json_doc patch;
+        patch.Parse(r.body.c_str(), r.body.size());
+        if (patch.HasParseError()) return bad_request("the body of the request could not be decoded as JSON");
+        if (ct.find("application/json-patch+json") == 0) {
+            if (auto e = json_patch(base, patch)) return api_error{422, "Invalid", *e, {}, {}, {}, {}, std::nullopt};
+            return std::nullopt;
+        }
+        const bool strategic = ct.find("application/strategic-merge-patch+json") == 0;
+        if (ct.find("application/merge-patch+json") == 0 || (strategic && !type.custom)) {
+            // Strategic merge patches are applied as merge patches (lists are replaced whole).
+            merge_patch(base, patch, base.GetAllocator());
+            return std::nullopt;
+        }
+        return unsupported_media_type("the body of the request was in an unknown format - accepted media types include: "
+                                      "application/json-patch+json, application/merge-patch+json");
+    }
+
+    // Every request but a watch: one complete response.
+    http_response objects(http_request& r, target t) {
+        collection* c = store.find(t.group, t.version, t.plural);
+        if (!c || (!c->type.namespaced && !t.ns.empty())) return error_response(not_found_path(r.path));
+        const std::string& method = r.method;
+        if (t.name.empty()) return collection_request(r, *c, t);
+
+        if (!t.sub.empty() && t.sub != "status" && !(t.sub == "scale" && c->type.scale))
+            return error_response(not_found_path(r.path));
+        const object_ptr current = store.get(*c, t.ns, t.name);
+        if (!current) return error_response(not_found(c->type, t.name));
+        if (method == "GET") {
+            if (t.sub == "scale") {
+                auto scale = scale_of(*c, *current);
+                return scale ? ok(*scale) : error_response(scale.error());
+            }
+            if (wants_table(r)) return ok(table_json(c->type, {current}, store.resource_version(), now_time()));
+            return ok(current->text);
+        }
+        if (method == "DELETE") {
+            if (!t.sub.empty()) return error_response(method_not_supported(c->type, method));
+            if (c->type.plural == "namespaces" && c->type.group.empty()) delete_namespace_contents(t.name);
+            auto removed = store.remove(*c, t.ns, t.name);
+            return removed ? ok((*removed)->text) : error_response(removed.error());
+        }
+        if (method != "PUT" && method != "PATCH") return error_response(method_not_supported(c->type, method));
+
+        json_doc body;
+        if (method == "PUT") {
+            body.Parse(r.body.c_str(), r.body.size());
+            if (body.HasParseError()) return error_response(bad_request("the body of the request could not be decoded as JSON"));
+        } else {
+            if (t.sub == "scale") {
+                auto scale = scale_of(*c, *current);
+                if (!scale) return error_response(scale.error());
+                body.Parse(scale->c_str());
+            } else {
+                body = clone(current->doc);
+            }
+            if (auto e = apply_patch(r, c->type, body)) return error_response(*e);
+        }
+        if (t.sub == "scale") return write_scale(*c, t, *current, body);
+        auto stored = store.update(*c, t.ns, t.name, std::move(body), t.sub == "status" ? write_mode::status : write_mode::main);
+        return stored ? ok((*stored)->text) : error_response(stored.error());
+    }
+
+    // List, create, or delete a collection.
+    http_response collection_request(const http_request& r, collection& c, target& t) {
+        if (r.method == "GET") return list(r, c, t);
+        if (r.method == "POST") {
+            json_doc body;
+            body.Parse(r.body.c_str(), r.body.size());
+            if (body.HasParseError()) return error_response(bad_request("the body of the request could not be decoded as JSON"));
+            if (c.type.namespaced && t.ns.empty()) {
+                const std::string ns = string_at(body, "metadata.namespace");
+                t.ns = ns.empty() ? "default" : ns;
+            }
+            auto stored = store.create(c, t.ns, std::move(body));
+            return stored ? ok((*stored)->text, 201) : error_response(stored.error());
+        }
+        if (r.method == "DELETE") {
+            api_error error;
+            auto f = make_filter(r, t, error);
+            if (!f) return error_response(error);
+            std::vector<object_ptr> doomed;
+            for (const auto& [k, o] : c.objects)
+                if (f->matches(*o)) doomed.push_back(o);
+            for (const auto& o : doomed) (void)store.remove(c, o->namespace_, o->name);
+            return ok(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"})");
+        }
+        return error_response(method_not_supported(c.type, r.method));
+    }
+
+    void delete_namespace_contents(const std::string& ns) {
+        for (collection* c : store.collections()) {
+            if (!c->type.namespaced) continue;
+            std::vector<object_ptr> doomed;
+            for (const auto& [k, o] : c->objects)
+                if (o->namespace_ == ns) doomed.push_back(o);
+            for (const auto& o : doomed) (void)store.remove(*c, ns, o->name);
+        }
+    }
+
+    asio::awaitable<void> handle(http_request& r, http_responder& out) {
+        if (std::getenv("HPAPLUS_SIM_TRACE"))
+            std::fprintf(stderr, "sim: %s %s [%s] accept=[%s] %zu bytes\n", r.method.c_str(), r.target.c_str(),
+                         std::string(r.header("content-type")).c_str(), std::string(r.header("accept")).c_str(), r.body.size());
+        const auto parts = split(r.path);
+        if (auto d = discovery(parts)) {
+            co_await out.send(std::move(*d));
+            co_return;
+        }
+        std::optional<target> t;
+        if (parts.size() >= 3 && parts[0] == "api" && parts[1] == "v1") t = parse_resource_path(parts, 2, "", "v1");
+        else if (parts.size() >= 4 && parts[0] == "apis") t = parse_resource_path(parts, 3, parts[1], parts[2]);
+        if (!t) {
+            co_await out.send(error_response(not_found_path(r.path)));
+            co_return;
+        }
+        const auto w = r.query_param("watch");
+        if (r.method == "GET" && t->name.empty() && w && (*w == "true" || *w == "1")) {
+            if (!store.find(t->group, t->version, t->plural)) {
+                co_await out.send(error_response(not_found_path(r.path)));
+                co_return;
+            }
+            co_await watch(r, *t, out);
+            co_return;
+        }
+        co_await out.send(objects(r, *t));
+    }
+};
+
+api_server::api_server(asio::any_io_executor executor, object_store& store, api_server_options options)
+    : impl_(std::make_unique<impl>(executor, store, options)) {
+    for (auto& t : builtin_resource_types()) store.add_type(std::move(t));
+}
+
+api_server::~api_server() = default;
+
+asio::awaitable<void> api_server::handle(http_request& request, http_responder& responder) {
+    return impl_->handle(request, responder);
+}
+
+void api_server::stop() {
+    impl_->stopped = true;
+    impl_->wake_watches();
+}
+
+void api_server::bootstrap() {
+    collection* namespaces = impl_->store.find("", "v1", "namespaces");
+    for (const char* ns : {"default", "kube-system", "kube-public"}) {
+        json_doc doc;
+        doc.Parse((std::string(R"({"metadata":{"name":")") + ns + R"("}})").c_str());
+        (void)impl_->store.create(*namespaces, "", std::move(doc));
+    }
+}
+
+} // namespace hpaplus::sim

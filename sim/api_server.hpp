@@ -1,0 +1,48 @@
+// sim/api_server.hpp — the simulated Kubernetes API server: REST verbs with the real server's
+// semantics on top of object_store, list/watch, the status and scale subresources, discovery,
+// server-side Tables for kubectl, and CustomResourceDefinitions served generically.
+#pragma once
+
+#include "net/http_server.hpp"
+#include "sim/store.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <memory>
+#include <set>
+
+namespace boost::asio {
+class steady_timer_holder;
+}
+
+namespace hpaplus::sim {
+
+struct api_server_options {
+    /// Longest watch when the client gives no timeoutSeconds (the real server uses ~30 min).
+    std::chrono::seconds default_watch_timeout{1800};
+    /// How often an idle watch gets a BOOKMARK when it asked for them.
+    std::chrono::milliseconds bookmark_interval{5000};
+};
+
+class api_server {
+public:
+    api_server(boost::asio::any_io_executor executor, object_store& store, api_server_options options = {});
+    ~api_server();
+
+    /// The HTTP handler. Runs on: the executor; one thread, so no locking.
+    boost::asio::awaitable<void> handle(net::http_request& request, net::http_responder& responder);
+
+    /// Ends every open watch (their streams close cleanly).
+    void stop();
+
+    /// Creates the namespaces every cluster has (default, kube-system, kube-public).
+    void bootstrap();
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace hpaplus::sim

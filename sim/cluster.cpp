@@ -1,0 +1,57 @@
+// sim/cluster.cpp — wiring of the simulated cluster.
+#include "sim/cluster.hpp"
+
+#include <openssl/evp.h>
+
+namespace hpaplus::sim {
+namespace {
+
+std::string base64(const std::string& data) {
+    std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
+    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                  reinterpret_cast<const unsigned char*>(data.data()), static_cast<int>(data.size()));
+    out.resize(static_cast<std::size_t>(n));
+    return out;
+}
+
+core::time_point wall_clock() {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+} // namespace
+
+cluster::cluster(boost::asio::io_context& io, cluster_options options) : store_(wall_clock) {
+    if (options.tls) tls_ = net::make_self_signed({"127.0.0.1", "localhost", "::1"});
+    api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
+    api_->bootstrap();
+    net::http_server_options http;
+    http.address = options.address;
+    http.port = options.port;
+    if (tls_) http.tls = std::make_pair(tls_->cert_pem, tls_->key_pem);
+    http_ = std::make_unique<net::http_server>(
+        io.get_executor(), http, [this](net::http_request& r, net::http_responder& out) { return api_->handle(r, out); });
+}
+
+cluster::~cluster() = default;
+
+void cluster::start() { http_->start(); }
+
+void cluster::stop() {
+    api_->stop();
+    http_->stop();
+}
+
+std::string cluster::url() const { return http_->url(); }
+
+std::string cluster::kubeconfig() const {
+    std::string cluster_entry = "    server: " + url() + "\n";
+    if (tls_) cluster_entry += "    certificate-authority-data: " + base64(tls_->ca_cert_pem) + "\n";
+    return "apiVersion: v1\nkind: Config\n"
+           "clusters:\n- name: hpaplus-sim\n  cluster:\n" +
+           cluster_entry +
+           "users:\n- name: hpaplus-sim\n  user:\n    token: hpaplus-sim\n"
+           "contexts:\n- name: hpaplus-sim\n  context:\n    cluster: hpaplus-sim\n    user: hpaplus-sim\n    namespace: default\n"
+           "current-context: hpaplus-sim\n";
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,50 @@
+// sim/cluster.hpp — the simulated cluster as one object: store, API server and HTTP(S) endpoint
+// on one io_context, plus the kubeconfig that points kubectl or hpaplus at it.
+#pragma once
+
+#include "net/http_server.hpp"
+#include "net/tls.hpp"
+#include "sim/api_server.hpp"
+#include "sim/store.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace hpaplus::sim {
+
+struct cluster_options {
+    std::string address = "127.0.0.1";
+    unsigned short port = 0;
+    bool tls = false;
+    api_server_options api;
+};
+
+class cluster {
+public:
+    /// Binds the endpoint (throws on a taken port: a start-up error). Runs on `io`.
+    cluster(boost::asio::io_context& io, cluster_options options);
+    ~cluster();
+
+    void start();
+    void stop();
+
+    std::string url() const;
+    /// The CA that signed the serving certificate (TLS only).
+    const std::optional<net::tls_material>& tls() const { return tls_; }
+    /// A kubeconfig (YAML) with one context pointing at this cluster.
+    std::string kubeconfig() const;
+
+    object_store& store() { return store_; }
+    api_server& api() { return *api_; }
+
+private:
+    std::optional<net::tls_material> tls_;
+    object_store store_;
+    std::unique_ptr<api_server> api_;
+    std::unique_ptr<net::http_server> http_;
+};
+
+} // namespace hpaplus::sim
