@@ -2,6 +2,7 @@
 #include "sim/api_server.hpp"
 
 #include "core/label_selector.hpp"
+#include "sim/protobuf.hpp"
 #include "sim/table.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -744,6 +745,17 @@ struct api_server::impl {
         if (std::getenv("HPAPLUS_SIM_TRACE"))
             std::fprintf(stderr, "sim: %s %s [%s] accept=[%s] %zu bytes\n", r.method.c_str(), r.target.c_str(),
                          std::string(r.header("content-type")).c_str(), std::string(r.header("accept")).c_str(), r.body.size());
+        // kubectl's typed commands send built-in kinds as protobuf; we decode them and answer JSON.
+        if (r.header("content-type").find("application/vnd.kubernetes.protobuf") == 0 && !r.body.empty()) {
+            auto decoded = protobuf_to_json(r.body);
+            if (!decoded) {
+                co_await out.send(error_response(unsupported_media_type(decoded.error().text)));
+                co_return;
+            }
+            r.body = std::move(*decoded);
+            for (auto& [k, v] : r.headers)
+                if (k == "content-type") v = json_type;
+        }
         const auto parts = split(r.path);
         if (auto d = discovery(parts)) {
             co_await out.send(std::move(*d));
