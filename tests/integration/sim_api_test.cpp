@@ -1,0 +1,328 @@
+// Integration tests: the simulated API server over real HTTP on 127.0.0.1:0, checked against the
+// wire contract in shared/reference/kubernetes-wire.md (Status shapes, resourceVersion semantics,
+// subresources, patches, list/watch, discovery, tables).
+#include "../support/sim_fixture.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/pointer.h>
+
+#include <future>
+#include <set>
+
+namespace hpaplus {
+namespace {
+
+using namespace std::chrono_literals;
+
+rapidjson::Document parse(const std::string& text) {
+    rapidjson::Document d;
+    d.Parse(text.c_str());
+    return d;
+}
+
+std::string str(const rapidjson::Value& root, const char* pointer) {
+    const rapidjson::Value* v = rapidjson::Pointer(pointer).Get(root);
+    if (!v) return "<missing>";
+    if (v->IsString()) return v->GetString();
+    if (v->IsInt64()) return std::to_string(v->GetInt64());
+    if (v->IsBool()) return v->GetBool() ? "true" : "false";
+    return "<other>";
+}
+
+const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+const std::string deployment_json =
+    R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},)"
+    R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
+    R"("spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
+
+const std::string crd_json = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+  "metadata":{"name":"widgets.example.hpaplus.io"},
+  "spec":{"group":"example.hpaplus.io","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wd"]},
+  "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}},
+    "subresources":{"status":{},"scale":{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas","labelSelectorPath":".status.selector"}},
+    "additionalPrinterColumns":[{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"},{"name":"Color","type":"string","jsonPath":".spec.color"}]}]}})";
+
+struct SimApi : ::testing::Test {
+    test::sim_fixture sim;
+
+    std::string create_deployment() {
+        const auto r = sim.request("POST", deployments, deployment_json);
+        EXPECT_EQ(r.status, 201) << r.body;
+        return str(parse(r.body), "/metadata/resourceVersion");
+    }
+};
+
+TEST_F(SimApi, DiscoveryAndVersion) {
+    const auto version = parse(sim.get("/version").body);
+    EXPECT_EQ(str(version, "/major"), "1");
+    auto api = sim.get("/api");
+    EXPECT_EQ(api.status, 200);
+    EXPECT_EQ(api.headers["content-type"], "application/json");
+    const auto v1 = parse(sim.get("/api/v1").body);
+    EXPECT_EQ(str(v1, "/kind"), "APIResourceList");
+    const auto apps = parse(sim.get("/apis/apps/v1").body);
+    bool scale = false;
+    for (const auto& r : apps["resources"].GetArray())
+        if (std::string(r["name"].GetString()) == "deployments/scale") scale = std::string(r["kind"].GetString()) == "Scale";
+    EXPECT_TRUE(scale);
+    const auto groups = parse(sim.get("/apis").body);
+    EXPECT_EQ(str(groups, "/kind"), "APIGroupList");
+    EXPECT_EQ(sim.get("/apis/nope.example.com").status, 404);
+}
+
+TEST_F(SimApi, CreateGetListDelete) {
+    const auto created = sim.request("POST", deployments, deployment_json);
+    ASSERT_EQ(created.status, 201) << created.body;
+    const auto d = parse(created.body);
+    EXPECT_EQ(str(d, "/metadata/generation"), "1");
+    EXPECT_EQ(str(d, "/metadata/namespace"), "default");
+    EXPECT_EQ(str(d, "/metadata/uid").size(), 36u);
+    EXPECT_NE(str(d, "/metadata/creationTimestamp"), "<missing>");
+    EXPECT_EQ(sim.get(deployments + "/web").body, created.body);
+    const auto list = parse(sim.get(deployments).body);
+    EXPECT_EQ(str(list, "/kind"), "DeploymentList");
+    EXPECT_EQ(list["items"].Size(), 1u);
+    EXPECT_EQ(sim.request("DELETE", deployments + "/web").status, 200);
+
+    const auto missing = sim.get(deployments + "/web");
+    EXPECT_EQ(missing.status, 404);
+    const auto status = parse(missing.body);
+    EXPECT_EQ(str(status, "/kind"), "Status");
+    EXPECT_EQ(str(status, "/status"), "Failure");
+    EXPECT_EQ(str(status, "/reason"), "NotFound");
+    EXPECT_EQ(str(status, "/message"), "deployments.apps \"web\" not found");
+    EXPECT_EQ(str(status, "/details/kind"), "deployments");
+    EXPECT_EQ(str(status, "/details/group"), "apps");
+    EXPECT_EQ(str(status, "/code"), "404");
+}
+
+TEST_F(SimApi, CreateTwiceIsAlreadyExists) {
+    create_deployment();
+    const auto again = sim.request("POST", deployments, deployment_json);
+    EXPECT_EQ(again.status, 409);
+    EXPECT_EQ(str(parse(again.body), "/reason"), "AlreadyExists");
+}
+
+TEST_F(SimApi, StaleResourceVersionIsConflict) {
+    const std::string rv = create_deployment();
+    auto d = parse(sim.get(deployments + "/web").body);
+    rapidjson::Pointer("/spec/replicas").Set(d, 3);
+    const std::string body = sim::to_string(d); // carries the resourceVersion read above
+    const auto first = sim.request("PUT", deployments + "/web", body);
+    ASSERT_EQ(first.status, 200) << first.body;
+    EXPECT_NE(rv, str(parse(first.body), "/metadata/resourceVersion"));
+    const auto stale = sim.request("PUT", deployments + "/web", body);
+    EXPECT_EQ(stale.status, 409);
+    const auto status = parse(stale.body);
+    EXPECT_EQ(str(status, "/reason"), "Conflict");
+    EXPECT_EQ(str(status, "/message"),
+              "Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified; please apply your "
+              "changes to the latest version and try again");
+    // built-in kinds accept an update without a resourceVersion (unconditional)
+    rapidjson::Pointer("/metadata/resourceVersion").Erase(d);
+    EXPECT_EQ(sim.request("PUT", deployments + "/web", sim::to_string(d)).status, 200);
+}
+
+TEST_F(SimApi, GenerationCountsSpecChangesOnly) {
+    create_deployment();
+    auto patch = [&](const std::string& path, const std::string& body) {
+        return parse(sim.request("PATCH", path, body, "application/merge-patch+json").body);
+    };
+    EXPECT_EQ(str(patch(deployments + "/web", R"({"metadata":{"labels":{"x":"y"}}})"), "/metadata/generation"), "1");
+    EXPECT_EQ(str(patch(deployments + "/web", R"({"spec":{"replicas":5}})"), "/metadata/generation"), "2");
+    const auto status = patch(deployments + "/web/status", R"({"status":{"replicas":5},"spec":{"replicas":9}})");
+    EXPECT_EQ(str(status, "/metadata/generation"), "2");
+    EXPECT_EQ(str(status, "/spec/replicas"), "5"); // spec writes through /status are ignored
+    EXPECT_EQ(str(status, "/status/replicas"), "5");
+    const auto main = patch(deployments + "/web", R"({"status":{"replicas":1}})");
+    EXPECT_EQ(str(main, "/status/replicas"), "5"); // status writes through the main endpoint are ignored
+}
+
+TEST_F(SimApi, ScaleSubresource) {
+    create_deployment();
+    const auto scale = parse(sim.get(deployments + "/web/scale").body);
+    EXPECT_EQ(str(scale, "/kind"), "Scale");
+    EXPECT_EQ(str(scale, "/apiVersion"), "autoscaling/v1");
+    EXPECT_EQ(str(scale, "/spec/replicas"), "2");
+    EXPECT_EQ(str(scale, "/status/replicas"), "0");
+    EXPECT_EQ(str(scale, "/status/selector"), "app=web");
+
+    const std::string stale = R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web","resourceVersion":"1"},"spec":{"replicas":4}})";
+    EXPECT_EQ(sim.request("PUT", deployments + "/web/scale", stale).status, 409);
+    const std::string unconditional = R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web"},"spec":{"replicas":4}})";
+    EXPECT_EQ(str(parse(sim.request("PUT", deployments + "/web/scale", unconditional).body), "/spec/replicas"), "4");
+    const auto patched = sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":0}})", "application/merge-patch+json");
+    ASSERT_EQ(patched.status, 200) << patched.body;
+    EXPECT_EQ(str(parse(patched.body), "/spec/replicas"), "<missing>"); // omitempty: 0 is left out
+    EXPECT_EQ(str(parse(sim.get(deployments + "/web").body), "/spec/replicas"), "0");
+}
+
+TEST_F(SimApi, Patches) {
+    create_deployment();
+    const auto merged = sim.request("PATCH", deployments + "/web", R"({"metadata":{"labels":{"app":null,"tier":"fe"}}})",
+                                    "application/merge-patch+json");
+    const auto m = parse(merged.body);
+    EXPECT_EQ(str(m, "/metadata/labels/app"), "<missing>");
+    EXPECT_EQ(str(m, "/metadata/labels/tier"), "fe");
+    const auto json_patch = sim.request("PATCH", deployments + "/web",
+                                        R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":7}])",
+                                        "application/json-patch+json");
+    EXPECT_EQ(str(parse(json_patch.body), "/spec/replicas"), "7");
+    const auto failed_test = sim.request("PATCH", deployments + "/web", R"([{"op":"test","path":"/spec/replicas","value":2}])",
+                                         "application/json-patch+json");
+    EXPECT_EQ(failed_test.status, 422);
+    EXPECT_EQ(sim.request("PATCH", deployments + "/web", "{}", "application/yaml").status, 415);
+}
+
+TEST_F(SimApi, CustomResources) {
+    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd_json).status, 201);
+    std::this_thread::sleep_for(50ms); // the Established condition is written right after
+    const auto crd = parse(sim.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.hpaplus.io").body);
+    EXPECT_EQ(str(crd, "/status/conditions/1/type"), "Established");
+    EXPECT_EQ(str(parse(sim.get("/apis/example.hpaplus.io/v1").body), "/resources/0/name"), "widgets");
+
+    const std::string widgets = "/apis/example.hpaplus.io/v1/namespaces/default/widgets";
+    const auto created = sim.request("POST", widgets, R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":3,"color":"blue"},"status":{"replicas":9}})");
+    ASSERT_EQ(created.status, 201) << created.body;
+    EXPECT_EQ(str(parse(created.body), "/status/replicas"), "<missing>"); // status is dropped on create
+    // custom resources need a resourceVersion on update
+    const auto unconditional = sim.request("PUT", widgets + "/w1", R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{}})");
+    EXPECT_EQ(unconditional.status, 422);
+    EXPECT_EQ(str(parse(unconditional.body), "/reason"), "Invalid");
+    // strategic merge patches are not for custom resources
+    EXPECT_EQ(sim.request("PATCH", widgets + "/w1", "{}", "application/strategic-merge-patch+json").status, 415);
+
+    const auto table = parse(sim.request("GET", widgets, "", "", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json").body);
+    EXPECT_EQ(str(table, "/kind"), "Table");
+    EXPECT_EQ(str(table, "/columnDefinitions/0/name"), "Name");
+    EXPECT_EQ(str(table, "/columnDefinitions/1/name"), "Replicas");
+    EXPECT_EQ(str(table, "/rows/0/cells/0"), "w1");
+    EXPECT_EQ(str(table, "/rows/0/cells/1"), "3");
+    EXPECT_EQ(str(table, "/rows/0/cells/2"), "blue");
+
+    EXPECT_EQ(str(parse(sim.get(widgets + "/w1/scale").body), "/spec/replicas"), "3");
+    ASSERT_EQ(sim.request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.hpaplus.io").status, 200);
+    EXPECT_EQ(sim.get(widgets).status, 404);
+}
+
+TEST_F(SimApi, WatchReplaysThenStreams) {
+    create_deployment();
+    auto later = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(200ms);
+        return sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":3}})", "application/merge-patch+json").status;
+    });
+    const auto lines = sim.watch(deployments + "?watch=true&timeoutSeconds=5", 2, 5s);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(str(parse(lines[0]), "/type"), "ADDED");
+    EXPECT_EQ(str(parse(lines[1]), "/type"), "MODIFIED");
+    EXPECT_EQ(str(parse(lines[1]), "/object/spec/replicas"), "3");
+    EXPECT_EQ(later.get(), 200);
+}
+
+TEST_F(SimApi, WatchFromResourceVersionSkipsReplay) {
+    const std::string rv = create_deployment();
+    sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":4}})", "application/merge-patch+json");
+    const auto lines = sim.watch(deployments + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 1, 3s);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(str(parse(lines[0]), "/type"), "MODIFIED");
+}
+
+TEST_F(SimApi, WatchFromCompactedVersionIsExpired) {
+    const std::string rv = create_deployment();
+    sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":4}})", "application/merge-patch+json");
+    sim.run_on_cluster([&] { sim.cluster().store().compact(*sim.cluster().store().find("apps", "v1", "deployments")); });
+    const auto lines = sim.watch(deployments + "?watch=1&resourceVersion=" + rv, 1, 3s);
+    ASSERT_EQ(lines.size(), 1u);
+    const auto e = parse(lines[0]);
+    EXPECT_EQ(str(e, "/type"), "ERROR");
+    EXPECT_EQ(str(e, "/object/code"), "410");
+    EXPECT_EQ(str(e, "/object/reason"), "Expired");
+}
+
+TEST_F(SimApi, FilteredWatchSeesObjectsLeaveAndEnter) {
+    create_deployment();
+    auto edits = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(200ms);
+        sim.request("PATCH", deployments + "/web", R"({"metadata":{"labels":{"app":"other"}}})", "application/merge-patch+json");
+        sim.request("PATCH", deployments + "/web", R"({"metadata":{"labels":{"app":"web"}}})", "application/merge-patch+json");
+    });
+    const auto lines = sim.watch(deployments + "?watch=1&labelSelector=app%3Dweb&timeoutSeconds=5", 3, 5s);
+    edits.get();
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(str(parse(lines[0]), "/type"), "ADDED");
+    EXPECT_EQ(str(parse(lines[1]), "/type"), "DELETED"); // left the selection
+    EXPECT_EQ(str(parse(lines[2]), "/type"), "ADDED");   // came back
+}
+
+TEST_F(SimApi, WatchBookmarksAndTimeout) {
+    const std::string rv = create_deployment();
+    const auto start = std::chrono::steady_clock::now();
+    const auto lines = sim.watch(deployments + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv, 10, 5s);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(str(parse(lines[0]), "/type"), "BOOKMARK");
+    EXPECT_NE(str(parse(lines[0]), "/object/metadata/resourceVersion"), "<missing>");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 4s); // the stream ended at timeoutSeconds
+}
+
+TEST_F(SimApi, PaginationAndSelectors) {
+    for (int i = 0; i < 5; ++i) {
+        const std::string body = R"({"metadata":{"name":"cm)" + std::to_string(i) + R"(","labels":{"parity":")" +
+                                  (i % 2 ? "odd" : "even") + R"("}},"data":{"i":")" + std::to_string(i) + R"("}})";
+        ASSERT_EQ(sim.request("POST", "/api/v1/namespaces/default/configmaps", body).status, 201);
+    }
+    std::set<std::string> names;
+    std::string next;
+    int pages = 0;
+    do {
+        const auto page = parse(sim.get("/api/v1/namespaces/default/configmaps?limit=2" + (next.empty() ? "" : "&continue=" + next)).body);
+        for (const auto& item : page["items"].GetArray()) names.insert(item["metadata"]["name"].GetString());
+        next = str(page, "/metadata/continue");
+        if (next == "<missing>") next.clear();
+        ++pages;
+    } while (!next.empty() && pages < 10);
+    EXPECT_EQ(names.size(), 5u);
+    EXPECT_EQ(pages, 3);
+    EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%3Dodd").body)["items"].Size(), 2u);
+    EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dcm3").body)["items"].Size(), 1u);
+    EXPECT_EQ(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%20in%20(").status, 400);
+}
+
+TEST_F(SimApi, MalformedRequestsGetStatusErrors) {
+    auto reason = [](const test::http_result& r) { return str(parse(r.body), "/reason"); };
+    const auto bad_json = sim.request("POST", deployments, "{not json");
+    EXPECT_EQ(bad_json.status, 400);
+    EXPECT_EQ(reason(bad_json), "BadRequest");
+    const auto wrong_kind = sim.request("POST", deployments, R"({"apiVersion":"apps/v1","kind":"Pod","metadata":{"name":"x"}})");
+    EXPECT_EQ(wrong_kind.status, 400);
+    const auto bad_name = sim.request("POST", deployments, R"({"metadata":{"name":"Not_Valid"}})");
+    EXPECT_EQ(bad_name.status, 422);
+    EXPECT_EQ(reason(bad_name), "Invalid");
+    const auto no_name = sim.request("POST", deployments, R"({"metadata":{}})");
+    EXPECT_EQ(no_name.status, 422);
+    const auto missing_ns = sim.request("POST", "/apis/apps/v1/namespaces/nope/deployments", deployment_json);
+    EXPECT_EQ(missing_ns.status, 404);
+    EXPECT_EQ(str(parse(missing_ns.body), "/message"), "namespaces \"nope\" not found");
+    EXPECT_EQ(sim.get("/apis/apps/v1/namespaces/default/gadgets").status, 404);
+    EXPECT_EQ(sim.get("/nothing/here").status, 404);
+    EXPECT_EQ(sim.request("POST", deployments + "/web/scale", "{}").status, 404);
+    const auto protobuf = sim.request("POST", deployments, std::string("k8s\0garbage", 11), "application/vnd.kubernetes.protobuf");
+    EXPECT_EQ(protobuf.status, 415);
+    const auto huge = sim.request("POST", deployments, std::string(17u << 20, ' '));
+    EXPECT_EQ(huge.status, 413);
+    EXPECT_EQ(sim.get("/api/v1/namespaces/default/pods?watch=1&resourceVersion=abc").status, 400);
+    // and the server is still fine
+    EXPECT_EQ(sim.get("/api/v1/namespaces").status, 200);
+}
+
+TEST(SimApiTls, ServesHttpsWithItsOwnCa) {
+    test::sim_fixture sim(true);
+    EXPECT_EQ(sim.url().rfind("https://", 0), 0u);
+    const auto r = sim.get("/api/v1/namespaces");
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(parse(r.body)["items"].Size(), 3u);
+    EXPECT_NE(sim.cluster().kubeconfig().find("certificate-authority-data:"), std::string::npos);
+}
+
+} // namespace
+} // namespace hpaplus

@@ -1,0 +1,132 @@
+// tests/support/sim_fixture.cpp — background simulated cluster and a blocking client for tests.
+#include "sim_fixture.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <future>
+
+#include <gtest/gtest.h>
+
+namespace hpaplus::test {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+sim_fixture::sim_fixture(bool tls) : tls_(tls) {
+    sim::cluster_options options;
+    options.tls = tls;
+    options.api.bookmark_interval = std::chrono::milliseconds(300);
+    cluster_ = std::make_unique<sim::cluster>(io_, options);
+    cluster_->start();
+    url_ = cluster_->url();
+    const auto colon = url_.rfind(':');
+    port_ = static_cast<unsigned short>(std::stoi(url_.substr(colon + 1)));
+    host_ = "127.0.0.1";
+    thread_ = std::thread([this] { io_.run(); });
+}
+
+sim_fixture::~sim_fixture() {
+    // Stop the cluster and let the io_context run out of work: every connection and watch must
+    // end by itself. If something is still running after the deadline, that is a bug: fail loudly.
+    asio::post(io_, [this] { cluster_->stop(); });
+    auto finished = std::async(std::launch::async, [this] { thread_.join(); });
+    if (finished.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+        ADD_FAILURE() << "the simulated cluster did not shut down within 10 s";
+        io_.stop();
+        finished.wait();
+    }
+}
+
+void sim_fixture::run_on_cluster(const std::function<void()>& f) {
+    std::promise<void> done;
+    asio::post(io_, [&] {
+        f();
+        done.set_value();
+    });
+    done.get_future().wait_for(std::chrono::seconds(10));
+}
+
+namespace {
+
+template <class Stream>
+http_result exchange(Stream& stream, const std::string& method, const std::string& target, const std::string& body,
+                     const std::string& content_type, const std::string& accept) {
+    http::request<http::string_body> req{http::string_to_verb(method), target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    req.set(http::field::accept, accept);
+    if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
+        req.set(http::field::content_type, content_type.empty() ? "application/json" : content_type);
+        req.body() = body;
+        req.prepare_payload();
+    }
+    beast::error_code ec;
+    http::write(stream, req, ec); // a server may answer (413) before it has read everything
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    http_result out{static_cast<int>(res.result_int()), res.body(), {}};
+    for (const auto& f : res) {
+        std::string name(f.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        out.headers[name] = std::string(f.value());
+    }
+    return out;
+}
+
+} // namespace
+
+http_result sim_fixture::request(const std::string& method, const std::string& target, const std::string& body,
+                                 const std::string& content_type, const std::string& accept) {
+    asio::io_context io;
+    beast::tcp_stream tcp_stream(io);
+    tcp_stream.expires_after(std::chrono::seconds(10));
+    tcp_stream.connect(tcp::endpoint(asio::ip::make_address(host_), port_));
+    if (!tls_) return exchange(tcp_stream, method, target, body, content_type, accept);
+    asio::ssl::context ctx(asio::ssl::context::tls_client);
+    ctx.add_certificate_authority(asio::buffer(cluster_->tls()->ca_cert_pem));
+    ctx.set_verify_mode(asio::ssl::verify_peer);
+    beast::ssl_stream<beast::tcp_stream&> tls(tcp_stream, ctx);
+    tls.set_verify_callback(asio::ssl::host_name_verification("127.0.0.1"));
+    tls.handshake(asio::ssl::stream_base::client);
+    return exchange(tls, method, target, body, content_type, accept);
+}
+
+std::vector<std::string> sim_fixture::watch(const std::string& target, std::size_t lines,
+                                            std::chrono::milliseconds deadline) {
+    asio::io_context io;
+    beast::tcp_stream stream(io);
+    stream.expires_after(deadline);
+    stream.connect(tcp::endpoint(asio::ip::make_address(host_), port_));
+    http::request<http::empty_body> req{http::verb::get, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(64u << 20);
+    std::vector<std::string> out;
+    beast::error_code ec;
+    http::read_header(stream, buffer, parser, ec);
+    std::string body;
+    while (!ec && out.size() < lines) {
+        http::read_some(stream, buffer, parser, ec);
+        body += parser.get().body();
+        parser.get().body().clear();
+        std::size_t nl;
+        while ((nl = body.find('\n')) != std::string::npos) {
+            out.push_back(body.substr(0, nl));
+            body.erase(0, nl + 1);
+        }
+        if (parser.is_done()) break;
+    }
+    return out;
+}
+
+} // namespace hpaplus::test

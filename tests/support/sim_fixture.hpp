@@ -1,0 +1,53 @@
+// tests/support/sim_fixture.hpp — the simulated cluster on a background thread for a test, with a
+// small blocking HTTP(S) client. Every call has a deadline; the io_context is stopped and joined
+// at teardown.
+#pragma once
+
+#include "sim/cluster.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace hpaplus::test {
+
+struct http_result {
+    int status = 0;
+    std::string body;
+    std::map<std::string, std::string> headers; ///< lower-case names
+};
+
+class sim_fixture {
+public:
+    explicit sim_fixture(bool tls = false);
+    ~sim_fixture();
+
+    sim::cluster& cluster() { return *cluster_; }
+    std::string url() const { return url_; }
+
+    /// One request on a fresh connection; `content_type` empty = application/json.
+    http_result request(const std::string& method, const std::string& target, const std::string& body = "",
+                        const std::string& content_type = "", const std::string& accept = "application/json");
+    http_result get(const std::string& target) { return request("GET", target); }
+
+    /// Reads a streaming response (a watch) until `lines` newline-terminated lines arrived or the
+    /// deadline passed; returns the lines.
+    std::vector<std::string> watch(const std::string& target, std::size_t lines, std::chrono::milliseconds deadline);
+
+    /// Runs `f` on the cluster's thread and waits for it (the store is single-threaded).
+    void run_on_cluster(const std::function<void()>& f);
+
+private:
+    boost::asio::io_context io_;
+    std::unique_ptr<sim::cluster> cluster_;
+    std::string url_;
+    std::string host_;
+    unsigned short port_ = 0;
+    bool tls_;
+    std::thread thread_;
+};
+
+} // namespace hpaplus::test
