@@ -11,19 +11,29 @@ packages=(
   libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
 )
 
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  sudo_cmd=()
-  if [[ $(id -u) -ne 0 ]]; then
-    command -v sudo >/dev/null || { echo "setup: run as root (apt-get needs it) or install sudo" >&2; exit 1; }
-    sudo_cmd=(sudo)
+  if ((${#sudo_cmd[@]})) && ! command -v sudo >/dev/null; then
+    echo "setup: run as root (apt-get needs it) or install sudo" >&2
+    exit 1
   fi
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# kubectl for the end-to-end tests: the machine image's kubectl package when its repository is
+# configured, otherwise Debian's kubernetes-client.
+if ! command -v kubectl >/dev/null; then
+  echo "setup: installing kubectl"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubectl >/dev/null 2>&1 ||
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubernetes-client >/dev/null
 fi
 
 build_dir=${HPAPLUS_BUILD_DIR:-build}

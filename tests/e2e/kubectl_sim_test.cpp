@@ -1,0 +1,127 @@
+// End-to-end: the real kubectl against `hpaplus sim` in its own process, started by the test on
+// 127.0.0.1:0 with a kubeconfig in a temporary directory, and stopped afterwards. A missing
+// kubectl fails the test with what to install (never a skip).
+#include "../support/process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace hpaplus {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string fixtures = std::string(HPAPLUS_SOURCE_DIR) + "/tests/e2e/fixtures";
+
+class KubectlOnSim : public ::testing::TestWithParam<bool> {
+protected:
+    void SetUp() override {
+        ASSERT_EQ(test::run_command("kubectl version --client").exit_code, 0)
+            << "kubectl is not installed: run scripts/setup.sh (it installs kubectl)";
+        std::vector<std::string> argv{HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"};
+        if (GetParam()) argv.push_back("--tls");
+        sim = std::make_unique<test::child_process>(argv);
+        const std::string line = sim->wait_for_line("listening on", 20s);
+        ASSERT_FALSE(line.empty()) << "hpaplus sim did not start";
+        url = line.substr(line.find("http"));
+    }
+
+    void TearDown() override {
+        if (sim) EXPECT_EQ(sim->terminate(), 0) << "hpaplus sim did not exit cleanly on SIGTERM";
+    }
+
+    test::command_result kubectl(const std::string& args) {
+        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " + dir.path() + "/cache " + args);
+    }
+
+    test::temp_dir dir;
+    std::unique_ptr<test::child_process> sim;
+    std::string url;
+};
+
+TEST_P(KubectlOnSim, NamespacesAndVersion) {
+    const auto ns = kubectl("get namespaces");
+    ASSERT_EQ(ns.exit_code, 0) << ns.output;
+    EXPECT_NE(ns.output.find("NAME"), std::string::npos);
+    EXPECT_NE(ns.output.find("kube-system"), std::string::npos);
+    EXPECT_NE(ns.output.find("Active"), std::string::npos);
+    const auto version = kubectl("version");
+    EXPECT_EQ(version.exit_code, 0) << version.output;
+    EXPECT_NE(version.output.find("Server Version"), std::string::npos);
+}
+
+TEST_P(KubectlOnSim, CreateScaleAndGetDeployment) {
+    const auto created = kubectl("create deployment web --image=nginx --replicas=2");
+    ASSERT_EQ(created.exit_code, 0) << created.output;
+    EXPECT_NE(created.output.find("deployment.apps/web created"), std::string::npos);
+    const auto table = kubectl("get deployments");
+    ASSERT_EQ(table.exit_code, 0) << table.output;
+    EXPECT_NE(table.output.find("UP-TO-DATE"), std::string::npos) << table.output;
+    EXPECT_NE(table.output.find("web"), std::string::npos);
+    const auto scaled = kubectl("scale deployment web --replicas=5");
+    ASSERT_EQ(scaled.exit_code, 0) << scaled.output;
+    EXPECT_EQ(kubectl("get deployment web -o jsonpath={.spec.replicas}").output, "5");
+    EXPECT_EQ(kubectl("get deployment web -o jsonpath={.metadata.generation}").output, "2");
+    const auto scale = kubectl("get --raw /apis/apps/v1/namespaces/default/deployments/web/scale");
+    EXPECT_NE(scale.output.find(R"("selector":"app=web")"), std::string::npos) << scale.output;
+    const auto missing = kubectl("get deployment nope");
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_NE(missing.output.find("Error from server (NotFound): deployments.apps \"nope\" not found"), std::string::npos)
+        << missing.output;
+}
+
+TEST_P(KubectlOnSim, CustomResourcesWithPrinterColumns) {
+    const auto crd = kubectl("apply -f " + fixtures + "/widget-crd.yaml");
+    ASSERT_EQ(crd.exit_code, 0) << crd.output;
+    const auto cr = kubectl("apply -f " + fixtures + "/widget.yaml");
+    ASSERT_EQ(cr.exit_code, 0) << cr.output;
+    const auto get = kubectl("get widgets");
+    ASSERT_EQ(get.exit_code, 0) << get.output;
+    EXPECT_NE(get.output.find("REPLICAS"), std::string::npos) << get.output;
+    EXPECT_NE(get.output.find("COLOR"), std::string::npos);
+    EXPECT_NE(get.output.find("blue-widget"), std::string::npos);
+    EXPECT_NE(get.output.find("blue"), std::string::npos);
+    EXPECT_EQ(kubectl("get wd blue-widget -o jsonpath={.spec.replicas}").output, "3"); // short name
+    ASSERT_EQ(kubectl("scale widget blue-widget --replicas=7").exit_code, 0);
+    EXPECT_EQ(kubectl("get widget blue-widget -o jsonpath={.spec.replicas}").output, "7");
+    const auto again = kubectl("apply -f " + fixtures + "/widget.yaml");
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_EQ(kubectl("get widget blue-widget -o jsonpath={.spec.replicas}").output, "3"); // apply restores it
+    const auto crds = kubectl("get crds");
+    EXPECT_NE(crds.output.find("widgets.example.hpaplus.io"), std::string::npos) << crds.output;
+}
+
+TEST_P(KubectlOnSim, PodsAndEvents) {
+    const auto applied = kubectl("apply -f " + fixtures + "/pod-and-event.yaml");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    const auto pods = kubectl("get pods");
+    ASSERT_EQ(pods.exit_code, 0) << pods.output;
+    EXPECT_NE(pods.output.find("READY"), std::string::npos) << pods.output;
+    EXPECT_NE(pods.output.find("solo"), std::string::npos);
+    const auto events = kubectl("get events");
+    ASSERT_EQ(events.exit_code, 0) << events.output;
+    EXPECT_NE(events.output.find("Hello"), std::string::npos) << events.output;
+    EXPECT_NE(events.output.find("pod/solo"), std::string::npos);
+    const auto selected = kubectl("get pods -l app=other");
+    EXPECT_NE(selected.output.find("No resources found"), std::string::npos) << selected.output;
+    ASSERT_EQ(kubectl("delete pod solo").exit_code, 0);
+    EXPECT_NE(kubectl("get pods").output.find("No resources found"), std::string::npos);
+}
+
+TEST_P(KubectlOnSim, WatchSeesChanges) {
+    ASSERT_EQ(kubectl("create namespace watched").exit_code, 0);
+    // kubectl get -w prints the current state and then every change until it is stopped.
+    test::child_process watcher({"/bin/sh", "-c",
+                                 "exec kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " + dir.path() +
+                                     "/cache get configmaps -n watched -w"});
+    std::this_thread::sleep_for(1s);
+    ASSERT_EQ(kubectl("create configmap seen -n watched --from-literal=a=1").exit_code, 0);
+    EXPECT_FALSE(watcher.wait_for_line("seen", 15s).empty()) << "kubectl get -w did not print the new configmap";
+}
+
+INSTANTIATE_TEST_SUITE_P(Transport, KubectlOnSim, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? std::string("Https") : std::string("Http"); });
+
+} // namespace
+} // namespace hpaplus

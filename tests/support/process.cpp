@@ -1,0 +1,108 @@
+// tests/support/process.cpp — fork/exec with a stdout pipe, deadlines on every wait.
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+namespace hpaplus::test {
+
+child_process::child_process(const std::vector<std::string>& argv) {
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        std::vector<char*> args;
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    close(fds[1]);
+    out_fd_ = fds[0];
+    fcntl(out_fd_, F_SETFL, O_NONBLOCK);
+}
+
+child_process::~child_process() {
+    terminate(std::chrono::milliseconds(3000));
+    if (out_fd_ >= 0) close(out_fd_);
+}
+
+std::string child_process::wait_for_line(const std::string& needle, std::chrono::milliseconds deadline) {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    while (std::chrono::steady_clock::now() < end) {
+        std::size_t nl;
+        while ((nl = buffered_.find('\n')) != std::string::npos) {
+            std::string line = buffered_.substr(0, nl);
+            buffered_.erase(0, nl + 1);
+            if (line.find(needle) != std::string::npos) return line;
+        }
+        pollfd p{out_fd_, POLLIN, 0};
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        if (poll(&p, 1, static_cast<int>(std::max<long long>(1, left.count()))) <= 0) continue;
+        std::array<char, 4096> buf{};
+        const ssize_t n = read(out_fd_, buf.data(), buf.size());
+        if (n <= 0) break;
+        buffered_.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    return {};
+}
+
+int child_process::terminate(std::chrono::milliseconds grace) {
+    if (reaped_ || pid_ <= 0) return status_;
+    kill(pid_, SIGTERM);
+    const auto end = std::chrono::steady_clock::now() + grace;
+    while (std::chrono::steady_clock::now() < end) {
+        int status = 0;
+        if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            reaped_ = true;
+            status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            return status_;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    reaped_ = true;
+    status_ = -1;
+    return status_;
+}
+
+command_result run_command(const std::string& command, int timeout_seconds) {
+    command_result r;
+    const std::string full = "timeout -k 5 " + std::to_string(timeout_seconds) + " " + command + " 2>&1";
+    FILE* pipe = popen(full.c_str(), "r");
+    if (!pipe) return r;
+    std::array<char, 4096> buf{};
+    std::size_t n = 0;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+temp_dir::temp_dir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "hpaplus-test-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+}
+
+temp_dir::~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+} // namespace hpaplus::test

@@ -1,0 +1,51 @@
+// tests/support/process.hpp — child processes for end-to-end tests: spawn with stdout captured,
+// wait for a line with a deadline, and always terminate (SIGTERM, then SIGKILL) at destruction.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace hpaplus::test {
+
+class child_process {
+public:
+    explicit child_process(const std::vector<std::string>& argv);
+    ~child_process();
+    child_process(const child_process&) = delete;
+    child_process& operator=(const child_process&) = delete;
+
+    /// Reads stdout until a line containing `needle` (returned) or the deadline ("" then).
+    std::string wait_for_line(const std::string& needle, std::chrono::milliseconds deadline);
+    /// SIGTERM and wait; returns the exit status (-1 if it had to be killed).
+    int terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
+    int pid() const { return pid_; }
+
+private:
+    int pid_ = -1;
+    int out_fd_ = -1;
+    std::string buffered_;
+    bool reaped_ = false;
+    int status_ = 0;
+};
+
+struct command_result {
+    int exit_code = -1;
+    std::string output; ///< stdout and stderr together
+};
+
+/// Runs a shell command with a time limit (`timeout`), capturing its output.
+command_result run_command(const std::string& command, int timeout_seconds = 60);
+
+/// A fresh temporary directory, removed with everything in it at destruction.
+class temp_dir {
+public:
+    temp_dir();
+    ~temp_dir();
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+} // namespace hpaplus::test
