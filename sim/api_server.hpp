@@ -10,6 +10,8 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <set>
 
@@ -39,6 +41,11 @@ public:
 
     /// Creates the namespaces every cluster has (default, kube-system, kube-public).
     void bootstrap();
+
+    /// Serves metrics.k8s.io/v1beta1 (PodMetrics, NodeMetrics) from `usage` (milli-CPU, bytes;
+    /// nullopt = the pod has no metrics yet, as metrics-server before its first scrape).
+    using usage_function = std::function<std::optional<std::pair<std::int64_t, std::int64_t>>(const stored_object& pod)>;
+    void serve_resource_metrics(usage_function usage);
 
 private:
     struct impl;

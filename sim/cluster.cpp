@@ -24,6 +24,12 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options) : store_(
     if (options.tls) tls_ = net::make_self_signed({"127.0.0.1", "localhost", "::1"});
     api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
     api_->bootstrap();
+    workload_ = std::make_unique<workload_model>(io.get_executor(), store_, options.workload);
+    api_->serve_resource_metrics([this](const stored_object& pod) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
+        const auto u = workload_->usage_of(pod);
+        if (!u) return std::nullopt;
+        return std::make_pair(u->cpu_milli, u->memory_bytes);
+    });
     net::http_server_options http;
     http.address = options.address;
     http.port = options.port;
@@ -34,9 +40,13 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options) : store_(
 
 cluster::~cluster() = default;
 
-void cluster::start() { http_->start(); }
+void cluster::start() {
+    http_->start();
+    workload_->start();
+}
 
 void cluster::stop() {
+    workload_->stop();
     api_->stop();
     http_->stop();
 }

@@ -6,6 +6,7 @@
 #include "net/tls.hpp"
 #include "sim/api_server.hpp"
 #include "sim/store.hpp"
+#include "sim/workload.hpp"
 
 #include <boost/asio/io_context.hpp>
 
@@ -20,6 +21,7 @@ struct cluster_options {
     unsigned short port = 0;
     bool tls = false;
     api_server_options api;
+    workload_options workload;
 };
 
 class cluster {
@@ -39,11 +41,13 @@ public:
 
     object_store& store() { return store_; }
     api_server& api() { return *api_; }
+    workload_model& workload() { return *workload_; }
 
 private:
     std::optional<net::tls_material> tls_;
     object_store store_;
     std::unique_ptr<api_server> api_;
+    std::unique_ptr<workload_model> workload_;
     std::unique_ptr<net::http_server> http_;
 };
 

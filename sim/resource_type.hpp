@@ -37,6 +37,7 @@ struct resource_type {
     std::optional<scale_paths> scale;
     std::vector<printer_column> columns; ///< empty: the built-in printer or just Name/Age
     bool custom = false;                 ///< served from a CustomResourceDefinition
+    bool read_only = false;              ///< computed on request (metrics APIs): get and list only
 
     std::string group_version() const { return group.empty() ? version : group + "/" + version; }
     /// `deployments.apps`, `pods` — how Status messages name the resource.

@@ -120,6 +120,25 @@ TEST_P(KubectlOnSim, WatchSeesChanges) {
     EXPECT_FALSE(watcher.wait_for_line("seen", 15s).empty()) << "kubectl get -w did not print the new configmap";
 }
 
+TEST_P(KubectlOnSim, WorkloadsRunAndReportUsage) {
+    ASSERT_EQ(kubectl("create deployment api --image=nginx --replicas=2").exit_code, 0);
+    const auto rollout = kubectl("rollout status deployment/api --timeout=30s");
+    ASSERT_EQ(rollout.exit_code, 0) << rollout.output;
+    EXPECT_NE(rollout.output.find("successfully rolled out"), std::string::npos);
+    const auto pods = kubectl("get pods -l app=api");
+    EXPECT_NE(pods.output.find("1/1"), std::string::npos) << pods.output;
+    EXPECT_NE(pods.output.find("Running"), std::string::npos);
+    ASSERT_EQ(kubectl("annotate deployment api sim.hpaplus.io/cpu-load=900m").exit_code, 0);
+    const auto top = kubectl("top pods -l app=api");
+    ASSERT_EQ(top.exit_code, 0) << top.output;
+    EXPECT_NE(top.output.find("450m"), std::string::npos) << top.output;
+    const auto raw = kubectl("get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods");
+    EXPECT_NE(raw.output.find("PodMetricsList"), std::string::npos) << raw.output;
+    ASSERT_EQ(kubectl("set image deployment/api nginx=nginx:2").exit_code, 0);
+    const auto again = kubectl("rollout status deployment/api --timeout=30s");
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Transport, KubectlOnSim, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? std::string("Https") : std::string("Http"); });
 

@@ -206,33 +206,42 @@ TEST_F(SimApi, CustomResources) {
     EXPECT_EQ(sim.get(widgets).status, 404);
 }
 
+// Watches use ConfigMaps: no simulated controller writes them, so every event comes from the test.
+const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+
+std::string create_configmap(test::sim_fixture& sim, const std::string& name = "cfg") {
+    const auto r = sim.request("POST", configmaps, R"({"metadata":{"name":")" + name + R"(","labels":{"app":"web"}},"data":{"n":"1"}})");
+    EXPECT_EQ(r.status, 201) << r.body;
+    return str(parse(r.body), "/metadata/resourceVersion");
+}
+
 TEST_F(SimApi, WatchReplaysThenStreams) {
-    create_deployment();
+    create_configmap(sim);
     auto later = std::async(std::launch::async, [&] {
         std::this_thread::sleep_for(200ms);
-        return sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":3}})", "application/merge-patch+json").status;
+        return sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"3"}})", "application/merge-patch+json").status;
     });
-    const auto lines = sim.watch(deployments + "?watch=true&timeoutSeconds=5", 2, 5s);
+    const auto lines = sim.watch(configmaps + "?watch=true&timeoutSeconds=5", 2, 5s);
     ASSERT_EQ(lines.size(), 2u);
     EXPECT_EQ(str(parse(lines[0]), "/type"), "ADDED");
     EXPECT_EQ(str(parse(lines[1]), "/type"), "MODIFIED");
-    EXPECT_EQ(str(parse(lines[1]), "/object/spec/replicas"), "3");
+    EXPECT_EQ(str(parse(lines[1]), "/object/data/n"), "3");
     EXPECT_EQ(later.get(), 200);
 }
 
 TEST_F(SimApi, WatchFromResourceVersionSkipsReplay) {
-    const std::string rv = create_deployment();
-    sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":4}})", "application/merge-patch+json");
-    const auto lines = sim.watch(deployments + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 1, 3s);
+    const std::string rv = create_configmap(sim);
+    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})", "application/merge-patch+json");
+    const auto lines = sim.watch(configmaps + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 1, 3s);
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_EQ(str(parse(lines[0]), "/type"), "MODIFIED");
 }
 
 TEST_F(SimApi, WatchFromCompactedVersionIsExpired) {
-    const std::string rv = create_deployment();
-    sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":4}})", "application/merge-patch+json");
-    sim.run_on_cluster([&] { sim.cluster().store().compact(*sim.cluster().store().find("apps", "v1", "deployments")); });
-    const auto lines = sim.watch(deployments + "?watch=1&resourceVersion=" + rv, 1, 3s);
+    const std::string rv = create_configmap(sim);
+    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})", "application/merge-patch+json");
+    sim.run_on_cluster([&] { sim.cluster().store().compact(*sim.cluster().store().find("", "v1", "configmaps")); });
+    const auto lines = sim.watch(configmaps + "?watch=1&resourceVersion=" + rv, 1, 3s);
     ASSERT_EQ(lines.size(), 1u);
     const auto e = parse(lines[0]);
     EXPECT_EQ(str(e, "/type"), "ERROR");
@@ -241,13 +250,13 @@ TEST_F(SimApi, WatchFromCompactedVersionIsExpired) {
 }
 
 TEST_F(SimApi, FilteredWatchSeesObjectsLeaveAndEnter) {
-    create_deployment();
+    create_configmap(sim);
     auto edits = std::async(std::launch::async, [&] {
         std::this_thread::sleep_for(200ms);
-        sim.request("PATCH", deployments + "/web", R"({"metadata":{"labels":{"app":"other"}}})", "application/merge-patch+json");
-        sim.request("PATCH", deployments + "/web", R"({"metadata":{"labels":{"app":"web"}}})", "application/merge-patch+json");
+        sim.request("PATCH", configmaps + "/cfg", R"({"metadata":{"labels":{"app":"other"}}})", "application/merge-patch+json");
+        sim.request("PATCH", configmaps + "/cfg", R"({"metadata":{"labels":{"app":"web"}}})", "application/merge-patch+json");
     });
-    const auto lines = sim.watch(deployments + "?watch=1&labelSelector=app%3Dweb&timeoutSeconds=5", 3, 5s);
+    const auto lines = sim.watch(configmaps + "?watch=1&labelSelector=app%3Dweb&timeoutSeconds=5", 3, 5s);
     edits.get();
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(str(parse(lines[0]), "/type"), "ADDED");
@@ -256,9 +265,9 @@ TEST_F(SimApi, FilteredWatchSeesObjectsLeaveAndEnter) {
 }
 
 TEST_F(SimApi, WatchBookmarksAndTimeout) {
-    const std::string rv = create_deployment();
+    const std::string rv = create_configmap(sim);
     const auto start = std::chrono::steady_clock::now();
-    const auto lines = sim.watch(deployments + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv, 10, 5s);
+    const auto lines = sim.watch(configmaps + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv, 10, 5s);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(str(parse(lines[0]), "/type"), "BOOKMARK");
     EXPECT_NE(str(parse(lines[0]), "/object/metadata/resourceVersion"), "<missing>");
