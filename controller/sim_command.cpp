@@ -23,7 +23,8 @@ constexpr const char* sim_usage =
     "  kubectl --kubeconfig /tmp/sim.kubeconfig get namespaces\n"
     "\n"
     "  --listen ADDR:PORT    address to listen on (default 127.0.0.1:0, any free port)\n"
-    "  --tls                 serve HTTPS with a fresh self-signed CA (written into the kubeconfig)\n"
+    "  --tls                 serve HTTPS with a fresh self-signed CA (written into the "
+    "kubeconfig)\n"
     "  --kubeconfig-out FILE write a kubeconfig for this cluster\n"
     "\n"
     "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
@@ -32,9 +33,11 @@ bool parse_listen(std::string_view s, std::string& address, unsigned short& port
     const auto colon = s.rfind(':');
     if (colon == std::string_view::npos) return false;
     address = std::string(s.substr(0, colon));
-    if (address.size() > 1 && address.front() == '[' && address.back() == ']') address = address.substr(1, address.size() - 2);
+    if (address.size() > 1 && address.front() == '[' && address.back() == ']')
+        address = address.substr(1, address.size() - 2);
     const std::string p(s.substr(colon + 1));
-    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos) return false;
+    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos)
+        return false;
     const unsigned long v = std::stoul(p);
     if (v > 65535) return false;
     port = static_cast<unsigned short>(v);
@@ -59,11 +62,15 @@ int run_sim(int argc, char** argv) {
             if (arg == "--kubeconfig-out") {
                 kubeconfig_out = value;
             } else if (!parse_listen(value, options.address, options.port)) {
-                std::fprintf(stderr, "hpaplus sim: --listen: expected ADDR:PORT, got '%s'\n", argv[i]);
+                std::fprintf(stderr, "hpaplus sim: --listen: expected ADDR:PORT, got '%s'\n",
+                             argv[i]);
                 return 2;
             }
         } else {
-            std::fprintf(stderr, "hpaplus sim: unknown or incomplete option '%s' (see 'hpaplus sim --help')\n", argv[i]);
+            std::fprintf(
+                stderr,
+                "hpaplus sim: unknown or incomplete option '%s' (see 'hpaplus sim --help')\n",
+                argv[i]);
             return 2;
         }
     }

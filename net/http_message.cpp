@@ -39,8 +39,7 @@ std::string percent_decode(std::string_view s, bool plus_is_space) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 &&
-            hex(s[i + 2]) >= 0) {
+        if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
             out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
             i += 2;
         } else if (plus_is_space && s[i] == '+') {
@@ -75,8 +74,9 @@ header_list parse_query(std::string_view query) {
         if (!part.empty()) {
             const auto eq = part.find('=');
             out.emplace_back(percent_decode(part.substr(0, eq), true),
-                             eq == std::string_view::npos ? std::string()
-                                                          : percent_decode(part.substr(eq + 1), true));
+                             eq == std::string_view::npos
+                                 ? std::string()
+                                 : percent_decode(part.substr(eq + 1), true));
         }
         if (amp == std::string_view::npos) break;
         query.remove_prefix(amp + 1);

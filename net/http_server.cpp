@@ -1,4 +1,5 @@
-// net/http_server.cpp — accept loop and per-connection sessions (after the Beast coroutine examples).
+// net/http_server.cpp — accept loop and per-connection sessions (after the Beast coroutine
+// examples).
 #include "net/http_server.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -41,9 +42,11 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
 namespace {
 
 template <class Stream> class stream_responder final : public http_responder {
-public:
-    stream_responder(Stream& stream, unsigned version, bool keep_alive, std::chrono::seconds write_timeout)
-        : stream_(stream), version_(version), keep_alive_(keep_alive), write_timeout_(write_timeout) {}
+  public:
+    stream_responder(Stream& stream, unsigned version, bool keep_alive,
+                     std::chrono::seconds write_timeout)
+        : stream_(stream), version_(version), keep_alive_(keep_alive),
+          write_timeout_(write_timeout) {}
 
     bool answered() const { return answered_; }
     bool keep_alive() const { return keep_alive_ && ok_; }
@@ -53,7 +56,8 @@ public:
         http::response<http::string_body> res{static_cast<http::status>(r.status), version_};
         res.set(http::field::server, "hpaplus");
         res.set(http::field::content_type, r.content_type);
-        for (const auto& [k, v] : r.headers) res.set(k, v);
+        for (const auto& [k, v] : r.headers)
+            res.set(k, v);
         res.keep_alive(keep_alive_);
         res.body() = std::move(r.body);
         res.prepare_payload();
@@ -82,7 +86,8 @@ public:
         if (!ok_) co_return false;
         if (data.empty()) co_return true; // an empty chunk would end the stream
         beast::get_lowest_layer(stream_).expires_after(write_timeout_);
-        auto [ec, n] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(data)), use_tuple);
+        auto [ec, n] =
+            co_await asio::async_write(stream_, http::make_chunk(asio::buffer(data)), use_tuple);
         ok_ = !ec;
         co_return ok_;
     }
@@ -95,7 +100,7 @@ public:
         co_return ok_;
     }
 
-private:
+  private:
     Stream& stream_;
     unsigned version_;
     bool keep_alive_;
@@ -114,7 +119,8 @@ http_request to_request(http::request<http::string_body>&& req) {
     if (q != std::string::npos) r.query = parse_query(std::string_view(r.target).substr(q + 1));
     for (const auto& field : req) {
         std::string name(field.name_string());
-        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (auto& c : name)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         r.headers.emplace_back(std::move(name), std::string(field.value()));
     }
     r.body = std::move(req.body());
@@ -177,7 +183,9 @@ asio::awaitable<void> http_server::impl::accept_loop() {
         }
         socket.set_option(tcp::no_delay(true), ec);
         if (ssl) {
-            asio::co_spawn(executor, session(beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *ssl)),
+            asio::co_spawn(executor,
+                           session(beast::ssl_stream<beast::tcp_stream>(
+                               beast::tcp_stream(std::move(socket)), *ssl)),
                            asio::detached);
         } else {
             asio::co_spawn(executor, session(beast::tcp_stream(std::move(socket))), asio::detached);
@@ -185,14 +193,15 @@ asio::awaitable<void> http_server::impl::accept_loop() {
     }
 }
 
-http_server::http_server(asio::any_io_executor executor, http_server_options options, http_handler handler)
+http_server::http_server(asio::any_io_executor executor, http_server_options options,
+                         http_handler handler)
     : impl_(std::make_shared<impl>(executor, std::move(options), std::move(handler))) {
     auto& o = impl_->options;
     if (o.tls) {
         impl_->ssl.emplace(asio::ssl::context::tls_server);
-        impl_->ssl->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                                asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
-                                asio::ssl::context::no_tlsv1_1);
+        impl_->ssl->set_options(asio::ssl::context::default_workarounds |
+                                asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
+                                asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
         impl_->ssl->use_certificate_chain(asio::buffer(o.tls->first));
         impl_->ssl->use_private_key(asio::buffer(o.tls->second), asio::ssl::context::pem);
     }
@@ -203,15 +212,20 @@ http_server::http_server(asio::any_io_executor executor, http_server_options opt
     impl_->acceptor.listen(asio::socket_base::max_listen_connections);
 }
 
-http_server::~http_server() { stop(); }
+http_server::~http_server() {
+    stop();
+}
 
-unsigned short http_server::port() const { return impl_->acceptor.local_endpoint().port(); }
+unsigned short http_server::port() const {
+    return impl_->acceptor.local_endpoint().port();
+}
 
 std::string http_server::url() const {
     const auto endpoint = impl_->acceptor.local_endpoint();
     const std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                         : endpoint.address().to_string();
-    return std::string(impl_->ssl ? "https://" : "http://") + host + ":" + std::to_string(endpoint.port());
+    return std::string(impl_->ssl ? "https://" : "http://") + host + ":" +
+           std::to_string(endpoint.port());
 }
 
 void http_server::start() {
@@ -224,7 +238,8 @@ void http_server::stop() {
         self->stopped = true;
         beast::error_code ignored;
         self->acceptor.close(ignored);
-        for (beast::tcp_stream* s : self->open) s->socket().close(ignored);
+        for (beast::tcp_stream* s : self->open)
+            s->socket().close(ignored);
     });
 }
 

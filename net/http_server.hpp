@@ -18,7 +18,7 @@ namespace hpaplus::net {
 /// How a handler answers: one complete response, or a chunked stream.
 /// Every call returns false once the client is gone; handlers then stop.
 class http_responder {
-public:
+  public:
     virtual ~http_responder() = default;
     /// Runs on: the server's executor. Cancellation: none (bounded by the write timeout).
     virtual boost::asio::awaitable<bool> send(http_response response) = 0;
@@ -45,9 +45,10 @@ struct http_server_options {
 };
 
 class http_server {
-public:
+  public:
     /// Binds and listens (throws std::system_error when the address is taken: a start-up error).
-    http_server(boost::asio::any_io_executor executor, http_server_options options, http_handler handler);
+    http_server(boost::asio::any_io_executor executor, http_server_options options,
+                http_handler handler);
     ~http_server();
     http_server(const http_server&) = delete;
     http_server& operator=(const http_server&) = delete;
@@ -61,7 +62,7 @@ public:
     /// Safe to call from any thread; does not block.
     void stop();
 
-private:
+  private:
     struct impl;
     std::shared_ptr<impl> impl_;
 };

@@ -58,7 +58,8 @@ x509_ptr make_cert(EVP_PKEY* key, const char* cn, X509* issuer) {
     X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600);
     X509_set_pubkey(cert.get(), key);
     X509_NAME* name = X509_get_subject_name(cert.get());
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn), -1, -1, 0);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn),
+                               -1, -1, 0);
     X509_set_issuer_name(cert.get(), issuer ? X509_get_subject_name(issuer) : name);
     return cert;
 }
@@ -81,7 +82,8 @@ std::string pem_of(EVP_PKEY* key) {
 
 bool is_ip(const std::string& host) {
     unsigned char buf[16];
-    return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+    return inet_pton(AF_INET, host.c_str(), buf) == 1 ||
+           inet_pton(AF_INET6, host.c_str(), buf) == 1;
 }
 
 } // namespace
@@ -97,7 +99,8 @@ tls_material make_self_signed(const std::vector<std::string>& hosts) {
     const pkey_ptr key = make_key();
     const x509_ptr cert = make_cert(key.get(), "hpaplus-sim", ca.get());
     std::string san;
-    for (const auto& h : hosts) san += (san.empty() ? "" : ",") + std::string(is_ip(h) ? "IP:" : "DNS:") + h;
+    for (const auto& h : hosts)
+        san += (san.empty() ? "" : ",") + std::string(is_ip(h) ? "IP:" : "DNS:") + h;
     add_extension(cert.get(), ca.get(), NID_basic_constraints, "critical,CA:FALSE");
     add_extension(cert.get(), ca.get(), NID_key_usage, "critical,digitalSignature,keyEncipherment");
     add_extension(cert.get(), ca.get(), NID_ext_key_usage, "serverAuth");

@@ -8,9 +8,9 @@
 namespace hpaplus::net {
 
 struct tls_material {
-    std::string ca_cert_pem;   ///< the CA clients trust
-    std::string cert_pem;      ///< the server's certificate, signed by the CA
-    std::string key_pem;       ///< the server's private key
+    std::string ca_cert_pem; ///< the CA clients trust
+    std::string cert_pem;    ///< the server's certificate, signed by the CA
+    std::string key_pem;     ///< the server's private key
 };
 
 /// Makes a fresh CA and a serving certificate for `hosts` (DNS names or IP addresses as SANs).

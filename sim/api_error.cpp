@@ -6,11 +6,14 @@
 namespace hpaplus::sim {
 namespace {
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+std::string quoted(const std::string& s) {
+    return "\"" + s + "\"";
+}
 
 api_error with_details(int code, std::string reason, std::string message, const resource_type& t,
                        const std::string& name) {
-    api_error e{code, std::move(reason), std::move(message), name, t.group, t.plural, {}, std::nullopt};
+    api_error e{code, std::move(reason), std::move(message), name, t.group, t.plural,
+                {},   std::nullopt};
     return e;
 }
 
@@ -47,17 +50,21 @@ std::string status_json(const api_error& e) {
 }
 
 api_error not_found(const resource_type& t, const std::string& name) {
-    return with_details(404, "NotFound", t.qualified_plural() + " " + quoted(name) + " not found", t, name);
+    return with_details(404, "NotFound", t.qualified_plural() + " " + quoted(name) + " not found",
+                        t, name);
 }
 
 api_error already_exists(const resource_type& t, const std::string& name) {
-    return with_details(409, "AlreadyExists", t.qualified_plural() + " " + quoted(name) + " already exists", t, name);
+    return with_details(409, "AlreadyExists",
+                        t.qualified_plural() + " " + quoted(name) + " already exists", t, name);
 }
 
 api_error conflict(const resource_type& t, const std::string& name) {
     return with_details(409, "Conflict",
-                        "Operation cannot be fulfilled on " + t.qualified_plural() + " " + quoted(name) +
-                            ": the object has been modified; please apply your changes to the latest version and try again",
+                        "Operation cannot be fulfilled on " + t.qualified_plural() + " " +
+                            quoted(name) +
+                            ": the object has been modified; please apply your changes to the "
+                            "latest version and try again",
                         t, name);
 }
 
@@ -72,12 +79,18 @@ api_error invalid(const resource_type& t, const std::string& name,
     return e;
 }
 
-api_error bad_request(std::string message) { return {400, "BadRequest", std::move(message), {}, {}, {}, {}, std::nullopt}; }
+api_error bad_request(std::string message) {
+    return {400, "BadRequest", std::move(message), {}, {}, {}, {}, std::nullopt};
+}
 
-api_error expired(std::string message) { return {410, "Expired", std::move(message), {}, {}, {}, {}, std::nullopt}; }
+api_error expired(std::string message) {
+    return {410, "Expired", std::move(message), {}, {}, {}, {}, std::nullopt};
+}
 
 api_error method_not_supported(const resource_type& t, const std::string& verb) {
-    return with_details(405, "MethodNotAllowed", verb + " is not supported on resources of kind " + quoted(t.qualified_plural()), t, "");
+    return with_details(
+        405, "MethodNotAllowed",
+        verb + " is not supported on resources of kind " + quoted(t.qualified_plural()), t, "");
 }
 
 api_error unsupported_media_type(std::string message) {
@@ -85,16 +98,24 @@ api_error unsupported_media_type(std::string message) {
 }
 
 api_error too_many_requests(int retry_after_seconds) {
-    return {429, "TooManyRequests", "the server has received too many requests and has asked us to try again later",
-            {}, {}, {}, {}, retry_after_seconds};
+    return {429,
+            "TooManyRequests",
+            "the server has received too many requests and has asked us to try again later",
+            {},
+            {},
+            {},
+            {},
+            retry_after_seconds};
 }
 
 api_error internal_error(std::string message) {
-    return {500, "InternalError", "Internal error occurred: " + message, {}, {}, {}, {}, std::nullopt};
+    return {500, "InternalError", "Internal error occurred: " + message, {}, {}, {},
+            {},  std::nullopt};
 }
 
 api_error not_found_path(const std::string&) {
-    return {404, "NotFound", "the server could not find the requested resource", {}, {}, {}, {}, std::nullopt};
+    return {404, "NotFound",  "the server could not find the requested resource", {}, {}, {},
+            {},  std::nullopt};
 }
 
 } // namespace hpaplus::sim

@@ -13,11 +13,11 @@ namespace hpaplus::sim {
 
 struct api_error {
     int code = 500;
-    std::string reason;  ///< NotFound, Conflict, AlreadyExists, Invalid, BadRequest, Expired, ...
+    std::string reason; ///< NotFound, Conflict, AlreadyExists, Invalid, BadRequest, Expired, ...
     std::string message;
-    std::string name;    ///< details.name
-    std::string group;   ///< details.group
-    std::string kind;    ///< details.kind (the resource plural, as upstream puts it)
+    std::string name;  ///< details.name
+    std::string group; ///< details.group
+    std::string kind;  ///< details.kind (the resource plural, as upstream puts it)
     std::vector<std::pair<std::string, std::string>> causes; ///< field → message (Invalid)
     std::optional<int> retry_after_seconds;
 };

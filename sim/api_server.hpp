@@ -4,6 +4,7 @@
 #pragma once
 
 #include "net/http_server.hpp"
+#include "sim/faults.hpp"
 #include "sim/store.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -11,8 +12,8 @@
 
 #include <chrono>
 #include <functional>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace boost::asio {
@@ -29,8 +30,9 @@ struct api_server_options {
 };
 
 class api_server {
-public:
-    api_server(boost::asio::any_io_executor executor, object_store& store, api_server_options options = {});
+  public:
+    api_server(boost::asio::any_io_executor executor, object_store& store,
+               api_server_options options = {});
     ~api_server();
 
     /// The HTTP handler. Runs on: the executor; one thread, so no locking.
@@ -44,10 +46,18 @@ public:
 
     /// Serves metrics.k8s.io/v1beta1 (PodMetrics, NodeMetrics) from `usage` (milli-CPU, bytes;
     /// nullopt = the pod has no metrics yet, as metrics-server before its first scrape).
-    using usage_function = std::function<std::optional<std::pair<std::int64_t, std::int64_t>>(const stored_object& pod)>;
+    using usage_function = std::function<std::optional<std::pair<std::int64_t, std::int64_t>>(
+        const stored_object& pod)>;
     void serve_resource_metrics(usage_function usage);
 
-private:
+    /// Fault injection (also reachable over HTTP under /sim/v1/).
+    fault_injector& faults();
+
+    /// Called for POST /sim/v1/restart?downSeconds=N: the cluster closes its endpoint and opens it
+    /// again after N seconds, keeping all state.
+    void on_restart_request(std::function<void(std::chrono::milliseconds down)> f);
+
+  private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };

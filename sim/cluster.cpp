@@ -9,7 +9,8 @@ namespace {
 std::string base64(const std::string& data) {
     std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
     const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(data.data()), static_cast<int>(data.size()));
+                                  reinterpret_cast<const unsigned char*>(data.data()),
+                                  static_cast<int>(data.size()));
     out.resize(static_cast<std::size_t>(n));
     return out;
 }
@@ -20,22 +21,49 @@ core::time_point wall_clock() {
 
 } // namespace
 
-cluster::cluster(boost::asio::io_context& io, cluster_options options) : store_(wall_clock) {
+cluster::cluster(boost::asio::io_context& io, cluster_options options)
+    : store_(wall_clock), io_(io) {
     if (options.tls) tls_ = net::make_self_signed({"127.0.0.1", "localhost", "::1"});
     api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
     api_->bootstrap();
     workload_ = std::make_unique<workload_model>(io.get_executor(), store_, options.workload);
-    api_->serve_resource_metrics([this](const stored_object& pod) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
-        const auto u = workload_->usage_of(pod);
-        if (!u) return std::nullopt;
-        return std::make_pair(u->cpu_milli, u->memory_bytes);
-    });
-    net::http_server_options http;
-    http.address = options.address;
-    http.port = options.port;
-    if (tls_) http.tls = std::make_pair(tls_->cert_pem, tls_->key_pem);
+    api_->serve_resource_metrics(
+        [this](const stored_object& pod) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
+            const auto u = workload_->usage_of(pod);
+            if (!u) return std::nullopt;
+            return std::make_pair(u->cpu_milli, u->memory_bytes);
+        });
+    http_options_.address = options.address;
+    http_options_.port = options.port;
+    if (tls_) http_options_.tls = std::make_pair(tls_->cert_pem, tls_->key_pem);
     http_ = std::make_unique<net::http_server>(
-        io.get_executor(), http, [this](net::http_request& r, net::http_responder& out) { return api_->handle(r, out); });
+        io.get_executor(), http_options_,
+        [this](net::http_request& r, net::http_responder& out) { return api_->handle(r, out); });
+    http_options_.port = http_->port(); // a restart comes back on the same port
+    restart_timer_ = std::make_unique<boost::asio::steady_timer>(io);
+    api_->on_restart_request([this](std::chrono::milliseconds down) { restart(down); });
+}
+
+void cluster::restart(std::chrono::milliseconds down) {
+    // Let the current response go out first, then drop everything.
+    restart_timer_->expires_after(std::chrono::milliseconds(50));
+    restart_timer_->async_wait([this, down](const boost::system::error_code& ec) {
+        if (ec || stopped_) return;
+        api_->faults().drop_watches();
+        retired_ = std::move(http_);
+        retired_->stop();
+        restart_timer_->expires_after(down);
+        restart_timer_->async_wait([this](const boost::system::error_code& ec2) {
+            if (ec2 || stopped_) return;
+            retired_.reset();
+            http_ = std::make_unique<net::http_server>(
+                io_.get_executor(), http_options_,
+                [this](net::http_request& r, net::http_responder& out) {
+                    return api_->handle(r, out);
+                });
+            http_->start();
+        });
+    });
 }
 
 cluster::~cluster() = default;
@@ -46,21 +74,32 @@ void cluster::start() {
 }
 
 void cluster::stop() {
+    stopped_ = true;
+    restart_timer_->cancel();
     workload_->stop();
     api_->stop();
-    http_->stop();
+    if (http_) http_->stop();
+    if (retired_) retired_->stop();
 }
 
-std::string cluster::url() const { return http_->url(); }
+std::string cluster::url() const {
+    const std::string host = http_options_.address.find(':') != std::string::npos
+                                 ? "[" + http_options_.address + "]"
+                                 : http_options_.address;
+    return std::string(tls_ ? "https://" : "http://") + host + ":" +
+           std::to_string(http_options_.port);
+}
 
 std::string cluster::kubeconfig() const {
     std::string cluster_entry = "    server: " + url() + "\n";
-    if (tls_) cluster_entry += "    certificate-authority-data: " + base64(tls_->ca_cert_pem) + "\n";
+    if (tls_)
+        cluster_entry += "    certificate-authority-data: " + base64(tls_->ca_cert_pem) + "\n";
     return "apiVersion: v1\nkind: Config\n"
            "clusters:\n- name: hpaplus-sim\n  cluster:\n" +
            cluster_entry +
            "users:\n- name: hpaplus-sim\n  user:\n    token: hpaplus-sim\n"
-           "contexts:\n- name: hpaplus-sim\n  context:\n    cluster: hpaplus-sim\n    user: hpaplus-sim\n    namespace: default\n"
+           "contexts:\n- name: hpaplus-sim\n  context:\n    cluster: hpaplus-sim\n    user: "
+           "hpaplus-sim\n    namespace: default\n"
            "current-context: hpaplus-sim\n";
 }
 

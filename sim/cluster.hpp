@@ -9,6 +9,7 @@
 #include "sim/workload.hpp"
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <memory>
 #include <optional>
@@ -25,13 +26,16 @@ struct cluster_options {
 };
 
 class cluster {
-public:
+  public:
     /// Binds the endpoint (throws on a taken port: a start-up error). Runs on `io`.
     cluster(boost::asio::io_context& io, cluster_options options);
     ~cluster();
 
     void start();
     void stop();
+    /// Closes the endpoint (every connection and watch drops) and opens it again on the same
+    /// address after `down`, with all state kept: the API server going away and coming back.
+    void restart(std::chrono::milliseconds down);
 
     std::string url() const;
     /// The CA that signed the serving certificate (TLS only).
@@ -43,12 +47,17 @@ public:
     api_server& api() { return *api_; }
     workload_model& workload() { return *workload_; }
 
-private:
+  private:
     std::optional<net::tls_material> tls_;
     object_store store_;
     std::unique_ptr<api_server> api_;
     std::unique_ptr<workload_model> workload_;
     std::unique_ptr<net::http_server> http_;
+    std::unique_ptr<net::http_server> retired_; ///< the previous endpoint while it closes
+    net::http_server_options http_options_;
+    boost::asio::io_context& io_;
+    std::unique_ptr<boost::asio::steady_timer> restart_timer_;
+    bool stopped_ = false;
 };
 
 } // namespace hpaplus::sim

@@ -54,15 +54,17 @@ bool set_path(json& root, std::string_view path, json value, json_alloc& a) {
             if (it != cur->MemberEnd()) {
                 it->value = std::move(value);
             } else {
-                cur->AddMember(json(parts[i].data(), static_cast<rapidjson::SizeType>(parts[i].size()), a),
-                               std::move(value), a);
+                cur->AddMember(
+                    json(parts[i].data(), static_cast<rapidjson::SizeType>(parts[i].size()), a),
+                    std::move(value), a);
             }
             return true;
         }
         if (it == cur->MemberEnd() || it->value.IsNull()) {
             if (it == cur->MemberEnd()) {
-                cur->AddMember(json(parts[i].data(), static_cast<rapidjson::SizeType>(parts[i].size()), a),
-                               json(rapidjson::kObjectType), a);
+                cur->AddMember(
+                    json(parts[i].data(), static_cast<rapidjson::SizeType>(parts[i].size()), a),
+                    json(rapidjson::kObjectType), a);
                 it = find_member(*cur, parts[i]);
             } else {
                 it->value.SetObject();
@@ -126,12 +128,14 @@ std::optional<std::string> json_patch(json_doc& target, const json& operations) 
         const json* value = find_path(op, "value");
         if (kind == "add" || kind == "replace") {
             if (!value) return "operation " + kind + " needs a value";
-            if (kind == "replace" && !pointer.Get(work)) return "replace operation does not apply: doc is missing path: " + path;
+            if (kind == "replace" && !pointer.Get(work))
+                return "replace operation does not apply: doc is missing path: " + path;
             // "-" appends to an array, as RFC 6902 says.
             if (kind == "add" && path.size() >= 2 && path.substr(path.size() - 2) == "/-") {
                 const rapidjson::Pointer parent(path.substr(0, path.size() - 2).c_str());
                 json* arr = parent.Get(work);
-                if (!arr || !arr->IsArray()) return "add operation does not apply: no array at " + path;
+                if (!arr || !arr->IsArray())
+                    return "add operation does not apply: no array at " + path;
                 arr->PushBack(json(*value, a), a);
                 continue;
             }
@@ -139,14 +143,17 @@ std::optional<std::string> json_patch(json_doc& target, const json& operations) 
                 // the parent must exist
                 const auto slash = path.rfind('/');
                 const rapidjson::Pointer parent(path.substr(0, slash).c_str());
-                if (slash != 0 && !parent.Get(work)) return "add operation does not apply: doc is missing path: " + path;
+                if (slash != 0 && !parent.Get(work))
+                    return "add operation does not apply: doc is missing path: " + path;
             }
             pointer.Set(work, json(*value, a), a);
         } else if (kind == "remove") {
-            if (!pointer.Erase(work)) return "remove operation does not apply: doc is missing path: " + path;
+            if (!pointer.Erase(work))
+                return "remove operation does not apply: doc is missing path: " + path;
         } else if (kind == "test") {
             const json* have = pointer.Get(work);
-            if (!value || !have || !equal(*have, *value)) return "testing value " + path + " failed";
+            if (!value || !have || !equal(*have, *value))
+                return "testing value " + path + " failed";
         } else if (kind == "move" || kind == "copy") {
             const rapidjson::Pointer from(string_at(op, "from").c_str());
             const json* source = from.IsValid() ? from.Get(work) : nullptr;

@@ -16,7 +16,8 @@ using json_alloc = rapidjson::Document::AllocatorType;
 
 /// The value at a dotted path (`.spec.replicas` or `spec.replicas`), or nullptr.
 const json* find_path(const json& root, std::string_view path);
-/// Sets the value at a dotted path, creating objects on the way (fails when a step is not an object).
+/// Sets the value at a dotted path, creating objects on the way (fails when a step is not an
+/// object).
 bool set_path(json& root, std::string_view path, json value, json_alloc& a);
 /// Removes the member at a dotted path (no-op when absent).
 void erase_path(json& root, std::string_view path);

@@ -1,6 +1,6 @@
 // sim/protobuf.hpp — Kubernetes' protobuf wire format ("k8s\0" + runtime.Unknown) turned into JSON
-// for the built-in kinds kubectl's typed commands send (create deployment/namespace/configmap, ...).
-// Only requests are decoded; the simulated server always answers JSON, which clients accept.
+// for the built-in kinds kubectl's typed commands send (create deployment/namespace/configmap,
+// ...). Only requests are decoded; the simulated server always answers JSON, which clients accept.
 #pragma once
 
 #include "core/outcome.hpp"

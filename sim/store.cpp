@@ -12,9 +12,11 @@ std::string collection_key(std::string_view g, std::string_view v, std::string_v
 
 std::string random_suffix(std::size_t n) {
     static std::mt19937_64 rng{std::random_device{}()};
-    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789"; // the apiserver's generateName alphabet
+    static const char alphabet[] =
+        "bcdfghjklmnpqrstvwxz2456789"; // the apiserver's generateName alphabet
     std::string out;
-    for (std::size_t i = 0; i < n; ++i) out.push_back(alphabet[rng() % (sizeof alphabet - 1)]);
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(alphabet[rng() % (sizeof alphabet - 1)]);
     return out;
 }
 
@@ -24,12 +26,15 @@ std::string new_uid() {
     std::string out;
     for (int i = 0; i < 32; ++i) {
         if (i == 8 || i == 12 || i == 16 || i == 20) out.push_back('-');
-        out.push_back(i == 12 ? '4' : i == 16 ? "89ab"[rng() % 4] : hex[rng() % 16]); // version 4, RFC 4122 variant
+        out.push_back(i == 12   ? '4'
+                      : i == 16 ? "89ab"[rng() % 4]
+                                : hex[rng() % 16]); // version 4, RFC 4122 variant
     }
     return out;
 }
 
-// DNS-1123 subdomain: lower-case alphanumerics, '-' and '.', at most 253, alphanumeric at both ends.
+// DNS-1123 subdomain: lower-case alphanumerics, '-' and '.', at most 253, alphanumeric at both
+// ends.
 bool valid_name(const std::string& name) {
     if (name.empty() || name.size() > 253) return false;
     auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
@@ -55,18 +60,22 @@ std::optional<api_error> check_type_fields(const collection& c, const json& body
     const std::string api_version = string_at(body, "apiVersion");
     const std::string kind = string_at(body, "kind");
     if (!api_version.empty() && api_version != c.type.group_version())
-        return bad_request("the API version in the data (" + api_version + ") does not match the expected API version (" +
-                           c.type.group_version() + ")");
+        return bad_request("the API version in the data (" + api_version +
+                           ") does not match the expected API version (" + c.type.group_version() +
+                           ")");
     if (!kind.empty() && kind != c.type.kind)
-        return bad_request("the kind in the data (" + kind + ") does not match the expected kind (" + c.type.kind + ")");
+        return bad_request("the kind in the data (" + kind +
+                           ") does not match the expected kind (" + c.type.kind + ")");
     return std::nullopt;
 }
 
 } // namespace
 
-object_store::object_store(clock now, std::size_t log_capacity) : now_(std::move(now)), log_capacity_(log_capacity) {}
+object_store::object_store(clock now, std::size_t log_capacity)
+    : now_(std::move(now)), log_capacity_(log_capacity) {}
 
-collection* object_store::find(std::string_view group, std::string_view version, std::string_view plural) {
+collection* object_store::find(std::string_view group, std::string_view version,
+                               std::string_view plural) {
     const auto it = collections_.find(collection_key(group, version, plural));
     return it == collections_.end() ? nullptr : &it->second;
 }
@@ -84,13 +93,15 @@ collection& object_store::add_type(resource_type type) {
     return collections_.emplace(k, std::move(c)).first->second;
 }
 
-void object_store::remove_type(std::string_view group, std::string_view version, std::string_view plural) {
+void object_store::remove_type(std::string_view group, std::string_view version,
+                               std::string_view plural) {
     collections_.erase(collection_key(group, version, plural));
 }
 
 std::vector<collection*> object_store::collections() {
     std::vector<collection*> out;
-    for (auto& [k, c] : collections_) out.push_back(&c);
+    for (auto& [k, c] : collections_)
+        out.push_back(&c);
     return out;
 }
 
@@ -108,14 +119,16 @@ object_ptr object_store::seal(json_doc doc, std::uint64_t rv) const {
     return o;
 }
 
-void object_store::publish(collection& c, const char* type, object_ptr object, object_ptr previous) {
+void object_store::publish(collection& c, const char* type, object_ptr object,
+                           object_ptr previous) {
     c.log.push_back({object->rv, type, std::move(object), std::move(previous)});
     while (c.log.size() > log_capacity_) {
         c.compacted_rv = c.log.front().rv;
         c.log.pop_front();
     }
     const watch_event& event = c.log.back();
-    for (auto& o : observers_) o(c, event);
+    for (auto& o : observers_)
+        o(c, event);
 }
 
 api_result<object_ptr> object_store::create(collection& c, const std::string& ns, json_doc body) {
@@ -128,20 +141,28 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     std::string name = string_at(body, "metadata.name");
     if (name.empty()) {
         const std::string generate = string_at(body, "metadata.generateName");
-        if (generate.empty()) return invalid(t, "", {{"metadata.name", "Required value: name or generateName is required"}});
+        if (generate.empty())
+            return invalid(t, "",
+                           {{"metadata.name", "Required value: name or generateName is required"}});
         name = generate + random_suffix(5);
     }
     if (!valid_name(name))
-        return invalid(t, name, {{"metadata.name", "Invalid value: \"" + name +
-                                                   "\": a lowercase RFC 1123 subdomain must consist of lower case "
-                                                   "alphanumeric characters, '-' or '.', and must start and end with an "
-                                                   "alphanumeric character"}});
+        return invalid(t, name,
+                       {{"metadata.name",
+                         "Invalid value: \"" + name +
+                             "\": a lowercase RFC 1123 subdomain must consist of lower case "
+                             "alphanumeric characters, '-' or '.', and must start and end with an "
+                             "alphanumeric character"}});
     const std::string body_ns = string_at(body, "metadata.namespace");
     if (t.namespaced) {
         if (!body_ns.empty() && body_ns != ns)
-            return bad_request("the namespace of the provided object does not match the namespace sent on the request");
-        if (collection* namespaces = find("", "v1", "namespaces"); namespaces && !get(*namespaces, "", ns))
-            return api_error{404, "NotFound", "namespaces \"" + ns + "\" not found", ns, "", "namespaces", {}, std::nullopt};
+            return bad_request("the namespace of the provided object does not match the namespace "
+                               "sent on the request");
+        if (collection* namespaces = find("", "v1", "namespaces");
+            namespaces && !get(*namespaces, "", ns))
+            return api_error{404, "NotFound",  "namespaces \"" + ns + "\" not found",
+                             ns,  "",          "namespaces",
+                             {},  std::nullopt};
     }
     const std::string object_ns = t.namespaced ? ns : "";
     if (c.objects.count(key(object_ns, name))) return already_exists(t, name);
@@ -149,8 +170,10 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     set_string(body, "apiVersion", t.group_version(), a);
     set_string(body, "kind", t.kind, a);
     set_string(body, "metadata.name", name, a);
-    if (t.namespaced) set_string(body, "metadata.namespace", ns, a);
-    else erase_path(body, "metadata.namespace");
+    if (t.namespaced)
+        set_string(body, "metadata.namespace", ns, a);
+    else
+        erase_path(body, "metadata.namespace");
     set_string(body, "metadata.uid", new_uid(), a);
     set_string(body, "metadata.creationTimestamp", core::format_rfc3339(now_()), a);
     set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);
@@ -164,8 +187,9 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     return stored;
 }
 
-api_result<object_ptr> object_store::update(collection& c, const std::string& ns, const std::string& name,
-                                            json_doc body, write_mode mode) {
+api_result<object_ptr> object_store::update(collection& c, const std::string& ns,
+                                            const std::string& name, json_doc body,
+                                            write_mode mode) {
     const resource_type& t = c.type;
     const std::string object_ns = t.namespaced ? ns : "";
     const auto it = c.objects.find(key(object_ns, name));
@@ -175,14 +199,17 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
     if (auto e = check_type_fields(c, body)) return *e;
     const std::string body_name = string_at(body, "metadata.name");
     if (!body_name.empty() && body_name != name)
-        return bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" + name + ")");
+        return bad_request("the name of the object (" + body_name +
+                           ") does not match the name on the URL (" + name + ")");
 
     const bool internal = mode == write_mode::internal || mode == write_mode::internal_status;
     const std::string body_rv = string_at(body, "metadata.resourceVersion");
     if (!internal) {
         if (!body_rv.empty() && body_rv != std::to_string(existing->rv)) return conflict(t, name);
         if (body_rv.empty() && t.custom)
-            return invalid(t, name, {{"metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update"}});
+            return invalid(t, name,
+                           {{"metadata.resourceVersion",
+                             "Invalid value: 0x0: must be specified for an update"}});
     }
 
     // Start from the stored object and take what this kind of write may change.
@@ -190,20 +217,27 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
     auto& a = next.GetAllocator();
     const bool status_write = mode == write_mode::status || mode == write_mode::internal_status;
     if (status_write) {
-        if (const json* status = find_path(body, "status")) set_path(next, "status", json(*status, a), a);
-        else erase_path(next, "status");
+        if (const json* status = find_path(body, "status"))
+            set_path(next, "status", json(*status, a), a);
+        else
+            erase_path(next, "status");
     } else {
         json_doc incoming = clone(body);
         auto& ia = incoming.GetAllocator();
         if (t.status_subresource) {
-            if (const json* status = find_path(existing->doc, "status")) set_path(incoming, "status", json(*status, ia), ia);
-            else erase_path(incoming, "status");
+            if (const json* status = find_path(existing->doc, "status"))
+                set_path(incoming, "status", json(*status, ia), ia);
+            else
+                erase_path(incoming, "status");
         }
         // System metadata stays the server's.
-        for (const char* field : {"metadata.uid", "metadata.creationTimestamp", "metadata.generation",
-                                  "metadata.namespace", "metadata.deletionTimestamp"}) {
-            if (const json* v = find_path(existing->doc, field)) set_path(incoming, field, json(*v, ia), ia);
-            else erase_path(incoming, field);
+        for (const char* field :
+             {"metadata.uid", "metadata.creationTimestamp", "metadata.generation",
+              "metadata.namespace", "metadata.deletionTimestamp"}) {
+            if (const json* v = find_path(existing->doc, field))
+                set_path(incoming, field, json(*v, ia), ia);
+            else
+                erase_path(incoming, field);
         }
         set_string(incoming, "metadata.name", name, ia);
         set_string(incoming, "apiVersion", t.group_version(), ia);
@@ -211,8 +245,10 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
         next = std::move(incoming);
     }
     auto& na = next.GetAllocator();
-    // generation counts changes to everything but metadata (and status, when it has its own endpoint)
-    if (!equal(content_of(existing->doc, t.status_subresource), content_of(next, t.status_subresource))) {
+    // generation counts changes to everything but metadata (and status, when it has its own
+    // endpoint)
+    if (!equal(content_of(existing->doc, t.status_subresource),
+               content_of(next, t.status_subresource))) {
         const json* g = find_path(existing->doc, "metadata.generation");
         const std::int64_t gen = g && g->IsInt64() ? g->GetInt64() : 1;
         set_path(next, "metadata.generation", json(gen + 1), na);
@@ -226,7 +262,8 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
     return stored;
 }
 
-api_result<object_ptr> object_store::remove(collection& c, const std::string& ns, const std::string& name) {
+api_result<object_ptr> object_store::remove(collection& c, const std::string& ns,
+                                            const std::string& name) {
     const std::string object_ns = c.type.namespaced ? ns : "";
     const auto it = c.objects.find(key(object_ns, name));
     if (it == c.objects.end()) return not_found(c.type, name);
@@ -239,21 +276,25 @@ api_result<object_ptr> object_store::remove(collection& c, const std::string& ns
     return stored;
 }
 
-object_ptr object_store::get(const collection& c, const std::string& ns, const std::string& name) const {
+object_ptr object_store::get(const collection& c, const std::string& ns,
+                             const std::string& name) const {
     const auto it = c.objects.find(key(c.type.namespaced ? ns : "", name));
     return it == c.objects.end() ? nullptr : it->second;
 }
 
-std::optional<std::size_t> object_store::first_event_after(const collection& c, std::uint64_t rv) const {
+std::optional<std::size_t> object_store::first_event_after(const collection& c,
+                                                           std::uint64_t rv) const {
     if (rv < c.compacted_rv) return std::nullopt;
     std::size_t i = c.log.size();
-    while (i > 0 && c.log[i - 1].rv > rv) --i;
+    while (i > 0 && c.log[i - 1].rv > rv)
+        --i;
     return i;
 }
 
 void object_store::compact(collection& c) {
-    if (!c.log.empty()) c.compacted_rv = c.log.back().rv;
-    c.compacted_rv = std::max(c.compacted_rv, rv_);
+    // Advance the version so that even the newest version seen so far is now too old to resume
+    // from, while a fresh list or watch (which starts at the new version) works.
+    c.compacted_rv = ++rv_;
     c.log.clear();
 }
 

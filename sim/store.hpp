@@ -37,7 +37,8 @@ struct watch_event {
     std::uint64_t rv = 0;
     const char* type = "ADDED"; ///< ADDED | MODIFIED | DELETED
     object_ptr object;
-    object_ptr previous; ///< MODIFIED: the version before (a filtered watch turns it into ADDED/DELETED)
+    object_ptr
+        previous; ///< MODIFIED: the version before (a filtered watch turns it into ADDED/DELETED)
 };
 
 struct collection {
@@ -58,7 +59,7 @@ enum class write_mode {
 };
 
 class object_store {
-public:
+  public:
     using clock = std::function<core::time_point()>;
     using observer = std::function<void(collection&, const watch_event&)>;
 
@@ -72,22 +73,24 @@ public:
     std::uint64_t resource_version() const { return rv_; }
 
     api_result<object_ptr> create(collection& c, const std::string& ns, json_doc body);
-    api_result<object_ptr> update(collection& c, const std::string& ns, const std::string& name, json_doc body,
-                                  write_mode mode);
+    api_result<object_ptr> update(collection& c, const std::string& ns, const std::string& name,
+                                  json_doc body, write_mode mode);
     api_result<object_ptr> remove(collection& c, const std::string& ns, const std::string& name);
     object_ptr get(const collection& c, const std::string& ns, const std::string& name) const;
 
     /// Index into c.log of the first event newer than `rv`; nullopt when those events were dropped.
     std::optional<std::size_t> first_event_after(const collection& c, std::uint64_t rv) const;
-    /// Drops the whole event log (fault injection: every watch resuming from before now gets 410).
+    /// Drops the whole event log: every watch resuming from a version before now gets 410.
     void compact(collection& c);
 
     /// Called after every write, in order (simulated controllers and watch notification).
     void on_change(observer o) { observers_.push_back(std::move(o)); }
 
-    static std::string key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+    static std::string key(const std::string& ns, const std::string& name) {
+        return ns + "/" + name;
+    }
 
-private:
+  private:
     object_ptr seal(json_doc doc, std::uint64_t rv) const;
     void publish(collection& c, const char* type, object_ptr object, object_ptr previous = nullptr);
 

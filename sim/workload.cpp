@@ -2,6 +2,7 @@
 #include "sim/workload.hpp"
 
 #include "core/quantity.hpp"
+#include "sim/pod_state.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -20,13 +21,6 @@ using clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string annotation(const json& obj, const std::string& key) {
-    const json* annotations = find_path(obj, "metadata.annotations");
-    if (!annotations || !annotations->IsObject()) return {};
-    const auto it = annotations->FindMember(key.c_str());
-    return it != annotations->MemberEnd() && it->value.IsString() ? it->value.GetString() : std::string();
-}
-
 std::int64_t quantity_milli(const std::string& text, std::int64_t fallback) {
     auto q = core::quantity::parse(text);
     return q ? q->milli_value() : fallback;
@@ -34,7 +28,8 @@ std::int64_t quantity_milli(const std::string& text, std::int64_t fallback) {
 
 std::string fnv_hash(const std::string& text) {
     std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+    for (unsigned char c : text)
+        h = (h ^ c) * 1099511628211ull;
     static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
     std::string out;
     for (int i = 0; i < 10; ++i) {
@@ -47,22 +42,6 @@ std::string fnv_hash(const std::string& text) {
 std::int64_t int_at(const json& obj, const char* path, std::int64_t fallback) {
     const json* v = find_path(obj, path);
     return v && v->IsInt64() ? v->GetInt64() : fallback;
-}
-
-bool pod_ready(const stored_object& pod) {
-    const json* conditions = find_path(pod.doc, "status.conditions");
-    if (!conditions || !conditions->IsArray()) return false;
-    for (const auto& c : conditions->GetArray())
-        if (string_at(c, "type") == "Ready") return string_at(c, "status") == "True";
-    return false;
-}
-
-std::string owner_uid(const stored_object& pod) {
-    const json* owners = find_path(pod.doc, "metadata.ownerReferences");
-    if (!owners || !owners->IsArray()) return {};
-    for (const auto& o : owners->GetArray())
-        if (string_at(o, "kind") == "Deployment") return string_at(o, "uid");
-    return {};
 }
 
 json condition(const char* type, const char* status, const std::string& now, json_alloc& a,
@@ -88,20 +67,28 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
     bool stopped = false;
     std::uint32_t next_ip = 10;
 
-    impl(asio::any_io_executor ex, object_store& s, workload_options o) : executor(ex), store(s), options(std::move(o)) {}
+    impl(asio::any_io_executor ex, object_store& s, workload_options o)
+        : executor(ex), store(s), options(std::move(o)) {}
 
-    static std::string now_text() { return core::format_rfc3339(std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now())); }
+    static std::string now_text() {
+        return core::format_rfc3339(std::chrono::time_point_cast<std::chrono::nanoseconds>(
+            std::chrono::system_clock::now()));
+    }
 
     void tick() {
         collection* deployments = store.find("apps", "v1", "deployments");
         collection* pods = store.find("", "v1", "pods");
         if (!deployments || !pods) return;
         std::vector<object_ptr> all_deployments;
-        for (const auto& [k, d] : deployments->objects) all_deployments.push_back(d);
-        for (const auto& d : all_deployments) reconcile_deployment(*deployments, *pods, d);
+        for (const auto& [k, d] : deployments->objects)
+            all_deployments.push_back(d);
+        for (const auto& d : all_deployments)
+            reconcile_deployment(*deployments, *pods, d);
         std::vector<object_ptr> all_pods;
-        for (const auto& [k, p] : pods->objects) all_pods.push_back(p);
-        for (const auto& p : all_pods) advance_pod(*pods, p);
+        for (const auto& [k, p] : pods->objects)
+            all_pods.push_back(p);
+        for (const auto& p : all_pods)
+            advance_pod(*pods, p);
         // forget pods that are gone
         for (auto it = first_seen.begin(); it != first_seen.end();) {
             bool alive = false;
@@ -138,33 +125,41 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         const json* tmpl = find_path(d->doc, "spec.template");
         const std::string hash = fnv_hash(tmpl ? to_string(*tmpl) : "");
         const std::int64_t desired = std::max<std::int64_t>(0, int_at(d->doc, "spec.replicas", 1));
-        const bool paused = find_path(d->doc, "spec.paused") && find_path(d->doc, "spec.paused")->IsTrue();
+        const bool paused =
+            find_path(d->doc, "spec.paused") && find_path(d->doc, "spec.paused")->IsTrue();
 
         std::vector<object_ptr> current, old;
         for (const auto& [k, p] : pods.objects) {
-            if (p->namespace_ != d->namespace_ || owner_uid(*p) != uid) continue;
+            if (p->namespace_ != d->namespace_ || deployment_owner_uid(*p) != uid) continue;
             const auto h = p->labels.find("pod-template-hash");
             (h != p->labels.end() && h->second == hash ? current : old).push_back(p);
         }
         auto ready_count = [](const std::vector<object_ptr>& v) {
-            return static_cast<std::int64_t>(std::count_if(v.begin(), v.end(), [](auto& p) { return pod_ready(*p); }));
+            return static_cast<std::int64_t>(
+                std::count_if(v.begin(), v.end(), [](auto& p) { return pod_ready(*p); }));
         };
-        // RollingUpdate with the defaults: maxSurge 25 % (rounded up), maxUnavailable 25 % (rounded down).
-        const std::int64_t surge = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(desired * 0.25)));
+        // RollingUpdate with the defaults: maxSurge 25 % (rounded up), maxUnavailable 25 % (rounded
+        // down).
+        const std::int64_t surge =
+            std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(desired * 0.25)));
         const std::int64_t max_unavailable = static_cast<std::int64_t>(std::floor(desired * 0.25));
         if (!paused) {
             const auto total = static_cast<std::int64_t>(current.size() + old.size());
             if (static_cast<std::int64_t>(current.size()) < desired) {
-                const std::int64_t room = old.empty() ? desired - static_cast<std::int64_t>(current.size())
-                                                      : std::min<std::int64_t>(desired - static_cast<std::int64_t>(current.size()),
-                                                                               desired + surge - total);
-                for (std::int64_t i = 0; i < room; ++i) create_pod(pods, *d, hash);
+                const std::int64_t room =
+                    old.empty() ? desired - static_cast<std::int64_t>(current.size())
+                                : std::min<std::int64_t>(
+                                      desired - static_cast<std::int64_t>(current.size()),
+                                      desired + surge - total);
+                for (std::int64_t i = 0; i < room; ++i)
+                    create_pod(pods, *d, hash);
             } else if (static_cast<std::int64_t>(current.size()) > desired) {
                 // Scale down: unready pods first, then the newest.
-                std::sort(current.begin(), current.end(), [](const object_ptr& a, const object_ptr& b) {
-                    if (pod_ready(*a) != pod_ready(*b)) return !pod_ready(*a);
-                    return a->rv > b->rv;
-                });
+                std::sort(current.begin(), current.end(),
+                          [](const object_ptr& a, const object_ptr& b) {
+                              if (pod_ready(*a) != pod_ready(*b)) return !pod_ready(*a);
+                              return a->rv > b->rv;
+                          });
                 for (std::size_t i = 0; i < current.size() - static_cast<std::size_t>(desired); ++i)
                     (void)store.remove(pods, current[i]->namespace_, current[i]->name);
             }
@@ -180,12 +175,12 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         write_status(deployments, pods, d, hash, desired, max_unavailable);
     }
 
-    void write_status(collection& deployments, collection& pods, const object_ptr& d, const std::string& hash,
-                      std::int64_t desired, std::int64_t max_unavailable) {
+    void write_status(collection& deployments, collection& pods, const object_ptr& d,
+                      const std::string& hash, std::int64_t desired, std::int64_t max_unavailable) {
         const std::string uid = string_at(d->doc, "metadata.uid");
         std::int64_t replicas = 0, updated = 0, ready = 0;
         for (const auto& [k, p] : pods.objects) {
-            if (p->namespace_ != d->namespace_ || owner_uid(*p) != uid) continue;
+            if (p->namespace_ != d->namespace_ || deployment_owner_uid(*p) != uid) continue;
             ++replicas;
             const auto h = p->labels.find("pod-template-hash");
             if (h != p->labels.end() && h->second == hash) ++updated;
@@ -209,31 +204,38 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         const std::string now = now_text();
         json conditions(rapidjson::kArrayType);
         const bool available = ready >= desired - max_unavailable;
-        conditions.PushBack(condition("Available", available ? "True" : "False", now, a,
-                                      available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-                                      available ? "Deployment has minimum availability."
-                                                : "Deployment does not have minimum availability."),
-                            a);
-        conditions.PushBack(condition("Progressing", "True", now, a, complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-                                      "ReplicaSet \"" + d->name + "-" + hash + "\" " +
-                                          (complete ? "has successfully progressed." : "is progressing.")),
-                            a);
+        conditions.PushBack(
+            condition("Available", available ? "True" : "False", now, a,
+                      available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                      available ? "Deployment has minimum availability."
+                                : "Deployment does not have minimum availability."),
+            a);
+        conditions.PushBack(
+            condition("Progressing", "True", now, a,
+                      complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+                      "ReplicaSet \"" + d->name + "-" + hash + "\" " +
+                          (complete ? "has successfully progressed." : "is progressing.")),
+            a);
         // Keep transition times when nothing changed, so that status writes stay rare.
         if (old_status) {
             const json* old_conditions = find_path(*old_status, "conditions");
-            if (old_conditions && old_conditions->IsArray() && old_conditions->Size() == conditions.Size()) {
+            if (old_conditions && old_conditions->IsArray() &&
+                old_conditions->Size() == conditions.Size()) {
                 for (rapidjson::SizeType i = 0; i < conditions.Size(); ++i) {
                     json& c = conditions[i];
                     const json& o = (*old_conditions)[i];
-                    if (string_at(c, "status") == string_at(o, "status") && string_at(c, "reason") == string_at(o, "reason"))
-                        if (const json* t = find_path(o, "lastTransitionTime")) c["lastTransitionTime"] = json(*t, a);
+                    if (string_at(c, "status") == string_at(o, "status") &&
+                        string_at(c, "reason") == string_at(o, "reason"))
+                        if (const json* t = find_path(o, "lastTransitionTime"))
+                            c["lastTransitionTime"] = json(*t, a);
                 }
             }
         }
         status.AddMember("conditions", conditions, a);
         if (old_status && equal(*old_status, status)) return;
         set_path(next, "status", std::move(status), a);
-        (void)store.update(deployments, d->namespace_, d->name, std::move(next), write_mode::internal_status);
+        (void)store.update(deployments, d->namespace_, d->name, std::move(next),
+                           write_mode::internal_status);
     }
 
     void advance_pod(collection& pods, const object_ptr& p) {
@@ -247,8 +249,10 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         if (!scheduled && age >= options.scheduling_delay) {
             // Binding sets spec.nodeName (an object write), then the kubelet reports PodScheduled.
             json_doc bound = clone(p->doc);
-            set_path(bound, "spec.nodeName", json(options.node_name.c_str(), bound.GetAllocator()), bound.GetAllocator());
-            auto stored = store.update(pods, p->namespace_, p->name, std::move(bound), write_mode::internal);
+            set_path(bound, "spec.nodeName", json(options.node_name.c_str(), bound.GetAllocator()),
+                     bound.GetAllocator());
+            auto stored =
+                store.update(pods, p->namespace_, p->name, std::move(bound), write_mode::internal);
             if (!stored) return;
             json_doc next = clone((*stored)->doc);
             auto& a = next.GetAllocator();
@@ -259,13 +263,17 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             status.AddMember("conditions", conditions, a);
             status.AddMember("qosClass", "Burstable", a);
             set_path(next, "status", std::move(status), a);
-            (void)store.update(pods, p->namespace_, p->name, std::move(next), write_mode::internal_status);
+            (void)store.update(pods, p->namespace_, p->name, std::move(next),
+                               write_mode::internal_status);
             return;
         }
         const bool running = phase == "Running";
         const bool ready = pod_ready(*p);
-        const bool start = scheduled && !running && age >= options.scheduling_delay + options.start_delay;
-        const bool become_ready = running && !ready && age >= options.scheduling_delay + options.start_delay + options.readiness_delay;
+        const bool start =
+            scheduled && !running && age >= options.scheduling_delay + options.start_delay;
+        const bool become_ready =
+            running && !ready &&
+            age >= options.scheduling_delay + options.start_delay + options.readiness_delay;
         if (!start && !become_ready) return;
         json_doc next = clone(p->doc);
         auto& a = next.GetAllocator();
@@ -274,7 +282,9 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         status.AddMember("phase", "Running", a);
         json conditions(rapidjson::kArrayType);
         conditions.PushBack(condition("Initialized", "True", now, a), a);
-        conditions.PushBack(condition("Ready", now_ready ? "True" : "False", now, a, now_ready ? nullptr : "ContainersNotReady"), a);
+        conditions.PushBack(condition("Ready", now_ready ? "True" : "False", now, a,
+                                      now_ready ? nullptr : "ContainersNotReady"),
+                            a);
         conditions.PushBack(condition("ContainersReady", now_ready ? "True" : "False", now, a), a);
         conditions.PushBack(condition("PodScheduled", "True", now, a), a);
         status.AddMember("conditions", conditions, a);
@@ -283,13 +293,15 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         std::string ip = string_at(p->doc, "status.podIP");
         if (ip.empty()) {
             ++next_ip;
-            ip = "10.244." + std::to_string((next_ip / 250) % 250) + "." + std::to_string(next_ip % 250 + 1);
+            ip = "10.244." + std::to_string((next_ip / 250) % 250) + "." +
+                 std::to_string(next_ip % 250 + 1);
         }
         status.AddMember("podIP", json(ip.c_str(), a), a);
         status.AddMember("hostIP", "10.0.0.1", a);
         status.AddMember("qosClass", "Burstable", a);
         json statuses(rapidjson::kArrayType);
-        if (const json* containers = find_path(p->doc, "spec.containers"); containers && containers->IsArray()) {
+        if (const json* containers = find_path(p->doc, "spec.containers");
+            containers && containers->IsArray()) {
             for (const auto& c : containers->GetArray()) {
                 json s(rapidjson::kObjectType);
                 s.AddMember("name", json(string_at(c, "name").c_str(), a), a);
@@ -302,38 +314,47 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
                 running_state.AddMember("startedAt", json(start_time.c_str(), a), a);
                 state.AddMember("running", running_state, a);
                 s.AddMember("state", state, a);
-                if (const json* resources = find_path(c, "resources")) s.AddMember("resources", json(*resources, a), a);
+                if (const json* resources = find_path(c, "resources"))
+                    s.AddMember("resources", json(*resources, a), a);
                 statuses.PushBack(s, a);
             }
         }
         status.AddMember("containerStatuses", statuses, a);
         set_path(next, "status", std::move(status), a);
-        (void)store.update(pods, p->namespace_, p->name, std::move(next), write_mode::internal_status);
+        (void)store.update(pods, p->namespace_, p->name, std::move(next),
+                           write_mode::internal_status);
     }
 
     std::optional<pod_usage> usage_of(const stored_object& pod) const {
         if (string_at(pod.doc, "status.phase") != "Running") return std::nullopt;
         pod_usage u;
-        u.memory_bytes = quantity_milli(annotation(pod.doc, "sim.hpaplus.io/memory-usage"), 64LL * 1024 * 1024 * 1000) / 1000;
+        u.memory_bytes = quantity_milli(annotation(pod.doc, "sim.hpaplus.io/memory-usage"),
+                                        64LL * 1024 * 1024 * 1000) /
+                         1000;
         if (const std::string own = annotation(pod.doc, "sim.hpaplus.io/cpu-usage"); !own.empty()) {
             u.cpu_milli = quantity_milli(own, 0);
             return u;
         }
-        collection* deployments = const_cast<object_store&>(store).find("apps", "v1", "deployments");
+        collection* deployments =
+            const_cast<object_store&>(store).find("apps", "v1", "deployments");
         collection* pods = const_cast<object_store&>(store).find("", "v1", "pods");
-        const std::string owner = owner_uid(pod);
+        const std::string owner = deployment_owner_uid(pod);
         u.cpu_milli = 1; // an idle process still uses a little
         if (!deployments || !pods || owner.empty()) return u;
         for (const auto& [k, d] : deployments->objects) {
             if (string_at(d->doc, "metadata.uid") != owner) continue;
-            if (const std::string mem = annotation(d->doc, "sim.hpaplus.io/memory-per-pod"); !mem.empty())
+            if (const std::string mem = annotation(d->doc, "sim.hpaplus.io/memory-per-pod");
+                !mem.empty())
                 u.memory_bytes = quantity_milli(mem, 0) / 1000;
             const std::string load = annotation(d->doc, "sim.hpaplus.io/cpu-load");
             if (load.empty() || !pod_ready(pod)) return u;
             std::int64_t ready = 0;
             for (const auto& [pk, p] : pods->objects)
-                if (p->namespace_ == pod.namespace_ && owner_uid(*p) == owner && pod_ready(*p)) ++ready;
-            u.cpu_milli = std::max<std::int64_t>(1, quantity_milli(load, 0) / std::max<std::int64_t>(1, ready));
+                if (p->namespace_ == pod.namespace_ && deployment_owner_uid(*p) == owner &&
+                    pod_ready(*p))
+                    ++ready;
+            u.cpu_milli = std::max<std::int64_t>(1, quantity_milli(load, 0) /
+                                                        std::max<std::int64_t>(1, ready));
         }
         return u;
     }
@@ -349,22 +370,31 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
     }
 };
 
-workload_model::workload_model(asio::any_io_executor executor, object_store& store, workload_options options)
+workload_model::workload_model(asio::any_io_executor executor, object_store& store,
+                               workload_options options)
     : impl_(std::make_shared<impl>(executor, store, std::move(options))) {
     impl_->timer = std::make_unique<asio::steady_timer>(executor);
 }
 
-workload_model::~workload_model() { stop(); }
+workload_model::~workload_model() {
+    stop();
+}
 
-void workload_model::start() { impl_->schedule(); }
+void workload_model::start() {
+    impl_->schedule();
+}
 
 void workload_model::stop() {
     impl_->stopped = true;
     impl_->timer->cancel();
 }
 
-void workload_model::tick() { impl_->tick(); }
+void workload_model::tick() {
+    impl_->tick();
+}
 
-std::optional<pod_usage> workload_model::usage_of(const stored_object& pod) const { return impl_->usage_of(pod); }
+std::optional<pod_usage> workload_model::usage_of(const stored_object& pod) const {
+    return impl_->usage_of(pod);
+}
 
 } // namespace hpaplus::sim

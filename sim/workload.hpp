@@ -20,7 +20,7 @@
 namespace hpaplus::sim {
 
 struct workload_options {
-    std::chrono::milliseconds tick{100};            ///< how often controllers and pods advance
+    std::chrono::milliseconds tick{100};             ///< how often controllers and pods advance
     std::chrono::milliseconds scheduling_delay{100}; ///< Pending → bound to a node
     std::chrono::milliseconds start_delay{200};      ///< bound → Running (containers started)
     std::chrono::milliseconds readiness_delay{300};  ///< Running → Ready
@@ -34,8 +34,9 @@ struct pod_usage {
 };
 
 class workload_model {
-public:
-    workload_model(boost::asio::any_io_executor executor, object_store& store, workload_options options = {});
+  public:
+    workload_model(boost::asio::any_io_executor executor, object_store& store,
+                   workload_options options = {});
     ~workload_model();
 
     /// Starts the tick loop. Runs on: the executor.
@@ -48,7 +49,7 @@ public:
     /// What a running pod uses now; nullopt for pods that are not running (no metrics yet).
     std::optional<pod_usage> usage_of(const stored_object& pod) const;
 
-private:
+  private:
     struct impl;
     std::shared_ptr<impl> impl_;
 };

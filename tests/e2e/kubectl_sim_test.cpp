@@ -15,11 +15,12 @@ using namespace std::chrono_literals;
 const std::string fixtures = std::string(HPAPLUS_SOURCE_DIR) + "/tests/e2e/fixtures";
 
 class KubectlOnSim : public ::testing::TestWithParam<bool> {
-protected:
+  protected:
     void SetUp() override {
         ASSERT_EQ(test::run_command("kubectl version --client").exit_code, 0)
             << "kubectl is not installed: run scripts/setup.sh (it installs kubectl)";
-        std::vector<std::string> argv{HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"};
+        std::vector<std::string> argv{HPAPLUS_BINARY, "sim", "--kubeconfig-out",
+                                      dir.path() + "/kubeconfig"};
         if (GetParam()) argv.push_back("--tls");
         sim = std::make_unique<test::child_process>(argv);
         const std::string line = sim->wait_for_line("listening on", 20s);
@@ -28,11 +29,14 @@ protected:
     }
 
     void TearDown() override {
-        if (sim) EXPECT_EQ(sim->terminate(), 0) << "hpaplus sim did not exit cleanly on SIGTERM";
+        if (sim) {
+            EXPECT_EQ(sim->terminate(), 0) << "hpaplus sim did not exit cleanly on SIGTERM";
+        }
     }
 
     test::command_result kubectl(const std::string& args) {
-        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " + dir.path() + "/cache " + args);
+        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
+                                 dir.path() + "/cache " + args);
     }
 
     test::temp_dir dir;
@@ -67,7 +71,9 @@ TEST_P(KubectlOnSim, CreateScaleAndGetDeployment) {
     EXPECT_NE(scale.output.find(R"("selector":"app=web")"), std::string::npos) << scale.output;
     const auto missing = kubectl("get deployment nope");
     EXPECT_NE(missing.exit_code, 0);
-    EXPECT_NE(missing.output.find("Error from server (NotFound): deployments.apps \"nope\" not found"), std::string::npos)
+    EXPECT_NE(
+        missing.output.find("Error from server (NotFound): deployments.apps \"nope\" not found"),
+        std::string::npos)
         << missing.output;
 }
 
@@ -87,7 +93,8 @@ TEST_P(KubectlOnSim, CustomResourcesWithPrinterColumns) {
     EXPECT_EQ(kubectl("get widget blue-widget -o jsonpath={.spec.replicas}").output, "7");
     const auto again = kubectl("apply -f " + fixtures + "/widget.yaml");
     EXPECT_EQ(again.exit_code, 0) << again.output;
-    EXPECT_EQ(kubectl("get widget blue-widget -o jsonpath={.spec.replicas}").output, "3"); // apply restores it
+    EXPECT_EQ(kubectl("get widget blue-widget -o jsonpath={.spec.replicas}").output,
+              "3"); // apply restores it
     const auto crds = kubectl("get crds");
     EXPECT_NE(crds.output.find("widgets.example.hpaplus.io"), std::string::npos) << crds.output;
 }
@@ -113,11 +120,13 @@ TEST_P(KubectlOnSim, WatchSeesChanges) {
     ASSERT_EQ(kubectl("create namespace watched").exit_code, 0);
     // kubectl get -w prints the current state and then every change until it is stopped.
     test::child_process watcher({"/bin/sh", "-c",
-                                 "exec kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " + dir.path() +
+                                 "exec kubectl --kubeconfig " + dir.path() +
+                                     "/kubeconfig --cache-dir " + dir.path() +
                                      "/cache get configmaps -n watched -w"});
     std::this_thread::sleep_for(1s);
     ASSERT_EQ(kubectl("create configmap seen -n watched --from-literal=a=1").exit_code, 0);
-    EXPECT_FALSE(watcher.wait_for_line("seen", 15s).empty()) << "kubectl get -w did not print the new configmap";
+    EXPECT_FALSE(watcher.wait_for_line("seen", 15s).empty())
+        << "kubectl get -w did not print the new configmap";
 }
 
 TEST_P(KubectlOnSim, WorkloadsRunAndReportUsage) {
@@ -139,8 +148,27 @@ TEST_P(KubectlOnSim, WorkloadsRunAndReportUsage) {
     EXPECT_EQ(again.exit_code, 0) << again.output;
 }
 
+TEST_P(KubectlOnSim, CustomAndExternalMetricsApis) {
+    ASSERT_EQ(kubectl("apply -f " + fixtures + "/metrics-values.yaml").exit_code, 0);
+    const auto external =
+        kubectl("get --raw /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth");
+    ASSERT_EQ(external.exit_code, 0) << external.output;
+    EXPECT_NE(external.output.find(R"("value":"42")"), std::string::npos) << external.output;
+    const auto custom = kubectl(
+        "get --raw "
+        "'/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/http_requests_per_second'");
+    ASSERT_EQ(custom.exit_code, 0) << custom.output;
+    EXPECT_NE(custom.output.find(R"("name":"busy")"), std::string::npos) << custom.output;
+    const auto missing =
+        kubectl("get --raw /apis/external.metrics.k8s.io/v1beta1/namespaces/default/nothing");
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_NE(missing.output.find("NotFound"), std::string::npos) << missing.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Transport, KubectlOnSim, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? std::string("Https") : std::string("Http"); });
+                         [](const auto& info) {
+                             return info.param ? std::string("Https") : std::string("Http");
+                         });
 
 } // namespace
 } // namespace hpaplus

@@ -36,7 +36,8 @@ const std::string deployment_json =
     R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
     R"("spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
 
-const std::string crd_json = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+const std::string crd_json =
+    R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
   "metadata":{"name":"widgets.example.hpaplus.io"},
   "spec":{"group":"example.hpaplus.io","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wd"]},
   "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}},
@@ -64,7 +65,8 @@ TEST_F(SimApi, DiscoveryAndVersion) {
     const auto apps = parse(sim.get("/apis/apps/v1").body);
     bool scale = false;
     for (const auto& r : apps["resources"].GetArray())
-        if (std::string(r["name"].GetString()) == "deployments/scale") scale = std::string(r["kind"].GetString()) == "Scale";
+        if (std::string(r["name"].GetString()) == "deployments/scale")
+            scale = std::string(r["kind"].GetString()) == "Scale";
     EXPECT_TRUE(scale);
     const auto groups = parse(sim.get("/apis").body);
     EXPECT_EQ(str(groups, "/kind"), "APIGroupList");
@@ -116,9 +118,9 @@ TEST_F(SimApi, StaleResourceVersionIsConflict) {
     EXPECT_EQ(stale.status, 409);
     const auto status = parse(stale.body);
     EXPECT_EQ(str(status, "/reason"), "Conflict");
-    EXPECT_EQ(str(status, "/message"),
-              "Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified; please apply your "
-              "changes to the latest version and try again");
+    EXPECT_EQ(str(status, "/message"), "Operation cannot be fulfilled on deployments.apps \"web\": "
+                                       "the object has been modified; please apply your "
+                                       "changes to the latest version and try again");
     // built-in kinds accept an update without a resourceVersion (unconditional)
     rapidjson::Pointer("/metadata/resourceVersion").Erase(d);
     EXPECT_EQ(sim.request("PUT", deployments + "/web", sim::to_string(d)).status, 200);
@@ -129,14 +131,20 @@ TEST_F(SimApi, GenerationCountsSpecChangesOnly) {
     auto patch = [&](const std::string& path, const std::string& body) {
         return parse(sim.request("PATCH", path, body, "application/merge-patch+json").body);
     };
-    EXPECT_EQ(str(patch(deployments + "/web", R"({"metadata":{"labels":{"x":"y"}}})"), "/metadata/generation"), "1");
-    EXPECT_EQ(str(patch(deployments + "/web", R"({"spec":{"replicas":5}})"), "/metadata/generation"), "2");
-    const auto status = patch(deployments + "/web/status", R"({"status":{"replicas":5},"spec":{"replicas":9}})");
+    EXPECT_EQ(str(patch(deployments + "/web", R"({"metadata":{"labels":{"x":"y"}}})"),
+                  "/metadata/generation"),
+              "1");
+    EXPECT_EQ(
+        str(patch(deployments + "/web", R"({"spec":{"replicas":5}})"), "/metadata/generation"),
+        "2");
+    const auto status =
+        patch(deployments + "/web/status", R"({"status":{"replicas":5},"spec":{"replicas":9}})");
     EXPECT_EQ(str(status, "/metadata/generation"), "2");
     EXPECT_EQ(str(status, "/spec/replicas"), "5"); // spec writes through /status are ignored
     EXPECT_EQ(str(status, "/status/replicas"), "5");
     const auto main = patch(deployments + "/web", R"({"status":{"replicas":1}})");
-    EXPECT_EQ(str(main, "/status/replicas"), "5"); // status writes through the main endpoint are ignored
+    EXPECT_EQ(str(main, "/status/replicas"),
+              "5"); // status writes through the main endpoint are ignored
 }
 
 TEST_F(SimApi, ScaleSubresource) {
@@ -148,11 +156,16 @@ TEST_F(SimApi, ScaleSubresource) {
     EXPECT_EQ(str(scale, "/status/replicas"), "0");
     EXPECT_EQ(str(scale, "/status/selector"), "app=web");
 
-    const std::string stale = R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web","resourceVersion":"1"},"spec":{"replicas":4}})";
+    const std::string stale =
+        R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web","resourceVersion":"1"},"spec":{"replicas":4}})";
     EXPECT_EQ(sim.request("PUT", deployments + "/web/scale", stale).status, 409);
-    const std::string unconditional = R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web"},"spec":{"replicas":4}})";
-    EXPECT_EQ(str(parse(sim.request("PUT", deployments + "/web/scale", unconditional).body), "/spec/replicas"), "4");
-    const auto patched = sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":0}})", "application/merge-patch+json");
+    const std::string unconditional =
+        R"({"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web"},"spec":{"replicas":4}})";
+    EXPECT_EQ(str(parse(sim.request("PUT", deployments + "/web/scale", unconditional).body),
+                  "/spec/replicas"),
+              "4");
+    const auto patched = sim.request("PATCH", deployments + "/web/scale",
+                                     R"({"spec":{"replicas":0}})", "application/merge-patch+json");
     ASSERT_EQ(patched.status, 200) << patched.body;
     EXPECT_EQ(str(parse(patched.body), "/spec/replicas"), "<missing>"); // omitempty: 0 is left out
     EXPECT_EQ(str(parse(sim.get(deployments + "/web").body), "/spec/replicas"), "0");
@@ -160,40 +173,60 @@ TEST_F(SimApi, ScaleSubresource) {
 
 TEST_F(SimApi, Patches) {
     create_deployment();
-    const auto merged = sim.request("PATCH", deployments + "/web", R"({"metadata":{"labels":{"app":null,"tier":"fe"}}})",
+    const auto merged = sim.request("PATCH", deployments + "/web",
+                                    R"({"metadata":{"labels":{"app":null,"tier":"fe"}}})",
                                     "application/merge-patch+json");
     const auto m = parse(merged.body);
     EXPECT_EQ(str(m, "/metadata/labels/app"), "<missing>");
     EXPECT_EQ(str(m, "/metadata/labels/tier"), "fe");
-    const auto json_patch = sim.request("PATCH", deployments + "/web",
-                                        R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":7}])",
-                                        "application/json-patch+json");
+    const auto json_patch = sim.request(
+        "PATCH", deployments + "/web",
+        R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":7}])",
+        "application/json-patch+json");
     EXPECT_EQ(str(parse(json_patch.body), "/spec/replicas"), "7");
-    const auto failed_test = sim.request("PATCH", deployments + "/web", R"([{"op":"test","path":"/spec/replicas","value":2}])",
+    const auto failed_test = sim.request("PATCH", deployments + "/web",
+                                         R"([{"op":"test","path":"/spec/replicas","value":2}])",
                                          "application/json-patch+json");
     EXPECT_EQ(failed_test.status, 422);
     EXPECT_EQ(sim.request("PATCH", deployments + "/web", "{}", "application/yaml").status, 415);
 }
 
 TEST_F(SimApi, CustomResources) {
-    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd_json).status, 201);
+    ASSERT_EQ(
+        sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd_json)
+            .status,
+        201);
     std::this_thread::sleep_for(50ms); // the Established condition is written right after
-    const auto crd = parse(sim.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.hpaplus.io").body);
+    const auto crd = parse(
+        sim.get(
+               "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.hpaplus.io")
+            .body);
     EXPECT_EQ(str(crd, "/status/conditions/1/type"), "Established");
-    EXPECT_EQ(str(parse(sim.get("/apis/example.hpaplus.io/v1").body), "/resources/0/name"), "widgets");
+    EXPECT_EQ(str(parse(sim.get("/apis/example.hpaplus.io/v1").body), "/resources/0/name"),
+              "widgets");
 
     const std::string widgets = "/apis/example.hpaplus.io/v1/namespaces/default/widgets";
-    const auto created = sim.request("POST", widgets, R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":3,"color":"blue"},"status":{"replicas":9}})");
+    const auto created = sim.request(
+        "POST", widgets,
+        R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":3,"color":"blue"},"status":{"replicas":9}})");
     ASSERT_EQ(created.status, 201) << created.body;
-    EXPECT_EQ(str(parse(created.body), "/status/replicas"), "<missing>"); // status is dropped on create
+    EXPECT_EQ(str(parse(created.body), "/status/replicas"),
+              "<missing>"); // status is dropped on create
     // custom resources need a resourceVersion on update
-    const auto unconditional = sim.request("PUT", widgets + "/w1", R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{}})");
+    const auto unconditional = sim.request(
+        "PUT", widgets + "/w1",
+        R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{}})");
     EXPECT_EQ(unconditional.status, 422);
     EXPECT_EQ(str(parse(unconditional.body), "/reason"), "Invalid");
     // strategic merge patches are not for custom resources
-    EXPECT_EQ(sim.request("PATCH", widgets + "/w1", "{}", "application/strategic-merge-patch+json").status, 415);
+    EXPECT_EQ(sim.request("PATCH", widgets + "/w1", "{}", "application/strategic-merge-patch+json")
+                  .status,
+              415);
 
-    const auto table = parse(sim.request("GET", widgets, "", "", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json").body);
+    const auto table =
+        parse(sim.request("GET", widgets, "", "",
+                          "application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
+                  .body);
     EXPECT_EQ(str(table, "/kind"), "Table");
     EXPECT_EQ(str(table, "/columnDefinitions/0/name"), "Name");
     EXPECT_EQ(str(table, "/columnDefinitions/1/name"), "Replicas");
@@ -202,7 +235,12 @@ TEST_F(SimApi, CustomResources) {
     EXPECT_EQ(str(table, "/rows/0/cells/2"), "blue");
 
     EXPECT_EQ(str(parse(sim.get(widgets + "/w1/scale").body), "/spec/replicas"), "3");
-    ASSERT_EQ(sim.request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.hpaplus.io").status, 200);
+    ASSERT_EQ(
+        sim.request(
+               "DELETE",
+               "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.hpaplus.io")
+            .status,
+        200);
     EXPECT_EQ(sim.get(widgets).status, 404);
 }
 
@@ -210,7 +248,9 @@ TEST_F(SimApi, CustomResources) {
 const std::string configmaps = "/api/v1/namespaces/default/configmaps";
 
 std::string create_configmap(test::sim_fixture& sim, const std::string& name = "cfg") {
-    const auto r = sim.request("POST", configmaps, R"({"metadata":{"name":")" + name + R"(","labels":{"app":"web"}},"data":{"n":"1"}})");
+    const auto r = sim.request("POST", configmaps,
+                               R"({"metadata":{"name":")" + name +
+                                   R"(","labels":{"app":"web"}},"data":{"n":"1"}})");
     EXPECT_EQ(r.status, 201) << r.body;
     return str(parse(r.body), "/metadata/resourceVersion");
 }
@@ -219,7 +259,10 @@ TEST_F(SimApi, WatchReplaysThenStreams) {
     create_configmap(sim);
     auto later = std::async(std::launch::async, [&] {
         std::this_thread::sleep_for(200ms);
-        return sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"3"}})", "application/merge-patch+json").status;
+        return sim
+            .request("PATCH", configmaps + "/cfg", R"({"data":{"n":"3"}})",
+                     "application/merge-patch+json")
+            .status;
     });
     const auto lines = sim.watch(configmaps + "?watch=true&timeoutSeconds=5", 2, 5s);
     ASSERT_EQ(lines.size(), 2u);
@@ -231,16 +274,21 @@ TEST_F(SimApi, WatchReplaysThenStreams) {
 
 TEST_F(SimApi, WatchFromResourceVersionSkipsReplay) {
     const std::string rv = create_configmap(sim);
-    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})", "application/merge-patch+json");
-    const auto lines = sim.watch(configmaps + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 1, 3s);
+    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})",
+                "application/merge-patch+json");
+    const auto lines =
+        sim.watch(configmaps + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 1, 3s);
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_EQ(str(parse(lines[0]), "/type"), "MODIFIED");
 }
 
 TEST_F(SimApi, WatchFromCompactedVersionIsExpired) {
     const std::string rv = create_configmap(sim);
-    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})", "application/merge-patch+json");
-    sim.run_on_cluster([&] { sim.cluster().store().compact(*sim.cluster().store().find("", "v1", "configmaps")); });
+    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})",
+                "application/merge-patch+json");
+    sim.run_on_cluster([&] {
+        sim.cluster().store().compact(*sim.cluster().store().find("", "v1", "configmaps"));
+    });
     const auto lines = sim.watch(configmaps + "?watch=1&resourceVersion=" + rv, 1, 3s);
     ASSERT_EQ(lines.size(), 1u);
     const auto e = parse(lines[0]);
@@ -253,10 +301,13 @@ TEST_F(SimApi, FilteredWatchSeesObjectsLeaveAndEnter) {
     create_configmap(sim);
     auto edits = std::async(std::launch::async, [&] {
         std::this_thread::sleep_for(200ms);
-        sim.request("PATCH", configmaps + "/cfg", R"({"metadata":{"labels":{"app":"other"}}})", "application/merge-patch+json");
-        sim.request("PATCH", configmaps + "/cfg", R"({"metadata":{"labels":{"app":"web"}}})", "application/merge-patch+json");
+        sim.request("PATCH", configmaps + "/cfg", R"({"metadata":{"labels":{"app":"other"}}})",
+                    "application/merge-patch+json");
+        sim.request("PATCH", configmaps + "/cfg", R"({"metadata":{"labels":{"app":"web"}}})",
+                    "application/merge-patch+json");
     });
-    const auto lines = sim.watch(configmaps + "?watch=1&labelSelector=app%3Dweb&timeoutSeconds=5", 3, 5s);
+    const auto lines =
+        sim.watch(configmaps + "?watch=1&labelSelector=app%3Dweb&timeoutSeconds=5", 3, 5s);
     edits.get();
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(str(parse(lines[0]), "/type"), "ADDED");
@@ -267,7 +318,9 @@ TEST_F(SimApi, FilteredWatchSeesObjectsLeaveAndEnter) {
 TEST_F(SimApi, WatchBookmarksAndTimeout) {
     const std::string rv = create_configmap(sim);
     const auto start = std::chrono::steady_clock::now();
-    const auto lines = sim.watch(configmaps + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv, 10, 5s);
+    const auto lines = sim.watch(
+        configmaps + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + rv, 10,
+        5s);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(str(parse(lines[0]), "/type"), "BOOKMARK");
     EXPECT_NE(str(parse(lines[0]), "/object/metadata/resourceVersion"), "<missing>");
@@ -276,25 +329,37 @@ TEST_F(SimApi, WatchBookmarksAndTimeout) {
 
 TEST_F(SimApi, PaginationAndSelectors) {
     for (int i = 0; i < 5; ++i) {
-        const std::string body = R"({"metadata":{"name":"cm)" + std::to_string(i) + R"(","labels":{"parity":")" +
-                                  (i % 2 ? "odd" : "even") + R"("}},"data":{"i":")" + std::to_string(i) + R"("}})";
+        const std::string body = R"({"metadata":{"name":"cm)" + std::to_string(i) +
+                                 R"(","labels":{"parity":")" + (i % 2 ? "odd" : "even") +
+                                 R"("}},"data":{"i":")" + std::to_string(i) + R"("}})";
         ASSERT_EQ(sim.request("POST", "/api/v1/namespaces/default/configmaps", body).status, 201);
     }
     std::set<std::string> names;
     std::string next;
     int pages = 0;
     do {
-        const auto page = parse(sim.get("/api/v1/namespaces/default/configmaps?limit=2" + (next.empty() ? "" : "&continue=" + next)).body);
-        for (const auto& item : page["items"].GetArray()) names.insert(item["metadata"]["name"].GetString());
+        const auto page = parse(sim.get("/api/v1/namespaces/default/configmaps?limit=2" +
+                                        (next.empty() ? "" : "&continue=" + next))
+                                    .body);
+        for (const auto& item : page["items"].GetArray())
+            names.insert(item["metadata"]["name"].GetString());
         next = str(page, "/metadata/continue");
         if (next == "<missing>") next.clear();
         ++pages;
     } while (!next.empty() && pages < 10);
     EXPECT_EQ(names.size(), 5u);
     EXPECT_EQ(pages, 3);
-    EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%3Dodd").body)["items"].Size(), 2u);
-    EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dcm3").body)["items"].Size(), 1u);
-    EXPECT_EQ(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%20in%20(").status, 400);
+    EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%3Dodd")
+                        .body)["items"]
+                  .Size(),
+              2u);
+    EXPECT_EQ(
+        parse(sim.get("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dcm3")
+                  .body)["items"]
+            .Size(),
+        1u);
+    EXPECT_EQ(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%20in%20(").status,
+              400);
 }
 
 TEST_F(SimApi, MalformedRequestsGetStatusErrors) {
@@ -302,20 +367,23 @@ TEST_F(SimApi, MalformedRequestsGetStatusErrors) {
     const auto bad_json = sim.request("POST", deployments, "{not json");
     EXPECT_EQ(bad_json.status, 400);
     EXPECT_EQ(reason(bad_json), "BadRequest");
-    const auto wrong_kind = sim.request("POST", deployments, R"({"apiVersion":"apps/v1","kind":"Pod","metadata":{"name":"x"}})");
+    const auto wrong_kind = sim.request(
+        "POST", deployments, R"({"apiVersion":"apps/v1","kind":"Pod","metadata":{"name":"x"}})");
     EXPECT_EQ(wrong_kind.status, 400);
     const auto bad_name = sim.request("POST", deployments, R"({"metadata":{"name":"Not_Valid"}})");
     EXPECT_EQ(bad_name.status, 422);
     EXPECT_EQ(reason(bad_name), "Invalid");
     const auto no_name = sim.request("POST", deployments, R"({"metadata":{}})");
     EXPECT_EQ(no_name.status, 422);
-    const auto missing_ns = sim.request("POST", "/apis/apps/v1/namespaces/nope/deployments", deployment_json);
+    const auto missing_ns =
+        sim.request("POST", "/apis/apps/v1/namespaces/nope/deployments", deployment_json);
     EXPECT_EQ(missing_ns.status, 404);
     EXPECT_EQ(str(parse(missing_ns.body), "/message"), "namespaces \"nope\" not found");
     EXPECT_EQ(sim.get("/apis/apps/v1/namespaces/default/gadgets").status, 404);
     EXPECT_EQ(sim.get("/nothing/here").status, 404);
     EXPECT_EQ(sim.request("POST", deployments + "/web/scale", "{}").status, 404);
-    const auto protobuf = sim.request("POST", deployments, std::string("k8s\0garbage", 11), "application/vnd.kubernetes.protobuf");
+    const auto protobuf = sim.request("POST", deployments, std::string("k8s\0garbage", 11),
+                                      "application/vnd.kubernetes.protobuf");
     EXPECT_EQ(protobuf.status, 415);
     const auto huge = sim.request("POST", deployments, std::string(17u << 20, ' '));
     EXPECT_EQ(huge.status, 413);

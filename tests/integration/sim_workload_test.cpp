@@ -29,7 +29,8 @@ const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
 const std::string pods = "/api/v1/namespaces/default/pods";
 
 std::string deployment(int replicas, const std::string& image = "nginx") {
-    return R"({"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":)" + std::to_string(replicas) +
+    return R"({"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":)" +
+           std::to_string(replicas) +
            R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":")" +
            image + R"(","resources":{"requests":{"cpu":"500m"}}}]}}}})";
 }
@@ -54,17 +55,23 @@ struct SimWorkload : ::testing::Test {
             const rapidjson::Value* conditions = rapidjson::Pointer("/status/conditions").Get(p);
             if (!conditions) continue;
             for (const auto& c : conditions->GetArray())
-                if (std::string(c["type"].GetString()) == "Ready" && std::string(c["status"].GetString()) == "True") ++ready;
+                if (std::string(c["type"].GetString()) == "Ready" &&
+                    std::string(c["status"].GetString()) == "True")
+                    ++ready;
         }
         return ready;
     }
-    std::size_t pod_count() { return parse(sim.get(pods + "?labelSelector=app%3Dweb").body)["items"].Size(); }
+    std::size_t pod_count() {
+        return parse(sim.get(pods + "?labelSelector=app%3Dweb").body)["items"].Size();
+    }
 };
 
 TEST_F(SimWorkload, DeploymentCreatesReadyPodsAndReportsStatus) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(3)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
-    ASSERT_TRUE(eventually([&] { return str(parse(sim.get(deployments + "/web").body), "/status/readyReplicas") == "3"; }));
+    ASSERT_TRUE(eventually([&] {
+        return str(parse(sim.get(deployments + "/web").body), "/status/readyReplicas") == "3";
+    }));
     const auto d = parse(sim.get(deployments + "/web").body);
     EXPECT_EQ(str(d, "/status/observedGeneration"), "1");
     EXPECT_EQ(str(d, "/status/updatedReplicas"), "3");
@@ -82,55 +89,81 @@ TEST_F(SimWorkload, DeploymentCreatesReadyPodsAndReportsStatus) {
 TEST_F(SimWorkload, ScaleSubresourceDrivesPods) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
-    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":5}})", "application/merge-patch+json");
+    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":5}})",
+                "application/merge-patch+json");
     EXPECT_TRUE(eventually([&] { return ready_pods() == 5; }));
-    EXPECT_TRUE(eventually([&] { return str(parse(sim.get(deployments + "/web/scale").body), "/status/replicas") == "5"; }));
-    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":1}})", "application/merge-patch+json");
+    EXPECT_TRUE(eventually([&] {
+        return str(parse(sim.get(deployments + "/web/scale").body), "/status/replicas") == "5";
+    }));
+    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":1}})",
+                "application/merge-patch+json");
     EXPECT_TRUE(eventually([&] { return pod_count() == 1; }));
-    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":0}})", "application/merge-patch+json");
+    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":0}})",
+                "application/merge-patch+json");
     EXPECT_TRUE(eventually([&] { return pod_count() == 0; }));
 }
 
 TEST_F(SimWorkload, TemplateChangeRollsOut) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(3)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
-    const std::string old_hash = str(parse(sim.get(pods).body), "/items/0/metadata/labels/pod-template-hash");
-    sim.request("PATCH", deployments + "/web", R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}})",
-                "application/merge-patch+json");
+    const std::string old_hash =
+        str(parse(sim.get(pods).body), "/items/0/metadata/labels/pod-template-hash");
+    sim.request(
+        "PATCH", deployments + "/web",
+        R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}})",
+        "application/merge-patch+json");
     // mid-rollout the generation is ahead of the pods: never fewer than 3 - 25 % ready
     ASSERT_TRUE(eventually([&] {
         const auto d = parse(sim.get(deployments + "/web").body);
         return str(d, "/status/updatedReplicas") == "3" && str(d, "/status/replicas") == "3" &&
-               str(d, "/status/readyReplicas") == "3" && str(d, "/status/observedGeneration") == "2";
+               str(d, "/status/readyReplicas") == "3" &&
+               str(d, "/status/observedGeneration") == "2";
     }));
     const auto list = parse(sim.get(pods).body);
-    for (const auto& p : list["items"].GetArray()) EXPECT_NE(str(p, "/metadata/labels/pod-template-hash"), old_hash);
-    EXPECT_EQ(str(parse(sim.get(deployments + "/web").body), "/status/conditions/1/reason"), "NewReplicaSetAvailable");
+    for (const auto& p : list["items"].GetArray())
+        EXPECT_NE(str(p, "/metadata/labels/pod-template-hash"), old_hash);
+    EXPECT_EQ(str(parse(sim.get(deployments + "/web").body), "/status/conditions/1/reason"),
+              "NewReplicaSetAvailable");
 }
 
 TEST_F(SimWorkload, ResourceMetricsFollowTheLoad) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
-    sim.request("PATCH", deployments + "/web", R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":"1500m","sim.hpaplus.io/memory-per-pod":"128Mi"}}})",
-                "application/merge-patch+json");
-    const auto metrics = parse(sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb").body);
+    sim.request(
+        "PATCH", deployments + "/web",
+        R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":"1500m","sim.hpaplus.io/memory-per-pod":"128Mi"}}})",
+        "application/merge-patch+json");
+    const auto metrics = parse(
+        sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb")
+            .body);
     ASSERT_EQ(str(metrics, "/kind"), "PodMetricsList");
     ASSERT_EQ(metrics["items"].Size(), 2u);
-    EXPECT_EQ(str(metrics, "/items/0/containers/0/usage/cpu"), "750000000n"); // 1.5 CPU over 2 ready pods
+    EXPECT_EQ(str(metrics, "/items/0/containers/0/usage/cpu"),
+              "750000000n"); // 1.5 CPU over 2 ready pods
     EXPECT_EQ(str(metrics, "/items/0/containers/0/usage/memory"), "131072Ki");
     EXPECT_EQ(str(metrics, "/items/0/window"), "15s");
     EXPECT_EQ(str(metrics, "/items/0/metadata/labels/app"), "web");
     const std::string name = str(metrics, "/items/0/metadata/name");
-    EXPECT_EQ(str(parse(sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/" + name).body), "/kind"), "PodMetrics");
+    EXPECT_EQ(
+        str(parse(sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/" + name).body),
+            "/kind"),
+        "PodMetrics");
     EXPECT_EQ(sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nope").status, 404);
-    EXPECT_EQ(str(parse(sim.get("/apis/metrics.k8s.io/v1beta1/nodes").body), "/items/0/metadata/name"), "sim-node-1");
-    EXPECT_EQ(sim.request("POST", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", "{}").status, 405);
+    EXPECT_EQ(
+        str(parse(sim.get("/apis/metrics.k8s.io/v1beta1/nodes").body), "/items/0/metadata/name"),
+        "sim-node-1");
+    EXPECT_EQ(
+        sim.request("POST", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", "{}").status,
+        405);
     // discovery lists the group so that kubectl top finds it
-    EXPECT_EQ(str(parse(sim.get("/apis/metrics.k8s.io/v1beta1").body), "/resources/0/verbs/1"), "list");
+    EXPECT_EQ(str(parse(sim.get("/apis/metrics.k8s.io/v1beta1").body), "/resources/0/verbs/1"),
+              "list");
     // scaling up spreads the same load over more pods
-    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":3}})", "application/merge-patch+json");
+    sim.request("PATCH", deployments + "/web/scale", R"({"spec":{"replicas":3}})",
+                "application/merge-patch+json");
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
-    EXPECT_EQ(str(parse(sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods").body), "/items/0/containers/0/usage/cpu"),
+    EXPECT_EQ(str(parse(sim.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods").body),
+                  "/items/0/containers/0/usage/cpu"),
               "500000000n");
 }
 

@@ -26,7 +26,8 @@ child_process::child_process(const std::vector<std::string>& argv) {
         close(fds[0]);
         close(fds[1]);
         std::vector<char*> args;
-        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        for (const auto& a : argv)
+            args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
         execv(args[0], args.data());
         _exit(127);
@@ -41,7 +42,8 @@ child_process::~child_process() {
     if (out_fd_ >= 0) close(out_fd_);
 }
 
-std::string child_process::wait_for_line(const std::string& needle, std::chrono::milliseconds deadline) {
+std::string child_process::wait_for_line(const std::string& needle,
+                                         std::chrono::milliseconds deadline) {
     const auto end = std::chrono::steady_clock::now() + deadline;
     while (std::chrono::steady_clock::now() < end) {
         std::size_t nl;
@@ -51,7 +53,8 @@ std::string child_process::wait_for_line(const std::string& needle, std::chrono:
             if (line.find(needle) != std::string::npos) return line;
         }
         pollfd p{out_fd_, POLLIN, 0};
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            end - std::chrono::steady_clock::now());
         if (poll(&p, 1, static_cast<int>(std::max<long long>(1, left.count()))) <= 0) continue;
         std::array<char, 4096> buf{};
         const ssize_t n = read(out_fd_, buf.data(), buf.size());
@@ -83,12 +86,14 @@ int child_process::terminate(std::chrono::milliseconds grace) {
 
 command_result run_command(const std::string& command, int timeout_seconds) {
     command_result r;
-    const std::string full = "timeout -k 5 " + std::to_string(timeout_seconds) + " " + command + " 2>&1";
+    const std::string full =
+        "timeout -k 5 " + std::to_string(timeout_seconds) + " " + command + " 2>&1";
     FILE* pipe = popen(full.c_str(), "r");
     if (!pipe) return r;
     std::array<char, 4096> buf{};
     std::size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+        r.output.append(buf.data(), n);
     const int status = pclose(pipe);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;

@@ -9,7 +9,7 @@
 namespace hpaplus::test {
 
 class child_process {
-public:
+  public:
     explicit child_process(const std::vector<std::string>& argv);
     ~child_process();
     child_process(const child_process&) = delete;
@@ -21,7 +21,7 @@ public:
     int terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
     int pid() const { return pid_; }
 
-private:
+  private:
     int pid_ = -1;
     int out_fd_ = -1;
     std::string buffered_;
@@ -39,12 +39,12 @@ command_result run_command(const std::string& command, int timeout_seconds = 60)
 
 /// A fresh temporary directory, removed with everything in it at destruction.
 class temp_dir {
-public:
+  public:
     temp_dir();
     ~temp_dir();
     const std::string& path() const { return path_; }
 
-private:
+  private:
     std::string path_;
 };
 

@@ -11,6 +11,9 @@
 
 #include <future>
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <gtest/gtest.h>
 
 namespace hpaplus::test {
@@ -57,13 +60,15 @@ void sim_fixture::run_on_cluster(const std::function<void()>& f) {
 namespace {
 
 template <class Stream>
-http_result exchange(Stream& stream, const std::string& method, const std::string& target, const std::string& body,
-                     const std::string& content_type, const std::string& accept) {
+http_result exchange(Stream& stream, const std::string& method, const std::string& target,
+                     const std::string& body, const std::string& content_type,
+                     const std::string& accept) {
     http::request<http::string_body> req{http::string_to_verb(method), target, 11};
     req.set(http::field::host, "127.0.0.1");
     req.set(http::field::accept, accept);
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
-        req.set(http::field::content_type, content_type.empty() ? "application/json" : content_type);
+        req.set(http::field::content_type,
+                content_type.empty() ? "application/json" : content_type);
         req.body() = body;
         req.prepare_payload();
     }
@@ -75,7 +80,8 @@ http_result exchange(Stream& stream, const std::string& method, const std::strin
     http_result out{static_cast<int>(res.result_int()), res.body(), {}};
     for (const auto& f : res) {
         std::string name(f.name_string());
-        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (auto& c : name)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         out.headers[name] = std::string(f.value());
     }
     return out;
@@ -83,12 +89,14 @@ http_result exchange(Stream& stream, const std::string& method, const std::strin
 
 } // namespace
 
-http_result sim_fixture::request(const std::string& method, const std::string& target, const std::string& body,
-                                 const std::string& content_type, const std::string& accept) {
+http_result sim_fixture::request(const std::string& method, const std::string& target,
+                                 const std::string& body, const std::string& content_type,
+                                 const std::string& accept) {
     asio::io_context io;
     beast::tcp_stream tcp_stream(io);
-    tcp_stream.expires_after(std::chrono::seconds(10));
     tcp_stream.connect(tcp::endpoint(asio::ip::make_address(host_), port_));
+    timeval tv{10, 0}; // bound blocking reads (Beast's timers only apply to async operations)
+    setsockopt(tcp_stream.socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     if (!tls_) return exchange(tcp_stream, method, target, body, content_type, accept);
     asio::ssl::context ctx(asio::ssl::context::tls_client);
     ctx.add_certificate_authority(asio::buffer(cluster_->tls()->ca_cert_pem));
@@ -103,8 +111,12 @@ std::vector<std::string> sim_fixture::watch(const std::string& target, std::size
                                             std::chrono::milliseconds deadline) {
     asio::io_context io;
     beast::tcp_stream stream(io);
-    stream.expires_after(deadline);
     stream.connect(tcp::endpoint(asio::ip::make_address(host_), port_));
+    // Blocking reads ignore Beast's timers: bound each read with a socket timeout instead.
+    timeval tv{static_cast<time_t>(deadline.count() / 1000),
+               static_cast<suseconds_t>((deadline.count() % 1000) * 1000)};
+    setsockopt(stream.socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const auto end = std::chrono::steady_clock::now() + deadline;
     http::request<http::empty_body> req{http::verb::get, target, 11};
     req.set(http::field::host, "127.0.0.1");
     http::write(stream, req);
@@ -115,7 +127,7 @@ std::vector<std::string> sim_fixture::watch(const std::string& target, std::size
     beast::error_code ec;
     http::read_header(stream, buffer, parser, ec);
     std::string body;
-    while (!ec && out.size() < lines) {
+    while (!ec && out.size() < lines && std::chrono::steady_clock::now() < end) {
         http::read_some(stream, buffer, parser, ec);
         body += parser.get().body();
         parser.get().body().clear();

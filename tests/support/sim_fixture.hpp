@@ -21,7 +21,7 @@ struct http_result {
 };
 
 class sim_fixture {
-public:
+  public:
     explicit sim_fixture(bool tls = false);
     ~sim_fixture();
 
@@ -29,18 +29,20 @@ public:
     std::string url() const { return url_; }
 
     /// One request on a fresh connection; `content_type` empty = application/json.
-    http_result request(const std::string& method, const std::string& target, const std::string& body = "",
-                        const std::string& content_type = "", const std::string& accept = "application/json");
+    http_result request(const std::string& method, const std::string& target,
+                        const std::string& body = "", const std::string& content_type = "",
+                        const std::string& accept = "application/json");
     http_result get(const std::string& target) { return request("GET", target); }
 
     /// Reads a streaming response (a watch) until `lines` newline-terminated lines arrived or the
     /// deadline passed; returns the lines.
-    std::vector<std::string> watch(const std::string& target, std::size_t lines, std::chrono::milliseconds deadline);
+    std::vector<std::string> watch(const std::string& target, std::size_t lines,
+                                   std::chrono::milliseconds deadline);
 
     /// Runs `f` on the cluster's thread and waits for it (the store is single-threaded).
     void run_on_cluster(const std::function<void()>& f);
 
-private:
+  private:
     boost::asio::io_context io_;
     std::unique_ptr<sim::cluster> cluster_;
     std::string url_;
