@@ -3,6 +3,7 @@
 
 #include "core/label_selector.hpp"
 #include "sim/metrics_api.hpp"
+#include "sim/pod_rules.hpp"
 #include "sim/protobuf.hpp"
 #include "sim/table.hpp"
 
@@ -1022,10 +1023,14 @@ struct api_server::impl {
         const std::string& method = r.method;
         if (t.name.empty()) return collection_request(r, *c, t);
 
-        if (!t.sub.empty() && t.sub != "status" && !(t.sub == "scale" && c->type.scale))
+        const bool pod = c->type.plural == "pods" && c->type.group.empty();
+        if (!t.sub.empty() && t.sub != "status" && !(t.sub == "scale" && c->type.scale) &&
+            !(pod && (t.sub == "resize" || t.sub == "eviction")))
             return error_response(not_found_path(r.path));
         const object_ptr current = store.get(*c, t.ns, t.name);
         if (!current) return error_response(not_found(c->type, t.name));
+        if (pod && t.sub == "eviction") return evict(r, *c, *current);
+        if (pod && t.sub == "resize" && method != "GET") return resize(r, *c, *current);
         if (method == "GET") {
             if (t.sub == "scale") {
                 auto scale = scale_of(*c, *current);
@@ -1062,8 +1067,52 @@ struct api_server::impl {
             if (auto e = apply_patch(r, c->type, body)) return error_response(*e);
         }
         if (t.sub == "scale") return write_scale(*c, t, *current, body);
+        if (t.sub.empty()) {
+            if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
+        }
         auto stored = store.update(*c, t.ns, t.name, std::move(body),
                                    t.sub == "status" ? write_mode::status : write_mode::main);
+        return stored ? ok((*stored)->text) : error_response(stored.error());
+    }
+
+    // pods/eviction (policy/v1 Eviction): deletes the pod unless a disruption budget forbids it.
+    http_response evict(const http_request& r, collection& pods, const stored_object& pod) {
+        if (r.method != "POST") return error_response(method_not_supported(pods.type, r.method));
+        json_doc body;
+        body.Parse(r.body.c_str(), r.body.size());
+        if (body.HasParseError() || !body.IsObject())
+            return error_response(
+                bad_request("the body of the request must be an Eviction object"));
+        if (const std::string name = string_at(body, "metadata.name");
+            !name.empty() && name != pod.name)
+            return error_response(
+                bad_request("name in URL does not match name in Eviction object"));
+        if (auto e = check_disruption_budgets(store, pod)) return error_response(*e);
+        auto removed = store.remove(pods, pod.namespace_, pod.name);
+        if (!removed) return error_response(removed.error());
+        return ok(
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})",
+            201);
+    }
+
+    // pods/resize: only container resources change; the simulated kubelet then actuates it.
+    http_response resize(const http_request& r, collection& pods, const stored_object& pod) {
+        json_doc body;
+        body.Parse(r.body.c_str(), r.body.size());
+        if (body.HasParseError())
+            return error_response(
+                bad_request("the body of the request could not be decoded as JSON"));
+        const std::string type =
+            r.method == "PATCH" ? std::string(r.header("content-type")) : std::string();
+        if (r.method == "PUT") {
+            const std::string rv = string_at(body, "metadata.resourceVersion");
+            if (!rv.empty() && rv != std::to_string(pod.rv))
+                return error_response(conflict(pods.type, pod.name));
+        }
+        auto next = resize_pod(pod, body, type);
+        if (!next) return error_response(next.error());
+        auto stored =
+            store.update(pods, pod.namespace_, pod.name, std::move(*next), write_mode::internal);
         return stored ? ok((*stored)->text) : error_response(stored.error());
     }
 

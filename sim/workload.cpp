@@ -63,6 +63,7 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
     object_store& store;
     workload_options options;
     std::map<std::string, clock::time_point> first_seen; ///< pod uid → when the model first saw it
+    std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
     std::unique_ptr<asio::steady_timer> timer;
     bool stopped = false;
     std::uint32_t next_ip = 10;
@@ -238,6 +239,147 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
                            write_mode::internal_status);
     }
 
+    // Requests of a pod's containers (and sidecars) from its spec, in milli-CPU and bytes.
+    static std::pair<std::int64_t, std::int64_t> requests_of(const json& pod) {
+        std::int64_t cpu = 0, mem = 0;
+        for (const char* list : {"spec.containers", "spec.initContainers"}) {
+            const json* cs = find_path(pod, list);
+            if (!cs || !cs->IsArray()) continue;
+            for (const auto& c : cs->GetArray()) {
+                if (std::string_view(list) == "spec.initContainers" &&
+                    string_at(c, "restartPolicy") != "Always")
+                    continue;
+                cpu += quantity_milli(string_at(c, "resources.requests.cpu"), 0);
+                mem += quantity_milli(string_at(c, "resources.requests.memory"), 0) / 1000;
+            }
+        }
+        return {cpu, mem};
+    }
+
+    // The simulated kubelet's side of pods/resize: compare desired (spec) with actual
+    // (containerStatuses[].resources) and report PodResizePending / PodResizeInProgress.
+    void actuate_resize(collection& pods, const object_ptr& p) {
+        const json* containers = find_path(p->doc, "spec.containers");
+        const json* statuses = find_path(p->doc, "status.containerStatuses");
+        if (!containers || !containers->IsArray() || !statuses || !statuses->IsArray()) return;
+        bool differs = false;
+        for (const auto& c : containers->GetArray()) {
+            for (const auto& st : statuses->GetArray()) {
+                if (string_at(st, "name") != string_at(c, "name")) continue;
+                const json* want = find_path(c, "resources");
+                const json* have = find_path(st, "resources");
+                if ((want == nullptr) != (have == nullptr) || (want && !equal(*want, *have)))
+                    differs = true;
+            }
+        }
+        const std::string uid = string_at(p->doc, "metadata.uid");
+        if (!differs) {
+            resizing.erase(uid);
+            return;
+        }
+        const auto [cpu, mem] = requests_of(p->doc);
+        std::int64_t used_cpu = 0, used_mem = 0;
+        for (const auto& [k, other] : pods.objects) {
+            if (other->name == p->name && other->namespace_ == p->namespace_) continue;
+            if (string_at(other->doc, "spec.nodeName") != options.node_name) continue;
+            const auto [oc, om] = requests_of(other->doc);
+            used_cpu += oc;
+            used_mem += om;
+        }
+        std::string pending_reason, pending_message;
+        if (cpu > options.node_cpu_milli || mem > options.node_memory_bytes) {
+            pending_reason = "Infeasible";
+            pending_message =
+                "Node didn't have enough capacity: " +
+                std::string(cpu > options.node_cpu_milli ? "cpu" : "memory") +
+                ", requested: " + std::to_string(cpu > options.node_cpu_milli ? cpu : mem) +
+                ", capacity: " +
+                std::to_string(cpu > options.node_cpu_milli ? options.node_cpu_milli
+                                                            : options.node_memory_bytes);
+        } else if (used_cpu + cpu > options.node_cpu_milli ||
+                   used_mem + mem > options.node_memory_bytes) {
+            pending_reason = "Deferred";
+            pending_message =
+                "Node didn't have enough resource: " +
+                std::string(used_cpu + cpu > options.node_cpu_milli ? "cpu" : "memory") +
+                ", requested: " +
+                std::to_string(used_cpu + cpu > options.node_cpu_milli ? cpu : mem) + ", used: " +
+                std::to_string(used_cpu + cpu > options.node_cpu_milli ? used_cpu : used_mem);
+        }
+        json_doc next = clone(p->doc);
+        auto& a = next.GetAllocator();
+        json* conditions = const_cast<json*>(find_path(next, "status.conditions"));
+        if (!conditions || !conditions->IsArray()) return;
+        auto drop = [&](const char* type) {
+            for (auto it = conditions->Begin(); it != conditions->End();) {
+                if (string_at(*it, "type") == type)
+                    it = conditions->Erase(it);
+                else
+                    ++it;
+            }
+        };
+        auto has = [&](const char* type, const std::string& reason) {
+            for (const auto& c : conditions->GetArray())
+                if (string_at(c, "type") == type && string_at(c, "reason") == reason) return true;
+            return false;
+        };
+        const std::string now = now_text();
+        if (!pending_reason.empty()) {
+            resizing.erase(uid);
+            if (has("PodResizePending", pending_reason)) return;
+            drop("PodResizePending");
+            drop("PodResizeInProgress");
+            conditions->PushBack(condition("PodResizePending", "True", now, a,
+                                           pending_reason.c_str(), pending_message),
+                                 a);
+            (void)store.update(pods, p->namespace_, p->name, std::move(next),
+                               write_mode::internal_status);
+            return;
+        }
+        const auto started = resizing.emplace(uid, clock::now()).first->second;
+        if (clock::now() - started < options.resize_delay) {
+            if (has("PodResizeInProgress", "")) return;
+            drop("PodResizePending");
+            conditions->PushBack(condition("PodResizeInProgress", "True", now, a), a);
+            (void)store.update(pods, p->namespace_, p->name, std::move(next),
+                               write_mode::internal_status);
+            return;
+        }
+        // Actuate: actual = desired; a RestartContainer policy on a changed resource restarts it.
+        drop("PodResizePending");
+        drop("PodResizeInProgress");
+        json* next_statuses = const_cast<json*>(find_path(next, "status.containerStatuses"));
+        for (const auto& c : containers->GetArray()) {
+            for (auto& st : next_statuses->GetArray()) {
+                if (string_at(st, "name") != string_at(c, "name")) continue;
+                const json* want = find_path(c, "resources");
+                const json* have = find_path(st, "resources");
+                bool restart = false;
+                if (const json* policies = find_path(c, "resizePolicy");
+                    policies && policies->IsArray()) {
+                    for (const auto& policy : policies->GetArray()) {
+                        if (string_at(policy, "restartPolicy") != "RestartContainer") continue;
+                        const std::string res = string_at(policy, "resourceName");
+                        for (const char* kind : {"requests", "limits"}) {
+                            const std::string path = std::string(kind) + "." + res;
+                            if ((want ? string_at(*want, path) : "") !=
+                                (have ? string_at(*have, path) : ""))
+                                restart = true;
+                        }
+                    }
+                }
+                if (want) set_path(st, "resources", json(*want, a), a);
+                if (const json* req = want ? find_path(*want, "requests") : nullptr)
+                    set_path(st, "allocatedResources", json(*req, a), a);
+                if (restart)
+                    set_path(st, "restartCount", json(int_at(st, "restartCount", 0) + 1), a);
+            }
+        }
+        resizing.erase(uid);
+        (void)store.update(pods, p->namespace_, p->name, std::move(next),
+                           write_mode::internal_status);
+    }
+
     void advance_pod(collection& pods, const object_ptr& p) {
         if (!string_at(p->doc, "metadata.deletionTimestamp").empty()) return;
         const std::string uid = string_at(p->doc, "metadata.uid");
@@ -274,6 +416,10 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         const bool become_ready =
             running && !ready &&
             age >= options.scheduling_delay + options.start_delay + options.readiness_delay;
+        if (running && ready) {
+            actuate_resize(pods, p);
+            return;
+        }
         if (!start && !become_ready) return;
         json_doc next = clone(p->doc);
         auto& a = next.GetAllocator();

@@ -25,6 +25,9 @@ struct workload_options {
     std::chrono::milliseconds start_delay{200};      ///< bound → Running (containers started)
     std::chrono::milliseconds readiness_delay{300};  ///< Running → Ready
     std::string node_name = "sim-node-1";
+    std::int64_t node_cpu_milli = 16000;         ///< allocatable CPU of the one node
+    std::int64_t node_memory_bytes = 64LL << 30; ///< allocatable memory
+    std::chrono::milliseconds resize_delay{300}; ///< PodResizeInProgress → actuated
 };
 
 /// Usage of one pod, in milli-CPU and bytes.

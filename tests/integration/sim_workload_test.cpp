@@ -167,5 +167,114 @@ TEST_F(SimWorkload, ResourceMetricsFollowTheLoad) {
               "500000000n");
 }
 
+TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(3)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
+    ASSERT_EQ(
+        sim.request(
+               "POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+               R"({"metadata":{"name":"web"},"spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}}})")
+            .status,
+        201);
+    const std::string first = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    auto evict = [&](const std::string& name) {
+        return sim.request("POST", pods + "/" + name + "/eviction",
+                           R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" +
+                               name + R"("}})");
+    };
+    const auto allowed = evict(first);
+    EXPECT_EQ(allowed.status, 201) << allowed.body;
+    EXPECT_EQ(sim.get(pods + "/" + first).status, 404);
+    // two healthy left: evicting another would break minAvailable 2
+    const std::string second = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    const auto refused = evict(second);
+    EXPECT_EQ(refused.status, 429);
+    EXPECT_EQ(str(parse(refused.body), "/message"),
+              "Cannot evict pod as it would violate the pod's disruption budget.");
+    EXPECT_EQ(str(parse(refused.body), "/details/causes/0/field"), "DisruptionBudget");
+    // the deployment replaces the evicted pod; once it is ready, eviction is allowed again
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
+    EXPECT_EQ(evict(second).status, 201);
+}
+
+TEST_F(SimWorkload, InPlaceResizeIsActuatedWithoutRestart) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(1)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 1; }));
+    const std::string name = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    const auto resized = sim.request(
+        "PATCH", pods + "/" + name + "/resize",
+        R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"800m"}}}]}})",
+        "application/strategic-merge-patch+json");
+    ASSERT_EQ(resized.status, 200) << resized.body;
+    EXPECT_EQ(str(parse(resized.body), "/spec/containers/0/resources/requests/cpu"), "800m");
+    ASSERT_TRUE(eventually([&] {
+        const auto p = parse(sim.get(pods + "/" + name).body);
+        return str(p, "/status/containerStatuses/0/resources/requests/cpu") == "800m";
+    }));
+    const auto p = parse(sim.get(pods + "/" + name).body);
+    EXPECT_EQ(str(p, "/status/containerStatuses/0/restartCount"), "0");
+    for (const auto& c : p["status"]["conditions"].GetArray())
+        EXPECT_NE(std::string(c["type"].GetString()).rfind("PodResize", 0), 0u);
+}
+
+TEST_F(SimWorkload, ResizeBeyondTheNodeIsInfeasible) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(1)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 1; }));
+    const std::string name = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    ASSERT_EQ(
+        sim.request(
+               "PATCH", pods + "/" + name + "/resize",
+               R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"64"}}}]}})",
+               "application/strategic-merge-patch+json")
+            .status,
+        200);
+    EXPECT_TRUE(eventually([&] {
+        const auto p = parse(sim.get(pods + "/" + name).body);
+        for (const auto& c : p["status"]["conditions"].GetArray())
+            if (std::string(c["type"].GetString()) == "PodResizePending")
+                return str(c, "/reason") == "Infeasible";
+        return false;
+    }));
+}
+
+TEST_F(SimWorkload, ResizeRulesAndPodImmutability) {
+    const std::string pod =
+        R"({"metadata":{"name":"solo"},"spec":{"containers":[{"name":"app","image":"x","resources":{"requests":{"cpu":"100m"}}}]}})";
+    ASSERT_EQ(sim.request("POST", pods, pod).status, 201);
+    // resources change only through pods/resize
+    const auto direct = sim.request(
+        "PATCH", pods + "/solo",
+        R"({"spec":{"containers":[{"name":"app","image":"x","resources":{"requests":{"cpu":"200m"}}}]}})",
+        "application/merge-patch+json");
+    EXPECT_EQ(direct.status, 422);
+    EXPECT_EQ(
+        sim.request(
+               "PATCH", pods + "/solo",
+               R"({"spec":{"containers":[{"name":"app","image":"y","resources":{"requests":{"cpu":"100m"}}}]}})",
+               "application/merge-patch+json")
+            .status,
+        200); // images may change
+    // a resize may not change the QoS class (Burstable → Guaranteed) nor anything but resources
+    const auto qos = sim.request(
+        "PATCH", pods + "/solo/resize",
+        R"({"spec":{"containers":[{"name":"app","resources":{"limits":{"cpu":"100m","memory":"64Mi"},"requests":{"memory":"64Mi"}}}]}})",
+        "application/strategic-merge-patch+json");
+    EXPECT_EQ(qos.status, 422);
+    EXPECT_NE(str(parse(qos.body), "/message").find("QOS Class"), std::string::npos);
+    const auto other =
+        sim.request("PATCH", pods + "/solo/resize",
+                    R"([{"op":"replace","path":"/spec/containers/0/image","value":"z"}])",
+                    "application/json-patch+json");
+    EXPECT_EQ(other.status, 422);
+    EXPECT_EQ(
+        sim.request(
+               "PATCH", pods + "/solo/resize",
+               R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"lots"}}}]}})",
+               "application/strategic-merge-patch+json")
+            .status,
+        422);
+    EXPECT_EQ(sim.request("GET", pods + "/solo/resize").status, 200);
+}
+
 } // namespace
 } // namespace hpaplus
