@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -15,7 +17,7 @@ namespace hpaplus::controller {
 namespace {
 
 constexpr const char* sim_usage =
-    "Usage: hpaplus sim [--listen ADDR:PORT] [--tls] [--kubeconfig-out FILE]\n"
+    "Usage: hpaplus sim [--listen ADDR:PORT] [--tls] [--kubeconfig-out FILE] [--scenario FILE]\n"
     "\n"
     "Runs the simulated Kubernetes cluster: an API server that behaves like the real one (CRUD,\n"
     "list/watch, status and scale subresources, discovery, tables, CRDs). Point kubectl at it:\n"
@@ -26,6 +28,8 @@ constexpr const char* sim_usage =
     "  --tls                 serve HTTPS with a fresh self-signed CA (written into the "
     "kubeconfig)\n"
     "  --kubeconfig-out FILE write a kubeconfig for this cluster\n"
+    "  --scenario FILE       objects to create and a load schedule to play (JSON, see "
+    "docs/sim.md)\n"
     "\n"
     "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
 
@@ -49,6 +53,7 @@ bool parse_listen(std::string_view s, std::string& address, unsigned short& port
 int run_sim(int argc, char** argv) {
     sim::cluster_options options;
     std::string kubeconfig_out;
+    std::string scenario_file;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -57,10 +62,13 @@ int run_sim(int argc, char** argv) {
         }
         if (arg == "--tls") {
             options.tls = true;
-        } else if ((arg == "--listen" || arg == "--kubeconfig-out") && i + 1 < argc) {
+        } else if ((arg == "--listen" || arg == "--kubeconfig-out" || arg == "--scenario") &&
+                   i + 1 < argc) {
             const std::string_view value = argv[++i];
             if (arg == "--kubeconfig-out") {
                 kubeconfig_out = value;
+            } else if (arg == "--scenario") {
+                scenario_file = value;
             } else if (!parse_listen(value, options.address, options.port)) {
                 std::fprintf(stderr, "hpaplus sim: --listen: expected ADDR:PORT, got '%s'\n",
                              argv[i]);
@@ -74,9 +82,33 @@ int run_sim(int argc, char** argv) {
             return 2;
         }
     }
+    std::optional<sim::scenario> scenario;
+    if (!scenario_file.empty()) {
+        std::ifstream in(scenario_file, std::ios::binary);
+        if (!in) {
+            std::fprintf(stderr, "hpaplus sim: %s: cannot open the file\n", scenario_file.c_str());
+            return 2;
+        }
+        std::stringstream text;
+        text << in.rdbuf();
+        auto parsed = sim::parse_scenario(text.str());
+        if (!parsed) {
+            std::fprintf(stderr, "hpaplus sim: %s: %s\n", scenario_file.c_str(),
+                         parsed.error().text.c_str());
+            return 2;
+        }
+        scenario = std::move(*parsed);
+    }
     try {
         boost::asio::io_context io(1);
         sim::cluster cluster(io, options);
+        if (scenario) {
+            if (auto error = cluster.play(*scenario)) {
+                std::fprintf(stderr, "hpaplus sim: %s: %s\n", scenario_file.c_str(),
+                             error->c_str());
+                return 2;
+            }
+        }
         if (!kubeconfig_out.empty()) {
             std::ofstream out(kubeconfig_out, std::ios::binary | std::ios::trunc);
             out << cluster.kubeconfig();

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git curl
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev
   libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
 )

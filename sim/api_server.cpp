@@ -175,6 +175,7 @@ struct api_server::impl {
     api_server::usage_function usage; ///< resource metrics, when served
     fault_injector faults;
     std::function<void(std::chrono::milliseconds)> restart;
+    std::function<std::string()> prometheus;
 
     impl(asio::any_io_executor ex, object_store& s, api_server_options o)
         : executor(ex), store(s), options(o) {
@@ -986,6 +987,8 @@ struct api_server::impl {
             wake_watches();
             return ok(R"({"expired":true})");
         }
+        if (what == "prometheus" && r.method == "GET" && prometheus)
+            return http_response{200, "text/plain; version=0.0.4; charset=utf-8", prometheus(), {}};
         if (what == "restart" && r.method == "POST" && restart) {
             long long down = 0;
             if (auto d = r.query_param("downSeconds"))
@@ -1301,6 +1304,10 @@ fault_injector& api_server::faults() {
 
 void api_server::on_restart_request(std::function<void(std::chrono::milliseconds)> f) {
     impl_->restart = std::move(f);
+}
+
+void api_server::serve_prometheus(std::function<std::string()> text) {
+    impl_->prometheus = std::move(text);
 }
 
 void api_server::bootstrap() {

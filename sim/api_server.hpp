@@ -57,6 +57,9 @@ class api_server {
     /// again after N seconds, keeping all state.
     void on_restart_request(std::function<void(std::chrono::milliseconds down)> f);
 
+    /// Serves GET /sim/v1/prometheus from `text` (the Prometheus exposition of simulated pods).
+    void serve_prometheus(std::function<std::string()> text);
+
   private:
     struct impl;
     std::unique_ptr<impl> impl_;

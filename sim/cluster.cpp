@@ -1,6 +1,8 @@
 // sim/cluster.cpp — wiring of the simulated cluster.
 #include "sim/cluster.hpp"
 
+#include "sim/prometheus.hpp"
+
 #include <openssl/evp.h>
 
 namespace hpaplus::sim {
@@ -27,6 +29,7 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options)
     api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
     api_->bootstrap();
     workload_ = std::make_unique<workload_model>(io.get_executor(), store_, options.workload);
+    api_->serve_prometheus([this] { return prometheus_text(store_, *workload_); });
     api_->serve_resource_metrics(
         [this](const stored_object& pod) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
             const auto u = workload_->usage_of(pod);
@@ -41,6 +44,7 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options)
         [this](net::http_request& r, net::http_responder& out) { return api_->handle(r, out); });
     http_options_.port = http_->port(); // a restart comes back on the same port
     restart_timer_ = std::make_unique<boost::asio::steady_timer>(io);
+    load_timer_ = std::make_unique<boost::asio::steady_timer>(io);
     api_->on_restart_request([this](std::chrono::milliseconds down) { restart(down); });
 }
 
@@ -68,6 +72,59 @@ void cluster::restart(std::chrono::milliseconds down) {
 
 cluster::~cluster() = default;
 
+std::optional<std::string> cluster::play(const scenario& s) {
+    for (std::size_t i = 0; i < s.objects.size(); ++i) {
+        json_doc doc;
+        doc.Parse(s.objects[i].c_str());
+        const std::string api_version = string_at(doc, "apiVersion");
+        const std::string kind = string_at(doc, "kind");
+        collection* target = nullptr;
+        for (collection* c : store_.collections())
+            if (c->type.group_version() == api_version && c->type.kind == kind) target = c;
+        const std::string where = "objects[" + std::to_string(i) + "]";
+        if (!target)
+            return where + ": the simulated cluster does not serve " + api_version + " " + kind;
+        std::string ns = string_at(doc, "metadata.namespace");
+        if (ns.empty()) ns = "default";
+        auto created = store_.create(*target, ns, std::move(doc));
+        if (!created) return where + ": " + created.error().message;
+    }
+    // Each load step sets the Deployment's load at its time (relative to now).
+    load_ = s.load;
+    load_next_ = 0;
+    load_start_ = std::chrono::steady_clock::now();
+    schedule_load();
+    return std::nullopt;
+}
+
+void cluster::schedule_load() {
+    if (stopped_ || load_next_ >= load_.size()) return;
+    load_timer_->expires_at(load_start_ + load_[load_next_].at);
+    load_timer_->async_wait([this](const boost::system::error_code& ec) {
+        if (ec || stopped_) return;
+        const load_step& step = load_[load_next_++];
+        collection* deployments = store_.find("apps", "v1", "deployments");
+        if (object_ptr d = deployments ? store_.get(*deployments, step.namespace_, step.deployment)
+                                       : nullptr) {
+            json_doc doc = clone(d->doc);
+            auto& a = doc.GetAllocator();
+            json* annotations = const_cast<json*>(find_path(doc, "metadata.annotations"));
+            if (!annotations || !annotations->IsObject()) {
+                set_path(doc, "metadata.annotations", json(rapidjson::kObjectType), a);
+                annotations = const_cast<json*>(find_path(doc, "metadata.annotations"));
+            }
+            auto it = annotations->FindMember("sim.hpaplus.io/cpu-load");
+            if (it != annotations->MemberEnd())
+                it->value.SetString(step.cpu.c_str(), a);
+            else
+                annotations->AddMember("sim.hpaplus.io/cpu-load", json(step.cpu.c_str(), a), a);
+            (void)store_.update(*deployments, step.namespace_, step.deployment, std::move(doc),
+                                write_mode::internal);
+        }
+        schedule_load();
+    });
+}
+
 void cluster::start() {
     http_->start();
     workload_->start();
@@ -76,6 +133,7 @@ void cluster::start() {
 void cluster::stop() {
     stopped_ = true;
     restart_timer_->cancel();
+    load_timer_->cancel();
     workload_->stop();
     api_->stop();
     if (http_) http_->stop();

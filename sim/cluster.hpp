@@ -5,6 +5,7 @@
 #include "net/http_server.hpp"
 #include "net/tls.hpp"
 #include "sim/api_server.hpp"
+#include "sim/scenario.hpp"
 #include "sim/store.hpp"
 #include "sim/workload.hpp"
 
@@ -40,6 +41,10 @@ class cluster {
     std::string url() const;
     /// The CA that signed the serving certificate (TLS only).
     const std::optional<net::tls_material>& tls() const { return tls_; }
+    /// Creates the scenario's objects now and plays its load schedule from now on.
+    /// Returns an error naming the object that could not be created.
+    std::optional<std::string> play(const scenario& s);
+
     /// A kubeconfig (YAML) with one context pointing at this cluster.
     std::string kubeconfig() const;
 
@@ -58,6 +63,11 @@ class cluster {
     boost::asio::io_context& io_;
     std::unique_ptr<boost::asio::steady_timer> restart_timer_;
     bool stopped_ = false;
+    std::unique_ptr<boost::asio::steady_timer> load_timer_;
+    std::vector<load_step> load_;
+    std::size_t load_next_ = 0;
+    std::chrono::steady_clock::time_point load_start_;
+    void schedule_load();
 };
 
 } // namespace hpaplus::sim

@@ -6,6 +6,7 @@
 #include "sim/pod_state.hpp"
 
 #include <chrono>
+#include <set>
 
 namespace hpaplus::sim {
 namespace {
@@ -76,6 +77,35 @@ std::optional<std::string> pod_metric(object_store& store, const stored_object& 
 }
 
 } // namespace
+
+std::vector<std::pair<std::string, double>> pod_custom_metrics(object_store& store,
+                                                               const stored_object& pod) {
+    std::set<std::string> names;
+    auto collect = [&](const json& obj, const std::string& prefix) {
+        const json* annotations = find_path(obj, "metadata.annotations");
+        if (!annotations || !annotations->IsObject()) return;
+        for (const auto& m : annotations->GetObject()) {
+            const std::string key = m.name.GetString();
+            if (key.rfind(prefix, 0) == 0) names.insert(key.substr(prefix.size()));
+        }
+    };
+    collect(pod.doc, "sim.hpaplus.io/metric.");
+    const std::string owner = deployment_owner_uid(pod);
+    if (collection* deployments = store.find("apps", "v1", "deployments");
+        deployments && !owner.empty()) {
+        for (const auto& [k, d] : deployments->objects)
+            if (string_at(d->doc, "metadata.uid") == owner)
+                collect(d->doc, "sim.hpaplus.io/pods-metric.");
+    }
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& name : names) {
+        const auto value = pod_metric(store, pod, name);
+        const auto q = value ? core::quantity::parse(*value)
+                             : boost::system::result<core::quantity>(core::quantity_errc::empty);
+        if (q) out.emplace_back(name, q->as_double());
+    }
+    return out;
+}
 
 metrics_answer custom_metrics(object_store& store, const std::vector<std::string>& parts,
                               const core::label_selector& selector) {

@@ -21,6 +21,11 @@ struct metrics_answer {
     std::string body; ///< a MetricValueList / ExternalMetricValueList, or a Status
 };
 
+/// Every custom Pods metric a pod has now (name → value), from its own annotations and its
+/// Deployment's `sim.hpaplus.io/pods-metric.NAME`.
+std::vector<std::pair<std::string, double>> pod_custom_metrics(object_store& store,
+                                                               const stored_object& pod);
+
 /// `parts` is the path after `/apis/custom.metrics.k8s.io/v1beta2/`.
 metrics_answer custom_metrics(object_store& store, const std::vector<std::string>& parts,
                               const core::label_selector& selector);

@@ -64,6 +64,8 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
     workload_options options;
     std::map<std::string, clock::time_point> first_seen; ///< pod uid → when the model first saw it
     std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
+    std::map<std::string, double> cpu_seconds;           ///< pod uid → CPU seconds used so far
+    clock::time_point last_tick = clock::now();
     std::unique_ptr<asio::steady_timer> timer;
     bool stopped = false;
     std::uint32_t next_ip = 10;
@@ -90,11 +92,21 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             all_pods.push_back(p);
         for (const auto& p : all_pods)
             advance_pod(*pods, p);
+        // Integrate usage into per-pod CPU-seconds counters.
+        const auto now = clock::now();
+        const double dt = std::chrono::duration<double>(now - last_tick).count();
+        last_tick = now;
+        for (const auto& p : all_pods) {
+            if (const auto u = usage_of(*p))
+                cpu_seconds[string_at(p->doc, "metadata.uid")] +=
+                    static_cast<double>(u->cpu_milli) / 1000.0 * dt;
+        }
         // forget pods that are gone
         for (auto it = first_seen.begin(); it != first_seen.end();) {
             bool alive = false;
             for (const auto& p : all_pods)
                 if (string_at(p->doc, "metadata.uid") == it->first) alive = true;
+            if (!alive) cpu_seconds.erase(it->first);
             it = alive ? std::next(it) : first_seen.erase(it);
         }
     }
@@ -541,6 +553,11 @@ void workload_model::tick() {
 
 std::optional<pod_usage> workload_model::usage_of(const stored_object& pod) const {
     return impl_->usage_of(pod);
+}
+
+double workload_model::cpu_seconds_of(const stored_object& pod) const {
+    const auto it = impl_->cpu_seconds.find(string_at(pod.doc, "metadata.uid"));
+    return it == impl_->cpu_seconds.end() ? 0.0 : it->second;
 }
 
 } // namespace hpaplus::sim

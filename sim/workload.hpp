@@ -52,6 +52,9 @@ class workload_model {
     /// What a running pod uses now; nullopt for pods that are not running (no metrics yet).
     std::optional<pod_usage> usage_of(const stored_object& pod) const;
 
+    /// CPU seconds the pod has used since the model first saw it running (a Prometheus counter).
+    double cpu_seconds_of(const stored_object& pod) const;
+
   private:
     struct impl;
     std::shared_ptr<impl> impl_;

@@ -165,6 +165,52 @@ TEST_P(KubectlOnSim, CustomAndExternalMetricsApis) {
     EXPECT_NE(missing.output.find("NotFound"), std::string::npos) << missing.output;
 }
 
+TEST(SimScenario, PlaysObjectsAndLoad) {
+    test::temp_dir dir;
+    test::child_process sim({HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig",
+                             "--scenario",
+                             std::string(HPAPLUS_SOURCE_DIR) + "/examples/sim/web-load.json"});
+    const std::string line = sim.wait_for_line("listening on", 20s);
+    ASSERT_FALSE(line.empty());
+    const std::string url = line.substr(line.find("http"));
+    auto kubectl = [&](const std::string& args) {
+        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
+                                 dir.path() + "/cache " + args);
+    };
+    EXPECT_EQ(kubectl("rollout status deployment/web --timeout=30s").exit_code, 0);
+    // the first load step (1.6 CPU at 1 s) spreads over the two pods
+    bool seen = false;
+    for (int i = 0; i < 50 && !seen; ++i) {
+        seen = kubectl("top pods").output.find("800m") != std::string::npos;
+        if (!seen) std::this_thread::sleep_for(200ms);
+    }
+    EXPECT_TRUE(seen) << kubectl("top pods").output;
+    const auto scrape = test::run_command("curl -s " + url + "/sim/v1/prometheus");
+    EXPECT_NE(scrape.output.find("# TYPE sim_pod_cpu_seconds_total counter"), std::string::npos)
+        << scrape.output;
+    EXPECT_NE(scrape.output.find("sim_pod_cpu_usage_cores{namespace=\"default\",pod=\"web-"),
+              std::string::npos)
+        << scrape.output;
+}
+
+TEST(SimScenario, BadScenarioIsExitTwo) {
+    test::temp_dir dir;
+    std::ofstream(dir.path() + "/bad.json")
+        << R"({"load":[{"at":1,"deployment":"web","cpu":"lots"}]})";
+    const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " sim --scenario " + dir.path() +
+                                     "/bad.json");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("load[0].cpu"), std::string::npos) << r.output;
+    std::ofstream(dir.path() + "/unknown.json")
+        << R"({"objects":[{"apiVersion":"v9","kind":"Gizmo","metadata":{"name":"g"}}]})";
+    const auto u = test::run_command(std::string(HPAPLUS_BINARY) + " sim --scenario " + dir.path() +
+                                     "/unknown.json");
+    EXPECT_EQ(u.exit_code, 2);
+    EXPECT_NE(u.output.find("objects[0]"), std::string::npos) << u.output;
+    EXPECT_EQ(test::run_command(std::string(HPAPLUS_BINARY) + " sim --listen nonsense").exit_code,
+              2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Transport, KubectlOnSim, ::testing::Values(false, true),
                          [](const auto& info) {
                              return info.param ? std::string("Https") : std::string("Http");
