@@ -1,6 +1,7 @@
 // Integration tests: the simulated API server over real HTTP on 127.0.0.1:0, checked against the
 // wire contract in shared/reference/kubernetes-wire.md (Status shapes, resourceVersion semantics,
 // subresources, patches, list/watch, discovery, tables).
+#include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -15,20 +16,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-rapidjson::Document parse(const std::string& text) {
-    rapidjson::Document d;
-    d.Parse(text.c_str());
-    return d;
-}
-
-std::string str(const rapidjson::Value& root, const char* pointer) {
-    const rapidjson::Value* v = rapidjson::Pointer(pointer).Get(root);
-    if (!v) return "<missing>";
-    if (v->IsString()) return v->GetString();
-    if (v->IsInt64()) return std::to_string(v->GetInt64());
-    if (v->IsBool()) return v->GetBool() ? "true" : "false";
-    return "<other>";
-}
+using test::parse;
+using test::str;
 
 const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
 const std::string deployment_json =

@@ -1,6 +1,7 @@
 // Integration tests: the simulated cluster's custom/external metrics APIs and its fault injection
 // (error rates, latency, 429 with Retry-After, dropped watches, forced 410s, restart with state
 // kept).
+#include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -14,19 +15,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-rapidjson::Document parse(const std::string& text) {
-    rapidjson::Document d;
-    d.Parse(text.c_str());
-    return d;
-}
-
-std::string str(const rapidjson::Value& root, const char* pointer) {
-    const rapidjson::Value* v = rapidjson::Pointer(pointer).Get(root);
-    if (!v) return "<missing>";
-    if (v->IsString()) return v->GetString();
-    if (v->IsInt64()) return std::to_string(v->GetInt64());
-    return "<other>";
-}
+using test::parse;
+using test::str;
 
 const std::string configmaps = "/api/v1/namespaces/default/configmaps";
 

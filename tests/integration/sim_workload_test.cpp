@@ -1,5 +1,6 @@
 // Integration tests: the simulated workload model (deployment controller, pod lifecycle, resource
 // metrics) observed through the API, with a deadline on every wait.
+#include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -11,19 +12,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-rapidjson::Document parse(const std::string& text) {
-    rapidjson::Document d;
-    d.Parse(text.c_str());
-    return d;
-}
-
-std::string str(const rapidjson::Value& root, const char* pointer) {
-    const rapidjson::Value* v = rapidjson::Pointer(pointer).Get(root);
-    if (!v) return "<missing>";
-    if (v->IsString()) return v->GetString();
-    if (v->IsInt64()) return std::to_string(v->GetInt64());
-    return "<other>";
-}
+using test::parse;
+using test::str;
 
 const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
 const std::string pods = "/api/v1/namespaces/default/pods";
