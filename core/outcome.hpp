@@ -25,4 +25,9 @@ struct error_message {
 
 template <class T> using outcome = boost::system::result<T, error_message>;
 
+/// A successful outcome, spelled out (needed where T is constructible from a string too).
+template <class T> outcome<T> success(T value) {
+    return outcome<T>(boost::system::in_place_value, std::move(value));
+}
+
 } // namespace hpaplus::core

@@ -425,7 +425,7 @@ core::outcome<std::string> protobuf_to_json(std::string_view body) {
     doc.AddMember("kind", json(kind_name.c_str(), a), a);
     if (!decode(raw, *schema->second, doc, a))
         return core::error_message("the protobuf body of " + kind_name + " is malformed");
-    return core::outcome<std::string>(boost::system::in_place_value, to_string(doc));
+    return core::success(to_string(doc));
 }
 
 } // namespace hpaplus::sim

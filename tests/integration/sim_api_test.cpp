@@ -3,6 +3,7 @@
 // subresources, patches, list/watch, discovery, tables).
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
+#include "kube/config.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -387,7 +388,12 @@ TEST(SimApiTls, ServesHttpsWithItsOwnCa) {
     const auto r = sim.get("/api/v1/namespaces");
     EXPECT_EQ(r.status, 200);
     EXPECT_EQ(parse(r.body)["items"].Size(), 3u);
-    EXPECT_NE(sim.cluster().kubeconfig().find("certificate-authority-data:"), std::string::npos);
+    // the client's kubeconfig reader understands what the simulated cluster writes
+    const auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "");
+    ASSERT_TRUE(config) << config.error().text;
+    EXPECT_EQ(config->server, sim.url());
+    EXPECT_EQ(config->ca_pem, sim.cluster().tls()->ca_cert_pem);
+    EXPECT_EQ(config->token, "hpaplus-sim");
 }
 
 } // namespace
