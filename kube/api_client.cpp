@@ -1,0 +1,341 @@
+// kube/api_client.cpp — the HTTP(S) transport to the API server.
+#include "kube/api_client.hpp"
+
+#include "kube/json_decoder.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <random>
+#include <variant>
+#include <vector>
+
+namespace hpaplus::kube {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+namespace {
+
+class api_error_category final : public boost::system::error_category {
+  public:
+    const char* name() const noexcept override { return "kube-api"; }
+    std::string message(int ev) const override {
+        switch (static_cast<errc>(ev)) {
+        case errc::timeout:
+            return "the request timed out";
+        case errc::connection_failed:
+            return "cannot connect to the API server";
+        case errc::bad_request:
+            return "bad request";
+        case errc::unauthorized:
+            return "unauthorized";
+        case errc::forbidden:
+            return "forbidden";
+        case errc::not_found:
+            return "not found";
+        case errc::conflict:
+            return "conflict: the object has been modified";
+        case errc::already_exists:
+            return "already exists";
+        case errc::gone:
+            return "gone: the resource version is too old";
+        case errc::invalid:
+            return "invalid";
+        case errc::too_many_requests:
+            return "too many requests";
+        case errc::server_error:
+            return "server error";
+        case errc::unsupported_media_type:
+            return "unsupported media type";
+        case errc::other:
+            return "unexpected response";
+        }
+        return "unknown";
+    }
+};
+
+using plain_stream = beast::tcp_stream;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+using connection = std::variant<std::unique_ptr<plain_stream>, std::unique_ptr<tls_stream>>;
+
+// Writes the request and reads the whole response (a plain coroutine: no coroutine lambdas,
+// which GCC 12 miscompiles).
+template <class Stream>
+asio::awaitable<beast::error_code> write_read(Stream& stream, http::request<http::string_body>& req,
+                                              beast::flat_buffer& buffer,
+                                              http::response_parser<http::string_body>& parser) {
+    auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
+    if (wec) co_return wec;
+    auto [rec, read] = co_await http::async_read(stream, buffer, parser, use_tuple);
+    co_return rec;
+}
+
+beast::tcp_stream& lowest(connection& c) {
+    return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(*s); }, c);
+}
+
+} // namespace
+
+const boost::system::error_category& api_category() noexcept {
+    static const api_error_category category;
+    return category;
+}
+
+boost::system::error_code make_error_code(errc e) noexcept {
+    return {static_cast<int>(e), api_category()};
+}
+
+errc classify(int status, const std::string& reason) {
+    switch (status) {
+    case 400:
+        return errc::bad_request;
+    case 401:
+        return errc::unauthorized;
+    case 403:
+        return errc::forbidden;
+    case 404:
+        return errc::not_found;
+    case 409:
+        return reason == "AlreadyExists" ? errc::already_exists : errc::conflict;
+    case 410:
+        return errc::gone;
+    case 415:
+        return errc::unsupported_media_type;
+    case 422:
+        return errc::invalid;
+    case 429:
+        return errc::too_many_requests;
+    case 504:
+        return errc::timeout;
+    default:
+        return status >= 500 ? errc::server_error : errc::other;
+    }
+}
+
+struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
+    asio::any_io_executor executor;
+    cluster_config config;
+    client_options options;
+    std::optional<asio::ssl::context> ssl;
+    std::vector<connection> idle;
+    double tokens;
+    std::chrono::steady_clock::time_point refilled = std::chrono::steady_clock::now();
+    std::mt19937_64 rng{std::random_device{}()};
+    std::uint64_t attempts = 0;
+
+    impl(asio::any_io_executor ex, cluster_config c, client_options o)
+        : executor(ex), config(std::move(c)), options(o), tokens(o.burst) {
+        if (config.scheme != "https") return;
+        ssl.emplace(asio::ssl::context::tls_client);
+        if (config.insecure_skip_tls_verify) {
+            ssl->set_verify_mode(asio::ssl::verify_none);
+        } else {
+            ssl->set_verify_mode(asio::ssl::verify_peer);
+            if (config.ca_pem.empty())
+                ssl->set_default_verify_paths();
+            else
+                ssl->add_certificate_authority(asio::buffer(config.ca_pem));
+        }
+        if (!config.client_cert_pem.empty()) {
+            ssl->use_certificate_chain(asio::buffer(config.client_cert_pem));
+            ssl->use_private_key(asio::buffer(config.client_key_pem), asio::ssl::context::pem);
+        }
+    }
+
+    // Token bucket: waits until a request may go.
+    asio::awaitable<void> take_token() {
+        for (;;) {
+            const auto now = std::chrono::steady_clock::now();
+            tokens = std::min<double>(
+                options.burst,
+                tokens + std::chrono::duration<double>(now - refilled).count() * options.qps);
+            refilled = now;
+            if (tokens >= 1.0) {
+                tokens -= 1.0;
+                co_return;
+            }
+            asio::steady_timer t(executor,
+                                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>((1.0 - tokens) / options.qps)));
+            co_await t.async_wait(use_tuple);
+        }
+    }
+
+    asio::awaitable<boost::system::result<connection>> connect() {
+        tcp::resolver resolver(executor);
+        auto [rec, endpoints] =
+            co_await resolver.async_resolve(config.host, config.port, use_tuple);
+        if (rec) co_return make_error_code(errc::connection_failed);
+        auto stream = std::make_unique<plain_stream>(executor);
+        stream->expires_after(options.connect_timeout);
+        auto [cec, ep] = co_await stream->async_connect(endpoints, use_tuple);
+        if (cec)
+            co_return make_error_code(cec == beast::error::timeout ? errc::timeout
+                                                                   : errc::connection_failed);
+        if (!ssl) co_return connection(std::move(stream));
+        auto tls = std::make_unique<tls_stream>(std::move(*stream), *ssl);
+        const std::string name =
+            config.tls_server_name.empty() ? config.host : config.tls_server_name;
+        SSL_set_tlsext_host_name(tls->native_handle(), name.c_str());
+        if (!config.insecure_skip_tls_verify)
+            tls->set_verify_callback(asio::ssl::host_name_verification(name));
+        auto [hec] = co_await tls->async_handshake(asio::ssl::stream_base::client, use_tuple);
+        if (hec) co_return make_error_code(errc::connection_failed);
+        co_return connection(std::move(tls));
+    }
+
+    // One attempt on one connection. Returns the transport error, if any.
+    asio::awaitable<boost::system::error_code> exchange(connection& conn, const api_request& r,
+                                                        api_response& out, bool& reusable) {
+        http::request<http::string_body> req{http::string_to_verb(r.method), r.target, 11};
+        req.set(http::field::host, config.host);
+        req.set(http::field::user_agent, "hpaplus");
+        req.set(http::field::accept, "application/json");
+        if (const std::string token = current_token(config); !token.empty())
+            req.set(http::field::authorization, "Bearer " + token);
+        if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+            req.set(http::field::content_type, r.content_type);
+            req.body() = r.body;
+        }
+        req.keep_alive(true);
+        req.prepare_payload();
+        lowest(conn).expires_after(options.request_timeout);
+        beast::flat_buffer buffer;
+        http::response_parser<http::string_body> parser;
+        parser.body_limit(options.max_body_bytes);
+        beast::error_code ec;
+        if (auto* plain = std::get_if<std::unique_ptr<plain_stream>>(&conn)) {
+            ec = co_await write_read(**plain, req, buffer, parser);
+        } else {
+            ec = co_await write_read(*std::get<std::unique_ptr<tls_stream>>(conn), req, buffer,
+                                     parser);
+        }
+        if (ec) co_return ec;
+        auto res = parser.release();
+        out.http_status = static_cast<int>(res.result_int());
+        out.body = std::move(res.body());
+        reusable = res.keep_alive();
+        if (const auto ra = res.find(http::field::retry_after); ra != res.end()) {
+            try {
+                out.status.retry_after_seconds = std::stoi(std::string(ra->value()));
+            } catch (...) {
+            }
+        }
+        co_return beast::error_code{};
+    }
+
+    void decode_status(api_response& out) {
+        out.status.code = out.http_status;
+        rapidjson::Document doc;
+        if (!parse_json(doc, out.body, "") && doc.IsObject()) {
+            json_decoder d;
+            const json_node root{&doc, ""};
+            out.status.reason = d.opt_string(root["reason"]).value_or("");
+            out.status.message = d.opt_string(root["message"]).value_or("");
+            if (auto ra = d.opt_int(root["details"]["retryAfterSeconds"], 0, 86400))
+                out.status.retry_after_seconds = static_cast<int>(*ra);
+        }
+        if (out.status.message.empty())
+            out.status.message = "HTTP " + std::to_string(out.http_status);
+        out.ec = make_error_code(classify(out.http_status, out.status.reason));
+    }
+
+    std::chrono::milliseconds backoff(int attempt) {
+        const auto base = options.backoff_base.count() << std::min(attempt, 6);
+        std::uniform_int_distribution<long long> jitter(0, base / 2);
+        return std::chrono::milliseconds(base + jitter(rng));
+    }
+
+    asio::awaitable<api_response> send(api_request r) {
+        auto self = shared_from_this();
+        const bool idempotent = r.method == "GET" || r.method == "HEAD";
+        api_response out;
+        for (int attempt = 0;; ++attempt) {
+            co_await take_token();
+            ++attempts;
+            out = api_response{};
+            connection conn;
+            bool from_pool = !idle.empty();
+            if (from_pool) {
+                conn = std::move(idle.back());
+                idle.pop_back();
+            } else {
+                auto fresh = co_await connect();
+                if (!fresh) {
+                    out.ec = fresh.error();
+                    out.status.message = out.ec.message() + " (" + config.server + ")";
+                    if (attempt < options.max_retries) {
+                        asio::steady_timer t(executor, backoff(attempt));
+                        co_await t.async_wait(use_tuple);
+                        continue;
+                    }
+                    co_return out;
+                }
+                conn = std::move(*fresh);
+            }
+            bool reusable = false;
+            const auto ec = co_await exchange(conn, r, out, reusable);
+            if (ec) {
+                // A pooled connection the server closed meanwhile: try again on a new one at once.
+                if (from_pool && attempt <= options.max_retries) continue;
+                out.ec = make_error_code(ec == beast::error::timeout ? errc::timeout
+                                                                     : errc::connection_failed);
+                out.status.message = out.ec.message() + ": " + ec.message();
+                if ((idempotent || out.ec == errc::connection_failed) &&
+                    attempt < options.max_retries && ec != beast::error::timeout) {
+                    asio::steady_timer t(executor, backoff(attempt));
+                    co_await t.async_wait(use_tuple);
+                    continue;
+                }
+                co_return out;
+            }
+            if (reusable && idle.size() < options.max_idle_connections)
+                idle.push_back(std::move(conn));
+            if (out.http_status >= 200 && out.http_status < 300) co_return out;
+            decode_status(out);
+            const bool throttled = out.http_status == 429;
+            const bool retry_5xx = idempotent && out.http_status >= 500 && out.http_status != 501;
+            if ((throttled || retry_5xx) && attempt < options.max_retries) {
+                auto wait = backoff(attempt);
+                if (out.status.retry_after_seconds)
+                    wait =
+                        std::min(options.max_retry_after,
+                                 std::chrono::milliseconds(*out.status.retry_after_seconds * 1000));
+                asio::steady_timer t(executor, wait);
+                co_await t.async_wait(use_tuple);
+                continue;
+            }
+            co_return out;
+        }
+    }
+};
+
+api_client::api_client(asio::any_io_executor executor, cluster_config config,
+                       client_options options)
+    : impl_(std::make_shared<impl>(executor, std::move(config), options)) {}
+
+api_client::~api_client() = default;
+
+asio::awaitable<api_response> api_client::send(api_request request) {
+    return impl_->send(std::move(request));
+}
+
+void api_client::close() {
+    impl_->idle.clear();
+}
+
+std::uint64_t api_client::attempts() const {
+    return impl_->attempts;
+}
+
+} // namespace hpaplus::kube

@@ -1,0 +1,107 @@
+// kube/api_client.hpp — requests to the Kubernetes API server over HTTP or HTTPS: a keep-alive
+// connection pool, certificate verification, bearer tokens and client certificates, per-request
+// timeouts, a client-side rate limit (QPS/burst), 429 Retry-After and retries with jittered
+// backoff for idempotent requests, and Status bodies decoded into error codes.
+#pragma once
+
+#include "kube/config.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace hpaplus::kube {
+
+/// The outcomes a caller handles (everything else is `other`).
+enum class errc {
+    timeout = 1,
+    connection_failed,
+    bad_request,            ///< 400
+    unauthorized,           ///< 401
+    forbidden,              ///< 403
+    not_found,              ///< 404
+    conflict,               ///< 409 reason Conflict
+    already_exists,         ///< 409 reason AlreadyExists
+    gone,                   ///< 410 (Expired / Gone)
+    invalid,                ///< 422
+    too_many_requests,      ///< 429 (after the retries)
+    server_error,           ///< 5xx
+    unsupported_media_type, ///< 415
+    other,
+};
+const boost::system::error_category& api_category() noexcept;
+boost::system::error_code make_error_code(errc e) noexcept;
+
+/// The API server's side of a failure (decoded `Status`), kept for logs and conditions.
+struct api_status {
+    int code = 0;
+    std::string reason;
+    std::string message;
+    std::optional<int> retry_after_seconds;
+};
+
+struct api_request {
+    std::string method = "GET";
+    std::string target; ///< path and query, e.g. /api/v1/namespaces/default/pods?limit=500
+    std::string body;
+    std::string content_type = "application/json";
+};
+
+struct api_response {
+    boost::system::error_code ec; ///< empty on 2xx
+    int http_status = 0;
+    std::string body;
+    api_status status; ///< filled when ec is set by the server
+    explicit operator bool() const noexcept { return !ec; }
+};
+
+struct client_options {
+    std::chrono::milliseconds request_timeout{30000};
+    std::chrono::milliseconds connect_timeout{10000};
+    double qps = 50;     ///< sustained requests per second (client-side limit)
+    int burst = 100;     ///< bucket size
+    int max_retries = 3; ///< for connection failures, 5xx on GET, and 429
+    std::chrono::milliseconds backoff_base{200};
+    std::chrono::milliseconds max_retry_after{10000};
+    std::size_t max_idle_connections = 16;
+    std::size_t max_body_bytes = 256u << 20;
+};
+
+class api_client {
+  public:
+    /// Throws std::runtime_error when the TLS material is unusable (a start-up error).
+    api_client(boost::asio::any_io_executor executor, cluster_config config,
+               client_options options = {});
+    ~api_client();
+    api_client(const api_client&) = delete;
+    api_client& operator=(const api_client&) = delete;
+
+    /// One request with rate limiting, retries and Status decoding.
+    /// Runs on: the client's executor. Cancellation: none beyond the request timeout.
+    /// Errors: every errc; `status` says what the server said.
+    boost::asio::awaitable<api_response> send(api_request request);
+
+    /// Closes idle connections.
+    void close();
+
+    /// Requests sent to the server (every attempt), for metrics and tests.
+    std::uint64_t attempts() const;
+
+  private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+/// Maps an HTTP status and the Status reason to an error code.
+errc classify(int http_status, const std::string& reason);
+
+} // namespace hpaplus::kube
+
+namespace boost::system {
+template <> struct is_error_code_enum<hpaplus::kube::errc> : std::true_type {};
+} // namespace boost::system
