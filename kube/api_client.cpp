@@ -12,6 +12,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <random>
 #include <variant>
 #include <vector>
@@ -319,6 +322,134 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         }
     }
 };
+
+namespace {
+
+// Reads a chunked watch body incrementally and hands out complete lines.
+template <class Stream>
+asio::awaitable<beast::error_code> stream_lines(
+    Stream& stream, beast::flat_buffer& buffer, http::response_parser<http::string_body>& parser,
+    std::chrono::milliseconds idle_timeout, const std::function<bool(std::string_view)>& on_line) {
+    std::string pending;
+    while (!parser.is_done()) {
+        beast::get_lowest_layer(stream).expires_after(idle_timeout);
+        auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, use_tuple);
+        if (ec) co_return ec;
+        pending += parser.get().body();
+        parser.get().body().clear();
+        std::size_t start = 0, nl;
+        while ((nl = pending.find('\n', start)) != std::string::npos) {
+            if (nl > start && !on_line(std::string_view(pending).substr(start, nl - start)))
+                co_return beast::error_code{};
+            start = nl + 1;
+        }
+        pending.erase(0, start);
+    }
+    if (!pending.empty()) on_line(pending);
+    co_return beast::error_code{};
+}
+
+template <class Stream>
+asio::awaitable<beast::error_code>
+write_and_read_header(Stream& stream, http::request<http::string_body>& req,
+                      beast::flat_buffer& buffer,
+                      http::response_parser<http::string_body>& parser) {
+    auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
+    if (wec) co_return wec;
+    auto [rec, read] = co_await http::async_read_header(stream, buffer, parser, use_tuple);
+    co_return rec;
+}
+
+template <class Stream>
+asio::awaitable<void> read_rest(Stream& stream, beast::flat_buffer& buffer,
+                                http::response_parser<http::string_body>& parser) {
+    auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
+    (void)ec;
+}
+
+} // namespace
+
+asio::awaitable<api_response> api_client::watch(std::string target, event_handler on_event,
+                                                std::chrono::milliseconds idle_timeout) {
+    auto self = impl_;
+    api_response out;
+    co_await self->take_token();
+    ++self->attempts;
+    auto conn = co_await self->connect();
+    if (!conn) {
+        out.ec = conn.error();
+        out.status.message = out.ec.message() + " (" + self->config.server + ")";
+        co_return out;
+    }
+    http::request<http::string_body> req{http::verb::get, target, 11};
+    req.set(http::field::host, self->config.host);
+    req.set(http::field::user_agent, "hpaplus");
+    req.set(http::field::accept, "application/json");
+    if (const std::string token = current_token(self->config); !token.empty())
+        req.set(http::field::authorization, "Bearer " + token);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(boost::none); // a watch may run for hours
+    lowest(*conn).expires_after(self->options.request_timeout);
+    beast::error_code ec;
+    auto* plain = std::get_if<std::unique_ptr<plain_stream>>(&*conn);
+    tls_stream* tls = plain ? nullptr : std::get<std::unique_ptr<tls_stream>>(*conn).get();
+    if (plain)
+        ec = co_await write_and_read_header(**plain, req, buffer, parser);
+    else
+        ec = co_await write_and_read_header(*tls, req, buffer, parser);
+    if (ec) {
+        out.ec =
+            make_error_code(ec == beast::error::timeout ? errc::timeout : errc::connection_failed);
+        out.status.message = out.ec.message() + ": " + ec.message();
+        co_return out;
+    }
+    out.http_status = static_cast<int>(parser.get().result_int());
+    if (out.http_status != 200) { // a refused watch (HTTP 410, 403, ...) carries a Status
+        if (plain)
+            co_await read_rest(**plain, buffer, parser);
+        else
+            co_await read_rest(*tls, buffer, parser);
+        out.body = parser.get().body();
+        self->decode_status(out);
+        co_return out;
+    }
+    bool gone = false;
+    std::string gone_message;
+    const std::function<bool(std::string_view)> on_line = [&](std::string_view line) {
+        rapidjson::Document doc;
+        doc.Parse(line.data(), line.size());
+        if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("type") ||
+            !doc["type"].IsString() || !doc.HasMember("object"))
+            return true; // a garbled line is skipped; the next relist repairs any gap
+        const std::string_view type(doc["type"].GetString(), doc["type"].GetStringLength());
+        const rapidjson::Value& object = doc["object"];
+        if (type == "ERROR" && object.IsObject() && object.HasMember("code") &&
+            object["code"].IsInt() && object["code"].GetInt() == 410) {
+            gone = true;
+            if (object.HasMember("message") && object["message"].IsString())
+                gone_message = object["message"].GetString();
+            return false;
+        }
+        rapidjson::StringBuffer text;
+        rapidjson::Writer<rapidjson::StringBuffer> writer(text);
+        object.Accept(writer);
+        return on_event(type, std::string_view(text.GetString(), text.GetSize()));
+    };
+    if (plain)
+        ec = co_await stream_lines(**plain, buffer, parser, idle_timeout, on_line);
+    else
+        ec = co_await stream_lines(*tls, buffer, parser, idle_timeout, on_line);
+    if (gone) {
+        out.ec = make_error_code(errc::gone);
+        out.status = {410, "Expired", gone_message, std::nullopt};
+    } else if (ec && ec != http::error::end_of_stream) {
+        out.ec =
+            make_error_code(ec == beast::error::timeout ? errc::timeout : errc::connection_failed);
+        out.status.message = "the watch stream ended: " + ec.message();
+    }
+    co_return out;
+}
 
 api_client::api_client(asio::any_io_executor executor, cluster_config config,
                        client_options options)

@@ -11,9 +11,11 @@
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hpaplus::kube {
 
@@ -85,6 +87,17 @@ class api_client {
     /// Runs on: the client's executor. Cancellation: none beyond the request timeout.
     /// Errors: every errc; `status` says what the server said.
     boost::asio::awaitable<api_response> send(api_request request);
+
+    /// One watch stream on its own connection: calls `on_event(type, object_json)` for every event
+    /// (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) until the server ends the stream, the handler
+    /// returns false, nothing arrives for `idle_timeout`, or the connection fails. An ERROR event
+    /// with code 410 ends it with errc::gone (as does an HTTP 410).
+    /// Runs on: the client's executor. Cancellation: none; bounded by `idle_timeout`.
+    /// Errors: errc::gone, timeout, connection_failed, and the Status-derived codes.
+    using event_handler = std::function<bool(std::string_view type, std::string_view object_json)>;
+    boost::asio::awaitable<api_response>
+    watch(std::string target, event_handler on_event,
+          std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(60000));
 
     /// Closes idle connections.
     void close();

@@ -9,6 +9,8 @@
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
+#include <future>
+
 namespace hpaplus {
 namespace {
 
@@ -131,6 +133,86 @@ TEST_P(ApiClient, TimesOut) {
     }); // the simulator is single-threaded
     EXPECT_EQ(run(client, io, {"GET", "/api/v1/namespaces/default", "", "application/json"}).ec,
               errc::timeout);
+}
+
+// Runs one watch to completion (10 s at most), recording "TYPE name" per event.
+kube::api_response watch(kube::api_client& client, boost::asio::io_context& io,
+                         const std::string& target, std::vector<std::string>& events,
+                         std::size_t stop_after = 1000) {
+    std::optional<kube::api_response> out;
+    auto handler = [&](std::string_view type, std::string_view object) {
+        const auto doc = test::parse(std::string(object));
+        events.push_back(std::string(type) + " " + test::str(doc, "/metadata/name"));
+        return events.size() < stop_after;
+    };
+    boost::asio::co_spawn(io, client.watch(target, handler, 5s),
+                          [&](std::exception_ptr e, kube::api_response res) {
+                              if (e) std::rethrow_exception(e);
+                              out = std::move(res);
+                          });
+    io.restart();
+    io.run_for(10s);
+    EXPECT_TRUE(out) << "the watch did not finish within 10 s";
+    return out.value_or(kube::api_response{});
+}
+
+const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+
+TEST_P(ApiClient, WatchReplaysThenStreamsUntilTheTimeout) {
+    kube::api_client client(io.get_executor(), config_of(sim));
+    ASSERT_TRUE(run(client, io,
+                    {"POST", configmaps, R"({"metadata":{"name":"first"}})", "application/json"}));
+    auto later = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(300ms);
+        sim.request("POST", configmaps, R"({"metadata":{"name":"second"}})");
+    });
+    std::vector<std::string> events;
+    const auto r = watch(client, io, configmaps + "?watch=true&timeoutSeconds=1", events);
+    later.get();
+    EXPECT_TRUE(r) << r.status.message; // ended cleanly at timeoutSeconds
+    EXPECT_EQ(events, (std::vector<std::string>{"ADDED first", "ADDED second"}));
+}
+
+TEST_P(ApiClient, WatchFromAnExpiredVersionIsGone) {
+    kube::api_client client(io.get_executor(), config_of(sim));
+    const auto created =
+        run(client, io, {"POST", configmaps, R"({"metadata":{"name":"a"}})", "application/json"});
+    const std::string rv = test::str(test::parse(created.body), "/metadata/resourceVersion");
+    sim.run_on_cluster([&] {
+        sim.cluster().store().compact(*sim.cluster().store().find("", "v1", "configmaps"));
+    });
+    std::vector<std::string> events;
+    const auto r = watch(client, io, configmaps + "?watch=true&resourceVersion=" + rv, events);
+    EXPECT_EQ(r.ec, errc::gone);
+    EXPECT_EQ(r.status.code, 410);
+    EXPECT_TRUE(events.empty());
+}
+
+TEST_P(ApiClient, WatchStopsWhenTheHandlerSaysSo) {
+    kube::api_client client(io.get_executor(), config_of(sim));
+    for (const char* name : {"x", "y", "z"})
+        ASSERT_TRUE(
+            run(client, io,
+                {"POST", configmaps, std::string(R"({"metadata":{"name":")") + name + R"("}})",
+                 "application/json"}));
+    std::vector<std::string> events;
+    const auto r = watch(client, io, configmaps + "?watch=true", events, 2);
+    EXPECT_TRUE(r);
+    EXPECT_EQ(events.size(), 2u);
+}
+
+TEST_P(ApiClient, DroppedWatchIsAnError) {
+    kube::api_client client(io.get_executor(), config_of(sim));
+    auto dropper = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(500ms);
+        sim.request("POST", "/sim/v1/faults/drop-watches");
+    });
+    const auto list = run(client, io, {"GET", configmaps, "", "application/json"});
+    const std::string rv = test::str(test::parse(list.body), "/metadata/resourceVersion");
+    std::vector<std::string> events;
+    const auto r = watch(client, io, configmaps + "?watch=true&resourceVersion=" + rv, events);
+    dropper.get();
+    EXPECT_EQ(r.ec, errc::connection_failed) << r.status.message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Transport, ApiClient, ::testing::Values(false, true),
