@@ -145,7 +145,9 @@ kube::api_response watch(kube::api_client& client, boost::asio::io_context& io,
         events.push_back(std::string(type) + " " + test::str(doc, "/metadata/name"));
         return events.size() < stop_after;
     };
-    boost::asio::co_spawn(io, client.watch(target, handler, 5s),
+    kube::api_client::event_handler h =
+        handler; // named: GCC 12 mishandles temporaries passed to coroutines
+    boost::asio::co_spawn(io, client.watch(target, std::move(h), 5s),
                           [&](std::exception_ptr e, kube::api_response res) {
                               if (e) std::rethrow_exception(e);
                               out = std::move(res);

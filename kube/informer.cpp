@@ -1,0 +1,189 @@
+// kube/informer.cpp — list + watch cache (client-go Reflector semantics).
+#include "kube/informer.hpp"
+
+#include "kube/json_decoder.hpp"
+#include "net/http_message.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace hpaplus::kube {
+
+namespace asio = boost::asio;
+
+namespace {
+
+std::string with_query(const std::string& path, const std::string& query) {
+    return path + (path.find('?') == std::string::npos ? "?" : "&") + query;
+}
+
+object_cptr object_from(const rapidjson::Value& v) {
+    json_decoder d;
+    const json_node node{&v, ""};
+    auto o = std::make_shared<cached_object>();
+    o->key = d.opt_string(node["metadata"]["namespace"]).value_or("") + "/" +
+             d.opt_string(node["metadata"]["name"]).value_or("");
+    o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
+    rapidjson::StringBuffer text;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(text);
+    v.Accept(writer);
+    o->json.assign(text.GetString(), text.GetSize());
+    return o;
+}
+
+// Waits `backoff`, then doubles it up to `max` (a plain coroutine: GCC 12 mishandles coroutine
+// lambdas).
+asio::awaitable<void> backoff_wait(asio::steady_timer& timer, std::chrono::milliseconds& backoff,
+                                   std::chrono::milliseconds max) {
+    timer.expires_after(backoff);
+    co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    backoff = std::min(backoff * 2, max);
+}
+
+} // namespace
+
+informer::informer(api_client& client, std::string collection, informer_options options)
+    : client_(client), collection_(std::move(collection)), options_(std::move(options)) {}
+
+snapshot_cptr informer::items() const {
+    if (!snapshot_) snapshot_ = std::make_shared<const snapshot>(objects_);
+    return snapshot_;
+}
+
+void informer::notify(const char* type, const object_cptr& object, const object_cptr& previous) {
+    snapshot_.reset();
+    for (auto& h : handlers_)
+        h(type, object, previous);
+}
+
+void informer::apply(const char* type, std::string_view json) {
+    rapidjson::Document doc;
+    doc.Parse(json.data(), json.size());
+    if (doc.HasParseError() || !doc.IsObject()) return;
+    object_cptr object = object_from(doc);
+    if (!object->resource_version.empty()) resource_version_ = object->resource_version;
+    if (std::string_view(type) == "BOOKMARK") return;
+    const auto it = objects_.find(object->key);
+    object_cptr previous = it == objects_.end() ? nullptr : it->second;
+    if (std::string_view(type) == "DELETED") {
+        if (it == objects_.end()) return;
+        objects_.erase(it);
+        notify("DELETED", object, previous);
+        return;
+    }
+    objects_[object->key] = object;
+    notify(previous ? "MODIFIED" : "ADDED", object, previous);
+}
+
+asio::awaitable<bool> informer::list() {
+    std::map<std::string, object_cptr, std::less<>> fresh;
+    std::string next;
+    std::string version;
+    do {
+        std::string query = "limit=" + std::to_string(options_.page_size);
+        if (!options_.label_selector.empty())
+            query += "&labelSelector=" + net::percent_encode(options_.label_selector);
+        if (!next.empty()) query += "&continue=" + net::percent_encode(next);
+        // Arguments of a coroutine call are named first: GCC 12 destroys braced temporaries twice.
+        api_request request{"GET", with_query(collection_, query), "", "application/json"};
+        const api_response r = co_await client_.send(std::move(request));
+        if (!r) {
+            last_error_ = "list " + collection_ + ": " + r.status.message;
+            co_return false;
+        }
+        rapidjson::Document doc;
+        doc.Parse(r.body.c_str(), r.body.size());
+        if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("items") ||
+            !doc["items"].IsArray()) {
+            last_error_ = "list " + collection_ + ": the response is not a list";
+            co_return false;
+        }
+        for (const auto& item : doc["items"].GetArray()) {
+            object_cptr o = object_from(item);
+            fresh[o->key] = std::move(o);
+        }
+        json_decoder d;
+        const json_node root{&doc, ""};
+        version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
+        next = d.opt_string(root["metadata"]["continue"]).value_or("");
+    } while (!next.empty());
+
+    // Replace the cache, telling handlers what changed (a relist may have missed events).
+    for (const auto& [key, object] : fresh) {
+        const auto it = objects_.find(key);
+        if (it == objects_.end()) {
+            objects_[key] = object;
+            notify("ADDED", object, nullptr);
+        } else if (it->second->resource_version != object->resource_version) {
+            object_cptr previous = it->second;
+            it->second = object;
+            notify("MODIFIED", object, previous);
+        }
+    }
+    for (auto it = objects_.begin(); it != objects_.end();) {
+        if (fresh.count(it->first)) {
+            ++it;
+            continue;
+        }
+        object_cptr gone = it->second;
+        it = objects_.erase(it);
+        notify("DELETED", gone, gone);
+    }
+    resource_version_ = version;
+    synced_ = true;
+    ++lists_;
+    last_error_.clear();
+    co_return true;
+}
+
+asio::awaitable<api_response> informer::watch() {
+    std::string query = "watch=true&allowWatchBookmarks=true&resourceVersion=" +
+                        net::percent_encode(resource_version_) +
+                        "&timeoutSeconds=" + std::to_string(options_.watch_timeout.count());
+    if (!options_.label_selector.empty())
+        query += "&labelSelector=" + net::percent_encode(options_.label_selector);
+    std::string target = with_query(collection_, query);
+    api_client::event_handler handler = [this](std::string_view type, std::string_view object) {
+        const char* t = type == "ADDED"      ? "ADDED"
+                        : type == "MODIFIED" ? "MODIFIED"
+                        : type == "DELETED"  ? "DELETED"
+                                             : "BOOKMARK";
+        apply(t, object);
+        return !stopped_;
+    };
+    co_return co_await client_.watch(std::move(target), std::move(handler), options_.idle_timeout);
+}
+
+asio::awaitable<void> informer::run() {
+    auto executor = co_await asio::this_coro::executor;
+    asio::steady_timer timer(executor);
+    std::chrono::milliseconds backoff = options_.initial_backoff;
+    bool need_list = true;
+    while (!stopped_) {
+        if (need_list) {
+            if (!co_await list()) {
+                co_await backoff_wait(timer, backoff, options_.max_backoff);
+                continue;
+            }
+            need_list = false;
+        }
+        const api_response r = co_await watch();
+        if (r) {
+            backoff = options_.initial_backoff; // a watch that ended normally: just watch again
+            continue;
+        }
+        last_error_ = "watch " + collection_ + ": " + r.status.message;
+        if (r.ec == errc::gone) {
+            need_list = true; // the version is too old: relist (immediately)
+            continue;
+        }
+        co_await backoff_wait(timer, backoff, options_.max_backoff);
+    }
+}
+
+} // namespace hpaplus::kube

@@ -1,0 +1,85 @@
+// kube/informer.hpp — a cache of one resource kept current by LIST + WATCH, the way client-go's
+// Reflector does it: paginated list, watch from the list's resourceVersion with bookmarks, re-watch
+// from the last version when a watch ends, relist when the server says the version is gone (410),
+// and exponential backoff (800 ms doubling to 30 s) on errors. Handlers only get notified; readers
+// take the current snapshot.
+#pragma once
+
+#include "kube/api_client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace hpaplus::kube {
+
+/// One cached object: its JSON text as the server sent it.
+struct cached_object {
+    std::string key; ///< namespace/name ("/name" when cluster-scoped)
+    std::string resource_version;
+    std::string json;
+};
+using object_cptr = std::shared_ptr<const cached_object>;
+using snapshot = std::map<std::string, object_cptr, std::less<>>;
+using snapshot_cptr = std::shared_ptr<const snapshot>;
+
+struct informer_options {
+    std::string label_selector;
+    std::size_t page_size = 500;
+    std::chrono::seconds watch_timeout{300}; ///< server-side timeoutSeconds of each watch
+    std::chrono::milliseconds idle_timeout{
+        120000}; ///< no event or bookmark for this long: reconnect
+    std::chrono::milliseconds initial_backoff{800};
+    std::chrono::milliseconds max_backoff{30000};
+};
+
+class informer {
+  public:
+    /// `collection` is the list path, e.g. `/api/v1/pods` or
+    /// `/apis/apps/v1/namespaces/ns/deployments`.
+    informer(api_client& client, std::string collection, informer_options options = {});
+
+    /// ADDED, MODIFIED or DELETED, with the new (or last) object and the previous one (may be
+    /// null).
+    using handler = std::function<void(const char* type, const object_cptr& object,
+                                       const object_cptr& previous)>;
+    void on_change(handler h) { handlers_.push_back(std::move(h)); }
+
+    /// Lists and watches until stop(). Runs on: the client's executor.
+    /// Cancellation: stop() ends it after the current watch returns (at most the watch timeout).
+    boost::asio::awaitable<void> run();
+    void stop() { stopped_ = true; }
+
+    /// True once the first list has been applied.
+    bool synced() const { return synced_; }
+    /// The current objects (an immutable snapshot; rebuilt only after a change).
+    snapshot_cptr items() const;
+    /// How many full lists were made (1 at start, +1 for every relist after a 410).
+    std::uint64_t lists() const { return lists_; }
+    /// The last error, for status and logs ("" when the last step succeeded).
+    const std::string& last_error() const { return last_error_; }
+
+  private:
+    boost::asio::awaitable<bool> list();
+    boost::asio::awaitable<api_response> watch();
+    void apply(const char* type, std::string_view json);
+    void notify(const char* type, const object_cptr& object, const object_cptr& previous);
+
+    api_client& client_;
+    std::string collection_;
+    informer_options options_;
+    std::vector<handler> handlers_;
+    std::map<std::string, object_cptr, std::less<>> objects_;
+    mutable snapshot_cptr snapshot_;
+    std::string resource_version_;
+    bool synced_ = false;
+    bool stopped_ = false;
+    std::uint64_t lists_ = 0;
+    std::string last_error_;
+};
+
+} // namespace hpaplus::kube
