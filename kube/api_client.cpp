@@ -135,6 +135,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     std::chrono::steady_clock::time_point refilled = std::chrono::steady_clock::now();
     std::mt19937_64 rng{std::random_device{}()};
     std::uint64_t attempts = 0;
+    std::uint64_t throttled = 0;
 
     impl(asio::any_io_executor ex, cluster_config c, client_options o)
         : executor(ex), config(std::move(c)), options(o), tokens(o.burst) {
@@ -167,6 +168,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 tokens -= 1.0;
                 co_return;
             }
+            ++throttled;
             asio::steady_timer t(executor,
                                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                      std::chrono::duration<double>((1.0 - tokens) / options.qps)));
@@ -467,6 +469,10 @@ void api_client::close() {
 
 std::uint64_t api_client::attempts() const {
     return impl_->attempts;
+}
+
+std::uint64_t api_client::throttled() const {
+    return impl_->throttled;
 }
 
 } // namespace hpaplus::kube

@@ -104,6 +104,8 @@ class api_client {
 
     /// Requests sent to the server (every attempt), for metrics and tests.
     std::uint64_t attempts() const;
+    /// Requests that had to wait for the client-side rate limit.
+    std::uint64_t throttled() const;
 
   private:
     struct impl;

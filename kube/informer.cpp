@@ -26,8 +26,10 @@ object_cptr object_from(const rapidjson::Value& v) {
     json_decoder d;
     const json_node node{&v, ""};
     auto o = std::make_shared<cached_object>();
-    o->key = d.opt_string(node["metadata"]["namespace"]).value_or("") + "/" +
-             d.opt_string(node["metadata"]["name"]).value_or("");
+    o->namespace_ = d.opt_string(node["metadata"]["namespace"]).value_or("");
+    o->name = d.opt_string(node["metadata"]["name"]).value_or("");
+    o->key = o->namespace_ + "/" + o->name;
+    o->labels = d.string_map(node["metadata"]["labels"]);
     o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
     rapidjson::StringBuffer text;
     rapidjson::Writer<rapidjson::StringBuffer> writer(text);
@@ -53,6 +55,23 @@ informer::informer(api_client& client, std::string collection, informer_options 
 snapshot_cptr informer::items() const {
     if (!snapshot_) snapshot_ = std::make_shared<const snapshot>(objects_);
     return snapshot_;
+}
+
+std::vector<object_cptr> informer::select(std::string_view ns,
+                                          const core::label_selector& selector) const {
+    std::vector<object_cptr> out;
+    // Keys are "namespace/name", so one namespace is one contiguous range.
+    const std::string prefix = ns.empty() ? std::string() : std::string(ns) + "/";
+    for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
+        if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+        if (selector.matches(it->second->labels)) out.push_back(it->second);
+    }
+    return out;
+}
+
+object_cptr informer::find(std::string_view ns, std::string_view name) const {
+    const auto it = objects_.find(std::string(ns) + "/" + std::string(name));
+    return it == objects_.end() ? nullptr : it->second;
 }
 
 void informer::notify(const char* type, const object_cptr& object, const object_cptr& previous) {

@@ -5,6 +5,7 @@
 // take the current snapshot.
 #pragma once
 
+#include "core/label_selector.hpp"
 #include "kube/api_client.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -20,6 +21,9 @@ namespace hpaplus::kube {
 /// One cached object: its JSON text as the server sent it.
 struct cached_object {
     std::string key; ///< namespace/name ("/name" when cluster-scoped)
+    std::string namespace_;
+    std::string name;
+    core::label_map labels;
     std::string resource_version;
     std::string json;
 };
@@ -58,6 +62,12 @@ class informer {
     bool synced() const { return synced_; }
     /// The current objects (an immutable snapshot; rebuilt only after a change).
     snapshot_cptr items() const;
+    /// The cached objects of a namespace ("" = all) that match `selector`, in key order.
+    std::vector<object_cptr> select(std::string_view ns,
+                                    const core::label_selector& selector) const;
+    /// One object, or nullptr.
+    object_cptr find(std::string_view ns, std::string_view name) const;
+
     /// How many full lists were made (1 at start, +1 for every relist after a 410).
     std::uint64_t lists() const { return lists_; }
     /// The last error, for status and logs ("" when the last step succeeded).

@@ -1,0 +1,215 @@
+// kube/resources.cpp — resource paths, typed calls and fixed-shape bodies.
+#include "kube/resources.hpp"
+
+#include "kube/json_decoder.hpp"
+#include "net/http_message.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace hpaplus::kube {
+
+namespace resources {
+const resource_path pods{"", "v1", "pods", true};
+const resource_path deployments{"apps", "v1", "deployments", true};
+const resource_path events{"", "v1", "events", true};
+const resource_path leases{"coordination.k8s.io", "v1", "leases", true};
+const resource_path hpapluses{"autoscaling.hpaplus.io", "v1alpha1", "hpapluses", true};
+} // namespace resources
+
+std::string resource_path::path(const std::string& ns, const std::string& name,
+                                const std::string& sub) const {
+    std::string p = group.empty() ? "/api/" + version : "/apis/" + group + "/" + version;
+    if (namespaced && !ns.empty()) p += "/namespaces/" + ns;
+    p += "/" + plural;
+    if (!name.empty()) p += "/" + name;
+    if (!sub.empty()) p += "/" + sub;
+    return p;
+}
+
+namespace {
+
+boost::asio::awaitable<api_response> call(api_client& c, std::string method, std::string target,
+                                          std::string body, std::string content_type) {
+    api_request request{std::move(method), std::move(target), std::move(body),
+                        std::move(content_type)};
+    return c.send(std::move(request));
+}
+
+std::string compact(const rapidjson::Value& v) {
+    rapidjson::StringBuffer b;
+    rapidjson::Writer<rapidjson::StringBuffer> w(b);
+    v.Accept(w);
+    return std::string(b.GetString(), b.GetSize());
+}
+
+rapidjson::Value str(const std::string& s, rapidjson::Document::AllocatorType& a) {
+    return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+} // namespace
+
+boost::asio::awaitable<api_response> get(api_client& c, const resource_path& r,
+                                         const std::string& ns, const std::string& name) {
+    return call(c, "GET", r.path(ns, name), "", "application/json");
+}
+
+boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
+                                          const std::string& ns, const std::string& label_selector,
+                                          std::size_t limit, const std::string& continue_token) {
+    std::string query;
+    auto add = [&](const std::string& kv) { query += (query.empty() ? "?" : "&") + kv; };
+    if (!label_selector.empty()) add("labelSelector=" + net::percent_encode(label_selector));
+    if (limit > 0) add("limit=" + std::to_string(limit));
+    if (!continue_token.empty()) add("continue=" + net::percent_encode(continue_token));
+    return call(c, "GET", r.path(ns) + query, "", "application/json");
+}
+
+boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
+                                            const std::string& ns, std::string body) {
+    return call(c, "POST", r.path(ns), std::move(body), "application/json");
+}
+
+boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,
+                                            const std::string& ns, const std::string& name,
+                                            std::string body, const std::string& sub) {
+    return call(c, "PUT", r.path(ns, name, sub), std::move(body), "application/json");
+}
+
+boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
+                                                 const std::string& ns, const std::string& name,
+                                                 std::string patch, const std::string& sub) {
+    return call(c, "PATCH", r.path(ns, name, sub), std::move(patch),
+                "application/merge-patch+json");
+}
+
+boost::asio::awaitable<api_response> json_patch(api_client& c, const resource_path& r,
+                                                const std::string& ns, const std::string& name,
+                                                std::string patch, const std::string& sub) {
+    return call(c, "PATCH", r.path(ns, name, sub), std::move(patch), "application/json-patch+json");
+}
+
+boost::asio::awaitable<api_response> remove(api_client& c, const resource_path& r,
+                                            const std::string& ns, const std::string& name) {
+    return call(c, "DELETE", r.path(ns, name), "", "application/json");
+}
+
+namespace {
+
+// Parses `json` into `doc` and checks it is an object of `kind` (an absent kind counts as
+// `absent_kind`).
+bool parse_object(rapidjson::Document& doc, const std::string& json, std::string_view kind,
+                  std::string_view absent_kind) {
+    if (parse_json(doc, json, "") || !doc.IsObject()) return false;
+    const auto it = doc.FindMember("kind");
+    if (it == doc.MemberEnd()) return kind == absent_kind;
+    return it->value.IsString() && kind == it->value.GetString();
+}
+
+} // namespace
+
+std::optional<scale_info> parse_scale(const std::string& json) {
+    rapidjson::Document doc;
+    if (!parse_object(doc, json, "Scale", "")) return std::nullopt;
+    json_decoder d;
+    const json_node root{&doc, ""};
+    scale_info s;
+    s.spec_replicas = d.opt_int32(root["spec"]["replicas"], 0).value_or(0);
+    s.status_replicas = d.opt_int32(root["status"]["replicas"], 0).value_or(0);
+    s.selector = d.opt_string(root["status"]["selector"]).value_or("");
+    s.resource_version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
+    if (!d.ok()) return std::nullopt;
+    return s;
+}
+
+std::string scale_body(const std::string& name, const std::string& ns, std::int32_t replicas,
+                       const std::string& resource_version) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "Scale", a);
+    doc.AddMember("apiVersion", "autoscaling/v1", a);
+    rapidjson::Value meta(rapidjson::kObjectType);
+    meta.AddMember("name", str(name, a), a);
+    meta.AddMember("namespace", str(ns, a), a);
+    if (!resource_version.empty()) meta.AddMember("resourceVersion", str(resource_version, a), a);
+    doc.AddMember("metadata", meta, a);
+    rapidjson::Value spec(rapidjson::kObjectType);
+    spec.AddMember("replicas", replicas, a);
+    doc.AddMember("spec", spec, a);
+    return compact(doc);
+}
+
+std::string event_body(const std::string& ns, const std::string& kind, const std::string& name,
+                       const std::string& uid, const std::string& api_version,
+                       const std::string& type, const std::string& reason,
+                       const std::string& message, const event_source& source,
+                       const std::string& now) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("apiVersion", "v1", a);
+    doc.AddMember("kind", "Event", a);
+    rapidjson::Value meta(rapidjson::kObjectType);
+    meta.AddMember("generateName", str(name + ".", a), a); // the API server makes the name unique
+    meta.AddMember("namespace", str(ns, a), a);
+    doc.AddMember("metadata", meta, a);
+    rapidjson::Value involved(rapidjson::kObjectType);
+    involved.AddMember("kind", str(kind, a), a);
+    involved.AddMember("name", str(name, a), a);
+    involved.AddMember("namespace", str(ns, a), a);
+    if (!uid.empty()) involved.AddMember("uid", str(uid, a), a);
+    if (!api_version.empty()) involved.AddMember("apiVersion", str(api_version, a), a);
+    doc.AddMember("involvedObject", involved, a);
+    doc.AddMember("type", str(type, a), a);
+    doc.AddMember("reason", str(reason, a), a);
+    doc.AddMember("message", str(message, a), a);
+    doc.AddMember("firstTimestamp", str(now, a), a);
+    doc.AddMember("lastTimestamp", str(now, a), a);
+    doc.AddMember("count", 1, a);
+    rapidjson::Value src(rapidjson::kObjectType);
+    src.AddMember("component", str(source.component, a), a);
+    if (!source.host.empty()) src.AddMember("host", str(source.host, a), a);
+    doc.AddMember("source", src, a);
+    doc.AddMember("reportingComponent", str(source.component, a), a);
+    doc.AddMember("reportingInstance", str(source.host, a), a);
+    return compact(doc);
+}
+
+std::optional<lease_info> parse_lease(const std::string& json) {
+    rapidjson::Document doc;
+    if (!parse_object(doc, json, "Lease", "Lease")) return std::nullopt;
+    json_decoder d;
+    const json_node root{&doc, ""};
+    lease_info l;
+    const json_node spec = root["spec"];
+    l.holder = d.opt_string(spec["holderIdentity"]).value_or("");
+    l.duration_seconds = d.opt_int32(spec["leaseDurationSeconds"], 0).value_or(0);
+    l.acquire_time = d.opt_string(spec["acquireTime"]).value_or("");
+    l.renew_time = d.opt_string(spec["renewTime"]).value_or("");
+    l.transitions = d.opt_int32(spec["leaseTransitions"], 0).value_or(0);
+    l.resource_version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
+    if (!d.ok()) return std::nullopt;
+    return l;
+}
+
+std::string lease_body(const std::string& ns, const std::string& name, const lease_info& l) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("apiVersion", "coordination.k8s.io/v1", a);
+    doc.AddMember("kind", "Lease", a);
+    rapidjson::Value meta(rapidjson::kObjectType);
+    meta.AddMember("name", str(name, a), a);
+    meta.AddMember("namespace", str(ns, a), a);
+    if (!l.resource_version.empty())
+        meta.AddMember("resourceVersion", str(l.resource_version, a), a);
+    doc.AddMember("metadata", meta, a);
+    rapidjson::Value spec(rapidjson::kObjectType);
+    spec.AddMember("holderIdentity", str(l.holder, a), a);
+    spec.AddMember("leaseDurationSeconds", l.duration_seconds, a);
+    if (!l.acquire_time.empty()) spec.AddMember("acquireTime", str(l.acquire_time, a), a);
+    if (!l.renew_time.empty()) spec.AddMember("renewTime", str(l.renew_time, a), a);
+    spec.AddMember("leaseTransitions", l.transitions, a);
+    doc.AddMember("spec", spec, a);
+    return compact(doc);
+}
+
+} // namespace hpaplus::kube

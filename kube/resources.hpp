@@ -1,0 +1,96 @@
+// kube/resources.hpp — typed calls on top of api_client: REST paths of the resources HPAPlus uses,
+// and builders/parsers for the bodies with a fixed shape (Scale, Event, Lease). The calls are plain
+// functions returning the transport's awaitable (no extra coroutine frames).
+#pragma once
+
+#include "kube/api_client.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hpaplus::kube {
+
+/// Where a resource lives on the API server.
+struct resource_path {
+    std::string group; ///< "" = core
+    std::string version;
+    std::string plural;
+    bool namespaced = true;
+
+    /// `/api/v1/namespaces/NS/pods/NAME/SUB` (parts left empty are left out).
+    std::string path(const std::string& ns, const std::string& name = "",
+                     const std::string& sub = "") const;
+};
+
+namespace resources {
+extern const resource_path pods;
+extern const resource_path deployments;
+extern const resource_path events;
+extern const resource_path leases;
+extern const resource_path hpapluses;
+} // namespace resources
+
+boost::asio::awaitable<api_response> get(api_client& c, const resource_path& r,
+                                         const std::string& ns, const std::string& name);
+/// One page of a list (`limit` 0 = everything).
+boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
+                                          const std::string& ns,
+                                          const std::string& label_selector = "",
+                                          std::size_t limit = 0,
+                                          const std::string& continue_token = "");
+boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
+                                            const std::string& ns, std::string body);
+/// PUT of the whole object (its metadata.resourceVersion is the precondition).
+boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,
+                                            const std::string& ns, const std::string& name,
+                                            std::string body, const std::string& sub = "");
+/// RFC 7386 merge patch (sub = "status" or "scale" for a subresource).
+boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
+                                                 const std::string& ns, const std::string& name,
+                                                 std::string patch, const std::string& sub = "");
+/// RFC 6902 JSON patch.
+boost::asio::awaitable<api_response> json_patch(api_client& c, const resource_path& r,
+                                                const std::string& ns, const std::string& name,
+                                                std::string patch, const std::string& sub = "");
+boost::asio::awaitable<api_response> remove(api_client& c, const resource_path& r,
+                                            const std::string& ns, const std::string& name);
+
+/// autoscaling/v1 Scale, as read.
+struct scale_info {
+    std::int32_t spec_replicas = 0;
+    std::int32_t status_replicas = 0;
+    std::string selector;
+    std::string resource_version;
+};
+/// Parses a Scale (spec.replicas omitted = 0); nullopt for anything else.
+std::optional<scale_info> parse_scale(const std::string& json);
+/// A Scale body setting `replicas`, conditional on `resource_version` when it is not empty.
+std::string scale_body(const std::string& name, const std::string& ns, std::int32_t replicas,
+                       const std::string& resource_version);
+
+/// core/v1 Event about an object (kind, name, uid, apiVersion), with the counters at 1.
+struct event_source {
+    std::string component = "hpaplus";
+    std::string host;
+};
+std::string event_body(const std::string& ns, const std::string& kind, const std::string& name,
+                       const std::string& uid, const std::string& api_version,
+                       const std::string& type, const std::string& reason,
+                       const std::string& message, const event_source& source,
+                       const std::string& now_rfc3339);
+
+/// coordination.k8s.io/v1 Lease fields leader election uses.
+struct lease_info {
+    std::string holder;
+    std::int32_t duration_seconds = 0;
+    std::string acquire_time; ///< MicroTime text
+    std::string renew_time;
+    std::int32_t transitions = 0;
+    std::string resource_version;
+};
+std::optional<lease_info> parse_lease(const std::string& json);
+/// A Lease body (with resourceVersion when set, for a conditional update).
+std::string lease_body(const std::string& ns, const std::string& name, const lease_info& lease);
+
+} // namespace hpaplus::kube
