@@ -38,14 +38,15 @@ const std::string deployment =
     R"("selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
     R"("spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
 
-struct TypedCalls : ::testing::Test {
-    test::sim_fixture sim;
+// Parameter: whether the simulated cluster serves HTTPS (with a CA made for the test).
+struct TypedCalls : ::testing::TestWithParam<bool> {
+    test::sim_fixture sim{GetParam()};
     boost::asio::io_context io;
     kube::api_client client{io.get_executor(),
                             kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value()};
 };
 
-TEST_F(TypedCalls, ScaleWithConflictRetry) {
+TEST_P(TypedCalls, ScaleWithConflictRetry) {
     ASSERT_TRUE(run(io, kube::create(client, r::deployments, "default", deployment)));
     const auto got = run(io, kube::get(client, r::deployments, "default", "web"));
     const auto read = run(io, client.send({"GET", r::deployments.path("default", "web", "scale"),
@@ -74,7 +75,7 @@ TEST_F(TypedCalls, ScaleWithConflictRetry) {
     EXPECT_TRUE(got);
 }
 
-TEST_F(TypedCalls, StatusEventsAndLists) {
+TEST_P(TypedCalls, StatusEventsAndLists) {
     ASSERT_TRUE(run(io, kube::create(client, r::deployments, "default", deployment)));
     const auto status =
         run(io, kube::merge_patch(client, r::deployments, "default", "web",
@@ -98,7 +99,7 @@ TEST_F(TypedCalls, StatusEventsAndLists) {
     EXPECT_EQ(run(io, kube::get(client, r::deployments, "default", "web")).ec, errc::not_found);
 }
 
-TEST_F(TypedCalls, LeasesAreConditional) {
+TEST_P(TypedCalls, LeasesAreConditional) {
     kube::lease_info lease{
         "replica-a", 15, "2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.000000Z", 0, ""};
     ASSERT_TRUE(run(io, kube::create(client, r::leases, "default",
@@ -123,7 +124,7 @@ TEST_F(TypedCalls, LeasesAreConditional) {
         "replica-b");
 }
 
-TEST_F(TypedCalls, InformerLookups) {
+TEST_P(TypedCalls, InformerLookups) {
     sim.request("POST", "/api/v1/namespaces", R"({"metadata":{"name":"other"}})");
     for (const auto& [ns, name, app] :
          {std::tuple{"default", "a", "web"}, std::tuple{"default", "b", "api"},
@@ -152,7 +153,7 @@ TEST_F(TypedCalls, InformerLookups) {
     io.run_for(2s);
 }
 
-TEST_F(TypedCalls, ClientSideRateLimit) {
+TEST_P(TypedCalls, ClientSideRateLimit) {
     kube::client_options options;
     options.qps = 20;
     options.burst = 1;
@@ -165,6 +166,9 @@ TEST_F(TypedCalls, ClientSideRateLimit) {
 }
 
 // A server that answers wrongly on purpose.
+INSTANTIATE_TEST_SUITE_P(Transport, TypedCalls, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "https" : "http"; });
+
 struct BrokenServer : ::testing::Test {
     boost::asio::io_context server_io;
     std::unique_ptr<net::http_server> server;
