@@ -69,6 +69,18 @@ std::vector<object_cptr> informer::select(std::string_view ns,
     return out;
 }
 
+asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
+    // A short poll: this runs once per informer at start-up, so a signal is not worth its state.
+    constexpr std::chrono::milliseconds poll{20};
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    while (!synced_ && std::chrono::steady_clock::now() < deadline) {
+        timer.expires_after(poll);
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    co_return synced_;
+}
+
 object_cptr informer::find(std::string_view ns, std::string_view name) const {
     const auto it = objects_.find(std::string(ns) + "/" + std::string(name));
     return it == objects_.end() ? nullptr : it->second;

@@ -60,6 +60,9 @@ class informer {
 
     /// True once the first list has been applied.
     bool synced() const { return synced_; }
+    /// Waits until synced() or `timeout`; returns synced(). Runs on: the client's executor
+    /// (the same one run() uses). Cancellation: none; bounded by `timeout`.
+    boost::asio::awaitable<bool> wait_synced(std::chrono::milliseconds timeout);
     /// The current objects (an immutable snapshot; rebuilt only after a change).
     snapshot_cptr items() const;
     /// The cached objects of a namespace ("" = all) that match `selector`, in key order.

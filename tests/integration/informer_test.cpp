@@ -74,6 +74,25 @@ TEST_F(Informer, SyncsThenFollowsChanges) {
     EXPECT_NE(std::find(seen.begin(), seen.end(), "MODIFIED default/a"), seen.end());
 }
 
+TEST_F(Informer, WaitsUntilSynced) {
+    sim.request(
+        "POST", "/sim/v1/faults",
+        R"({"rules":[{"verb":"list","resource":"configmaps","errorRate":1,"errorCode":503}]})");
+    start();
+    std::optional<bool> early;
+    boost::asio::co_spawn(io, cache->wait_synced(300ms),
+                          [&](std::exception_ptr, bool synced) { early = synced; });
+    ASSERT_TRUE(until([&] { return early.has_value(); }));
+    EXPECT_FALSE(*early); // every list fails: not synced when the wait ends
+    EXPECT_NE(cache->last_error(), "");
+    sim.request("DELETE", "/sim/v1/faults");
+    std::optional<bool> later;
+    boost::asio::co_spawn(io, cache->wait_synced(8s),
+                          [&](std::exception_ptr, bool synced) { later = synced; });
+    ASSERT_TRUE(until([&] { return later.has_value(); }));
+    EXPECT_TRUE(*later);
+}
+
 TEST_F(Informer, ListsInPages) {
     for (int i = 0; i < 7; ++i)
         sim.request("POST", configmaps,
