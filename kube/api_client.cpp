@@ -206,7 +206,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         req.set(http::field::host, config.host);
         req.set(http::field::user_agent, "hpaplus");
         req.set(http::field::accept, "application/json");
-        if (const std::string token = current_token(config); !token.empty())
+        if (const std::string& token = current_token(config); !token.empty())
             req.set(http::field::authorization, "Bearer " + token);
         if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
             req.set(http::field::content_type, r.content_type);
@@ -228,6 +228,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         if (ec) co_return ec;
         auto res = parser.release();
         out.http_status = static_cast<int>(res.result_int());
+        if (out.http_status == 401) config.token_read_at = {}; // maybe rotated: read it again
         out.body = std::move(res.body());
         reusable = res.keep_alive();
         if (const auto ra = res.find(http::field::retry_after); ra != res.end()) {

@@ -225,8 +225,11 @@ core::outcome<cluster_config> load_config(const std::string& kubeconfig_flag,
     return load_kubeconfig(home->second + "/.kube/config");
 }
 
-std::string current_token(cluster_config& c) {
-    if (!c.token_file.empty()) {
+const std::string& current_token(cluster_config& c, std::chrono::steady_clock::time_point now) {
+    const bool due = c.token_read_at == std::chrono::steady_clock::time_point{} ||
+                     now - c.token_read_at >= token_reread_interval;
+    if (!c.token_file.empty() && due) {
+        c.token_read_at = now;
         if (auto t = read_file(c.token_file); t && !trim(*t).empty()) c.token = trim(*t);
     }
     return c.token;

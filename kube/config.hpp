@@ -5,6 +5,7 @@
 
 #include "core/outcome.hpp"
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ struct cluster_config {
     std::string client_key_pem;
     std::string token; ///< bearer token (a token file wins and is re-read)
     std::string token_file;
+    std::chrono::steady_clock::time_point token_read_at{}; ///< last read of token_file ({} = never)
     std::string namespace_ = "default";
     std::string source; ///< where it came from, for messages
 };
@@ -47,8 +49,17 @@ load_in_cluster(const std::map<std::string, std::string>& env,
 core::outcome<cluster_config> load_config(const std::string& kubeconfig_flag,
                                           const std::map<std::string, std::string>& env);
 
-/// The bearer token to send now (re-reads the token file; keeps the last good token on failure).
-std::string current_token(cluster_config& c);
+/// How often a token file is re-read (as client-go does): rotated service-account tokens stay
+/// valid for a while after rotation, so a minute is safe, and it keeps a file read off every
+/// request.
+inline constexpr std::chrono::seconds token_reread_interval{60};
+
+/// The bearer token to send now: re-reads the token file when it was never read, is older than
+/// token_reread_interval, or was invalidated (token_read_at = {}, after a 401); keeps the last
+/// good token when a read fails.
+const std::string&
+current_token(cluster_config& c,
+              std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
 /// Splits `https://host:port` into scheme, host and port (default 443/80); false when malformed.
 bool split_server(const std::string& server, std::string& scheme, std::string& host,

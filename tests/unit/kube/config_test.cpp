@@ -78,9 +78,16 @@ current-context: x
     EXPECT_EQ(c->client_cert_pem, "CERT");
     EXPECT_EQ(c->client_key_pem, "KEY");
     EXPECT_EQ(c->tls_server_name, "api.example");
-    EXPECT_EQ(current_token(*c), "rotating-token");
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(current_token(*c, t0), "rotating-token");
     std::ofstream(dir.path() + "/token") << "rotated\n"; // the kubelet rotates the token
-    EXPECT_EQ(current_token(*c), "rotated");
+    EXPECT_EQ(current_token(*c, t0 + std::chrono::seconds(59)), "rotating-token"); // cached
+    EXPECT_EQ(current_token(*c, t0 + token_reread_interval), "rotated");
+    std::ofstream(dir.path() + "/token") << "after-401\n";
+    c->token_read_at = {}; // what the client does on 401 Unauthorized
+    EXPECT_EQ(current_token(*c, t0 + std::chrono::seconds(61)), "after-401");
+    std::filesystem::remove(dir.path() + "/token");
+    EXPECT_EQ(current_token(*c, t0 + std::chrono::hours(1)), "after-401"); // last good token kept
 }
 
 struct bad_kubeconfig {
