@@ -1,11 +1,11 @@
 // Integration tests: kube::api_client against the simulated cluster over HTTP and HTTPS, with
 // injected faults. Every run of the client's io_context has a deadline.
 #include "../support/json_access.hpp"
+#include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
 #include "kube/api_client.hpp"
 #include "net/tls.hpp"
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
@@ -19,16 +19,7 @@ using kube::errc;
 
 // Runs one client request to completion (10 s at most).
 kube::api_response run(kube::api_client& client, boost::asio::io_context& io, kube::api_request r) {
-    std::optional<kube::api_response> out;
-    boost::asio::co_spawn(io, client.send(std::move(r)),
-                          [&](std::exception_ptr e, kube::api_response res) {
-                              if (e) std::rethrow_exception(e);
-                              out = std::move(res);
-                          });
-    io.restart();
-    io.run_for(10s);
-    EXPECT_TRUE(out) << "the request did not finish within 10 s";
-    return out.value_or(kube::api_response{});
+    return test::run_awaitable(io, client.send(std::move(r)));
 }
 
 kube::cluster_config config_of(test::sim_fixture& sim) {
@@ -139,7 +130,6 @@ TEST_P(ApiClient, TimesOut) {
 kube::api_response watch(kube::api_client& client, boost::asio::io_context& io,
                          const std::string& target, std::vector<std::string>& events,
                          std::size_t stop_after = 1000) {
-    std::optional<kube::api_response> out;
     auto handler = [&](std::string_view type, std::string_view object) {
         const auto doc = test::parse(std::string(object));
         events.push_back(std::string(type) + " " + test::str(doc, "/metadata/name"));
@@ -147,15 +137,7 @@ kube::api_response watch(kube::api_client& client, boost::asio::io_context& io,
     };
     kube::api_client::event_handler h =
         handler; // named: GCC 12 mishandles temporaries passed to coroutines
-    boost::asio::co_spawn(io, client.watch(target, std::move(h), 5s),
-                          [&](std::exception_ptr e, kube::api_response res) {
-                              if (e) std::rethrow_exception(e);
-                              out = std::move(res);
-                          });
-    io.restart();
-    io.run_for(10s);
-    EXPECT_TRUE(out) << "the watch did not finish within 10 s";
-    return out.value_or(kube::api_response{});
+    return test::run_awaitable(io, client.watch(target, std::move(h), 5s));
 }
 
 const std::string configmaps = "/api/v1/namespaces/default/configmaps";

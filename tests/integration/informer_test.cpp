@@ -1,6 +1,7 @@
 // Integration tests: kube::informer against the simulated cluster — initial sync, live changes,
 // pagination, relist after forced 410s, and recovery from dropped watches and a restarted server.
 #include "../support/json_access.hpp"
+#include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
 #include "kube/informer.hpp"
 
@@ -79,18 +80,12 @@ TEST_F(Informer, WaitsUntilSynced) {
         "POST", "/sim/v1/faults",
         R"({"rules":[{"verb":"list","resource":"configmaps","errorRate":1,"errorCode":503}]})");
     start();
-    std::optional<bool> early;
-    boost::asio::co_spawn(io, cache->wait_synced(300ms),
-                          [&](std::exception_ptr, bool synced) { early = synced; });
-    ASSERT_TRUE(until([&] { return early.has_value(); }));
-    EXPECT_FALSE(*early); // every list fails: not synced when the wait ends
+    const bool early = test::run_awaitable(io, cache->wait_synced(300ms));
+    EXPECT_FALSE(early); // every list fails: not synced when the wait ends
     EXPECT_NE(cache->last_error(), "");
     sim.request("DELETE", "/sim/v1/faults");
-    std::optional<bool> later;
-    boost::asio::co_spawn(io, cache->wait_synced(8s),
-                          [&](std::exception_ptr, bool synced) { later = synced; });
-    ASSERT_TRUE(until([&] { return later.has_value(); }));
-    EXPECT_TRUE(*later);
+    const bool later = test::run_awaitable(io, cache->wait_synced(8s));
+    EXPECT_TRUE(later);
 }
 
 TEST_F(Informer, ListsInPages) {

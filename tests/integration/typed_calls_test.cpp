@@ -2,6 +2,7 @@
 // cluster; informer lookups; the client-side rate limit; and a deliberately broken server whose
 // malformed, oversized, hanging and garbled responses must give errors, never crashes.
 #include "../support/json_access.hpp"
+#include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
 #include "kube/informer.hpp"
 #include "kube/resources.hpp"
@@ -20,17 +21,8 @@ using namespace std::chrono_literals;
 using kube::errc;
 namespace r = kube::resources;
 
-// Runs an awaitable on `io` to completion (10 s at most).
 template <class T> T run(boost::asio::io_context& io, boost::asio::awaitable<T> work) {
-    std::optional<T> out;
-    boost::asio::co_spawn(io, std::move(work), [&](std::exception_ptr e, T v) {
-        if (e) std::rethrow_exception(e);
-        out = std::move(v);
-    });
-    io.restart();
-    io.run_for(10s);
-    EXPECT_TRUE(out) << "did not finish within 10 s";
-    return out.value_or(T{});
+    return test::run_awaitable(io, std::move(work));
 }
 
 const std::string deployment =
@@ -188,7 +180,8 @@ struct BrokenServer : ::testing::Test {
         thread.join();
     }
 
-    // GCC 12 destroys braced temporaries passed to coroutines twice: every argument is named.
+    // GCC 12 destroys temporaries made inside a coroutine body for a co_await call twice, so this
+    // coroutine names every argument it passes on.
     boost::asio::awaitable<void> answer(net::http_request& r, net::http_responder& out) {
         net::http_response response;
         if (r.path == "/watch") {
