@@ -138,6 +138,10 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
     const policy::metric_spec& spec = s.input.hpa.spec.metrics[index];
     const std::string& ns = s.input.hpa.namespace_;
     policy::metric_reading r;
+    if (!spec.backend.empty()) {
+        r.error = "metric backend \"" + spec.backend + "\": metric backends are not available in this build yet";
+        return r;
+    }
     switch (spec.type) {
     case policy::metric_source_type::resource:
     case policy::metric_source_type::container_resource: {

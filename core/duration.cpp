@@ -71,4 +71,44 @@ boost::system::result<std::chrono::nanoseconds> parse_go_duration(std::string_vi
     return std::chrono::nanoseconds{negative ? -value : value};
 }
 
+namespace {
+// `whole.fraction` with the fraction's trailing zeros dropped; `digits` fractional digits.
+std::string decimal(std::uint64_t value, int digits) {
+    std::uint64_t scale = 1;
+    for (int i = 0; i < digits; ++i)
+        scale *= 10;
+    std::string out = std::to_string(value / scale);
+    std::string frac = std::to_string(value % scale);
+    frac.insert(0, static_cast<std::size_t>(digits) - frac.size(), '0');
+    frac.erase(frac.find_last_not_of('0') + 1);
+    if (!frac.empty()) out += "." + frac;
+    return out;
+}
+} // namespace
+
+std::string format_go_duration(std::chrono::nanoseconds d) {
+    const bool negative = d.count() < 0;
+    // Two's-complement negation in unsigned arithmetic keeps INT64_MIN exact.
+    std::uint64_t n = negative ? 0 - static_cast<std::uint64_t>(d.count())
+                               : static_cast<std::uint64_t>(d.count());
+    std::string out;
+    if (n == 0) return "0s";
+    if (n < 1000)
+        out = std::to_string(n) + "ns";
+    else if (n < 1000000)
+        out = decimal(n, 3) + "us";
+    else if (n < 1000000000)
+        out = decimal(n, 6) + "ms";
+    else {
+        const std::uint64_t hours = n / 3600000000000ULL;
+        n %= 3600000000000ULL;
+        const std::uint64_t minutes = n / 60000000000ULL;
+        n %= 60000000000ULL;
+        if (hours) out += std::to_string(hours) + "h";
+        if (hours || minutes) out += std::to_string(minutes) + "m";
+        out += decimal(n, 9) + "s";
+    }
+    return negative ? "-" + out : out;
+}
+
 } // namespace hpaplus::core

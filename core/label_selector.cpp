@@ -238,4 +238,31 @@ outcome<label_selector> to_label_selector(const label_selector_spec& spec) {
     return selector;
 }
 
+std::string to_string(const label_selector& selector) {
+    std::string out;
+    for (const auto& r : selector.requirements) {
+        if (!out.empty()) out += ',';
+        std::vector<std::string> values = r.values;
+        std::sort(values.begin(), values.end());
+        auto joined = [&] {
+            std::string list = "(";
+            for (std::size_t i = 0; i < values.size(); ++i)
+                list += (i ? "," : "") + values[i];
+            return list + ")";
+        };
+        const std::string first = values.empty() ? std::string() : values.front();
+        switch (r.op) {
+        case selector_op::equals: out += r.key + "=" + first; break;
+        case selector_op::not_equals: out += r.key + "!=" + first; break;
+        case selector_op::in: out += r.key + " in " + joined(); break;
+        case selector_op::not_in: out += r.key + " notin " + joined(); break;
+        case selector_op::exists: out += r.key; break;
+        case selector_op::does_not_exist: out += "!" + r.key; break;
+        case selector_op::greater_than: out += r.key + ">" + first; break;
+        case selector_op::less_than: out += r.key + "<" + first; break;
+        }
+    }
+    return out;
+}
+
 } // namespace hpaplus::core

@@ -64,6 +64,10 @@ outcome<label_selector> parse_label_selector(std::string_view text);
 /// Converts the struct form (`metav1.LabelSelectorAsSelector`).
 outcome<label_selector> to_label_selector(const label_selector_spec& spec);
 
+/// The string form (`labels.Selector.String()`): requirements in key order, values sorted, e.g.
+/// `app=web,tier in (a,b)`. Parsing it gives the same selector back.
+std::string to_string(const label_selector& selector);
+
 /// Checks a label key (optional DNS-subdomain prefix, `/`, a name of at most 63 characters).
 bool is_valid_label_key(std::string_view key);
 /// Checks a label value (empty, or at most 63 alphanumerics, `-`, `_`, `.` starting and ending

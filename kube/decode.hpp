@@ -14,6 +14,9 @@ namespace hpaplus::kube {
 /// An autoscaling/v2 HorizontalPodAutoscaler or an autoscaling.hpaplus.io/v1alpha1 HPAPlus.
 policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n);
 
+/// The status of an autoscaler alone (readable even when its spec is not).
+policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_node& n);
+
 /// A v1 Pod.
 policy::pod_info decode_pod(json_decoder& d, const json_node& n);
 

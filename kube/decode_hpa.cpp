@@ -96,7 +96,8 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         return m;
     }
     d.known_fields(
-        n, {"type", "resource", "containerResource", "pods", "object", "external", "fallback"});
+        n, {"type", "resource", "containerResource", "pods", "object", "external", "fallback",
+            "backend"});
     const std::string type = d.string(n["type"]);
     if (!d.ok()) return m;
     if (type == "Resource" || type == "ContainerResource") {
@@ -152,6 +153,11 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
                    "\" (expected Resource, ContainerResource, Pods, Object or External)");
     }
     m.fallback = decode_fallback(d, n["fallback"]);
+    if (const json_node backend = n["backend"]; d.object(backend)) {
+        d.known_fields(backend, {"name", "query"});
+        m.backend = d.string(backend["name"]);
+        m.backend_query = d.opt_string(backend["query"]).value_or("");
+    }
     return m;
 }
 
@@ -247,7 +253,7 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
     return spec;
 }
 
-autoscaler_status decode_status(json_decoder& d, const json_node& n) {
+autoscaler_status decode_status_fields(json_decoder& d, const json_node& n) {
     autoscaler_status status;
     if (!d.object(n)) return status;
     status.observed_generation =
@@ -300,8 +306,12 @@ policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
     a.generation =
         d.opt_int(meta["generation"], 0, std::numeric_limits<std::int64_t>::max()).value_or(0);
     a.spec = decode_spec(d, n["spec"]);
-    a.status = decode_status(d, n["status"]);
+    a.status = decode_status_fields(d, n["status"]);
     return a;
+}
+
+policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_node& n) {
+    return decode_status_fields(d, n);
 }
 
 } // namespace hpaplus::kube

@@ -41,7 +41,7 @@ bool uses_hpaplus_fields(const autoscaler_spec& spec) {
         spec.mode != run_mode::automatic)
         return true;
     for (const auto& m : spec.metrics) {
-        if (m.basis != usage_basis::requests || m.fallback) return true;
+        if (m.basis != usage_basis::requests || m.fallback || !m.backend.empty()) return true;
     }
     return false;
 }

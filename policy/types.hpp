@@ -69,6 +69,8 @@ struct metric_spec {
     metric_target target;
     usage_basis basis = usage_basis::requests; ///< HPAPlus
     std::optional<fallback_spec> fallback;     ///< HPAPlus
+    std::string backend;       ///< HPAPlus: named metric backend ("" = the Kubernetes metrics APIs)
+    std::string backend_query; ///< HPAPlus: the backend's query template
 };
 
 enum class select_policy { max, min, disabled };

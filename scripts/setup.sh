@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata
+  libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev
 )
 
 sudo_cmd=()

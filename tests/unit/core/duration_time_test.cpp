@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace hpaplus::core {
 namespace {
 
@@ -37,6 +39,20 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(GoDuration, RejectsBadInput) {
     for (const char* bad : {"", "s", "1", "1x", "1.s5", "--1s", "9999999999999999999h", "1 s"}) {
         EXPECT_FALSE(parse_go_duration(bad)) << bad;
+    }
+}
+
+TEST(GoDuration, FormatsAsGoAndParsesBack) {
+    const std::pair<std::chrono::nanoseconds, const char*> rows[] = {
+        {0ns, "0s"},        {7ns, "7ns"},       {1500ns, "1.5us"},  {250ms, "250ms"},
+        {15s, "15s"},       {1500ms, "1.5s"},   {90s, "1m30s"},     {3600s, "1h0m0s"},
+        {5400s, "1h30m0s"}, {-90s, "-1m30s"},   {15012ms, "15.012s"},
+        {std::chrono::nanoseconds(std::numeric_limits<std::int64_t>::min()), "-2562047h47m16.854775808s"}};
+    for (const auto& [value, text] : rows) {
+        EXPECT_EQ(format_go_duration(value), text);
+        if (value.count() != std::numeric_limits<std::int64_t>::min()) {
+            EXPECT_EQ(parse_go_duration(text).value(), value) << text;
+        }
     }
 }
 

@@ -69,5 +69,22 @@ TEST(SelectorStruct, RejectsBadOperators) {
     EXPECT_FALSE(to_label_selector(spec));
 }
 
+
+TEST(SelectorFormat, StructFormPrintsAsKubernetesAndParsesBack) {
+    label_selector_spec spec;
+    spec.match_labels = {{"tier", "front"}, {"app", "web"}};
+    spec.match_expressions = {{"zone", "NotIn", {"b", "a"}},
+                              {"canary", "DoesNotExist", {}},
+                              {"env", "Exists", {}}};
+    const auto s = to_label_selector(spec);
+    ASSERT_TRUE(s) << s.error().text;
+    const std::string text = to_string(*s);
+    EXPECT_EQ(text, "app=web,!canary,env,tier=front,zone notin (a,b)");
+    const auto again = parse_label_selector(text);
+    ASSERT_TRUE(again) << again.error().text;
+    EXPECT_EQ(to_string(*again), text);
+    EXPECT_EQ(to_string(label_selector{}), "");
+}
+
 } // namespace
 } // namespace hpaplus::core

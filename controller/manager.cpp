@@ -1,0 +1,254 @@
+// controller/manager.cpp — informers, workers and wake-ups.
+#include "controller/manager.hpp"
+
+#include "controller/scale_target.hpp"
+#include "kube/decode.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+namespace hpaplus::controller {
+namespace {
+
+namespace asio = boost::asio;
+
+std::string host_name() {
+    char buffer[256] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "hpaplus";
+    return buffer;
+}
+
+std::int64_t generation_of(const kube::object_cptr& o) {
+    if (!o) return -1;
+    rapidjson::Document doc;
+    doc.Parse(o->json.data(), o->json.size());
+    kube::json_decoder d;
+    return d.opt_int(kube::json_node{&doc, ""}["metadata"]["generation"], 0, INT64_MAX)
+        .value_or(0);
+}
+
+bool rolling_out(const kube::object_cptr& o) {
+    if (!o) return false;
+    const target_view v = scale_from_deployment(o->json);
+    return v.rollout && v.rollout->in_progress;
+}
+
+std::string collection(const kube::resource_path& r, const std::string& ns) { return r.path(ns); }
+
+} // namespace
+
+struct manager::worker {
+    worker(asio::any_io_executor ex, std::string ns_, std::string name_)
+        : ns(std::move(ns_)), name(std::move(name_)), key(ns + "/" + name), timer(std::move(ex)) {}
+    std::string ns;
+    std::string name;
+    std::string key;
+    asio::steady_timer timer;
+    bool stopped = false;
+    bool wake = false;
+    std::string target; ///< Kind/name, from the last reconcile
+    object_memory memory;
+};
+
+manager::manager(kube::api_client& client, const controller_options& options,
+                 reconcile_observer* observer)
+    : client_(client), options_(options), observer_(observer) {
+    const std::string& ns = options.watch_namespace;
+    hpapluses_ = std::make_unique<kube::informer>(client, collection(kube::resources::hpapluses, ns));
+    pods_ = std::make_unique<kube::informer>(client, collection(kube::resources::pods, ns));
+    deployments_ =
+        std::make_unique<kube::informer>(client, collection(kube::resources::deployments, ns));
+    events_ = std::make_unique<event_recorder>(client, host_name(), options.event_aggregation_window);
+    env_ = std::make_unique<reconcile_env>(
+        reconcile_env{client, *hpapluses_, *pods_, *deployments_, *events_, options});
+    hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
+                                 const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });
+    deployments_->on_change([this](const char* type, const kube::object_cptr& o,
+                                   const kube::object_cptr& prev) { on_deployment(type, o, prev); });
+}
+
+manager::~manager() {
+    for (auto& [key, w] : workers_) {
+        w->stopped = true;
+        w->timer.cancel();
+    }
+}
+
+asio::awaitable<bool> manager::start_caches() {
+    auto ex = co_await asio::this_coro::executor;
+    executor_ = ex;
+    for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
+        asio::co_spawn(ex, i->run(), [](std::exception_ptr e) {
+            if (!e) return;
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& x) {
+                spdlog::error("informer stopped: {}", x.what());
+            }
+        });
+    }
+    for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
+        if (!co_await i->wait_synced(options_.cache_sync_timeout)) co_return false;
+    }
+    co_return true;
+}
+
+bool manager::synced() const {
+    return hpapluses_->synced() && pods_->synced() && deployments_->synced();
+}
+
+void manager::stop_caches() {
+    for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()})
+        i->stop();
+}
+
+void manager::start_workers() {
+    if (acting_) return;
+    acting_ = true;
+    for (const auto& [key, object] : *hpapluses_->items())
+        spawn(object->namespace_, object->name, true);
+    spdlog::info("acting on {} HPAPlus objects", workers_.size());
+}
+
+void manager::stop_workers() {
+    acting_ = false;
+    for (auto& [key, w] : workers_) {
+        w->stopped = true;
+        w->timer.cancel();
+    }
+    workers_.clear();
+}
+
+asio::awaitable<void> manager::drain(std::chrono::milliseconds grace) {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    while (running_ > 0 && std::chrono::steady_clock::now() < deadline) {
+        timer.expires_after(std::chrono::milliseconds(20));
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (running_ > 0) spdlog::warn("{} reconciles still running after the grace period", running_);
+}
+
+void manager::spawn(const std::string& ns, const std::string& name, bool listed) {
+    std::string key = ns + "/" + name;
+    if (!acting_ || workers_.count(key)) return;
+    auto w = std::make_shared<worker>(executor_, ns, name);
+    // Objects listed together start spread over one default period; a new object starts now.
+    std::chrono::milliseconds first_delay{0};
+    if (listed) {
+        const auto period_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(options_.default_sync_period);
+        first_delay = std::chrono::milliseconds(
+            static_cast<std::int64_t>(std::hash<std::string>{}(key) %
+                                      static_cast<std::size_t>(std::max<std::int64_t>(1, period_ms.count()))));
+    }
+    workers_.emplace(std::move(key), w);
+    ++running_;
+    asio::co_spawn(executor_, run_worker(w, first_delay), [this, w](std::exception_ptr e) {
+        --running_;
+        if (!e) return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+            spdlog::error("{}: worker ended: {}", w->key, x.what());
+        }
+    });
+}
+
+void manager::forget(const std::string& key) {
+    const auto it = workers_.find(key);
+    if (it == workers_.end()) return;
+    it->second->stopped = true;
+    it->second->timer.cancel();
+    if (observer_) observer_->forgotten(it->second->ns, it->second->name);
+    workers_.erase(it);
+}
+
+void manager::wake(const std::string& key) {
+    const auto it = workers_.find(key);
+    if (it == workers_.end()) return;
+    it->second->wake = true;
+    it->second->timer.cancel();
+}
+
+void manager::wake_targeting(const std::string& ns, const std::string& target) {
+    const std::string prefix = ns + "/";
+    for (auto it = workers_.lower_bound(prefix);
+         it != workers_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+        if (it->second->target == target) wake(it->first);
+    }
+}
+
+void manager::on_hpaplus(const char* type, const kube::object_cptr& object,
+                         const kube::object_cptr& previous) {
+    if (!acting_) return;
+    const std::string_view t = type;
+    if (t == "ADDED") {
+        spawn(object->namespace_, object->name, false);
+    } else if (t == "MODIFIED") {
+        // Our own status writes keep the generation; a spec edit bumps it.
+        if (!workers_.count(object->key))
+            spawn(object->namespace_, object->name, false);
+        else if (generation_of(object) != generation_of(previous))
+            wake(object->key);
+    } else if (t == "DELETED") {
+        forget(object->key);
+    }
+}
+
+void manager::on_deployment(const char* type, const kube::object_cptr& object,
+                            const kube::object_cptr& previous) {
+    if (!acting_) return;
+    const std::string_view t = type;
+    // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
+    if (t != "MODIFIED" || rolling_out(object) != rolling_out(previous))
+        wake_targeting(object->namespace_, "Deployment/" + object->name);
+}
+
+asio::awaitable<void> manager::run_worker(std::shared_ptr<worker> w,
+                                          std::chrono::milliseconds first_delay) {
+    auto delay = first_delay;
+    while (!w->stopped) {
+        if (delay.count() > 0 && !w->wake) {
+            w->timer.expires_after(delay);
+            boost::system::error_code ec;
+            co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (w->stopped) break;
+        }
+        w->wake = false;
+        const auto started = std::chrono::steady_clock::now();
+        reconcile_outcome outcome;
+        try {
+            outcome = co_await reconcile(*env_, w->ns, w->name, w->memory);
+        } catch (const std::exception& e) {
+            // A bug, not an expected failure: log it, count it, and keep the object alive.
+            ++stats_.failures;
+            spdlog::error("{}: reconcile failed unexpectedly: {}", w->key, e.what());
+            outcome.error = e.what();
+        }
+        const auto took = std::chrono::steady_clock::now() - started;
+        if (!outcome.exists) break; // deleted; the DELETED event forgets the worker
+        ++stats_.reconciles;
+        if (outcome.error) ++stats_.errors;
+        if (outcome.rescaled) ++stats_.rescales;
+        if (outcome.status_written) ++stats_.status_writes;
+        if (observer_ && !w->stopped)
+            observer_->reconciled(w->ns, w->name, outcome,
+                                  std::chrono::duration_cast<std::chrono::nanoseconds>(took));
+        w->target = outcome.target;
+        const auto elapsed = std::chrono::steady_clock::now() - started;
+        delay = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(outcome.period) - elapsed);
+        if (delay.count() <= 0) delay = std::chrono::milliseconds(0);
+    }
+}
+
+} // namespace hpaplus::controller

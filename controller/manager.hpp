@@ -1,0 +1,95 @@
+// controller/manager.hpp — the informers and one worker coroutine per HPAPlus. A worker is
+// spawned when its object appears, woken when its spec changes or its target starts or ends a
+// rollout, and cancelled when the object is deleted. It reconciles every syncPeriodSeconds
+// (first after a per-object phase offset, so objects listed together do not fire together).
+// One coroutine per object serializes that object's work; objects never wait on each other.
+#pragma once
+
+#include "controller/event_recorder.hpp"
+#include "controller/options.hpp"
+#include "controller/reconciler.hpp"
+#include "kube/informer.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace hpaplus::controller {
+
+/// Told about every reconcile (for /metrics and the demo); implementations must be cheap.
+class reconcile_observer {
+  public:
+    virtual ~reconcile_observer() = default;
+    virtual void reconciled(const std::string& ns, const std::string& name,
+                            const reconcile_outcome& outcome, std::chrono::nanoseconds took) = 0;
+    virtual void forgotten(const std::string& ns, const std::string& name) = 0;
+};
+
+struct manager_stats {
+    std::uint64_t reconciles = 0;
+    std::uint64_t errors = 0;    ///< reconciles that returned an error (incl. invalid specs)
+    std::uint64_t rescales = 0;
+    std::uint64_t status_writes = 0;
+    std::uint64_t failures = 0;  ///< reconciles that threw (bugs; logged)
+};
+
+class manager {
+  public:
+    manager(kube::api_client& client, const controller_options& options,
+            reconcile_observer* observer = nullptr);
+    ~manager();
+    manager(const manager&) = delete;
+    manager& operator=(const manager&) = delete;
+
+    /// Starts the informers and waits for their first lists; false after cache_sync_timeout.
+    /// Runs on: the client's executor.
+    boost::asio::awaitable<bool> start_caches();
+    /// Spawns a worker for every cached HPAPlus and follows changes (the leader's work).
+    void start_workers();
+    /// Cancels every worker; a reconcile in flight finishes.
+    void stop_workers();
+    /// Waits until no worker runs, at most `grace`. Runs on: the client's executor.
+    boost::asio::awaitable<void> drain(std::chrono::milliseconds grace);
+    /// Stops the informers (after stop_workers, at shutdown).
+    void stop_caches();
+
+    bool synced() const;
+    bool acting() const { return acting_; }
+    std::size_t worker_count() const { return workers_.size(); }
+    std::size_t running_workers() const { return running_; }
+    const manager_stats& stats() const { return stats_; }
+    const kube::informer& hpapluses() const { return *hpapluses_; }
+
+  private:
+    struct worker;
+    boost::asio::awaitable<void> run_worker(std::shared_ptr<worker> w,
+                                            std::chrono::milliseconds first_delay);
+    void spawn(const std::string& ns, const std::string& name, bool listed);
+    void forget(const std::string& key);
+    void wake(const std::string& key);
+    void wake_targeting(const std::string& ns, const std::string& target);
+    void on_hpaplus(const char* type, const kube::object_cptr& object,
+                    const kube::object_cptr& previous);
+    void on_deployment(const char* type, const kube::object_cptr& object,
+                       const kube::object_cptr& previous);
+
+    kube::api_client& client_;
+    boost::asio::any_io_executor executor_; ///< set by start_caches
+    const controller_options& options_;
+    reconcile_observer* observer_;
+    std::unique_ptr<kube::informer> hpapluses_;
+    std::unique_ptr<kube::informer> pods_;
+    std::unique_ptr<kube::informer> deployments_;
+    std::unique_ptr<event_recorder> events_;
+    std::unique_ptr<reconcile_env> env_;
+    std::map<std::string, std::shared_ptr<worker>, std::less<>> workers_; ///< by namespace/name
+    bool acting_ = false;
+    std::size_t running_ = 0;
+    manager_stats stats_;
+};
+
+} // namespace hpaplus::controller

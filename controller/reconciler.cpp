@@ -1,0 +1,161 @@
+// controller/reconciler.cpp — one reconcile of one HPAPlus.
+#include "controller/reconciler.hpp"
+
+#include "controller/metric_client.hpp"
+#include "controller/scale_target.hpp"
+#include "controller/status.hpp"
+#include "kube/decode.hpp"
+#include "kube/resources.hpp"
+#include "policy/decision.hpp"
+#include "policy/defaults.hpp"
+#include "policy/validation.hpp"
+
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+
+namespace hpaplus::controller {
+namespace {
+
+core::time_point wall_now() {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(
+        std::chrono::system_clock::now());
+}
+
+std::string message_of(const kube::api_response& r) {
+    return r.status.message.empty() ? r.ec.message() : r.status.message;
+}
+
+// The object's pods (cached), decoded; `storage` owns what the pointers in `out` point to.
+void cached_pods(const kube::informer& pods, const std::string& ns, const std::string& selector,
+                 std::vector<policy::pod_info>& storage, std::vector<const policy::pod_info*>& out) {
+    auto parsed = core::parse_label_selector(selector);
+    if (!parsed) return; // policy reports the invalid selector
+    const auto matching = pods.select(ns, *parsed);
+    storage.reserve(matching.size());
+    for (const auto& object : matching) {
+        rapidjson::Document doc;
+        doc.Parse(object->json.data(), object->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        auto pod = kube::decode_pod(d, {&doc, ""});
+        if (d.ok()) storage.push_back(std::move(pod));
+    }
+    for (const auto& p : storage)
+        out.push_back(&p);
+}
+
+boost::asio::awaitable<bool> write_status(reconcile_env& env, const kube::cached_object& object,
+                                          const std::string& status) {
+    if (!status_differs(object.json, status)) co_return false;
+    std::string patch = "{\"status\":" + status + "}";
+    const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
+    auto response = co_await kube::merge_patch(env.client, kube::resources::hpapluses,
+                                               object.namespace_, object.name, std::move(patch),
+                                               sub);
+    if (!response && response.ec != kube::errc::not_found)
+        spdlog::warn("{}: writing status failed: {}", object.key, message_of(response));
+    co_return static_cast<bool>(response);
+}
+
+std::string uid_of(const rapidjson::Document& doc) {
+    kube::json_decoder d;
+    return d.opt_string(kube::json_node{&doc, ""}["metadata"]["uid"]).value_or("");
+}
+
+} // namespace
+
+boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const std::string& ns,
+                                                    const std::string& name,
+                                                    object_memory& memory) {
+    reconcile_outcome out;
+    out.period = env.options.default_sync_period;
+    const kube::object_cptr object = env.hpapluses.find(ns, name);
+    if (!object) {
+        out.exists = false;
+        co_return out;
+    }
+    const core::time_point now = wall_now();
+    rapidjson::Document doc;
+    doc.Parse(object->json.data(), object->json.size());
+    const kube::json_node root{&doc, ""};
+    kube::json_decoder d;
+    policy::reconcile_input in;
+    in.hpa = kube::decode_autoscaler(d, root);
+    const involved_object involved{ns, name, uid_of(doc)};
+
+    std::optional<std::string> invalid;
+    if (!d.ok()) {
+        invalid = d.error().to_string();
+    } else {
+        policy::apply_defaults(in.hpa.spec);
+        if (auto errors = policy::validate(in.hpa.spec); !errors.empty())
+            invalid = errors.front().field + ": " + errors.front().message;
+    }
+    if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
+        out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
+    if (invalid) {
+        out.valid = false;
+        out.error = "invalid spec: " + *invalid;
+        kube::json_decoder status_decoder;
+        const auto current = kube::decode_autoscaler_status(status_decoder, root["status"]);
+        const auto generation =
+            status_decoder.opt_int(root["metadata"]["generation"], 0, INT64_MAX).value_or(0);
+        const std::string status = encode_invalid_status(current, generation, *invalid, now);
+        out.status_written = co_await write_status(env, *object, status);
+        const policy::event e{"Warning", "InvalidSpec", *invalid};
+        co_await env.events.record(involved, e, now);
+        out.events = 1;
+        co_return out;
+    }
+
+    const auto& ref = in.hpa.spec.scale_target_ref;
+    out.target = ref.kind + "/" + ref.name;
+    target_view target = co_await read_target(env.client, &env.deployments, ns, ref, false);
+    in.scale = target.scale;
+    in.scale_error = target.error;
+    in.rollout = target.rollout;
+    in.config = env.options.policy;
+    in.hist = memory.hist;
+    in.now = now;
+    std::vector<policy::pod_info> pod_storage;
+    if (in.scale) cached_pods(env.pods, ns, in.scale->selector, pod_storage, in.pods);
+    if (policy::needs_metrics(in.hpa, in.scale))
+        in.readings = co_await read_metrics(env.client, in.hpa, in.scale->selector);
+
+    policy::decision decision = policy::decide(in);
+    std::optional<std::string> write_error;
+    for (int attempt = 1; decision.rescale; ++attempt) {
+        auto response = co_await write_scale(env.client, ns, ref, decision.target_replicas,
+                                             target.resource_version);
+        if (response) break;
+        write_error = message_of(response);
+        if (response.ec != kube::errc::conflict || attempt >= env.options.scale_write_attempts)
+            break;
+        // The target changed since we read it: decide again on what it is now.
+        spdlog::info("{}: /scale conflict, deciding again on fresh data", object->key);
+        target = co_await read_target(env.client, &env.deployments, ns, ref, true);
+        in.scale = target.scale;
+        in.scale_error = target.error;
+        write_error.reset();
+        decision = policy::decide(in);
+    }
+    policy::finish(decision, in, write_error);
+    memory.hist = decision.hist;
+
+    out.current_replicas = decision.current_replicas;
+    out.desired_replicas = decision.desired_replicas;
+    out.rescaled = decision.scale_updated;
+    out.error = decision.error;
+    const std::string status = encode_status(in.hpa, decision);
+    out.status_written = co_await write_status(env, *object, status);
+    for (const auto& e : decision.events) {
+        co_await env.events.record(involved, e, now);
+        ++out.events;
+    }
+    if (decision.scale_updated)
+        spdlog::info("{}: scaled {} from {} to {}: {}", object->key, out.target,
+                     decision.current_replicas, decision.target_replicas, decision.rescale_reason);
+    co_return out;
+}
+
+} // namespace hpaplus::controller

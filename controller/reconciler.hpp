@@ -1,0 +1,54 @@
+// controller/reconciler.hpp — one reconcile of one HPAPlus: cached reads → metrics → policy →
+// `/scale` only when replicas change (conflicts retried on fresh data) → status only when it
+// changed → Events. Everything an object remembers between reconciles is in `object_memory`.
+#pragma once
+
+#include "controller/event_recorder.hpp"
+#include "controller/options.hpp"
+#include "kube/informer.hpp"
+#include "policy/behavior.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace hpaplus::controller {
+
+/// What the controller keeps per object (upstream keeps the same in memory; after a restart the
+/// first reconcile seeds it again).
+struct object_memory {
+    policy::history hist;
+};
+
+/// The shared, read-mostly things a reconcile uses.
+struct reconcile_env {
+    kube::api_client& client;
+    const kube::informer& hpapluses;
+    const kube::informer& pods;
+    const kube::informer& deployments;
+    event_recorder& events;
+    const controller_options& options;
+};
+
+struct reconcile_outcome {
+    bool exists = true;                ///< false: the object is gone from the cache
+    bool valid = true;                 ///< false: the spec cannot be used (condition + Event)
+    std::chrono::seconds period{15};   ///< the object's sync period
+    std::string target;                ///< `Kind/name` of the scale target ("" when invalid)
+    std::optional<std::string> error;  ///< the reconcile's error (metrics, scale read/write)
+    std::int32_t current_replicas = 0;
+    std::int32_t desired_replicas = 0;
+    bool rescaled = false;
+    bool status_written = false;
+    std::size_t events = 0;
+};
+
+/// Runs on: the client's executor (informers are read there). Cancellation: none; bounded by
+/// the request timeouts.
+boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const std::string& ns,
+                                                    const std::string& name,
+                                                    object_memory& memory);
+
+} // namespace hpaplus::controller
