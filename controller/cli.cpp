@@ -1,6 +1,7 @@
 // controller/cli.cpp — subcommand dispatch.
 #include "controller/cli.hpp"
 
+#include "controller/controller_command.hpp"
 #include "controller/evaluate_command.hpp"
 #include "controller/sim_command.hpp"
 
@@ -21,6 +22,7 @@ constexpr const char* usage =
     "coroutine.\n"
     "\n"
     "Commands:\n"
+    "  controller        run the autoscaler against a cluster (see --help for its flags)\n"
     "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
     "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
     "  version           print the version\n"
@@ -44,6 +46,7 @@ int run_cli(int argc, char** argv) {
         std::printf("hpaplus %s\n", HPAPLUS_VERSION);
         return 0;
     }
+    if (command == "controller") return run_controller(argc - 1, argv + 1);
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
     if (command == "sim") return run_sim(argc - 1, argv + 1);
     std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",

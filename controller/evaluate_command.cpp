@@ -139,7 +139,8 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
     const std::string& ns = s.input.hpa.namespace_;
     policy::metric_reading r;
     if (!spec.backend.empty()) {
-        r.error = "metric backend \"" + spec.backend + "\": metric backends are not available in this build yet";
+        r.error = "metric backend \"" + spec.backend +
+                  "\": metric backends are not available in this build yet";
         return r;
     }
     switch (spec.type) {

@@ -19,7 +19,7 @@ std::string created_name(const std::string& body) {
     if (meta == doc.MemberEnd() || !meta->value.IsObject()) return {};
     const auto name = meta->value.FindMember("name");
     return name != meta->value.MemberEnd() && name->value.IsString() ? name->value.GetString()
-                                                                      : std::string();
+                                                                     : std::string();
 }
 
 } // namespace
@@ -39,8 +39,8 @@ void event_recorder::forget_older_than(core::time_point cutoff) {
 
 boost::asio::awaitable<void> event_recorder::record(const involved_object& object,
                                                     const policy::event& e, core::time_point now) {
-    std::string key = object.namespace_ + "/" + object.name + "\n" + e.type + "\n" + e.reason +
-                      "\n" + e.message;
+    std::string key =
+        object.namespace_ + "/" + object.name + "\n" + e.type + "\n" + e.reason + "\n" + e.message;
     const std::string now_text = core::format_rfc3339(now);
     auto it = recent_.find(key);
     if (it != recent_.end() && now - it->second.last < window_ && !it->second.event_name.empty()) {
@@ -61,17 +61,15 @@ boost::asio::awaitable<void> event_recorder::record(const involved_object& objec
         spdlog::debug("{}/{}: updating Event {} failed: {}", object.namespace_, object.name,
                       event_name, response.status.message);
     }
-    std::string body =
-        kube::event_body(object.namespace_, object.kind, object.name, object.uid,
-                         object.api_version, e.type, e.reason, e.message, {"hpaplus", host_},
-                         now_text);
+    std::string body = kube::event_body(object.namespace_, object.kind, object.name, object.uid,
+                                        object.api_version, e.type, e.reason, e.message,
+                                        {"hpaplus", host_}, now_text);
     auto response =
         co_await kube::create(client_, kube::resources::events, object.namespace_, std::move(body));
     if (!response) {
-        spdlog::warn("{}/{}: recording Event {} failed: {}", object.namespace_, object.name,
-                     e.reason,
-                     response.status.message.empty() ? response.ec.message()
-                                                     : response.status.message);
+        spdlog::warn(
+            "{}/{}: recording Event {} failed: {}", object.namespace_, object.name, e.reason,
+            response.status.message.empty() ? response.ec.message() : response.status.message);
         co_return;
     }
     ++created_;

@@ -30,8 +30,17 @@ std::int64_t generation_of(const kube::object_cptr& o) {
     rapidjson::Document doc;
     doc.Parse(o->json.data(), o->json.size());
     kube::json_decoder d;
-    return d.opt_int(kube::json_node{&doc, ""}["metadata"]["generation"], 0, INT64_MAX)
-        .value_or(0);
+    return d.opt_int(kube::json_node{&doc, ""}["metadata"]["generation"], 0, INT64_MAX).value_or(0);
+}
+
+// spec.syncPeriodSeconds of a cached HPAPlus (the default when unset or unreadable).
+std::chrono::seconds sync_period_of(const kube::object_cptr& o, std::chrono::seconds fallback) {
+    if (!o) return fallback;
+    rapidjson::Document doc;
+    doc.Parse(o->json.data(), o->json.size());
+    kube::json_decoder d;
+    const auto v = d.opt_int(kube::json_node{&doc, ""}["spec"]["syncPeriodSeconds"], 1, 86400);
+    return d.ok() && v ? std::chrono::seconds(*v) : fallback;
 }
 
 bool rolling_out(const kube::object_cptr& o) {
@@ -40,7 +49,9 @@ bool rolling_out(const kube::object_cptr& o) {
     return v.rollout && v.rollout->in_progress;
 }
 
-std::string collection(const kube::resource_path& r, const std::string& ns) { return r.path(ns); }
+std::string collection(const kube::resource_path& r, const std::string& ns) {
+    return r.path(ns);
+}
 
 } // namespace
 
@@ -61,17 +72,21 @@ manager::manager(kube::api_client& client, const controller_options& options,
                  reconcile_observer* observer)
     : client_(client), options_(options), observer_(observer) {
     const std::string& ns = options.watch_namespace;
-    hpapluses_ = std::make_unique<kube::informer>(client, collection(kube::resources::hpapluses, ns));
+    hpapluses_ =
+        std::make_unique<kube::informer>(client, collection(kube::resources::hpapluses, ns));
     pods_ = std::make_unique<kube::informer>(client, collection(kube::resources::pods, ns));
     deployments_ =
         std::make_unique<kube::informer>(client, collection(kube::resources::deployments, ns));
-    events_ = std::make_unique<event_recorder>(client, host_name(), options.event_aggregation_window);
+    events_ =
+        std::make_unique<event_recorder>(client, host_name(), options.event_aggregation_window);
     env_ = std::make_unique<reconcile_env>(
         reconcile_env{client, *hpapluses_, *pods_, *deployments_, *events_, options});
     hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
                                  const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });
-    deployments_->on_change([this](const char* type, const kube::object_cptr& o,
-                                   const kube::object_cptr& prev) { on_deployment(type, o, prev); });
+    deployments_->on_change(
+        [this](const char* type, const kube::object_cptr& o, const kube::object_cptr& prev) {
+            on_deployment(type, o, prev);
+        });
 }
 
 manager::~manager() {
@@ -95,7 +110,8 @@ asio::awaitable<bool> manager::start_caches() {
         });
     }
     for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
-        if (!co_await i->wait_synced(options_.cache_sync_timeout)) co_return false;
+        const bool synced = co_await i->wait_synced(options_.cache_sync_timeout);
+        if (!synced) co_return false;
     }
     co_return true;
 }
@@ -141,14 +157,14 @@ void manager::spawn(const std::string& ns, const std::string& name, bool listed)
     std::string key = ns + "/" + name;
     if (!acting_ || workers_.count(key)) return;
     auto w = std::make_shared<worker>(executor_, ns, name);
-    // Objects listed together start spread over one default period; a new object starts now.
+    // Objects listed together start spread over their own period (so they do not all fire at
+    // once after a restart); an object created later starts now.
     std::chrono::milliseconds first_delay{0};
     if (listed) {
-        const auto period_ms =
-            std::chrono::duration_cast<std::chrono::milliseconds>(options_.default_sync_period);
-        first_delay = std::chrono::milliseconds(
-            static_cast<std::int64_t>(std::hash<std::string>{}(key) %
-                                      static_cast<std::size_t>(std::max<std::int64_t>(1, period_ms.count()))));
+        const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(
+            sync_period_of(hpapluses_->find(ns, name), options_.default_sync_period));
+        first_delay = std::chrono::milliseconds(static_cast<std::int64_t>(
+            std::hash<std::string>{}(key) % static_cast<std::size_t>(period.count())));
     }
     workers_.emplace(std::move(key), w);
     ++running_;

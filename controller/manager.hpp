@@ -31,10 +31,10 @@ class reconcile_observer {
 
 struct manager_stats {
     std::uint64_t reconciles = 0;
-    std::uint64_t errors = 0;    ///< reconciles that returned an error (incl. invalid specs)
+    std::uint64_t errors = 0; ///< reconciles that returned an error (incl. invalid specs)
     std::uint64_t rescales = 0;
     std::uint64_t status_writes = 0;
-    std::uint64_t failures = 0;  ///< reconciles that threw (bugs; logged)
+    std::uint64_t failures = 0; ///< reconciles that threw (bugs; logged)
 };
 
 class manager {

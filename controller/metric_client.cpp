@@ -15,8 +15,8 @@ namespace {
 const kube::resource_path pod_metrics_path{"metrics.k8s.io", "v1beta1", "pods", true};
 
 std::string failure(const char* api, const kube::api_response& r) {
-    return std::string("unable to fetch metrics from ") + api + " metrics API: " +
-           (r.status.message.empty() ? r.ec.message() : r.status.message);
+    return std::string("unable to fetch metrics from ") + api +
+           " metrics API: " + (r.status.message.empty() ? r.ec.message() : r.status.message);
 }
 
 // The `items` of a list answer (or the answer itself when it is one object).
@@ -40,9 +40,8 @@ struct resource_answer {
     std::string error;
 };
 
-boost::asio::awaitable<resource_answer> list_pod_metrics(kube::api_client& client,
-                                                         const std::string& ns,
-                                                         const std::string& selector) {
+boost::asio::awaitable<resource_answer>
+list_pod_metrics(kube::api_client& client, const std::string& ns, const std::string& selector) {
     resource_answer out;
     const std::string no_continue; // named: GCC 12 mishandles temporaries in co_await calls
     auto response = co_await kube::list(client, pod_metrics_path, ns, selector, 0, no_continue);

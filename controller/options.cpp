@@ -162,7 +162,8 @@ const std::vector<flag>& flags() {
         {"leader-elect-lease-duration", "how long a Lease holds without renewal",
          [](auto& o) { return show(o.leader.lease_duration); },
          leader_duration("leader-elect-lease-duration", &leader_election_options::lease_duration)},
-        {"leader-elect-renew-deadline", "the leader stops acting when it could not renew for this long",
+        {"leader-elect-renew-deadline",
+         "the leader stops acting when it could not renew for this long",
          [](auto& o) { return show(o.leader.renew_deadline); },
          leader_duration("leader-elect-renew-deadline", &leader_election_options::renew_deadline)},
         {"leader-elect-retry-period", "how often the Lease is tried and renewed",
@@ -197,8 +198,7 @@ bool split_listen(std::string_view text, std::string& address, unsigned short& p
     const std::string_view p = text.substr(colon + 1);
     unsigned value = 0;
     const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), value);
-    if (p.empty() || ec != std::errc{} || end != p.data() + p.size() || value > 65535)
-        return false;
+    if (p.empty() || ec != std::errc{} || end != p.data() + p.size() || value > 65535) return false;
     port = static_cast<unsigned short>(value);
     return true;
 }

@@ -17,8 +17,7 @@ namespace hpaplus::controller {
 namespace {
 
 core::time_point wall_now() {
-    return std::chrono::time_point_cast<std::chrono::nanoseconds>(
-        std::chrono::system_clock::now());
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
 }
 
 std::string message_of(const kube::api_response& r) {
@@ -27,7 +26,8 @@ std::string message_of(const kube::api_response& r) {
 
 // The object's pods (cached), decoded; `storage` owns what the pointers in `out` point to.
 void cached_pods(const kube::informer& pods, const std::string& ns, const std::string& selector,
-                 std::vector<policy::pod_info>& storage, std::vector<const policy::pod_info*>& out) {
+                 std::vector<policy::pod_info>& storage,
+                 std::vector<const policy::pod_info*>& out) {
     auto parsed = core::parse_label_selector(selector);
     if (!parsed) return; // policy reports the invalid selector
     const auto matching = pods.select(ns, *parsed);
@@ -49,9 +49,9 @@ boost::asio::awaitable<bool> write_status(reconcile_env& env, const kube::cached
     if (!status_differs(object.json, status)) co_return false;
     std::string patch = "{\"status\":" + status + "}";
     const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
-    auto response = co_await kube::merge_patch(env.client, kube::resources::hpapluses,
-                                               object.namespace_, object.name, std::move(patch),
-                                               sub);
+    auto response =
+        co_await kube::merge_patch(env.client, kube::resources::hpapluses, object.namespace_,
+                                   object.name, std::move(patch), sub);
     if (!response && response.ec != kube::errc::not_found)
         spdlog::warn("{}: writing status failed: {}", object.key, message_of(response));
     co_return static_cast<bool>(response);
@@ -119,8 +119,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     in.now = now;
     std::vector<policy::pod_info> pod_storage;
     if (in.scale) cached_pods(env.pods, ns, in.scale->selector, pod_storage, in.pods);
-    if (policy::needs_metrics(in.hpa, in.scale))
+    if (policy::needs_metrics(in.hpa, in.scale)) {
+        const auto started = std::chrono::steady_clock::now();
         in.readings = co_await read_metrics(env.client, in.hpa, in.scale->selector);
+        out.metrics_latency = std::chrono::steady_clock::now() - started;
+    }
 
     policy::decision decision = policy::decide(in);
     std::optional<std::string> write_error;

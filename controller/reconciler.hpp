@@ -33,22 +33,23 @@ struct reconcile_env {
 };
 
 struct reconcile_outcome {
-    bool exists = true;                ///< false: the object is gone from the cache
-    bool valid = true;                 ///< false: the spec cannot be used (condition + Event)
-    std::chrono::seconds period{15};   ///< the object's sync period
-    std::string target;                ///< `Kind/name` of the scale target ("" when invalid)
-    std::optional<std::string> error;  ///< the reconcile's error (metrics, scale read/write)
+    bool exists = true;               ///< false: the object is gone from the cache
+    bool valid = true;                ///< false: the spec cannot be used (condition + Event)
+    std::chrono::seconds period{15};  ///< the object's sync period
+    std::string target;               ///< `Kind/name` of the scale target ("" when invalid)
+    std::optional<std::string> error; ///< the reconcile's error (metrics, scale read/write)
     std::int32_t current_replicas = 0;
     std::int32_t desired_replicas = 0;
     bool rescaled = false;
     bool status_written = false;
     std::size_t events = 0;
+    /// Time spent reading metrics, per backend ("metricsAPI" for the Kubernetes APIs); 0 = none.
+    std::chrono::nanoseconds metrics_latency{0};
 };
 
 /// Runs on: the client's executor (informers are read there). Cancellation: none; bounded by
 /// the request timeouts.
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const std::string& ns,
-                                                    const std::string& name,
-                                                    object_memory& memory);
+                                                    const std::string& name, object_memory& memory);
 
 } // namespace hpaplus::controller

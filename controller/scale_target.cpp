@@ -77,7 +77,8 @@ boost::asio::awaitable<target_view> read_target(kube::api_client& client,
                                                 const std::string& ns,
                                                 const policy::object_reference& ref, bool fresh) {
     if (deployments && is_deployment(ref) && !fresh) {
-        if (auto cached = deployments->find(ns, ref.name)) co_return scale_from_deployment(cached->json);
+        if (auto cached = deployments->find(ns, ref.name))
+            co_return scale_from_deployment(cached->json);
         target_view missing;
         missing.error = "deployments.apps \"" + ref.name + "\" not found";
         co_return missing;
@@ -105,11 +106,9 @@ boost::asio::awaitable<target_view> read_target(kube::api_client& client,
     co_return v;
 }
 
-boost::asio::awaitable<kube::api_response> write_scale(kube::api_client& client,
-                                                       const std::string& ns,
-                                                       const policy::object_reference& ref,
-                                                       std::int32_t replicas,
-                                                       const std::string& resource_version) {
+boost::asio::awaitable<kube::api_response>
+write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
+            std::int32_t replicas, const std::string& resource_version) {
     const kube::resource_path path = target_resource(ref);
     std::string body = kube::scale_body(ref.name, ns, replicas, resource_version);
     const std::string sub = "scale"; // named: GCC 12 mishandles temporaries in co_await calls

@@ -18,7 +18,7 @@ namespace hpaplus::controller {
 struct target_view {
     std::optional<policy::scale_snapshot> scale; ///< nullopt: `error` says why
     std::string error;
-    std::string resource_version;         ///< precondition of the /scale write
+    std::string resource_version;                 ///< precondition of the /scale write
     std::optional<policy::rollout_state> rollout; ///< Deployments only
 };
 
@@ -37,10 +37,8 @@ boost::asio::awaitable<target_view> read_target(kube::api_client& client,
                                                 const policy::object_reference& ref, bool fresh);
 
 /// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved).
-boost::asio::awaitable<kube::api_response> write_scale(kube::api_client& client,
-                                                       const std::string& ns,
-                                                       const policy::object_reference& ref,
-                                                       std::int32_t replicas,
-                                                       const std::string& resource_version);
+boost::asio::awaitable<kube::api_response>
+write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
+            std::int32_t replicas, const std::string& resource_version);
 
 } // namespace hpaplus::controller

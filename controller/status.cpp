@@ -61,8 +61,8 @@ std::string targets_summary(const policy::autoscaler_spec& spec, const policy::d
         std::optional<policy::metric_status> status;
         if (i < d.metrics.size()) status = d.metrics[i].status;
         if (!out.empty()) out += ", ";
-        out += metric_label(m) + ": " + current_text(m.target, status) + "/" +
-               target_text(m.target);
+        out +=
+            metric_label(m) + ": " + current_text(m.target, status) + "/" + target_text(m.target);
     }
     return out;
 }

@@ -252,14 +252,30 @@ std::string to_string(const label_selector& selector) {
         };
         const std::string first = values.empty() ? std::string() : values.front();
         switch (r.op) {
-        case selector_op::equals: out += r.key + "=" + first; break;
-        case selector_op::not_equals: out += r.key + "!=" + first; break;
-        case selector_op::in: out += r.key + " in " + joined(); break;
-        case selector_op::not_in: out += r.key + " notin " + joined(); break;
-        case selector_op::exists: out += r.key; break;
-        case selector_op::does_not_exist: out += "!" + r.key; break;
-        case selector_op::greater_than: out += r.key + ">" + first; break;
-        case selector_op::less_than: out += r.key + "<" + first; break;
+        case selector_op::equals:
+            out += r.key + "=" + first;
+            break;
+        case selector_op::not_equals:
+            out += r.key + "!=" + first;
+            break;
+        case selector_op::in:
+            out += r.key + " in " + joined();
+            break;
+        case selector_op::not_in:
+            out += r.key + " notin " + joined();
+            break;
+        case selector_op::exists:
+            out += r.key;
+            break;
+        case selector_op::does_not_exist:
+            out += "!" + r.key;
+            break;
+        case selector_op::greater_than:
+            out += r.key + ">" + first;
+            break;
+        case selector_op::less_than:
+            out += r.key + "<" + first;
+            break;
         }
     }
     return out;

@@ -135,6 +135,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     std::chrono::steady_clock::time_point refilled = std::chrono::steady_clock::now();
     std::mt19937_64 rng{std::random_device{}()};
     std::uint64_t attempts = 0;
+    api_client::request_observer observer;
     std::uint64_t throttled = 0;
 
     impl(asio::any_io_executor ex, cluster_config c, client_options o)
@@ -278,6 +279,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
             } else {
                 auto fresh = co_await connect();
                 if (!fresh) {
+                    if (observer) observer(r.method, 0);
                     out.ec = fresh.error();
                     out.status.message = out.ec.message() + " (" + config.server + ")";
                     if (attempt < options.max_retries) {
@@ -291,6 +293,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
             }
             bool reusable = false;
             const auto ec = co_await exchange(conn, r, out, reusable);
+            if (observer) observer(r.method, ec ? 0 : out.http_status);
             if (ec) {
                 // A pooled connection the server closed meanwhile: try again on a new one at once.
                 if (from_pool && attempt <= options.max_retries) continue;
@@ -462,6 +465,10 @@ api_client::~api_client() = default;
 
 asio::awaitable<api_response> api_client::send(api_request request) {
     return impl_->send(std::move(request));
+}
+
+void api_client::set_request_observer(request_observer observer) {
+    impl_->observer = std::move(observer);
 }
 
 void api_client::close() {

@@ -99,6 +99,11 @@ class api_client {
     watch(std::string target, event_handler on_event,
           std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(60000));
 
+    /// Called after every attempt of send() with the method and the HTTP status (0 when no
+    /// answer arrived), for metrics. Must be cheap; runs on the client's executor.
+    using request_observer = std::function<void(const std::string& method, int http_status)>;
+    void set_request_observer(request_observer observer);
+
     /// Closes idle connections.
     void close();
 

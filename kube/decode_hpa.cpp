@@ -95,9 +95,8 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         d.fail(n, "expected an object");
         return m;
     }
-    d.known_fields(
-        n, {"type", "resource", "containerResource", "pods", "object", "external", "fallback",
-            "backend"});
+    d.known_fields(n, {"type", "resource", "containerResource", "pods", "object", "external",
+                       "fallback", "backend"});
     const std::string type = d.string(n["type"]);
     if (!d.ok()) return m;
     if (type == "Resource" || type == "ContainerResource") {

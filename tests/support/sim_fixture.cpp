@@ -23,10 +23,18 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
-sim_fixture::sim_fixture(bool tls) : tls_(tls) {
+namespace {
+sim::cluster_options test_options(bool tls) {
     sim::cluster_options options;
     options.tls = tls;
     options.api.bookmark_interval = std::chrono::milliseconds(300);
+    return options;
+}
+} // namespace
+
+sim_fixture::sim_fixture(bool tls) : sim_fixture(test_options(tls)) {}
+
+sim_fixture::sim_fixture(sim::cluster_options options) : tls_(options.tls) {
     cluster_ = std::make_unique<sim::cluster>(io_, options);
     cluster_->start();
     url_ = cluster_->url();

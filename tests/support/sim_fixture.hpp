@@ -23,6 +23,7 @@ struct http_result {
 class sim_fixture {
   public:
     explicit sim_fixture(bool tls = false);
+    explicit sim_fixture(sim::cluster_options options);
     ~sim_fixture();
 
     sim::cluster& cluster() { return *cluster_; }

@@ -44,10 +44,19 @@ TEST(GoDuration, RejectsBadInput) {
 
 TEST(GoDuration, FormatsAsGoAndParsesBack) {
     const std::pair<std::chrono::nanoseconds, const char*> rows[] = {
-        {0ns, "0s"},        {7ns, "7ns"},       {1500ns, "1.5us"},  {250ms, "250ms"},
-        {15s, "15s"},       {1500ms, "1.5s"},   {90s, "1m30s"},     {3600s, "1h0m0s"},
-        {5400s, "1h30m0s"}, {-90s, "-1m30s"},   {15012ms, "15.012s"},
-        {std::chrono::nanoseconds(std::numeric_limits<std::int64_t>::min()), "-2562047h47m16.854775808s"}};
+        {0ns, "0s"},
+        {7ns, "7ns"},
+        {1500ns, "1.5us"},
+        {250ms, "250ms"},
+        {15s, "15s"},
+        {1500ms, "1.5s"},
+        {90s, "1m30s"},
+        {3600s, "1h0m0s"},
+        {5400s, "1h30m0s"},
+        {-90s, "-1m30s"},
+        {15012ms, "15.012s"},
+        {std::chrono::nanoseconds(std::numeric_limits<std::int64_t>::min()),
+         "-2562047h47m16.854775808s"}};
     for (const auto& [value, text] : rows) {
         EXPECT_EQ(format_go_duration(value), text);
         if (value.count() != std::numeric_limits<std::int64_t>::min()) {

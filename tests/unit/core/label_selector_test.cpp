@@ -69,13 +69,11 @@ TEST(SelectorStruct, RejectsBadOperators) {
     EXPECT_FALSE(to_label_selector(spec));
 }
 
-
 TEST(SelectorFormat, StructFormPrintsAsKubernetesAndParsesBack) {
     label_selector_spec spec;
     spec.match_labels = {{"tier", "front"}, {"app", "web"}};
-    spec.match_expressions = {{"zone", "NotIn", {"b", "a"}},
-                              {"canary", "DoesNotExist", {}},
-                              {"env", "Exists", {}}};
+    spec.match_expressions = {
+        {"zone", "NotIn", {"b", "a"}}, {"canary", "DoesNotExist", {}}, {"env", "Exists", {}}};
     const auto s = to_label_selector(spec);
     ASSERT_TRUE(s) << s.error().text;
     const std::string text = to_string(*s);

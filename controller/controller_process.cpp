@@ -1,0 +1,142 @@
+// controller/controller_process.cpp — wiring and lifecycle of the controller.
+#include "controller/controller_process.hpp"
+
+#include "controller/leader_election.hpp"
+#include "controller/manager.hpp"
+#include "controller/ops_server.hpp"
+#include "controller/telemetry.hpp"
+#include "kube/api_client.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <spdlog/spdlog.h>
+
+namespace hpaplus::controller {
+
+namespace asio = boost::asio;
+
+struct controller_process::impl {
+    impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
+        : io(io_), options(std::move(options_)),
+          client(io.get_executor(), std::move(config), options.client),
+          objects(client, options, &metrics) {
+        client.set_request_observer(
+            [this](const std::string& method, int code) { metrics.api_request(method, code); });
+        if (!options.ops_listen.empty()) {
+            std::string address;
+            unsigned short port = 0;
+            if (!split_listen(options.ops_listen, address, port))
+                throw std::runtime_error("--ops-listen: want ADDR:PORT, got \"" +
+                                         options.ops_listen + "\"");
+            ops = std::make_unique<ops_server>(
+                io.get_executor(), address, port,
+                ops_handlers{[this] { return ready; },
+                             [this] {
+                                 metrics.set_workers(objects.worker_count());
+                                 metrics.set_leader(objects.acting());
+                                 return metrics.exposition();
+                             }});
+        }
+        if (options.leader.enabled)
+            elector = std::make_unique<leader_elector>(
+                client, options.leader,
+                [this] {
+                    if (!stopping) objects.start_workers();
+                },
+                [this] { objects.stop_workers(); });
+    }
+
+    asio::awaitable<void> run() {
+        const bool synced = co_await objects.start_caches();
+        if (!synced) {
+            spdlog::error("the caches did not sync within {} ms; is the HPAPlus CRD installed "
+                          "(kubectl apply -f crds/hpaplus.yaml) and is the API server reachable?",
+                          options.cache_sync_timeout.count());
+            finish(1);
+            co_return;
+        }
+        ready = true;
+        spdlog::info("caches synced: {} HPAPlus objects", objects.hpapluses().items()->size());
+        if (stopping) co_return;
+        if (!elector) {
+            objects.start_workers();
+            co_return;
+        }
+        co_await elector->run();
+    }
+
+    asio::awaitable<void> stop() {
+        spdlog::info("shutting down: finishing in-flight reconciles (at most {} ms)",
+                     options.shutdown_grace.count());
+        if (elector) elector->stop();
+        objects.stop_workers();
+        co_await objects.drain(options.shutdown_grace);
+        if (elector) co_await elector->release();
+        objects.stop_caches();
+        if (ops) ops->stop();
+        client.close();
+        finish(0);
+    }
+
+    void finish(int code) {
+        if (exited) return;
+        exited = true;
+        if (on_exit) on_exit(code);
+    }
+
+    asio::io_context& io;
+    controller_options options;
+    kube::api_client client;
+    telemetry metrics;
+    manager objects;
+    std::unique_ptr<ops_server> ops;
+    std::unique_ptr<leader_elector> elector;
+    std::function<void(int)> on_exit;
+    bool ready = false;
+    bool stopping = false;
+    bool exited = false;
+};
+
+namespace {
+void log_exception(std::exception_ptr e) {
+    if (!e) return;
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        spdlog::error("controller: {}", x.what());
+    }
+}
+} // namespace
+
+controller_process::controller_process(asio::io_context& io, kube::cluster_config config,
+                                       controller_options options)
+    : impl_(std::make_unique<impl>(io, std::move(config), std::move(options))) {}
+
+controller_process::~controller_process() = default;
+
+void controller_process::start(std::function<void(int)> on_exit) {
+    impl_->on_exit = std::move(on_exit);
+    if (impl_->ops) impl_->ops->start();
+    asio::co_spawn(impl_->io, impl_->run(), log_exception);
+}
+
+void controller_process::shutdown() {
+    if (impl_->stopping) return;
+    impl_->stopping = true;
+    asio::co_spawn(impl_->io, impl_->stop(), log_exception);
+}
+
+manager& controller_process::objects() {
+    return impl_->objects;
+}
+telemetry& controller_process::metrics() {
+    return impl_->metrics;
+}
+bool controller_process::leading() const {
+    return impl_->objects.acting();
+}
+std::string controller_process::ops_url() const {
+    return impl_->ops ? impl_->ops->url() : std::string();
+}
+
+} // namespace hpaplus::controller

@@ -1,0 +1,335 @@
+// Integration tests: the real controller (informers, per-object workers, reconcile, status,
+// Events, leader election) against the simulated cluster over HTTP. Every wait has a deadline;
+// nothing asserts on speed — only on order and end state.
+#include "controller/manager.hpp"
+#include "support/controller_fixture.hpp"
+#include "support/json_access.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpaplus::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string deployments = "/apis/apps/v1/namespaces/default/deployments/";
+const std::string hpapluses = "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/hpapluses/";
+
+std::string deployment(const std::string& name, int replicas, const std::string& load) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations: {sim.hpaplus.io/cpu-load: \"" + load +
+           "\"}\nspec:\n  replicas: " + std::to_string(replicas) +
+           "\n  selector: {matchLabels: {app: " + name +
+           "}}\n  template:\n    metadata: {labels: {app: " + name +
+           "}}\n    spec:\n      containers:\n      - name: app\n        image: nginx\n"
+           "        resources: {requests: {cpu: 500m}}\n";
+}
+
+// An HPAPlus on Deployment `name` at 50 % CPU; `extra` is more spec YAML (two-space indent).
+std::string hpaplus(const std::string& name, const std::string& extra, int min = 1, int max = 10) {
+    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n  name: " +
+           name +
+           "\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: "
+           "Deployment, name: " +
+           name + "}\n  minReplicas: " + std::to_string(min) +
+           "\n  maxReplicas: " + std::to_string(max) +
+           "\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: "
+           "Utilization, averageUtilization: 50}}\n" +
+           extra;
+}
+
+class ControllerTest : public ::testing::Test {
+  protected:
+    explicit ControllerTest(sim::cluster_options options = fast_cluster()) : sim(options) {
+        apply_manifest(sim, read_source_file("crds/hpaplus.yaml"));
+    }
+
+    static sim::cluster_options fast_cluster() {
+        sim::cluster_options o;
+        o.api.bookmark_interval = 300ms;
+        return o;
+    }
+
+    int replicas(const std::string& name) {
+        const auto doc = get_json(sim, deployments + name);
+        return doc.IsObject() ? std::stoi(str(doc, "/spec/replicas")) : -1;
+    }
+    int available(const std::string& name) {
+        const auto doc = get_json(sim, deployments + name);
+        const std::string n = doc.IsObject() ? str(doc, "/status/availableReplicas") : "";
+        return n.empty() || n[0] == '<' ? 0 : std::stoi(n);
+    }
+    std::string status(const std::string& name, const char* pointer) {
+        const auto doc = get_json(sim, hpapluses + name);
+        return doc.IsObject() ? str(doc, pointer) : "<missing>";
+    }
+    std::string condition(const std::string& name, const std::string& type) {
+        const auto doc = get_json(sim, hpapluses + name);
+        if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].HasMember("conditions"))
+            return "";
+        for (const auto& c : doc["status"]["conditions"].GetArray())
+            if (type == c["type"].GetString())
+                return std::string(c["status"].GetString()) + " " + c["reason"].GetString();
+        return "";
+    }
+    void set_load(const std::string& name, const std::string& load) {
+        const auto r = sim.request("PATCH", deployments + name,
+                                   R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":")" +
+                                       load + R"("}}})",
+                                   "application/merge-patch+json");
+        ASSERT_EQ(r.status, 200) << r.body;
+    }
+    bool has_event(const std::string& object, const std::string& reason) {
+        const auto doc = get_json(sim, "/api/v1/namespaces/default/events");
+        if (!doc.IsObject()) return false;
+        for (const auto& e : doc["items"].GetArray())
+            if (object == e["involvedObject"]["name"].GetString() &&
+                reason == e["reason"].GetString())
+                return true;
+        return false;
+    }
+    bool reconciled(const std::string& name) {
+        return status(name, "/status/observedGeneration") != "<missing>";
+    }
+
+    sim_fixture sim;
+};
+
+TEST_F(ControllerTest, ScalesUpUnderLoadAndDownOnlyAfterTheStabilizationWindow) {
+    apply_manifest(sim, deployment("web", 2, "400m"));
+    apply_manifest(sim, hpaplus("web", "  syncPeriodSeconds: 1\n  behavior:\n    scaleDown: "
+                                       "{stabilizationWindowSeconds: 4}\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return reconciled("web"); }));
+    EXPECT_EQ(replicas("web"), 2); // 40 % of requests: within range
+
+    set_load("web", "2500m");
+    ASSERT_TRUE(eventually([&] { return replicas("web") > 2; }))
+        << status("web", "/status/lastDecision");
+    EXPECT_TRUE(eventually([&] { return has_event("web", "SuccessfulRescale"); }));
+    ASSERT_TRUE(eventually([&] { return replicas("web") >= 5; }));
+    const int peak = replicas("web");
+
+    set_load("web", "200m");
+    const auto dropped = std::chrono::steady_clock::now();
+    ASSERT_TRUE(eventually([&] { return replicas("web") < peak; }, 30s));
+    // The high recommendations made up to one period before the drop must age out of the 4 s
+    // window first.
+    EXPECT_GE(std::chrono::steady_clock::now() - dropped, 3s);
+    EXPECT_EQ(condition("web", "ScalingActive"), "True ValidMetricFound");
+    EXPECT_EQ(status("web", "/status/reference"), "Deployment/web");
+}
+
+TEST_F(ControllerTest, AOneSecondObjectReactsWhileASixtySecondObjectWaits) {
+    apply_manifest(sim, deployment("fast", 2, "400m"));
+    apply_manifest(sim, deployment("slow", 2, "400m"));
+    // Rollouts ending wake an object early: let both Deployments settle first.
+    ASSERT_TRUE(eventually([&] { return available("fast") == 2 && available("slow") == 2; }));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    // Created while the controller runs: each is reconciled at once, then every period.
+    apply_manifest(sim, hpaplus("fast", "  syncPeriodSeconds: 1\n"));
+    apply_manifest(sim, hpaplus("slow", "  syncPeriodSeconds: 60\n"));
+    ASSERT_TRUE(eventually([&] { return reconciled("fast") && reconciled("slow"); }));
+
+    set_load("fast", "2500m");
+    set_load("slow", "2500m");
+    ASSERT_TRUE(eventually([&] { return replicas("fast") > 2; }));
+    EXPECT_EQ(replicas("slow"), 2) << "the 60 s object reconciled early";
+}
+
+TEST_F(ControllerTest, DryRunDecidesAndReportsButNeverWritesScale) {
+    apply_manifest(sim, deployment("trial", 2, "2500m"));
+    apply_manifest(sim, hpaplus("trial", "  syncPeriodSeconds: 1\n  mode: DryRun\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return has_event("trial", "DryRunRescale"); }));
+    EXPECT_NE(status("trial", "/status/lastDecision").find("dry-run"), std::string::npos)
+        << status("trial", "/status/lastDecision");
+    EXPECT_EQ(replicas("trial"), 2);
+    EXPECT_EQ(str(get_json(sim, deployments + "trial"), "/metadata/generation"), "1");
+}
+
+TEST_F(ControllerTest, ASpecEditTakesEffectWithoutRestart) {
+    apply_manifest(sim, deployment("edit", 2, "2500m"));
+    apply_manifest(sim, hpaplus("edit", "  syncPeriodSeconds: 1\n", 1, 3));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return replicas("edit") == 3; }));
+    ASSERT_TRUE(
+        eventually([&] { return condition("edit", "ScalingLimited") == "True TooManyReplicas"; }));
+
+    const auto r = sim.request("PATCH", hpapluses + "edit", R"({"spec":{"maxReplicas":5}})",
+                               "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(eventually([&] { return replicas("edit") == 5; }));
+}
+
+TEST_F(ControllerTest, DeletingTheObjectStopsItsWorker) {
+    apply_manifest(sim, deployment("gone", 2, "400m"));
+    apply_manifest(sim, hpaplus("gone", "  syncPeriodSeconds: 1\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return reconciled("gone"); }));
+    ASSERT_EQ(controller.workers(), 1u);
+
+    ASSERT_EQ(sim.request("DELETE", hpapluses + "gone").status, 200);
+    ASSERT_TRUE(eventually([&] { return controller.workers() == 0; }));
+    set_load("gone", "2500m");
+    const auto before = controller.reconciles();
+    std::this_thread::sleep_for(2500ms); // more than two periods of the deleted object
+    EXPECT_EQ(controller.reconciles(), before);
+    EXPECT_EQ(replicas("gone"), 2);
+}
+
+TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWorking) {
+    apply_manifest(sim, deployment("good", 2, "2500m"));
+    apply_manifest(sim, deployment("bad", 2, "2500m"));
+    apply_manifest(sim, hpaplus("good", "  syncPeriodSeconds: 1\n"));
+    // Passes the CRD schema, fails autoscaling/v2 validation: Utilization needs a number.
+    apply_manifest(sim,
+                   "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata: {name: "
+                   "bad, namespace: default}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: "
+                   "Deployment, name: bad}\n  maxReplicas: 5\n  syncPeriodSeconds: 1\n  metrics:\n"
+                   "  - type: Resource\n    resource: {name: cpu, target: {type: Utilization}}\n");
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] {
+        return condition("bad", "ScalingActive") == "False InvalidSpec";
+    })) << condition("bad", "ScalingActive");
+    EXPECT_TRUE(eventually([&] { return has_event("bad", "InvalidSpec"); }));
+    EXPECT_NE(status("bad", "/status/lastDecision").find("averageUtilization"), std::string::npos)
+        << status("bad", "/status/lastDecision");
+    EXPECT_TRUE(eventually([&] { return replicas("good") > 2; }));
+    EXPECT_EQ(replicas("bad"), 2);
+}
+
+TEST_F(ControllerTest, TheApiServerGoingAwayAndComingBackLosesNoObject) {
+    apply_manifest(sim, deployment("a", 2, "400m"));
+    apply_manifest(sim, deployment("b", 2, "400m"));
+    apply_manifest(sim, hpaplus("a", "  syncPeriodSeconds: 1\n"));
+    apply_manifest(sim, hpaplus("b", "  syncPeriodSeconds: 1\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return reconciled("a") && reconciled("b"); }));
+
+    sim.run_on_cluster([&] { sim.cluster().restart(3s); });
+    std::this_thread::sleep_for(1s); // the endpoint is down now
+    ASSERT_TRUE(eventually(
+        [&] {
+            try {
+                return sim.get("/version").status == 200;
+            } catch (const std::exception&) {
+                return false; // still down
+            }
+        },
+        15s));
+    set_load("a", "2500m");
+    set_load("b", "2500m");
+    EXPECT_TRUE(eventually([&] { return replicas("a") > 2 && replicas("b") > 2; }, 30s));
+    EXPECT_EQ(controller.workers(), 2u);
+}
+
+class RolloutTest : public ControllerTest {
+  protected:
+    RolloutTest() : ControllerTest(slow_pods()) {}
+    static sim::cluster_options slow_pods() {
+        auto o = fast_cluster();
+        o.workload.readiness_delay = 2500ms; // each rollout step takes seconds
+        return o;
+    }
+};
+
+TEST_F(RolloutTest, ARolloutFreezesScaleDownUntilItEnds) {
+    apply_manifest(sim, deployment("roll", 4, "1000m"));
+    apply_manifest(sim, hpaplus("roll",
+                                "  syncPeriodSeconds: 1\n  rolloutPolicy: FreezeScaleDown\n"
+                                "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n"));
+    ASSERT_TRUE(eventually([&] { return available("roll") == 4; }));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return reconciled("roll"); }));
+    EXPECT_EQ(replicas("roll"), 4);
+
+    // A new template starts a rollout; the load falls at the same time.
+    auto r = sim.request(
+        "PATCH", deployments + "roll",
+        R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":"200m"}},"spec":{"template":{"metadata":{"annotations":{"version":"2"}}}}})",
+        "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_TRUE(eventually([&] {
+        return status("roll", "/status/lastDecision").find("RolloutFreezeScaleDown") !=
+               std::string::npos;
+    })) << status("roll", "/status/lastDecision");
+    EXPECT_EQ(condition("roll", "RolloutInProgress"), "True RolloutInProgress");
+    EXPECT_EQ(replicas("roll"), 4);
+    // Once the rollout is over, the scale-down happens.
+    EXPECT_TRUE(eventually([&] { return replicas("roll") < 4; }, 60s))
+        << status("roll", "/status/lastDecision");
+    EXPECT_TRUE(
+        eventually([&] { return condition("roll", "RolloutInProgress") == "False NoRollout"; }));
+}
+
+TEST_F(ControllerTest, TwoReplicasElectOneLeaderAndTheOtherTakesOverWhenItDies) {
+    apply_manifest(sim, deployment("ha", 2, "400m"));
+    apply_manifest(sim, hpaplus("ha", "  syncPeriodSeconds: 1\n"));
+    auto options = test_controller_options();
+    options.leader.enabled = true;
+    options.leader.lease_namespace = "default";
+    options.leader.lease_duration = 2s;
+    options.leader.renew_deadline = 1500ms;
+    options.leader.retry_period = 200ms;
+    options.leader.identity = "first";
+    auto first = std::make_unique<controller_runner>(sim, options);
+    ASSERT_TRUE(eventually([&] { return first->leading(); }));
+    options.leader.identity = "second";
+    controller_runner second(sim, options);
+    std::this_thread::sleep_for(1s);
+    EXPECT_TRUE(first->leading());
+    EXPECT_FALSE(second.leading());
+    EXPECT_EQ(second.reconciles(), 0u);
+
+    first->kill(); // no release: the Lease must expire
+    ASSERT_TRUE(eventually([&] { return second.leading(); }));
+    const auto lease =
+        get_json(sim, "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller");
+    EXPECT_EQ(str(lease, "/spec/holderIdentity"), "second");
+    EXPECT_EQ(str(lease, "/spec/leaseTransitions"), "1");
+    set_load("ha", "2500m");
+    EXPECT_TRUE(eventually([&] { return replicas("ha") > 2; }));
+    first.reset();
+}
+
+TEST_F(ControllerTest, AGracefulShutdownReleasesTheLease) {
+    auto options = test_controller_options();
+    options.leader.enabled = true;
+    options.leader.lease_namespace = "default";
+    options.leader.identity = "only";
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return controller.leading(); }));
+    EXPECT_EQ(controller.shutdown(), 0);
+    const auto lease =
+        get_json(sim, "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller");
+    EXPECT_EQ(str(lease, "/spec/holderIdentity"), "");
+}
+
+TEST_F(ControllerTest, ServesHealthReadinessAndPrometheusMetrics) {
+    apply_manifest(sim, deployment("seen", 2, "2500m"));
+    apply_manifest(sim, hpaplus("seen", "  syncPeriodSeconds: 1\n"));
+    auto options = test_controller_options();
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return replicas("seen") > 2; }));
+    const std::string url = controller.ops_url();
+    ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
+    auto get = [&](const std::string& path) { return http_get(url + path); };
+    EXPECT_EQ(get("/healthz").status, 200);
+    EXPECT_EQ(get("/readyz").status, 200);
+    EXPECT_EQ(get("/nope").status, 404);
+    const auto metrics = get("/metrics");
+    ASSERT_EQ(metrics.status, 200);
+    for (const char* line : {"hpaplus_reconciles_total{name=\"seen\",namespace=\"default\"}",
+                             "hpaplus_rescales_total{name=\"seen\",namespace=\"default\"}",
+                             "hpaplus_desired_replicas{name=\"seen\",namespace=\"default\"}",
+                             "hpaplus_reconcile_duration_seconds_count", "hpaplus_workers 1",
+                             "hpaplus_metric_fetch_duration_seconds_count{backend=\"metricsAPI\"}",
+                             "hpaplus_api_requests_total{code=\"200\",verb=\"GET\"}"})
+        EXPECT_NE(metrics.body.find(line), std::string::npos) << line << "\n" << metrics.body;
+}
+
+} // namespace
+} // namespace hpaplus::test

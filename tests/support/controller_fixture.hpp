@@ -1,0 +1,65 @@
+// tests/support/controller_fixture.hpp — the real controller (controller_process) on its own
+// thread and io_context against a simulated cluster, plus helpers to apply manifests and wait for
+// a condition with a deadline.
+#pragma once
+
+#include "controller/options.hpp"
+#include "sim_fixture.hpp"
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace hpaplus::controller {
+class controller_process;
+}
+
+namespace hpaplus::test {
+
+/// Options for tests: no ops port, short periods and timeouts.
+controller::controller_options test_controller_options();
+
+class controller_runner {
+  public:
+    controller_runner(sim_fixture& sim, controller::controller_options options);
+    ~controller_runner();
+    /// Graceful stop (SIGTERM's path); returns the exit code.
+    int shutdown();
+    /// An abrupt end: the thread stops with nothing released (a killed process).
+    void kill();
+    bool leading();
+    /// The caches are synced and the controller acts (without election: at once).
+    bool acting();
+    std::uint64_t reconciles();
+    std::size_t workers();
+    std::string ops_url();
+
+  private:
+    template <class T> T on_thread(std::function<T()> f);
+    boost::asio::io_context io_;
+    std::unique_ptr<controller::controller_process> process_;
+    std::thread thread_;
+    int exit_code_ = -1;
+    bool ended_ = false;
+};
+
+/// POSTs every document of a YAML manifest (a path under the source tree, or text) to the
+/// collection its apiVersion/kind/namespace name; fails the test on an error.
+void apply_manifest(sim_fixture& sim, const std::string& yaml);
+std::string read_source_file(const std::string& relative_path);
+
+/// Polls `condition` every 50 ms until it holds or `limit` passes; returns whether it held.
+bool eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds limit = std::chrono::seconds(20));
+
+/// A plain-HTTP GET of `url` (http://HOST:PORT/path) on a fresh connection, with a 10 s deadline.
+http_result http_get(const std::string& url);
+
+/// GETs `path` and parses it (an empty document on failure).
+rapidjson::Document get_json(sim_fixture& sim, const std::string& path);
+
+} // namespace hpaplus::test

@@ -1,0 +1,113 @@
+// `hpaplus controller` flags, and the status helpers the reconcile uses to decide whether to
+// write: tables of inputs and what must come out.
+#include "controller/options.hpp"
+#include "controller/status.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpaplus::controller {
+namespace {
+
+using namespace std::chrono_literals;
+
+core::outcome<controller_options> parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "controller");
+    bool help = false;
+    return parse_controller_flags(args, help);
+}
+
+TEST(ControllerFlags, DefaultsAreUpstreamsAndEveryFlagSetsItsField) {
+    const auto d = parse({});
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->default_sync_period, 15s);
+    EXPECT_EQ(d->policy.downscale_stabilization_window, 300s);
+    EXPECT_DOUBLE_EQ(d->policy.tolerance, 0.1);
+    EXPECT_TRUE(d->leader.enabled);
+    EXPECT_EQ(d->leader.lease_duration, 15s);
+
+    const auto o = parse({"--default-sync-period=5s", "--horizontal-pod-autoscaler-tolerance",
+                          "0.05", "--horizontal-pod-autoscaler-downscale-stabilization=1m",
+                          "--leader-elect=false", "--ops-listen=:9090", "--namespace=shop",
+                          "--kube-api-qps=200", "--scale-write-attempts=5",
+                          "--leader-elect-lease-duration=30s", "--shutdown-grace=0s"});
+    ASSERT_TRUE(o) << o.error().text;
+    EXPECT_EQ(o->default_sync_period, 5s);
+    EXPECT_DOUBLE_EQ(o->policy.tolerance, 0.05);
+    EXPECT_EQ(o->policy.downscale_stabilization_window, 60s);
+    EXPECT_FALSE(o->leader.enabled);
+    EXPECT_EQ(o->ops_listen, ":9090");
+    EXPECT_EQ(o->watch_namespace, "shop");
+    EXPECT_DOUBLE_EQ(o->client.qps, 200);
+    EXPECT_EQ(o->scale_write_attempts, 5);
+    EXPECT_EQ(o->leader.lease_duration, 30s);
+    EXPECT_EQ(o->shutdown_grace, 0ms);
+}
+
+TEST(ControllerFlags, BadValuesNameTheFlag) {
+    const std::pair<std::vector<std::string>, const char*> rows[] = {
+        {{"--default-sync-period=0s"}, "--default-sync-period"},
+        {{"--default-sync-period=soon"}, "--default-sync-period"},
+        {{"--horizontal-pod-autoscaler-tolerance=-1"}, "--horizontal-pod-autoscaler-tolerance"},
+        {{"--leader-elect=yes"}, "--leader-elect"},
+        {{"--ops-listen=8080"}, "--ops-listen"},
+        {{"--scale-write-attempts=0"}, "--scale-write-attempts"},
+        {{"--kube-api-burst=0"}, "--kube-api-burst"},
+        {{"--no-such-flag=1"}, "unknown flag --no-such-flag"},
+        {{"--namespace"}, "--namespace: a value is required"},
+        {{"positional"}, "unexpected argument 'positional'"},
+        {{"--leader-elect-renew-deadline=20s"}, "--leader-elect-renew-deadline must be shorter"},
+    };
+    for (const auto& [args, expect] : rows) {
+        const auto r = parse(args);
+        ASSERT_FALSE(r) << args.front();
+        EXPECT_NE(r.error().text.find(expect), std::string::npos) << r.error().text;
+    }
+}
+
+TEST(ControllerFlags, HelpListsEveryFlagWithItsDefault) {
+    const std::string help = controller_flags_help();
+    for (const char* part :
+         {"--default-sync-period=VALUE", "(default 15s)", "--leader-elect=VALUE", "(default true)",
+          "--kube-api-qps", "--ops-listen=VALUE", "(default 0.0.0.0:8080)", "(default 5m0s)"})
+        EXPECT_NE(help.find(part), std::string::npos) << part;
+}
+
+TEST(StatusDiffers, ComparesTheFieldsWeWriteInAnyOrder) {
+    const std::string object =
+        R"({"metadata":{"name":"a"},"status":{"desiredReplicas":3,"currentReplicas":2,"extra":1}})";
+    EXPECT_FALSE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":3})"));
+    EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":4})"));
+    EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"lastDecision":"x"})"));
+    EXPECT_TRUE(status_differs(R"({"metadata":{}})", R"({"currentReplicas":2})"));
+    EXPECT_TRUE(status_differs("not json", R"({"currentReplicas":2})"));
+}
+
+TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {
+    policy::autoscaler_spec spec;
+    policy::metric_spec cpu;
+    cpu.resource_name = "cpu";
+    cpu.target.average_utilization = 60;
+    policy::metric_spec qps;
+    qps.type = policy::metric_source_type::pods;
+    qps.metric.name = "qps";
+    qps.target.type = policy::metric_target_type::average_value;
+    qps.target.average_value = core::quantity::parse("100").value();
+    spec.metrics = {cpu, qps};
+    policy::decision d;
+    d.metrics.resize(2);
+    d.metrics[0].status.emplace();
+    d.metrics[0].status->current.average_utilization = 45;
+    EXPECT_EQ(targets_summary(spec, d), "cpu: 45%/60%, qps: <unknown>/100");
+
+    d.current_replicas = 3;
+    d.rescale = true;
+    d.target_replicas = 5;
+    d.stages.recommended = 6;
+    d.stages.stabilized = 6;
+    d.stages.limited = 5;
+    d.stages.limit_reason = "ScaleUpLimit";
+    EXPECT_EQ(decision_summary(d), "3 -> 5: recommended 6, stabilized 6, limited 5 (ScaleUpLimit)");
+}
+
+} // namespace
+} // namespace hpaplus::controller
