@@ -23,6 +23,7 @@ constexpr const char* usage =
     "\n"
     "Commands:\n"
     "  controller        run the autoscaler against a cluster (see --help for its flags)\n"
+    "  demo              run the whole thing on the simulated cluster and write a report\n"
     "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
     "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
     "  version           print the version\n"
@@ -47,6 +48,7 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     if (command == "controller") return run_controller(argc - 1, argv + 1);
+    if (command == "demo") return run_demo(argc - 1, argv + 1);
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
     if (command == "sim") return run_sim(argc - 1, argv + 1);
     std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",

@@ -8,6 +8,9 @@ namespace hpaplus::controller {
 
 int run_controller(int argc, char** argv);
 
+/// `hpaplus demo` (DESIGN §4.4).
+int run_demo(int argc, char** argv);
+
 /// The process environment as a map (for kube::load_config).
 std::map<std::string, std::string> environment();
 

@@ -70,7 +70,8 @@ struct manager::worker {
 
 manager::manager(kube::api_client& client, const controller_options& options,
                  reconcile_observer* observer)
-    : client_(client), options_(options), observer_(observer) {
+    : client_(client), options_(options) {
+    if (observer) observers_.push_back(observer);
     const std::string& ns = options.watch_namespace;
     hpapluses_ =
         std::make_unique<kube::informer>(client, collection(kube::resources::hpapluses, ns));
@@ -184,7 +185,8 @@ void manager::forget(const std::string& key) {
     if (it == workers_.end()) return;
     it->second->stopped = true;
     it->second->timer.cancel();
-    if (observer_) observer_->forgotten(it->second->ns, it->second->name);
+    for (auto* o : observers_)
+        o->forgotten(it->second->ns, it->second->name);
     workers_.erase(it);
 }
 
@@ -256,9 +258,10 @@ asio::awaitable<void> manager::run_worker(std::shared_ptr<worker> w,
         if (outcome.error) ++stats_.errors;
         if (outcome.rescaled) ++stats_.rescales;
         if (outcome.status_written) ++stats_.status_writes;
-        if (observer_ && !w->stopped)
-            observer_->reconciled(w->ns, w->name, outcome,
-                                  std::chrono::duration_cast<std::chrono::nanoseconds>(took));
+        for (auto* o : observers_)
+            if (!w->stopped)
+                o->reconciled(w->ns, w->name, outcome,
+                              std::chrono::duration_cast<std::chrono::nanoseconds>(took));
         w->target = outcome.target;
         const auto elapsed = std::chrono::steady_clock::now() - started;
         delay = std::chrono::duration_cast<std::chrono::milliseconds>(

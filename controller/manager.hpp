@@ -63,6 +63,8 @@ class manager {
     std::size_t running_workers() const { return running_; }
     const manager_stats& stats() const { return stats_; }
     const kube::informer& hpapluses() const { return *hpapluses_; }
+    /// Adds another observer of every reconcile (the demo's progress view).
+    void add_observer(reconcile_observer* observer) { observers_.push_back(observer); }
 
   private:
     struct worker;
@@ -80,7 +82,7 @@ class manager {
     kube::api_client& client_;
     boost::asio::any_io_executor executor_; ///< set by start_caches
     const controller_options& options_;
-    reconcile_observer* observer_;
+    std::vector<reconcile_observer*> observers_;
     std::unique_ptr<kube::informer> hpapluses_;
     std::unique_ptr<kube::informer> pods_;
     std::unique_ptr<kube::informer> deployments_;

@@ -1,0 +1,346 @@
+// controller/demo_command.cpp — `hpaplus demo` (DESIGN §4.4): the simulated cluster and the real
+// controller in one process, talking HTTP over loopback; a traffic scenario that rises and falls;
+// live progress; a report with load and replicas over time, and a JSON summary.
+#include "controller/controller_command.hpp"
+#include "controller/controller_process.hpp"
+#include "controller/demo_report.hpp"
+#include "controller/embedded_crds.hpp"
+#include "controller/manager.hpp"
+#include "controller/options.hpp"
+#include "core/quantity.hpp"
+#include "kube/yaml_json.hpp"
+#include "sim/cluster.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+namespace hpaplus::controller {
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr const char* demo_usage =
+    "Usage: hpaplus demo [--duration SECONDS] [--report FILE] [--summary-json FILE]\n"
+    "                    [--listen ADDR:PORT]\n"
+    "\n"
+    "Runs HPAPlus end to end on the embedded simulated cluster: installs the CRDs, creates a\n"
+    "Deployment 'web' with an HPAPlus (CPU 60 % of requests), plays a load that rises and falls,\n"
+    "and runs the real controller against the cluster over HTTP. While it runs, kubectl works:\n"
+    "  kubectl --server http://127.0.0.1:PORT get hpap,deploy,pods\n"
+    "\n"
+    "  --duration SECONDS   length of the scenario (default 120, at least 30)\n"
+    "  --report FILE        chart of load and replicas: .svg for the chart alone, otherwise HTML\n"
+    "                       (default hpaplus-demo-report.html)\n"
+    "  --summary-json FILE  machine-readable summary (scaleUps, scaleDowns, maxReplicas, ...)\n"
+    "  --listen ADDR:PORT   where the simulated API server listens (default 127.0.0.1:0)\n"
+    "\n"
+    "Exit codes: 0 the scenario completed, 1 runtime failure, 2 bad usage.\n";
+
+constexpr int target_utilization = 60;
+constexpr double cores_per_pod = 0.5; // the pods' CPU request
+
+struct demo_flags {
+    int duration = 120;
+    std::string report = "hpaplus-demo-report.html";
+    std::string summary_json;
+    std::string address = "127.0.0.1";
+    unsigned short port = 0;
+};
+
+// The load over the scenario, as fractions of its length: steady, a rise, a peak, a fall.
+std::vector<std::pair<double, double>> load_profile() {
+    return {{0.0, 0.6}, {0.12, 2.4}, {0.30, 4.0}, {0.50, 0.9}, {0.75, 0.5}};
+}
+
+std::string deployment_json() {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default",)"
+           R"("labels":{"app":"web"},"annotations":{"sim.hpaplus.io/cpu-load":"600m"}},)"
+           R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":)"
+           R"({"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx",)"
+           R"("resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]}}}})";
+}
+
+std::string hpaplus_json(int scale_down_window) {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":)"
+           R"({"name":"web","namespace":"default"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1",)"
+           R"("kind":"Deployment","name":"web"},"minReplicas":2,"maxReplicas":12,)"
+           R"("syncPeriodSeconds":2,"metrics":[{"type":"Resource","resource":{"name":"cpu",)"
+           R"("target":{"type":"Utilization","averageUtilization":)" +
+           std::to_string(target_utilization) +
+           R"(}}}],"behavior":{"scaleDown":{"stabilizationWindowSeconds":)" +
+           std::to_string(scale_down_window) + "}}}}";
+}
+
+std::optional<std::string> build_scenario(int duration, sim::scenario& out) {
+    auto crds = kube::yaml_documents_to_json(hpaplus_crd_yaml);
+    if (!crds) return "the compiled-in CRD is not valid YAML: " + crds.error().text;
+    out.objects = *crds;
+    // The window is a sixth of the run, so the scale-down visibly waits for it.
+    out.objects.push_back(deployment_json());
+    out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));
+    for (const auto& [at, cores] : load_profile()) {
+        sim::load_step step;
+        step.at = std::chrono::milliseconds(static_cast<std::int64_t>(at * duration * 1000));
+        step.deployment = "web";
+        step.cpu = std::to_string(static_cast<int>(std::lround(cores * 1000))) + "m";
+        out.load.push_back(step);
+    }
+    return std::nullopt;
+}
+
+const rapidjson::Value* member(const rapidjson::Value* v, const char* name) {
+    if (!v || !v->IsObject()) return nullptr;
+    const auto it = v->FindMember(name);
+    return it == v->MemberEnd() ? nullptr : &it->value;
+}
+
+int int_member(const rapidjson::Value* v, const char* name) {
+    const auto* m = member(v, name);
+    return m && m->IsInt() ? m->GetInt() : 0;
+}
+
+// Samples the cluster's state (read in process: the store is on this thread).
+class recorder {
+  public:
+    recorder(sim::cluster& cluster, manager& objects)
+        : cluster_(cluster), objects_(objects), start_(std::chrono::steady_clock::now()) {}
+
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+    void sample(bool print) {
+        demo_sample s;
+        s.seconds = elapsed();
+        auto& store = cluster_.store();
+        if (auto* deployments = store.find("apps", "v1", "deployments")) {
+            if (auto d = store.get(*deployments, "default", "web")) {
+                s.replicas = int_member(member(&d->doc, "spec"), "replicas");
+                s.ready = int_member(member(&d->doc, "status"), "readyReplicas");
+                const auto* load = member(member(member(&d->doc, "metadata"), "annotations"),
+                                          "sim.hpaplus.io/cpu-load");
+                if (load && load->IsString())
+                    if (auto q = core::quantity::parse(load->GetString()))
+                        s.load_cores = q->as_double();
+            }
+        }
+        if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses")) {
+            if (auto h = store.get(*hpas, "default", "web")) {
+                const auto* metrics = member(member(&h->doc, "status"), "currentMetrics");
+                if (metrics && metrics->IsArray() && !metrics->Empty()) {
+                    const auto* u = member(member(member(&(*metrics)[0], "resource"), "current"),
+                                           "averageUtilization");
+                    if (u && u->IsInt()) s.utilization = u->GetInt();
+                }
+            }
+        }
+        if (!samples_.empty() && s.replicas != samples_.back().replicas) {
+            const int from = samples_.back().replicas;
+            (s.replicas > from ? scale_ups_ : scale_downs_)++;
+            events_.push_back({s.seconds, "scaled " +
+                                              std::string(s.replicas > from ? "up" : "down") +
+                                              " from " + std::to_string(from) + " to " +
+                                              std::to_string(s.replicas) + " replicas"});
+            std::printf("[%4.0fs] %s\n", s.seconds, events_.back().text.c_str());
+        }
+        samples_.push_back(s);
+        if (print) {
+            const std::string cpu =
+                s.utilization ? std::to_string(*s.utilization) + "%" : std::string("  ?");
+            std::printf("[%4.0fs] load %4.2f cores | replicas %2d (ready %2d) | cpu %4s/%d%% | "
+                        "reconciles %llu\n",
+                        s.seconds, s.load_cores, s.replicas, s.ready, cpu.c_str(),
+                        target_utilization,
+                        static_cast<unsigned long long>(objects_.stats().reconciles));
+        }
+        std::fflush(stdout);
+    }
+
+    demo_summary summary() const {
+        demo_summary out;
+        out.scale_ups = scale_ups_;
+        out.scale_downs = scale_downs_;
+        for (const auto& s : samples_)
+            out.max_replicas = std::max(out.max_replicas, s.replicas);
+        out.final_replicas = samples_.empty() ? 0 : samples_.back().replicas;
+        out.reconciles = objects_.stats().reconciles;
+        out.errors = objects_.stats().errors;
+        out.duration_seconds = elapsed();
+        out.target_utilization = target_utilization;
+        return out;
+    }
+    const std::vector<demo_sample>& samples() const { return samples_; }
+    const std::vector<demo_event>& events() const { return events_; }
+
+  private:
+    sim::cluster& cluster_;
+    manager& objects_;
+    std::chrono::steady_clock::time_point start_;
+    std::vector<demo_sample> samples_;
+    std::vector<demo_event> events_;
+    int scale_ups_ = 0;
+    int scale_downs_ = 0;
+};
+
+bool write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    return static_cast<bool>(out);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<std::string> parse_flags(int argc, char** argv, demo_flags& f, bool& help) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            help = true;
+            return std::nullopt;
+        }
+        if (i + 1 >= argc)
+            return "'" + std::string(arg) + "' needs a value (see 'hpaplus demo --help')";
+        const std::string value = argv[++i];
+        if (arg == "--duration") {
+            int v = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec != std::errc{} || end != value.data() + value.size() || v < 30 || v > 86400)
+                return "--duration: want whole seconds from 30 to 86400, got \"" + value + "\"";
+            f.duration = v;
+        } else if (arg == "--report") {
+            f.report = value;
+        } else if (arg == "--summary-json") {
+            f.summary_json = value;
+        } else if (arg == "--listen") {
+            if (!split_listen(value, f.address, f.port))
+                return "--listen: want ADDR:PORT, got \"" + value + "\"";
+        } else {
+            return "unknown option '" + std::string(arg) + "' (see 'hpaplus demo --help')";
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+int run_demo(int argc, char** argv) {
+    demo_flags flags;
+    bool help = false;
+    if (auto error = parse_flags(argc, argv, flags, help)) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
+        return 2;
+    }
+    if (help) {
+        std::fputs(demo_usage, stdout);
+        return 0;
+    }
+    sim::scenario scenario;
+    if (auto error = build_scenario(flags.duration, scenario)) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
+        return 1;
+    }
+    configure_logging();
+    if (!std::getenv("HPAPLUS_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);
+    try {
+        asio::io_context io(1);
+        sim::cluster_options cluster_options;
+        cluster_options.address = flags.address;
+        cluster_options.port = flags.port;
+        sim::cluster cluster(io, cluster_options);
+        cluster.start();
+        if (auto error = cluster.play(scenario)) {
+            std::fprintf(stderr, "hpaplus demo: setting up the scenario: %s\n", error->c_str());
+            return 1;
+        }
+        auto config = kube::parse_kubeconfig(cluster.kubeconfig(), "/");
+        if (!config) throw std::runtime_error(config.error().text);
+        controller_options options;
+        options.leader.enabled = false;
+        options.ops_listen = "127.0.0.1:0";
+        controller_process process(io, std::move(*config), options);
+        recorder rec(cluster, process.objects());
+
+        std::printf("HPAPlus demo: %d s on the simulated cluster at %s\n", flags.duration,
+                    cluster.url().c_str());
+        std::printf("  watch it:  kubectl --server %s get hpap,deploy\n", cluster.url().c_str());
+        std::printf("  load:      %s cores at 0 s, rising, then falling (CPU request 500m per pod, "
+                    "target %d %%)\n\n",
+                    "0.6", target_utilization);
+        std::fflush(stdout);
+
+        int exit_code = 0;
+        bool finished = false;
+        auto finish = [&](int code) {
+            if (finished) return;
+            finished = true;
+            exit_code = code;
+            process.shutdown();
+        };
+        process.start([&](int code) {
+            if (code != 0) exit_code = code;
+            cluster.stop();
+            io.stop();
+        });
+        if (!process.ops_url().empty())
+            std::printf("  metrics:   %s/metrics\n\n", process.ops_url().c_str());
+
+        asio::signal_set signals(io, SIGINT, SIGTERM);
+        signals.async_wait([&](const boost::system::error_code& ec, int) {
+            if (!ec) finish(130);
+        });
+        asio::steady_timer tick(io);
+        int ticks = 0;
+        std::function<void()> schedule = [&] {
+            tick.expires_after(std::chrono::milliseconds(500));
+            tick.async_wait([&](const boost::system::error_code& ec) {
+                if (ec || finished) return;
+                rec.sample(++ticks % 6 == 0);
+                if (rec.elapsed() >= flags.duration) {
+                    signals.cancel();
+                    finish(0);
+                    return;
+                }
+                schedule();
+            });
+        };
+        rec.sample(true);
+        schedule();
+        io.run();
+
+        const demo_summary summary = rec.summary();
+        std::printf("\nDone: %d scale-ups, %d scale-downs, at most %d replicas, %d at the end; "
+                    "%llu reconciles, %llu errors.\n",
+                    summary.scale_ups, summary.scale_downs, summary.max_replicas,
+                    summary.final_replicas, static_cast<unsigned long long>(summary.reconciles),
+                    static_cast<unsigned long long>(summary.errors));
+        const std::string title = "HPAPlus demo: load and replicas over time";
+        const std::string report = ends_with(flags.report, ".svg")
+                                       ? render_svg(rec.samples(), rec.events(), title)
+                                       : render_html(rec.samples(), rec.events(), summary, title);
+        if (!write_file(flags.report, report)) {
+            std::fprintf(stderr, "hpaplus demo: cannot write the report %s\n",
+                         flags.report.c_str());
+            return 1;
+        }
+        std::printf("Report: %s (open it in a browser)\n", flags.report.c_str());
+        if (!flags.summary_json.empty() && !write_file(flags.summary_json, summary_json(summary))) {
+            std::fprintf(stderr, "hpaplus demo: cannot write %s\n", flags.summary_json.c_str());
+            return 1;
+        }
+        return exit_code;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace hpaplus::controller

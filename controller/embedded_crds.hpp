@@ -1,0 +1,10 @@
+// controller/embedded_crds.hpp — the CRD manifests of crds/, compiled in at build time so that
+// `hpaplus demo` installs exactly what the repository ships.
+#pragma once
+
+namespace hpaplus::controller {
+
+/// crds/hpaplus.yaml.
+extern const char* const hpaplus_crd_yaml;
+
+} // namespace hpaplus::controller
