@@ -18,6 +18,13 @@ std::string num(double v) {
     return buffer;
 }
 
+// Axis labels: `4`, `2.5`, `0.8`.
+std::string short_number(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", std::round(v * 10) / 10);
+    return buffer;
+}
+
 std::string escape(const std::string& s) {
     std::string out;
     for (char c : s) {
@@ -94,14 +101,14 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
         out += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + plot_w) + "\" y1=\"" + num(y) +
                "\" y2=\"" + num(y) + "\" stroke=\"#e5e5e5\"/>\n";
         out += "<text x=\"" + num(left - 8) + "\" y=\"" + num(y + 4) +
-               "\" text-anchor=\"end\" fill=\"#1f77b4\">" + num(v) + "</text>\n";
+               "\" text-anchor=\"end\" fill=\"#1f77b4\">" + short_number(v) + "</text>\n";
         out += "<text x=\"" + num(left + plot_w + 8) + "\" y=\"" + num(y + 4) +
-               "\" fill=\"#d62728\">" + num(s.right_max * i / 5) + "</text>\n";
+               "\" fill=\"#d62728\">" + short_number(s.right_max * i / 5) + "</text>\n";
     }
     for (int i = 0; i <= 6; ++i) {
         const double t = t_max * i / 6;
         out += "<text x=\"" + num(s.x(t)) + "\" y=\"" + num(top + plot_h + 18) +
-               "\" text-anchor=\"middle\">" + num(t) + " s</text>\n";
+               "\" text-anchor=\"middle\">" + short_number(t) + " s</text>\n";
     }
     out += "<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(plot_w) +
            "\" height=\"" + num(plot_h) + "\" fill=\"none\" stroke=\"#999\"/>\n";
@@ -135,12 +142,12 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
                                                           {"#9ecae1", "ready"},
                                                           {"#d62728", "load"},
                                                           {"#2ca02c", "rescale"}};
-    double lx = left + plot_w - 420;
+    double lx = left + plot_w - 500;
     for (const auto& [color, label] : legend) {
         out += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 9) +
                "\" width=\"14\" height=\"4\" fill=\"" + color + "\"/>";
         out += "<text x=\"" + num(lx + 20) + "\" y=\"" + num(ly - 4) + "\">" + label + "</text>\n";
-        lx += 105;
+        lx += 125;
     }
     return out + "</svg>\n";
 }

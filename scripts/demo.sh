@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: set up, build, and explain one autoscaling decision.
-# (Until `hpaplus demo` and the simulated cluster land, this runs `hpaplus evaluate` on the
-# bundled example: three pods at 80 % CPU against a 50 % target.)
+# The main job on the embedded default: set up, build, then `hpaplus demo` — the simulated cluster
+# and the real controller over HTTP, a load that rises and falls, live progress, and a report.
+# Extra arguments go to `hpaplus demo` (e.g. --duration 60, --report out.svg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-example=examples/evaluate/cpu-scale-up.json
 echo
-echo "== hpaplus evaluate $example"
-./build/hpaplus evaluate "$example"
+exec ./build/hpaplus demo --summary-json hpaplus-demo-summary.json "$@"

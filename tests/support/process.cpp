@@ -23,6 +23,7 @@ child_process::child_process(const std::vector<std::string>& argv) {
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
         dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO); // one stream, as a terminal shows it
         close(fds[0]);
         close(fds[1]);
         std::vector<char*> args;

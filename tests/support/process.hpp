@@ -1,5 +1,6 @@
 // tests/support/process.hpp — child processes for end-to-end tests: spawn with stdout captured,
-// wait for a line with a deadline, and always terminate (SIGTERM, then SIGKILL) at destruction.
+// wait for a line (stdout and stderr together) with a deadline, and always terminate (SIGTERM, then
+// SIGKILL) at destruction.
 #pragma once
 
 #include <chrono>

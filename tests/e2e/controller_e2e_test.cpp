@@ -1,0 +1,125 @@
+// End-to-end: `hpaplus sim`, `hpaplus controller` and `hpaplus demo` as their own processes, with
+// the real kubectl applying the CRD and the examples from crds/ — what a user does by hand.
+#include "../support/process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace hpaplus {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string source = HPAPLUS_SOURCE_DIR;
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+class ControllerProcess : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_EQ(test::run_command("kubectl version --client").exit_code, 0)
+            << "kubectl is not installed: run scripts/setup.sh (it installs kubectl)";
+        sim = std::make_unique<test::child_process>(std::vector<std::string>{
+            HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"});
+        ASSERT_FALSE(sim->wait_for_line("listening on", 20s).empty())
+            << "hpaplus sim did not start";
+    }
+    void TearDown() override {
+        if (controller) {
+            EXPECT_EQ(controller->terminate(10000ms), 0)
+                << "the controller did not stop on SIGTERM";
+        }
+        if (sim) {
+            EXPECT_EQ(sim->terminate(), 0);
+        }
+    }
+    test::command_result kubectl(const std::string& args) {
+        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
+                                 dir.path() + "/cache " + args);
+    }
+    bool eventually(const std::function<bool()>& f, std::chrono::seconds limit = 30s) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (f()) return true;
+            std::this_thread::sleep_for(200ms);
+        }
+        return f();
+    }
+
+    test::temp_dir dir;
+    std::unique_ptr<test::child_process> sim;
+    std::unique_ptr<test::child_process> controller;
+};
+
+TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales) {
+    auto r = kubectl("apply -f " + source + "/crds/hpaplus.yaml");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_EQ(kubectl("create namespace shop").exit_code, 0);
+    r = kubectl("apply -f " + source + "/crds/examples/");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = kubectl("apply -f " + source + "/tests/e2e/fixtures/web-deployment.yaml");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+
+    controller = std::make_unique<test::child_process>(std::vector<std::string>{
+        HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
+        "--leader-elect=false", "--ops-listen=127.0.0.1:0",
+        "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+
+    EXPECT_TRUE(eventually([&] {
+        const auto replicas = kubectl("get deployment web -o jsonpath={.spec.replicas}");
+        return replicas.exit_code == 0 && replicas.output != "2" && !replicas.output.empty();
+    })) << kubectl("get hpap web -o yaml").output;
+    const auto table = kubectl("get hpap web");
+    ASSERT_EQ(table.exit_code, 0) << table.output;
+    for (const char* column :
+         {"REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "Deployment/web", "cpu: "})
+        EXPECT_NE(table.output.find(column), std::string::npos) << column << "\n" << table.output;
+    // The examples whose Deployments do not exist say so in a condition.
+    EXPECT_TRUE(eventually([&] {
+        const auto c =
+            kubectl("get hpap worker -o "
+                    "'jsonpath={.status.conditions[?(@.type==\"AbleToScale\")].reason}'");
+        return c.output == "FailedGetScale";
+    })) << kubectl("get hpap worker -o yaml").output;
+    const auto events = kubectl("get events");
+    EXPECT_NE(events.output.find("SuccessfulRescale"), std::string::npos) << events.output;
+}
+
+TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
+    test::temp_dir dir;
+    const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo --duration 30 --report " +
+                                         dir.path() + "/report.html --summary-json " + dir.path() +
+                                         "/summary.json",
+                                     120);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("kubectl --server http://127.0.0.1:"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Report: "), std::string::npos) << r.output;
+    const std::string report = read_file(dir.path() + "/report.html");
+    EXPECT_NE(report.find("<svg"), std::string::npos);
+    EXPECT_NE(report.find("Scaling events"), std::string::npos);
+    const std::string summary = read_file(dir.path() + "/summary.json");
+    for (const char* key : {"\"scaleUps\":", "\"scaleDowns\":", "\"maxReplicas\":",
+                            "\"finalReplicas\":", "\"reconciles\":", "\"errors\":"})
+        EXPECT_NE(summary.find(key), std::string::npos) << key << " in " << summary;
+    EXPECT_EQ(summary.find("\"reconciles\":0,"), std::string::npos) << summary;
+}
+
+TEST(Demo, BadFlagsExitTwoWithOneLine) {
+    for (const char* args : {"--duration 5", "--duration soon", "--bogus x", "--report"}) {
+        const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo " + args);
+        EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+        EXPECT_NE(r.output.find("hpaplus demo: "), std::string::npos) << r.output;
+    }
+}
+
+} // namespace
+} // namespace hpaplus
