@@ -7,7 +7,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
-#include <regex>
 
 namespace hpaplus::kube {
 namespace {
@@ -15,21 +14,50 @@ namespace {
 using rapidjson::Value;
 using allocator = rapidjson::Document::AllocatorType;
 
+bool digits(std::string_view s, std::size_t& i) {
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+        ++i;
+    return i > start;
+}
+
+// [-+]?[0-9]+
+bool is_integer(std::string_view s) {
+    std::size_t i = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    return digits(s, i) && i == s.size();
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_float(std::string_view s) {
+    std::size_t i = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    const bool whole = digits(s, i);
+    bool fraction = false;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        fraction = digits(s, i);
+    }
+    if (!whole && !fraction) return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+        if (!digits(s, i)) return false;
+    }
+    return i == s.size();
+}
+
 // YAML 1.2 core schema, the part Kubernetes manifests use.
 Value plain_scalar(const std::string& s, allocator& a) {
     if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")
         return Value(rapidjson::kNullType);
     if (s == "true" || s == "True" || s == "TRUE") return Value(true);
     if (s == "false" || s == "False" || s == "FALSE") return Value(false);
-    static const std::regex integer(R"([-+]?[0-9]+)");
-    static const std::regex number(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-    if (std::regex_match(s, integer)) {
+    if (is_integer(s)) {
         long long v = 0;
         const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
         const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
         if (ec == std::errc{} && end == s.data() + s.size()) return Value(static_cast<int64_t>(v));
     }
-    if (std::regex_match(s, number)) return Value(std::stod(s));
+    if (is_float(s)) return Value(std::stod(s));
     return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
 

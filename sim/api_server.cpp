@@ -5,6 +5,7 @@
 #include "sim/metrics_api.hpp"
 #include "sim/pod_rules.hpp"
 #include "sim/protobuf.hpp"
+#include "sim/schema.hpp"
 #include "sim/table.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -235,6 +236,12 @@ struct api_server::impl {
             t.scale = scale_paths{string_at(*scale, "specReplicasPath"),
                                   string_at(*scale, "statusReplicasPath"),
                                   string_at(*scale, "labelSelectorPath")};
+        if (const json* schema = find_path(*chosen, "schema.openAPIV3Schema");
+            schema && schema->IsObject()) {
+            auto copy = std::make_shared<json_doc>();
+            copy->CopyFrom(*schema, copy->GetAllocator());
+            t.schema = std::move(copy);
+        }
         if (const json* cols = find_path(*chosen, "additionalPrinterColumns");
             cols && cols->IsArray()) {
             for (const auto& c : cols->GetArray()) {
@@ -1073,9 +1080,19 @@ struct api_server::impl {
         if (t.sub.empty()) {
             if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
         }
+        if (auto e = check_schema(c->type, t.name, body)) return error_response(*e);
         auto stored = store.update(*c, t.ns, t.name, std::move(body),
                                    t.sub == "status" ? write_mode::status : write_mode::main);
         return stored ? ok((*stored)->text) : error_response(stored.error());
+    }
+
+    // A custom resource is pruned, defaulted and validated against its CRD's schema.
+    static std::optional<api_error> check_schema(const resource_type& type, const std::string& name,
+                                                 json_doc& body) {
+        if (!type.schema) return std::nullopt;
+        auto errors = apply_schema(*type.schema, body, body.GetAllocator());
+        if (errors.empty()) return std::nullopt;
+        return invalid(type, name, std::move(errors));
     }
 
     // pods/eviction (policy/v1 Eviction): deletes the pod unless a disruption budget forbids it.
@@ -1132,6 +1149,8 @@ struct api_server::impl {
                 const std::string ns = string_at(body, "metadata.namespace");
                 t.ns = ns.empty() ? "default" : ns;
             }
+            if (auto e = check_schema(c.type, string_at(body, "metadata.name"), body))
+                return error_response(*e);
             auto stored = store.create(c, t.ns, std::move(body));
             return stored ? ok((*stored)->text, 201) : error_response(stored.error());
         }

@@ -1,6 +1,8 @@
 // sim/cluster.cpp — wiring of the simulated cluster.
 #include "sim/cluster.hpp"
 
+#include "sim/schema.hpp"
+
 #include "sim/prometheus.hpp"
 
 #include <openssl/evp.h>
@@ -86,6 +88,11 @@ std::optional<std::string> cluster::play(const scenario& s) {
             return where + ": the simulated cluster does not serve " + api_version + " " + kind;
         std::string ns = string_at(doc, "metadata.namespace");
         if (ns.empty()) ns = "default";
+        if (target->type.schema) {
+            auto errors = apply_schema(*target->type.schema, doc, doc.GetAllocator());
+            if (!errors.empty())
+                return where + ": " + errors.front().first + ": " + errors.front().second;
+        }
         auto created = store_.create(*target, ns, std::move(doc));
         if (!created) return where + ": " + created.error().message;
     }

@@ -2,6 +2,9 @@
 // discovery, scope, subresources, and the columns `kubectl get` prints.
 #pragma once
 
+#include "sim/json_util.hpp"
+
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +41,8 @@ struct resource_type {
     std::vector<printer_column> columns; ///< empty: the built-in printer or just Name/Age
     bool custom = false;                 ///< served from a CustomResourceDefinition
     bool read_only = false;              ///< computed on request (metrics APIs): get and list only
+    std::shared_ptr<const json_doc> schema =
+        nullptr; ///< a CRD version's openAPIV3Schema (sim/schema.hpp)
 
     std::string group_version() const { return group.empty() ? version : group + "/" + version; }
     /// `deployments.apps`, `pods` — how Status messages name the resource.

@@ -189,6 +189,15 @@ TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWor
                    "bad, namespace: default}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: "
                    "Deployment, name: bad}\n  maxReplicas: 5\n  syncPeriodSeconds: 1\n  metrics:\n"
                    "  - type: Resource\n    resource: {name: cpu, target: {type: Utilization}}\n");
+    // What the schema catches never gets stored: the API server answers 422.
+    const auto refused = sim.request(
+        "POST", hpapluses,
+        R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":{"name":"worse"},)"
+        R"("spec":{"scaleTargetRef":{"kind":"Deployment","name":"bad"},"maxReplicas":5,"mode":"Fast"}})");
+    EXPECT_EQ(refused.status, 422) << refused.body;
+    EXPECT_NE(str(parse(refused.body), "/message").find("spec.mode: Unsupported value: \"Fast\""),
+              std::string::npos)
+        << refused.body;
     controller_runner controller(sim, test_controller_options());
     ASSERT_TRUE(eventually([&] {
         return condition("bad", "ScalingActive") == "False InvalidSpec";
