@@ -254,14 +254,12 @@ std::string controller_flags_help() {
     const controller_options defaults;
     std::string out;
     for (const auto& f : flags()) {
-        std::string line = "  --" + std::string(f.name) + "=VALUE";
-        line.resize(std::max<std::size_t>(line.size() + 1, 56), ' ');
-        line += f.help;
+        std::string line = "  --" + std::string(f.name) + "=VALUE\n        " + f.help;
         const std::string d = f.current(defaults);
         if (!d.empty()) line += " (default " + d + ")";
         out += line + "\n";
     }
-    return out + kube::client_flags_help();
+    return out + "\nAPI client:\n" + kube::client_flags_help();
 }
 
 } // namespace hpaplus::controller

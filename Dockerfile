@@ -1,0 +1,15 @@
+# The hpaplus image for deploy/controller.yaml: built with the repository's own set-up script on
+# Debian bookworm, run on bookworm-slim with only the runtime libraries.
+FROM debian:bookworm AS build
+WORKDIR /src
+COPY . .
+RUN HPAPLUS_CMAKE_ARGS=-DHPAPLUS_BUILD_TESTS=OFF ./scripts/setup.sh && strip build/hpaplus
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends \
+      libssl3 libspdlog1.10 libfmt9 libyaml-cpp0.7 libprometheus-cpp-core1.0 ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+COPY --from=build /src/build/hpaplus /usr/local/bin/hpaplus
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/hpaplus"]
+CMD ["controller"]

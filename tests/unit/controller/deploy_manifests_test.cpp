@@ -1,0 +1,124 @@
+// deploy/ as a cluster would take it: every manifest parses, the controller's arguments are flags
+// `hpaplus controller` accepts, and the RBAC rules grant every call the controller makes.
+#include "controller/options.hpp"
+#include "kube/yaml_json.hpp"
+
+#include <rapidjson/document.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace hpaplus {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> documents(const std::string& file) {
+    std::ifstream in(fs::path(HPAPLUS_SOURCE_DIR) / "deploy" / file, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    auto docs = kube::yaml_documents_to_json(s.str());
+    EXPECT_TRUE(docs) << file << ": " << docs.error().text;
+    return docs ? *docs : std::vector<std::string>{};
+}
+
+// Every document of deploy/, keyed by "Kind/name".
+std::map<std::string, rapidjson::Document> manifests() {
+    std::map<std::string, rapidjson::Document> out;
+    for (const auto& entry : fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "deploy")) {
+        if (entry.path().extension() != ".yaml") continue;
+        for (const auto& json : documents(entry.path().filename().string())) {
+            rapidjson::Document d;
+            d.Parse(json.c_str());
+            EXPECT_TRUE(d.IsObject() && d.HasMember("apiVersion") && d.HasMember("kind") &&
+                        d.HasMember("metadata") && d["metadata"].HasMember("name"))
+                << entry.path() << ": " << json;
+            if (!d.IsObject() || !d.HasMember("kind")) continue;
+            out[std::string(d["kind"].GetString()) + "/" + d["metadata"]["name"].GetString()] =
+                std::move(d);
+        }
+    }
+    return out;
+}
+
+bool grants(const rapidjson::Value& role, const std::string& group, const std::string& resource,
+            const std::string& verb) {
+    auto has = [](const rapidjson::Value& list, const std::string& v) {
+        for (const auto& x : list.GetArray())
+            if (v == x.GetString() || std::string(x.GetString()) == "*") return true;
+        return false;
+    };
+    for (const auto& rule : role["rules"].GetArray()) {
+        bool resource_ok = has(rule["resources"], resource);
+        if (!resource_ok && resource.find('/') != std::string::npos)
+            resource_ok = has(rule["resources"], "*" + resource.substr(resource.find('/')));
+        if (has(rule["apiGroups"], group) && resource_ok && has(rule["verbs"], verb)) return true;
+    }
+    return false;
+}
+
+TEST(DeployManifests, AllPartsArePresentAndParse) {
+    const auto m = manifests();
+    for (const char* key :
+         {"Namespace/hpaplus-system", "ServiceAccount/hpaplus-controller",
+          "ClusterRole/hpaplus-controller", "ClusterRoleBinding/hpaplus-controller",
+          "Role/hpaplus-leader-election", "RoleBinding/hpaplus-leader-election",
+          "Deployment/hpaplus-controller", "PodDisruptionBudget/hpaplus-controller",
+          "Service/hpaplus-controller-metrics", "FlowSchema/hpaplus-controller"})
+        EXPECT_EQ(m.count(key), 1u) << key;
+}
+
+TEST(DeployManifests, TheControllerArgumentsAreAcceptedFlags) {
+    const auto m = manifests();
+    const auto& deployment = m.at("Deployment/hpaplus-controller");
+    EXPECT_EQ(deployment["spec"]["replicas"].GetInt(), 2);
+    const auto& container = deployment["spec"]["template"]["spec"]["containers"][0];
+    std::vector<std::string> args;
+    for (const auto& a : container["args"].GetArray())
+        args.emplace_back(a.GetString());
+    ASSERT_EQ(args.front(), "controller");
+    bool help = false;
+    const auto options = controller::parse_controller_flags(args, help);
+    ASSERT_TRUE(options) << options.error().text;
+    EXPECT_TRUE(options->leader.enabled);
+    EXPECT_EQ(options->leader.lease_namespace, deployment["metadata"]["namespace"].GetString());
+    EXPECT_EQ(options->ops_listen, "0.0.0.0:8080");
+    EXPECT_STREQ(container["livenessProbe"]["httpGet"]["path"].GetString(), "/healthz");
+    EXPECT_STREQ(container["readinessProbe"]["httpGet"]["path"].GetString(), "/readyz");
+    // The Lease the Role names is the one the controller takes.
+    const auto& role = m.at("Role/hpaplus-leader-election");
+    EXPECT_STREQ(role["rules"][1]["resourceNames"][0].GetString(),
+                 options->leader.lease_name.c_str());
+}
+
+TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
+    const auto m = manifests();
+    const auto& role = m.at("ClusterRole/hpaplus-controller");
+    const std::tuple<const char*, const char*, const char*> calls[] = {
+        {"autoscaling.hpaplus.io", "hpapluses", "list"},
+        {"autoscaling.hpaplus.io", "hpapluses", "watch"},
+        {"autoscaling.hpaplus.io", "hpapluses/status", "patch"},
+        {"", "pods", "watch"},
+        {"apps", "deployments", "watch"},
+        {"apps", "deployments/scale", "update"},
+        {"apps", "statefulsets/scale", "get"},
+        {"metrics.k8s.io", "pods", "list"},
+        {"custom.metrics.k8s.io", "pods/qps", "get"},
+        {"external.metrics.k8s.io", "queue_length", "list"},
+        {"", "events", "create"},
+        {"", "events", "patch"}};
+    for (const auto& [group, resource, verb] : calls)
+        EXPECT_TRUE(grants(role, group, resource, verb)) << group << " " << resource << " " << verb;
+    EXPECT_FALSE(grants(role, "", "secrets", "get"));
+    EXPECT_FALSE(grants(role, "apps", "deployments", "update"));
+    const auto& lease_role = m.at("Role/hpaplus-leader-election");
+    EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "create"));
+    EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "update"));
+}
+
+} // namespace
+} // namespace hpaplus
