@@ -73,11 +73,12 @@ manager::manager(kube::api_client& client, const controller_options& options,
     : client_(client), options_(options) {
     if (observer) observers_.push_back(observer);
     const std::string& ns = options.watch_namespace;
-    hpapluses_ =
-        std::make_unique<kube::informer>(client, collection(kube::resources::hpapluses, ns));
-    pods_ = std::make_unique<kube::informer>(client, collection(kube::resources::pods, ns));
-    deployments_ =
-        std::make_unique<kube::informer>(client, collection(kube::resources::deployments, ns));
+    hpapluses_ = std::make_unique<kube::informer>(
+        client, collection(kube::resources::hpapluses, ns), options.informer);
+    pods_ = std::make_unique<kube::informer>(client, collection(kube::resources::pods, ns),
+                                             options.informer);
+    deployments_ = std::make_unique<kube::informer>(
+        client, collection(kube::resources::deployments, ns), options.informer);
     events_ =
         std::make_unique<event_recorder>(client, host_name(), options.event_aggregation_window);
     env_ = std::make_unique<reconcile_env>(

@@ -135,6 +135,33 @@ const std::vector<flag>& flags() {
         {"cache-sync-timeout", "start-up fails when the first lists take longer",
          [](auto& o) { return show(o.cache_sync_timeout); },
          duration_flag("cache-sync-timeout", &controller_options::cache_sync_timeout, false)},
+        {"watch-timeout", "server-side timeout of each watch (then it is resumed)",
+         [](auto& o) { return show(o.informer.watch_timeout); },
+         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
+             const auto d = core::parse_go_duration(v);
+             if (!d || *d < std::chrono::seconds(1))
+                 return bad("watch-timeout", "a duration of at least 1s", v);
+             o.informer.watch_timeout = std::chrono::ceil<std::chrono::seconds>(*d);
+             return true;
+         }},
+        {"watch-idle-timeout", "a watch with no event or bookmark for this long is reconnected",
+         [](auto& o) { return show(o.informer.idle_timeout); },
+         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
+             const auto d = core::parse_go_duration(v);
+             if (!d || *d < std::chrono::seconds(1))
+                 return bad("watch-idle-timeout", "a duration of at least 1s", v);
+             o.informer.idle_timeout = std::chrono::ceil<std::chrono::milliseconds>(*d);
+             return true;
+         }},
+        {"relist-max-backoff", "longest wait between failed lists or watches (doubling from 800ms)",
+         [](auto& o) { return show(o.informer.max_backoff); },
+         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
+             const auto d = core::parse_go_duration(v);
+             if (!d || *d < std::chrono::seconds(1))
+                 return bad("relist-max-backoff", "a duration of at least 1s", v);
+             o.informer.max_backoff = std::chrono::ceil<std::chrono::milliseconds>(*d);
+             return true;
+         }},
         {"leader-elect", "elect a leader on a Lease so only one replica acts (true|false)",
          [](auto& o) { return std::string(o.leader.enabled ? "true" : "false"); },
          [](std::string_view v, controller_options& o) -> core::outcome<bool> {

@@ -4,6 +4,7 @@
 
 #include "core/outcome.hpp"
 #include "kube/api_client.hpp"
+#include "kube/informer.hpp"
 #include "policy/types.hpp"
 
 #include <chrono>
@@ -27,6 +28,7 @@ struct controller_options {
     std::string context;
     std::string watch_namespace; ///< "" = all namespaces
     kube::client_options client;
+    kube::informer_options informer;  ///< watch timeout, idle timeout, relist backoff
     policy::controller_config policy; ///< the kube-controller-manager HPA flags
     /// Period of an object without spec.syncPeriodSeconds.
     std::chrono::seconds default_sync_period{15};

@@ -94,6 +94,43 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
     EXPECT_NE(events.output.find("SuccessfulRescale"), std::string::npos) << events.output;
 }
 
+TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIsKilled) {
+    ASSERT_EQ(kubectl("apply -f " + source + "/crds/hpaplus.yaml").exit_code, 0);
+    ASSERT_EQ(kubectl("apply -f " + source + "/tests/e2e/fixtures/web-deployment.yaml").exit_code,
+              0);
+    ASSERT_EQ(kubectl("apply -f " + source + "/crds/examples/hpaplus-cpu.yaml").exit_code, 0);
+    auto start = [&](const std::string& identity) {
+        return std::make_unique<test::child_process>(std::vector<std::string>{
+            HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
+            "--ops-listen=", "--leader-elect-namespace=default",
+            "--leader-elect-identity=" + identity, "--leader-elect-lease-duration=2s",
+            "--leader-elect-renew-deadline=1500ms", "--leader-elect-retry-period=200ms",
+            "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
+    };
+    auto holder = [&] {
+        return kubectl("get lease hpaplus-controller -o jsonpath={.spec.holderIdentity}").output;
+    };
+    auto first = start("first");
+    ASSERT_TRUE(eventually([&] { return holder() == "first"; })) << holder();
+    controller = start("second");
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    std::this_thread::sleep_for(1s);
+    EXPECT_EQ(holder(), "first");
+
+    first->kill_now(); // SIGKILL: the Lease is not released and must expire
+    ASSERT_TRUE(eventually([&] { return holder() == "second"; })) << holder();
+    EXPECT_FALSE(controller->wait_for_line("became the leader", 10s).empty());
+    // The new leader acts: much more load takes the Deployment to the HPAPlus's maximum.
+    ASSERT_EQ(kubectl("annotate deployment web sim.hpaplus.io/cpu-load=20 --overwrite").exit_code,
+              0);
+    EXPECT_TRUE(eventually(
+        [&] { return kubectl("get deployment web -o jsonpath={.spec.replicas}").output == "10"; },
+        60s))
+        << kubectl("get hpap web -o yaml").output;
+    EXPECT_EQ(kubectl("get lease hpaplus-controller -o jsonpath={.spec.leaseTransitions}").output,
+              "1");
+}
+
 TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
     test::temp_dir dir;
     const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo --duration 30 --report " +

@@ -85,6 +85,14 @@ int child_process::terminate(std::chrono::milliseconds grace) {
     return status_;
 }
 
+void child_process::kill_now() {
+    if (reaped_ || pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    reaped_ = true;
+    status_ = -1;
+}
+
 command_result run_command(const std::string& command, int timeout_seconds) {
     command_result r;
     const std::string full =

@@ -20,6 +20,8 @@ class child_process {
     std::string wait_for_line(const std::string& needle, std::chrono::milliseconds deadline);
     /// SIGTERM and wait; returns the exit status (-1 if it had to be killed).
     int terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
+    /// SIGKILL at once (a crashed or killed process: nothing gets cleaned up).
+    void kill_now();
     int pid() const { return pid_; }
 
   private:
