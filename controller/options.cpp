@@ -27,57 +27,6 @@ core::outcome<bool> bad(std::string_view name, const std::string& want, std::str
                          std::string(value) + "\"");
 }
 
-template <class Duration>
-setter duration_flag(const char* name, Duration controller_options::*field, bool allow_zero) {
-    return [=](std::string_view value, controller_options& o) -> core::outcome<bool> {
-        const auto d = core::parse_go_duration(value);
-        if (!d || *d < std::chrono::nanoseconds::zero() ||
-            (!allow_zero && *d == std::chrono::nanoseconds::zero()))
-            return bad(name, "a positive duration such as 15s", value);
-        o.*field = std::chrono::ceil<Duration>(*d);
-        return true;
-    };
-}
-
-template <class Duration>
-setter leader_duration(const char* name, Duration leader_election_options::*field) {
-    return [=](std::string_view value, controller_options& o) -> core::outcome<bool> {
-        const auto d = core::parse_go_duration(value);
-        if (!d || *d <= std::chrono::nanoseconds::zero())
-            return bad(name, "a positive duration such as 15s", value);
-        o.leader.*field = std::chrono::ceil<Duration>(*d);
-        return true;
-    };
-}
-
-setter seconds_flag(const char* name, std::chrono::seconds policy::controller_config::*field) {
-    return [=](std::string_view value, controller_options& o) -> core::outcome<bool> {
-        const auto d = core::parse_go_duration(value);
-        if (!d || *d < std::chrono::nanoseconds::zero())
-            return bad(name, "a duration such as 5m0s", value);
-        o.policy.*field = std::chrono::ceil<std::chrono::seconds>(*d);
-        return true;
-    };
-}
-
-setter number_flag(const char* name, double policy::controller_config::*field) {
-    return [=](std::string_view value, controller_options& o) -> core::outcome<bool> {
-        double v = 0;
-        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-        if (ec != std::errc{} || end != value.data() + value.size() || !std::isfinite(v) || v < 0)
-            return bad(name, "a number >= 0", value);
-        o.policy.*field = v;
-        return true;
-    };
-}
-
-setter string_flag(std::string controller_options::*field) {
-    return [=](std::string_view value, controller_options& o) -> core::outcome<bool> {
-        o.*field = std::string(value);
-        return true;
-    };
-}
-
 template <class Rep, class Period> std::string show(std::chrono::duration<Rep, Period> d) {
     return core::format_go_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(d));
 }
@@ -89,35 +38,80 @@ std::string show(double v) {
     return s;
 }
 
+// Each helper takes an accessor `[](auto& o) -> auto& { return o.field; }` (usable on a const
+// object for the help text and on a mutable one for parsing).
+
+template <class Access>
+flag duration_flag(const char* name, const char* help, Access field,
+                   std::chrono::nanoseconds min = std::chrono::nanoseconds(1)) {
+    using duration = std::remove_cvref_t<decltype(field(std::declval<controller_options&>()))>;
+    return {name, help, [field](const controller_options& o) { return show(field(o)); },
+            [name, field, min](std::string_view v, controller_options& o) -> core::outcome<bool> {
+                const auto d = core::parse_go_duration(v);
+                if (!d || *d < min)
+                    return bad(name,
+                               "a duration of at least " + core::format_go_duration(min) +
+                                   " such as 15s",
+                               v);
+                field(o) = std::chrono::ceil<duration>(*d);
+                return true;
+            }};
+}
+
+template <class Access>
+flag text_flag(const char* name, const char* help, Access field, bool show_default = true) {
+    return {name, help,
+            [field, show_default](const controller_options& o) {
+                return show_default ? std::string(field(o)) : std::string();
+            },
+            [field](std::string_view v, controller_options& o) -> core::outcome<bool> {
+                field(o) = std::string(v);
+                return true;
+            }};
+}
+
+template <class Access> flag number_flag(const char* name, const char* help, Access field) {
+    return {name, help, [field](const controller_options& o) { return show(field(o)); },
+            [name, field](std::string_view v, controller_options& o) -> core::outcome<bool> {
+                double x = 0;
+                const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+                if (ec != std::errc{} || end != v.data() + v.size() || !std::isfinite(x) || x < 0)
+                    return bad(name, "a number >= 0", v);
+                field(o) = x;
+                return true;
+            }};
+}
+
 const std::vector<flag>& flags() {
+    using namespace std::chrono_literals;
     static const std::vector<flag> table = {
-        {"kubeconfig", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",
-         [](auto&) { return std::string(); }, string_flag(&controller_options::kubeconfig)},
-        {"context", "kubeconfig context (default: its current-context)",
-         [](auto&) { return std::string(); }, string_flag(&controller_options::context)},
-        {"namespace", "watch only this namespace (default: all)",
-         [](auto&) { return std::string(); }, string_flag(&controller_options::watch_namespace)},
-        {"default-sync-period", "period of an HPAPlus without spec.syncPeriodSeconds",
-         [](auto& o) { return show(o.default_sync_period); },
-         duration_flag("default-sync-period", &controller_options::default_sync_period, false)},
-        {"horizontal-pod-autoscaler-tolerance", "controller-wide tolerance (upstream flag)",
-         [](auto& o) { return show(o.policy.tolerance); },
-         number_flag("horizontal-pod-autoscaler-tolerance", &policy::controller_config::tolerance)},
-        {"horizontal-pod-autoscaler-downscale-stabilization",
-         "scale-down window without spec.behavior (upstream flag)",
-         [](auto& o) { return show(o.policy.downscale_stabilization_window); },
-         seconds_flag("horizontal-pod-autoscaler-downscale-stabilization",
-                      &policy::controller_config::downscale_stabilization_window)},
-        {"horizontal-pod-autoscaler-cpu-initialization-period",
-         "CPU samples of pods younger than this are handled as unready (upstream flag)",
-         [](auto& o) { return show(o.policy.cpu_initialization_period); },
-         seconds_flag("horizontal-pod-autoscaler-cpu-initialization-period",
-                      &policy::controller_config::cpu_initialization_period)},
-        {"horizontal-pod-autoscaler-initial-readiness-delay",
-         "readiness flips within this time after start are ignored (upstream flag)",
-         [](auto& o) { return show(o.policy.initial_readiness_delay); },
-         seconds_flag("horizontal-pod-autoscaler-initial-readiness-delay",
-                      &policy::controller_config::initial_readiness_delay)},
+        text_flag(
+            "kubeconfig", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",
+            [](auto& o) -> auto& { return o.kubeconfig; }, false),
+        text_flag(
+            "context", "kubeconfig context (default: its current-context)",
+            [](auto& o) -> auto& { return o.context; }, false),
+        text_flag(
+            "namespace", "watch only this namespace (default: all)",
+            [](auto& o) -> auto& { return o.watch_namespace; }, false),
+        duration_flag(
+            "default-sync-period", "period of an HPAPlus without spec.syncPeriodSeconds",
+            [](auto& o) -> auto& { return o.default_sync_period; }, 1s),
+        number_flag(
+            "horizontal-pod-autoscaler-tolerance", "controller-wide tolerance (upstream flag)",
+            [](auto& o) -> auto& { return o.policy.tolerance; }),
+        duration_flag(
+            "horizontal-pod-autoscaler-downscale-stabilization",
+            "scale-down window without spec.behavior (upstream flag)",
+            [](auto& o) -> auto& { return o.policy.downscale_stabilization_window; }, 0s),
+        duration_flag(
+            "horizontal-pod-autoscaler-cpu-initialization-period",
+            "CPU samples of pods younger than this are handled as unready (upstream flag)",
+            [](auto& o) -> auto& { return o.policy.cpu_initialization_period; }, 0s),
+        duration_flag(
+            "horizontal-pod-autoscaler-initial-readiness-delay",
+            "readiness flips within this time after start are ignored (upstream flag)",
+            [](auto& o) -> auto& { return o.policy.initial_readiness_delay; }, 0s),
         {"scale-write-attempts", "attempts to write /scale after conflicts, each on fresh data",
          [](auto& o) { return std::to_string(o.scale_write_attempts); },
          [](std::string_view v, controller_options& o) -> core::outcome<bool> {
@@ -128,40 +122,22 @@ const std::vector<flag>& flags() {
              o.scale_write_attempts = n;
              return true;
          }},
-        {"event-aggregation-window", "identical Events within this window update one Event",
-         [](auto& o) { return show(o.event_aggregation_window); },
-         duration_flag("event-aggregation-window", &controller_options::event_aggregation_window,
-                       true)},
-        {"cache-sync-timeout", "start-up fails when the first lists take longer",
-         [](auto& o) { return show(o.cache_sync_timeout); },
-         duration_flag("cache-sync-timeout", &controller_options::cache_sync_timeout, false)},
-        {"watch-timeout", "server-side timeout of each watch (then it is resumed)",
-         [](auto& o) { return show(o.informer.watch_timeout); },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             const auto d = core::parse_go_duration(v);
-             if (!d || *d < std::chrono::seconds(1))
-                 return bad("watch-timeout", "a duration of at least 1s", v);
-             o.informer.watch_timeout = std::chrono::ceil<std::chrono::seconds>(*d);
-             return true;
-         }},
-        {"watch-idle-timeout", "a watch with no event or bookmark for this long is reconnected",
-         [](auto& o) { return show(o.informer.idle_timeout); },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             const auto d = core::parse_go_duration(v);
-             if (!d || *d < std::chrono::seconds(1))
-                 return bad("watch-idle-timeout", "a duration of at least 1s", v);
-             o.informer.idle_timeout = std::chrono::ceil<std::chrono::milliseconds>(*d);
-             return true;
-         }},
-        {"relist-max-backoff", "longest wait between failed lists or watches (doubling from 800ms)",
-         [](auto& o) { return show(o.informer.max_backoff); },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             const auto d = core::parse_go_duration(v);
-             if (!d || *d < std::chrono::seconds(1))
-                 return bad("relist-max-backoff", "a duration of at least 1s", v);
-             o.informer.max_backoff = std::chrono::ceil<std::chrono::milliseconds>(*d);
-             return true;
-         }},
+        duration_flag(
+            "event-aggregation-window", "identical Events within this window update one Event",
+            [](auto& o) -> auto& { return o.event_aggregation_window; }, 0s),
+        duration_flag(
+            "cache-sync-timeout", "start-up fails when the first lists take longer",
+            [](auto& o) -> auto& { return o.cache_sync_timeout; }),
+        duration_flag(
+            "watch-timeout", "server-side timeout of each watch (then it is resumed)",
+            [](auto& o) -> auto& { return o.informer.watch_timeout; }, 1s),
+        duration_flag(
+            "watch-idle-timeout", "a watch with no event or bookmark for this long is reconnected",
+            [](auto& o) -> auto& { return o.informer.idle_timeout; }, 1s),
+        duration_flag(
+            "relist-max-backoff",
+            "longest wait between failed lists or watches (doubling from 800ms)",
+            [](auto& o) -> auto& { return o.informer.max_backoff; }, 1s),
         {"leader-elect", "elect a leader on a Lease so only one replica acts (true|false)",
          [](auto& o) { return std::string(o.leader.enabled ? "true" : "false"); },
          [](std::string_view v, controller_options& o) -> core::outcome<bool> {
@@ -169,33 +145,25 @@ const std::vector<flag>& flags() {
              o.leader.enabled = v == "true";
              return true;
          }},
-        {"leader-elect-namespace", "namespace of the Lease",
-         [](auto& o) { return o.leader.lease_namespace; },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             o.leader.lease_namespace = std::string(v);
-             return true;
-         }},
-        {"leader-elect-name", "name of the Lease", [](auto& o) { return o.leader.lease_name; },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             o.leader.lease_name = std::string(v);
-             return true;
-         }},
-        {"leader-elect-identity", "this replica's name in the Lease (default: hostname_pid)",
-         [](auto&) { return std::string(); },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             o.leader.identity = std::string(v);
-             return true;
-         }},
-        {"leader-elect-lease-duration", "how long a Lease holds without renewal",
-         [](auto& o) { return show(o.leader.lease_duration); },
-         leader_duration("leader-elect-lease-duration", &leader_election_options::lease_duration)},
-        {"leader-elect-renew-deadline",
-         "the leader stops acting when it could not renew for this long",
-         [](auto& o) { return show(o.leader.renew_deadline); },
-         leader_duration("leader-elect-renew-deadline", &leader_election_options::renew_deadline)},
-        {"leader-elect-retry-period", "how often the Lease is tried and renewed",
-         [](auto& o) { return show(o.leader.retry_period); },
-         leader_duration("leader-elect-retry-period", &leader_election_options::retry_period)},
+        text_flag(
+            "leader-elect-namespace", "namespace of the Lease",
+            [](auto& o) -> auto& { return o.leader.lease_namespace; }),
+        text_flag(
+            "leader-elect-name", "name of the Lease",
+            [](auto& o) -> auto& { return o.leader.lease_name; }),
+        text_flag(
+            "leader-elect-identity", "this replica's name in the Lease (default: hostname_pid)",
+            [](auto& o) -> auto& { return o.leader.identity; }, false),
+        duration_flag(
+            "leader-elect-lease-duration", "how long a Lease holds without renewal",
+            [](auto& o) -> auto& { return o.leader.lease_duration; }),
+        duration_flag(
+            "leader-elect-renew-deadline",
+            "the leader stops acting when it could not renew for this long",
+            [](auto& o) -> auto& { return o.leader.renew_deadline; }),
+        duration_flag(
+            "leader-elect-retry-period", "how often the Lease is tried and renewed",
+            [](auto& o) -> auto& { return o.leader.retry_period; }),
         {"ops-listen", "address of /healthz, /readyz and /metrics (\"\" = off)",
          [](auto& o) { return o.ops_listen; },
          [](std::string_view v, controller_options& o) -> core::outcome<bool> {
@@ -206,9 +174,9 @@ const std::vector<flag>& flags() {
              o.ops_listen = std::string(v);
              return true;
          }},
-        {"shutdown-grace", "after SIGTERM, how long in-flight reconciles may take",
-         [](auto& o) { return show(o.shutdown_grace); },
-         duration_flag("shutdown-grace", &controller_options::shutdown_grace, true)},
+        duration_flag(
+            "shutdown-grace", "after SIGTERM, how long in-flight reconciles may take",
+            [](auto& o) -> auto& { return o.shutdown_grace; }, 0s),
     };
     return table;
 }

@@ -1,6 +1,7 @@
 // controller/sim_command.cpp — run the simulated cluster until a signal arrives.
 #include "controller/sim_command.hpp"
 
+#include "controller/options.hpp"
 #include "sim/cluster.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -33,21 +34,6 @@ constexpr const char* sim_usage =
     "\n"
     "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
 
-bool parse_listen(std::string_view s, std::string& address, unsigned short& port) {
-    const auto colon = s.rfind(':');
-    if (colon == std::string_view::npos) return false;
-    address = std::string(s.substr(0, colon));
-    if (address.size() > 1 && address.front() == '[' && address.back() == ']')
-        address = address.substr(1, address.size() - 2);
-    const std::string p(s.substr(colon + 1));
-    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    const unsigned long v = std::stoul(p);
-    if (v > 65535) return false;
-    port = static_cast<unsigned short>(v);
-    return !address.empty();
-}
-
 } // namespace
 
 int run_sim(int argc, char** argv) {
@@ -69,7 +55,7 @@ int run_sim(int argc, char** argv) {
                 kubeconfig_out = value;
             } else if (arg == "--scenario") {
                 scenario_file = value;
-            } else if (!parse_listen(value, options.address, options.port)) {
+            } else if (!split_listen(value, options.address, options.port)) {
                 std::fprintf(stderr, "hpaplus sim: --listen: expected ADDR:PORT, got '%s'\n",
                              argv[i]);
                 return 2;
