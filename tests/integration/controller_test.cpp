@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 namespace hpaplus::test {
 namespace {
 
@@ -232,6 +235,51 @@ TEST_F(ControllerTest, TheApiServerGoingAwayAndComingBackLosesNoObject) {
     set_load("b", "2500m");
     EXPECT_TRUE(eventually([&] { return replicas("a") > 2 && replicas("b") > 2; }, 30s));
     EXPECT_EQ(controller.workers(), 2u);
+}
+
+TEST_F(ControllerTest, ScaleConflictsAreDecidedAgainOnFreshDataAndReported) {
+    apply_manifest(sim, deployment("busy", 2, "2500m"));
+    apply_manifest(sim, hpaplus("busy", "  syncPeriodSeconds: 1\n"));
+    // Each /scale write waits 300 ms on the server while another writer keeps touching the
+    // Deployment: every write meets a newer resourceVersion (409 Conflict).
+    sim.run_on_cluster([&] {
+        sim::fault_rule slow;
+        slow.verb = "update";
+        slow.resource = "scale";
+        slow.latency = 300ms;
+        sim.cluster().api().faults().add(slow);
+    });
+    std::atomic<bool> touching{true};
+    std::thread writer([&] {
+        for (int i = 0; touching; ++i) {
+            sim.request("PATCH", deployments + "busy",
+                        R"({"metadata":{"annotations":{"touched":")" + std::to_string(i) +
+                            R"("}}})",
+                        "application/merge-patch+json");
+            std::this_thread::sleep_for(50ms);
+        }
+    });
+    auto options = test_controller_options();
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
+    const bool reported = eventually(
+        [&] { return condition("busy", "AbleToScale") == "False FailedUpdateScale"; }, 30s);
+    const auto metrics = http_get(controller.ops_url() + "/metrics").body;
+    touching = false;
+    writer.join();
+    ASSERT_TRUE(reported) << condition("busy", "AbleToScale");
+    EXPECT_EQ(replicas("busy"), 2);
+    EXPECT_TRUE(has_event("busy", "FailedRescale"));
+    // Three attempts per reconcile (--scale-write-attempts), each after a fresh read.
+    const std::string conflicts = "hpaplus_api_requests_total{code=\"409\",verb=\"PUT\"} ";
+    const auto at = metrics.find(conflicts);
+    ASSERT_NE(at, std::string::npos) << metrics;
+    EXPECT_GE(std::stod(metrics.substr(at + conflicts.size())), 3.0) << metrics.substr(at, 60);
+
+    // Once nobody else writes, the next reconcile succeeds.
+    sim.run_on_cluster([&] { sim.cluster().api().faults().clear(); });
+    EXPECT_TRUE(eventually([&] { return replicas("busy") > 2; }));
+    EXPECT_TRUE(eventually([&] { return condition("busy", "AbleToScale").rfind("True", 0) == 0; }));
 }
 
 class RolloutTest : public ControllerTest {
