@@ -2,6 +2,7 @@
 #include "controller/cli.hpp"
 
 #include "controller/controller_command.hpp"
+#include "controller/cron_command.hpp"
 #include "controller/evaluate_command.hpp"
 #include "controller/sim_command.hpp"
 
@@ -23,6 +24,7 @@ constexpr const char* usage =
     "\n"
     "Commands:\n"
     "  controller        run the autoscaler against a cluster (see --help for its flags)\n"
+    "  cron next         the next fire times of a cron schedule in a time zone\n"
     "  demo              run the whole thing on the simulated cluster and write a report\n"
     "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
     "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
@@ -48,6 +50,7 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     if (command == "controller") return run_controller(argc - 1, argv + 1);
+    if (command == "cron") return run_cron(argc - 1, argv + 1);
     if (command == "demo") return run_demo(argc - 1, argv + 1);
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
     if (command == "sim") return run_sim(argc - 1, argv + 1);
