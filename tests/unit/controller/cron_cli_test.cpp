@@ -1,0 +1,69 @@
+// `hpaplus cron next` as a user runs it: output lines, defaults, and one-line errors with exit 2.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct run_result {
+    int exit_code = -1;
+    std::string output;
+};
+
+run_result run(const std::string& args) {
+    run_result r;
+    const std::string command = std::string(HPAPLUS_BINARY) + " cron " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return r;
+    std::array<char, 4096> buf{};
+    size_t n = 0;
+    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+        r.output.append(buf.data(), n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+TEST(CronNext, PrintsOneRfc3339LinePerFireTime) {
+    const auto r = run("next --schedule '0 12 * * *' --time-zone Europe/London "
+                       "--from 2026-06-30T12:00:00Z --count 2");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.output, "2026-07-01T12:00:00+01:00\n2026-07-02T12:00:00+01:00\n");
+}
+
+TEST(CronNext, DefaultsToOneTimeInUtcAfterNow) {
+    const auto r = run("next --schedule '@hourly'");
+    EXPECT_EQ(r.exit_code, 0);
+    ASSERT_EQ(r.output.size(), std::string("2026-01-01T01:00:00+00:00\n").size()) << r.output;
+    EXPECT_EQ(r.output.substr(13), ":00:00+00:00\n");
+}
+
+TEST(CronNext, ANeverFiringScheduleIsNotAnError) {
+    const auto r = run("next --schedule '0 0 30 2 *' --count 3");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.output, "");
+}
+
+TEST(CronNext, BadInputExitsTwoWithOneLine) {
+    const std::pair<const char*, const char*> rows[] = {
+        {"next --schedule '0 0 * * * * *'", "--schedule: expected 5 fields"},
+        {"next --schedule '61 * * * *'", "--schedule: minute: 61 is out of range 0-59"},
+        {"next --schedule '@daily' --time-zone Nowhere/Town", "--time-zone: \"Nowhere/Town\""},
+        {"next --schedule '@daily' --from yesterday", "--from: \"yesterday\" is not an RFC 3339"},
+        {"next --schedule '@daily' --count 0", "--count: want 1 to 10000"},
+        {"next --time-zone UTC", "--schedule is required"},
+        {"next --schedule", "--schedule: a value is required"},
+        {"next --bogus 1", "unknown option '--bogus'"},
+        {"later", "Usage: hpaplus cron next"}};
+    for (const auto& [args, expect] : rows) {
+        const auto r = run(args);
+        EXPECT_EQ(r.exit_code, 2) << args;
+        EXPECT_NE(r.output.find(expect), std::string::npos) << args << ": " << r.output;
+    }
+}
+
+} // namespace
