@@ -1,31 +1,14 @@
 // `hpaplus cron next` as a user runs it: output lines, defaults, and one-line errors with exit 2.
+#include "../../support/process.hpp"
+
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
 namespace {
 
-struct run_result {
-    int exit_code = -1;
-    std::string output;
-};
-
-run_result run(const std::string& args) {
-    run_result r;
-    const std::string command = std::string(HPAPLUS_BINARY) + " cron " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buf{};
-    size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-        r.output.append(buf.data(), n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+hpaplus::test::command_result run(const std::string& args) {
+    return hpaplus::test::run_command(std::string(HPAPLUS_BINARY) + " cron " + args);
 }
 
 TEST(CronNext, PrintsOneRfc3339LinePerFireTime) {
