@@ -99,12 +99,7 @@ struct controller_process::impl {
 
 namespace {
 void log_exception(std::exception_ptr e) {
-    if (!e) return;
-    try {
-        std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-        spdlog::error("controller: {}", x.what());
-    }
+    log_failure("controller", e);
 }
 } // namespace
 

@@ -151,12 +151,8 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
                       unavailable + " (get pods.metrics.k8s.io)";
             break;
         }
-        auto samples =
-            policy::samples_from_pod_metrics(pod_metrics, spec.resource_name, spec.container);
-        if (samples)
-            r.samples = std::move(*samples);
-        else
-            r.error = samples.error().text;
+        policy::set_samples(
+            r, policy::samples_from_pod_metrics(pod_metrics, spec.resource_name, spec.container));
         break;
     }
     case policy::metric_source_type::pods:
@@ -187,11 +183,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
                 samples.push_back(
                     {item.described_object.name, item.milli, item.timestamp, item.window});
             }
-            auto checked = policy::samples_from_custom_metrics(std::move(samples));
-            if (checked)
-                r.samples = std::move(*checked);
-            else
-                r.error = checked.error().text;
+            policy::set_samples(r, policy::samples_from_custom_metrics(std::move(samples)));
         } else {
             std::vector<const kube::custom_metric_item*> matching;
             for (const auto& item : decoded) {

@@ -25,14 +25,6 @@ std::string host_name() {
     return buffer;
 }
 
-std::int64_t generation_of(const kube::object_cptr& o) {
-    if (!o) return -1;
-    rapidjson::Document doc;
-    doc.Parse(o->json.data(), o->json.size());
-    kube::json_decoder d;
-    return d.opt_int(kube::json_node{&doc, ""}["metadata"]["generation"], 0, INT64_MAX).value_or(0);
-}
-
 // spec.syncPeriodSeconds of a cached HPAPlus (the default when unset or unreadable).
 std::chrono::seconds sync_period_of(const kube::object_cptr& o, std::chrono::seconds fallback) {
     if (!o) return fallback;
@@ -54,6 +46,15 @@ std::string collection(const kube::resource_path& r, const std::string& ns) {
 }
 
 } // namespace
+
+void log_failure(const std::string& what, std::exception_ptr e) {
+    if (!e) return;
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        spdlog::error("{}: {}", what, x.what());
+    }
+}
 
 struct manager::worker {
     worker(asio::any_io_executor ex, std::string ns_, std::string name_)
@@ -102,14 +103,8 @@ asio::awaitable<bool> manager::start_caches() {
     auto ex = co_await asio::this_coro::executor;
     executor_ = ex;
     for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
-        asio::co_spawn(ex, i->run(), [](std::exception_ptr e) {
-            if (!e) return;
-            try {
-                std::rethrow_exception(e);
-            } catch (const std::exception& x) {
-                spdlog::error("informer stopped: {}", x.what());
-            }
-        });
+        asio::co_spawn(ex, i->run(),
+                       [](std::exception_ptr e) { log_failure("informer stopped", e); });
     }
     for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
         const bool synced = co_await i->wait_synced(options_.cache_sync_timeout);
@@ -172,12 +167,7 @@ void manager::spawn(const std::string& ns, const std::string& name, bool listed)
     ++running_;
     asio::co_spawn(executor_, run_worker(w, first_delay), [this, w](std::exception_ptr e) {
         --running_;
-        if (!e) return;
-        try {
-            std::rethrow_exception(e);
-        } catch (const std::exception& x) {
-            spdlog::error("{}: worker ended: {}", w->key, x.what());
-        }
+        log_failure(w->key + ": worker ended", e);
     });
 }
 
@@ -216,7 +206,7 @@ void manager::on_hpaplus(const char* type, const kube::object_cptr& object,
         // Our own status writes keep the generation; a spec edit bumps it.
         if (!workers_.count(object->key))
             spawn(object->namespace_, object->name, false);
-        else if (generation_of(object) != generation_of(previous))
+        else if (!previous || object->generation != previous->generation)
             wake(object->key);
     } else if (t == "DELETED") {
         forget(object->key);

@@ -14,11 +14,16 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
 
 namespace hpaplus::controller {
+
+/// Logs, as "`what`: reason", the exception a spawned coroutine ended with (nothing when none).
+/// Every co_spawn of the controller completes with it, so no failure goes unseen.
+void log_failure(const std::string& what, std::exception_ptr e);
 
 /// Told about every reconcile (for /metrics and the demo); implementations must be cheap.
 class reconcile_observer {

@@ -96,11 +96,7 @@ void read_custom(const std::string& body, const policy::metric_spec& spec,
     policy::sample_set samples;
     for (const auto& item : items)
         samples.push_back({item.described_object.name, item.milli, item.timestamp, item.window});
-    auto checked = policy::samples_from_custom_metrics(std::move(samples));
-    if (checked)
-        r.samples = std::move(*checked);
-    else
-        r.error = checked.error().text;
+    policy::set_samples(r, policy::samples_from_custom_metrics(std::move(samples)));
 }
 
 void read_external(const std::string& body, policy::metric_reading& r) {
@@ -148,12 +144,8 @@ read_metrics(kube::api_client& client, const policy::autoscaler& hpa,
                 r.error = pod_metrics->error;
                 break;
             }
-            auto samples = policy::samples_from_pod_metrics(pod_metrics->items, spec.resource_name,
-                                                            spec.container);
-            if (samples)
-                r.samples = std::move(*samples);
-            else
-                r.error = samples.error().text;
+            policy::set_samples(r, policy::samples_from_pod_metrics(
+                                       pod_metrics->items, spec.resource_name, spec.container));
             break;
         }
         case policy::metric_source_type::pods:

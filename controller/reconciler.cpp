@@ -44,9 +44,11 @@ void cached_pods(const kube::informer& pods, const std::string& ns, const std::s
         out.push_back(&p);
 }
 
+// `parsed` is `object` already parsed by the reconcile (compared without parsing it again).
 boost::asio::awaitable<bool> write_status(reconcile_env& env, const kube::cached_object& object,
+                                          const rapidjson::Value& parsed,
                                           const std::string& status) {
-    if (!status_differs(object.json, status)) co_return false;
+    if (!status_differs(parsed, status)) co_return false;
     std::string patch = "{\"status\":" + status + "}";
     const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
     auto response =
@@ -101,7 +103,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
         const auto generation =
             status_decoder.opt_int(root["metadata"]["generation"], 0, INT64_MAX).value_or(0);
         const std::string status = encode_invalid_status(current, generation, *invalid, now);
-        out.status_written = co_await write_status(env, *object, status);
+        out.status_written = co_await write_status(env, *object, doc, status);
         const policy::event e{"Warning", "InvalidSpec", *invalid};
         co_await env.events.record(involved, e, now);
         out.events = 1;
@@ -150,7 +152,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
     const std::string status = encode_status(in.hpa, decision);
-    out.status_written = co_await write_status(env, *object, status);
+    out.status_written = co_await write_status(env, *object, doc, status);
     for (const auto& e : decision.events) {
         co_await env.events.record(involved, e, now);
         ++out.events;

@@ -6,20 +6,11 @@
 #include "policy/metric_evaluation.hpp"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 namespace hpaplus::controller {
 namespace {
 
 using rapidjson::Value;
-
-std::string serialize(const Value& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    v.Accept(writer);
-    return std::string(buffer.GetString(), buffer.GetSize());
-}
 
 std::string target_text(const policy::metric_target& t) {
     if (t.type == policy::metric_target_type::utilization && t.average_utilization)
@@ -110,7 +101,7 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
     doc.AddMember("reference", kube::json_string(ref.kind + "/" + ref.name, a), a);
     doc.AddMember("targets", kube::json_string(targets_summary(hpa.spec, d), a), a);
     doc.AddMember("lastDecision", kube::json_string(decision_summary(d), a), a);
-    return serialize(doc);
+    return kube::to_json_text(doc);
 }
 
 std::string encode_invalid_status(const policy::autoscaler_status& current, std::int64_t generation,
@@ -128,17 +119,13 @@ std::string encode_invalid_status(const policy::autoscaler_status& current, std:
     doc.AddMember("desiredReplicas", current.desired_replicas, a);
     doc.AddMember("conditions", kube::encode_conditions(conditions, a), a);
     doc.AddMember("lastDecision", kube::json_string("invalid spec: " + message, a), a);
-    return serialize(doc);
+    return kube::to_json_text(doc);
 }
 
-bool status_differs(std::string_view object_json, std::string_view status_json) {
-    rapidjson::Document object;
+bool status_differs(const rapidjson::Value& object, std::string_view status_json) {
     rapidjson::Document status;
-    object.Parse(object_json.data(), object_json.size());
     status.Parse(status_json.data(), status_json.size());
-    if (object.HasParseError() || status.HasParseError() || !object.IsObject() ||
-        !status.IsObject())
-        return true;
+    if (status.HasParseError() || !object.IsObject() || !status.IsObject()) return true;
     const auto current = object.FindMember("status");
     if (current == object.MemberEnd() || !current->value.IsObject()) return true;
     // A merge patch leaves the fields it does not name alone, so only the named ones count.

@@ -5,6 +5,8 @@
 
 #include "policy/decision.hpp"
 
+#include <rapidjson/fwd.h>
+
 #include <string>
 #include <string_view>
 
@@ -24,8 +26,9 @@ std::string targets_summary(const policy::autoscaler_spec& spec, const policy::d
 /// `3 -> 5 (recommended 5, stabilized 5, limited 5: DesiredWithinRange)` — what the reconcile did.
 std::string decision_summary(const policy::decision& d);
 
-/// True when a field of `status_json` differs from the object's `status` (in `object_json`); key
-/// order does not matter, and fields only the object has are what the merge patch leaves alone.
-bool status_differs(std::string_view object_json, std::string_view status_json);
+/// True when a field of `status_json` differs from the `status` of `object` (the parsed
+/// HPAPlus); key order does not matter, and fields only the object has are what the merge patch
+/// leaves alone.
+bool status_differs(const rapidjson::Value& object, std::string_view status_json);
 
 } // namespace hpaplus::controller

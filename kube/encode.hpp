@@ -5,11 +5,15 @@
 
 #include <rapidjson/document.h>
 
+#include <string>
 #include <vector>
 
 namespace hpaplus::kube {
 
 using json_allocator = rapidjson::Document::AllocatorType;
+
+/// Compact JSON text of a value.
+std::string to_json_text(const rapidjson::Value& v);
 
 /// A string value copied into the document.
 rapidjson::Value json_string(std::string_view s, json_allocator& a);

@@ -4,6 +4,9 @@
 
 #include "policy/metric_evaluation.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 namespace hpaplus::kube {
 namespace {
 
@@ -122,6 +125,13 @@ Value encode_conditions(const std::vector<policy::condition>& conditions, json_a
         list.PushBack(v, a);
     }
     return list;
+}
+
+std::string to_json_text(const rapidjson::Value& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    v.Accept(writer);
+    return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 } // namespace hpaplus::kube

@@ -1,6 +1,7 @@
 // kube/informer.cpp — list + watch cache (client-go Reflector semantics).
 #include "kube/informer.hpp"
 
+#include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
 #include "net/http_message.hpp"
 
@@ -8,9 +9,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 namespace hpaplus::kube {
 
@@ -31,10 +29,8 @@ object_cptr object_from(const rapidjson::Value& v) {
     o->key = o->namespace_ + "/" + o->name;
     o->labels = d.string_map(node["metadata"]["labels"]);
     o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
-    rapidjson::StringBuffer text;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(text);
-    v.Accept(writer);
-    o->json.assign(text.GetString(), text.GetSize());
+    o->generation = d.opt_int(node["metadata"]["generation"], 0, INT64_MAX).value_or(0);
+    o->json = to_json_text(v);
     return o;
 }
 

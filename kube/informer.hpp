@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@ struct cached_object {
     std::string name;
     core::label_map labels;
     std::string resource_version;
+    std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
     std::string json;
 };
 using object_cptr = std::shared_ptr<const cached_object>;

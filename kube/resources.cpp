@@ -1,11 +1,10 @@
 // kube/resources.cpp — resource paths, typed calls and fixed-shape bodies.
 #include "kube/resources.hpp"
 
+#include "kube/encode.hpp"
+
 #include "kube/json_decoder.hpp"
 #include "net/http_message.hpp"
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 namespace hpaplus::kube {
 
@@ -36,15 +35,22 @@ boost::asio::awaitable<api_response> call(api_client& c, std::string method, std
     return c.send(std::move(request));
 }
 
-std::string compact(const rapidjson::Value& v) {
-    rapidjson::StringBuffer b;
-    rapidjson::Writer<rapidjson::StringBuffer> w(b);
-    v.Accept(w);
-    return std::string(b.GetString(), b.GetSize());
-}
-
 rapidjson::Value str(const std::string& s, rapidjson::Document::AllocatorType& a) {
     return rapidjson::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+// A body's apiVersion, kind and metadata (name, namespace, resourceVersion when set).
+void object_header(rapidjson::Document& doc, const char* api_version, const char* kind,
+                   const std::string& name, const std::string& ns,
+                   const std::string& resource_version) {
+    auto& a = doc.GetAllocator();
+    doc.AddMember("apiVersion", rapidjson::StringRef(api_version), a);
+    doc.AddMember("kind", rapidjson::StringRef(kind), a);
+    rapidjson::Value meta(rapidjson::kObjectType);
+    meta.AddMember("name", str(name, a), a);
+    meta.AddMember("namespace", str(ns, a), a);
+    if (!resource_version.empty()) meta.AddMember("resourceVersion", str(resource_version, a), a);
+    doc.AddMember("metadata", meta, a);
 }
 
 } // namespace
@@ -125,18 +131,12 @@ std::optional<scale_info> parse_scale(const std::string& json) {
 std::string scale_body(const std::string& name, const std::string& ns, std::int32_t replicas,
                        const std::string& resource_version) {
     rapidjson::Document doc(rapidjson::kObjectType);
+    object_header(doc, "autoscaling/v1", "Scale", name, ns, resource_version);
     auto& a = doc.GetAllocator();
-    doc.AddMember("kind", "Scale", a);
-    doc.AddMember("apiVersion", "autoscaling/v1", a);
-    rapidjson::Value meta(rapidjson::kObjectType);
-    meta.AddMember("name", str(name, a), a);
-    meta.AddMember("namespace", str(ns, a), a);
-    if (!resource_version.empty()) meta.AddMember("resourceVersion", str(resource_version, a), a);
-    doc.AddMember("metadata", meta, a);
     rapidjson::Value spec(rapidjson::kObjectType);
     spec.AddMember("replicas", replicas, a);
     doc.AddMember("spec", spec, a);
-    return compact(doc);
+    return to_json_text(doc);
 }
 
 std::string event_body(const std::string& ns, const std::string& kind, const std::string& name,
@@ -171,7 +171,7 @@ std::string event_body(const std::string& ns, const std::string& kind, const std
     doc.AddMember("source", src, a);
     doc.AddMember("reportingComponent", str(source.component, a), a);
     doc.AddMember("reportingInstance", str(source.host, a), a);
-    return compact(doc);
+    return to_json_text(doc);
 }
 
 std::optional<lease_info> parse_lease(const std::string& json) {
@@ -193,15 +193,8 @@ std::optional<lease_info> parse_lease(const std::string& json) {
 
 std::string lease_body(const std::string& ns, const std::string& name, const lease_info& l) {
     rapidjson::Document doc(rapidjson::kObjectType);
+    object_header(doc, "coordination.k8s.io/v1", "Lease", name, ns, l.resource_version);
     auto& a = doc.GetAllocator();
-    doc.AddMember("apiVersion", "coordination.k8s.io/v1", a);
-    doc.AddMember("kind", "Lease", a);
-    rapidjson::Value meta(rapidjson::kObjectType);
-    meta.AddMember("name", str(name, a), a);
-    meta.AddMember("namespace", str(ns, a), a);
-    if (!l.resource_version.empty())
-        meta.AddMember("resourceVersion", str(l.resource_version, a), a);
-    doc.AddMember("metadata", meta, a);
     rapidjson::Value spec(rapidjson::kObjectType);
     spec.AddMember("holderIdentity", str(l.holder, a), a);
     spec.AddMember("leaseDurationSeconds", l.duration_seconds, a);
@@ -209,7 +202,7 @@ std::string lease_body(const std::string& ns, const std::string& name, const lea
     if (!l.renew_time.empty()) spec.AddMember("renewTime", str(l.renew_time, a), a);
     spec.AddMember("leaseTransitions", l.transitions, a);
     doc.AddMember("spec", spec, a);
-    return compact(doc);
+    return to_json_text(doc);
 }
 
 } // namespace hpaplus::kube

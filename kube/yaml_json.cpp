@@ -1,9 +1,9 @@
 // kube/yaml_json.cpp — YAML to JSON with yaml-cpp and RapidJSON.
 #include "kube/yaml_json.hpp"
 
+#include "kube/encode.hpp"
+
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -106,10 +106,7 @@ core::outcome<std::vector<std::string>> yaml_documents_to_json(const std::string
         if (node.IsNull()) continue;
         rapidjson::Document doc;
         static_cast<Value&>(doc) = convert(node, doc.GetAllocator());
-        rapidjson::StringBuffer buffer;
-        rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-        doc.Accept(writer);
-        out.emplace_back(buffer.GetString(), buffer.GetSize());
+        out.push_back(to_json_text(doc));
     }
     return out;
 }

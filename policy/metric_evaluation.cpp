@@ -309,4 +309,11 @@ metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& re
                   "unknown metric source type");
 }
 
+void set_samples(metric_reading& r, core::outcome<sample_set> samples) {
+    if (samples)
+        r.samples = std::move(*samples);
+    else
+        r.error = samples.error().text;
+}
+
 } // namespace hpaplus::policy

@@ -3,6 +3,7 @@
 // computeStatusFor*).
 #pragma once
 
+#include "core/outcome.hpp"
 #include "policy/pod_grouping.hpp"
 #include "policy/replica_calculator.hpp"
 #include "policy/types.hpp"
@@ -21,6 +22,9 @@ struct metric_reading {
     std::vector<std::int64_t>
         external_values; ///< External (milli), already filtered by the metric selector
 };
+
+/// Stores `samples` in `r`, or their error text in `r.error`.
+void set_samples(metric_reading& r, core::outcome<sample_set> samples);
 
 struct metric_context {
     std::string namespace_;

@@ -4,6 +4,7 @@
 #include "controller/status.hpp"
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 namespace hpaplus::controller {
 namespace {
@@ -73,13 +74,18 @@ TEST(ControllerFlags, HelpListsEveryFlagWithItsDefault) {
 }
 
 TEST(StatusDiffers, ComparesTheFieldsWeWriteInAnyOrder) {
-    const std::string object =
-        R"({"metadata":{"name":"a"},"status":{"desiredReplicas":3,"currentReplicas":2,"extra":1}})";
+    auto parsed = [](const char* text) {
+        rapidjson::Document d;
+        d.Parse(text);
+        return d;
+    };
+    const auto object = parsed(
+        R"({"metadata":{"name":"a"},"status":{"desiredReplicas":3,"currentReplicas":2,"extra":1}})");
     EXPECT_FALSE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":3})"));
     EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":4})"));
     EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"lastDecision":"x"})"));
-    EXPECT_TRUE(status_differs(R"({"metadata":{}})", R"({"currentReplicas":2})"));
-    EXPECT_TRUE(status_differs("not json", R"({"currentReplicas":2})"));
+    EXPECT_TRUE(status_differs(parsed(R"({"metadata":{}})"), R"({"currentReplicas":2})"));
+    EXPECT_TRUE(status_differs(parsed("not json"), R"({"currentReplicas":2})"));
 }
 
 TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {

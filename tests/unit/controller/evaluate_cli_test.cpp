@@ -1,11 +1,9 @@
 // The evaluate command as a careless user meets it: bad files, bad JSON, bad fields. Every case
 // must exit 2 with one line on stderr naming what is wrong, and never crash.
+#include "../../support/process.hpp"
+
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,23 +12,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct run_result {
-    int exit_code = -1;
-    std::string output;
-};
+using run_result = hpaplus::test::command_result;
 
 run_result run(const std::string& args) {
-    run_result r;
-    const std::string command = std::string(HPAPLUS_BINARY) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    std::array<char, 4096> buf{};
-    size_t n = 0;
-    while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
-        r.output.append(buf.data(), n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    return hpaplus::test::run_command(std::string(HPAPLUS_BINARY) + " " + args);
 }
 
 fs::path write_temp(const std::string& name, const std::string& content) {
