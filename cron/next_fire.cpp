@@ -81,6 +81,33 @@ std::optional<instant> next_fire(const schedule& s, const date::time_zone& zone,
     return std::nullopt;
 }
 
+std::optional<instant> last_fire(const schedule& s, const date::time_zone& zone, instant after,
+                                 instant until) {
+    if (until <= after) return std::nullopt;
+    if (s.every) {
+        const auto step = ceil<seconds>(*s.every);
+        if (step.count() <= 0) return std::nullopt;
+        const auto k = (until - after) / step;
+        if (k == 0) return std::nullopt;
+        return after + k * step;
+    }
+    // Look back over windows that double in length, then walk forward inside the first window
+    // that holds a fire time: a few next_fire calls however long ago `after` is.
+    seconds window(60);
+    for (;;) {
+        const instant start = until - window > after ? until - window : after;
+        auto t = next_fire(s, zone, start);
+        if (t && *t <= until) {
+            for (auto next = next_fire(s, zone, *t); next && *next <= until;
+                 next = next_fire(s, zone, *next))
+                t = next;
+            return t;
+        }
+        if (start == after) return std::nullopt;
+        window *= 2;
+    }
+}
+
 std::vector<instant> next_fires(const schedule& s, const date::time_zone& zone, instant from,
                                 std::size_t count) {
     std::vector<instant> out;

@@ -27,6 +27,11 @@ const date::time_zone* find_zone(std::string_view name);
 /// The first fire time strictly after `from`; nullopt when none within five years.
 std::optional<instant> next_fire(const schedule& s, const date::time_zone& zone, instant from);
 
+/// The latest fire time `t` with `after < t <= until`; nullopt when there is none. For `@every D`
+/// the fire times are after + k·D.
+std::optional<instant> last_fire(const schedule& s, const date::time_zone& zone, instant after,
+                                 instant until);
+
 /// Up to `count` fire times after `from`, in order.
 std::vector<instant> next_fires(const schedule& s, const date::time_zone& zone, instant from,
                                 std::size_t count);
