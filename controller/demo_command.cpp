@@ -79,9 +79,11 @@ std::string hpaplus_json(int scale_down_window) {
 }
 
 std::optional<std::string> build_scenario(int duration, sim::scenario& out) {
-    auto crds = kube::yaml_documents_to_json(hpaplus_crd_yaml);
-    if (!crds) return "the compiled-in CRD is not valid YAML: " + crds.error().text;
-    out.objects = *crds;
+    for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml}) {
+        auto crds = kube::yaml_documents_to_json(yaml);
+        if (!crds) return "a compiled-in CRD is not valid YAML: " + crds.error().text;
+        out.objects.insert(out.objects.end(), crds->begin(), crds->end());
+    }
     // The window is a sixth of the run, so the scale-down visibly waits for it.
     out.objects.push_back(deployment_json());
     out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));

@@ -6,5 +6,7 @@ namespace hpaplus::controller {
 
 /// crds/hpaplus.yaml.
 extern const char* const hpaplus_crd_yaml;
+/// crds/cronhpa.yaml.
+extern const char* const cronhpa_crd_yaml;
 
 } // namespace hpaplus::controller

@@ -1,6 +1,7 @@
 // controller/manager.cpp — informers, workers and wake-ups.
 #include "controller/manager.hpp"
 
+#include "controller/cronhpa_object.hpp"
 #include "controller/scale_target.hpp"
 #include "kube/decode.hpp"
 
@@ -82,8 +83,21 @@ manager::manager(kube::api_client& client, const controller_options& options,
         client, collection(kube::resources::deployments, ns), options.informer);
     events_ =
         std::make_unique<event_recorder>(client, host_name(), options.event_aggregation_window);
-    env_ = std::make_unique<reconcile_env>(
-        reconcile_env{client, *hpapluses_, *pods_, *deployments_, *events_, options});
+    if (options.enable_cronhpa) {
+        cronhpas_ = std::make_unique<kube::informer>(
+            client, collection(kube::resources::cronhpas, ns), options.informer);
+        crons_ = std::make_unique<cron_scheduler>(
+            cron_env{client, *cronhpas_, *hpapluses_, *deployments_, *events_, options},
+            [this](const std::string& ns, const policy::object_reference& target) {
+                on_floor_change(ns, target);
+            });
+        cronhpas_->on_change(
+            [this](const char* type, const kube::object_cptr& o, const kube::object_cptr& prev) {
+                crons_->on_change(type, o, prev);
+            });
+    }
+    env_ = std::make_unique<reconcile_env>(reconcile_env{client, *hpapluses_, *pods_, *deployments_,
+                                                         *events_, options, cronhpas_.get()});
     hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
                                  const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });
     deployments_->on_change(
@@ -102,23 +116,42 @@ manager::~manager() {
 asio::awaitable<bool> manager::start_caches() {
     auto ex = co_await asio::this_coro::executor;
     executor_ = ex;
-    for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
+    const auto all = informers();
+    for (kube::informer* i : all) {
         asio::co_spawn(ex, i->run(),
                        [](std::exception_ptr e) { log_failure("informer stopped", e); });
     }
-    for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()}) {
+    for (kube::informer* i : all) {
         const bool synced = co_await i->wait_synced(options_.cache_sync_timeout);
         if (!synced) co_return false;
     }
     co_return true;
 }
 
+std::vector<kube::informer*> manager::informers() const {
+    std::vector<kube::informer*> all{hpapluses_.get(), pods_.get(), deployments_.get()};
+    if (cronhpas_) all.push_back(cronhpas_.get());
+    return all;
+}
+
 bool manager::synced() const {
-    return hpapluses_->synced() && pods_->synced() && deployments_->synced();
+    for (const kube::informer* i : informers())
+        if (!i->synced()) return false;
+    return true;
+}
+
+std::string manager::unsynced_report() const {
+    std::string out;
+    for (const kube::informer* i : informers()) {
+        if (i->synced()) continue;
+        if (!out.empty()) out += "; ";
+        out += i->collection() + ": " + (i->last_error().empty() ? "no answer" : i->last_error());
+    }
+    return out;
 }
 
 void manager::stop_caches() {
-    for (kube::informer* i : {hpapluses_.get(), pods_.get(), deployments_.get()})
+    for (kube::informer* i : informers())
         i->stop();
 }
 
@@ -128,10 +161,12 @@ void manager::start_workers() {
     for (const auto& [key, object] : *hpapluses_->items())
         spawn(object->namespace_, object->name, true);
     spdlog::info("acting on {} HPAPlus objects", workers_.size());
+    if (crons_) crons_->start(executor_, running_);
 }
 
 void manager::stop_workers() {
     acting_ = false;
+    if (crons_) crons_->stop();
     for (auto& [key, w] : workers_) {
         w->stopped = true;
         w->timer.cancel();
@@ -220,6 +255,14 @@ void manager::on_deployment(const char* type, const kube::object_cptr& object,
     // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
     if (t != "MODIFIED" || rolling_out(object) != rolling_out(previous))
         wake_targeting(object->namespace_, "Deployment/" + object->name);
+}
+
+void manager::on_floor_change(const std::string& ns, const policy::object_reference& target) {
+    if (!acting_) return;
+    if (target.kind == hpaplus_kind)
+        wake(ns + "/" + target.name);
+    else
+        wake_targeting(ns, target.kind + "/" + target.name);
 }
 
 asio::awaitable<void> manager::run_worker(std::shared_ptr<worker> w,

@@ -1,10 +1,12 @@
-// controller/manager.hpp — the informers and one worker coroutine per HPAPlus. A worker is
+// controller/manager.hpp — the informers, one worker coroutine per HPAPlus, and the CronHPA
+// workers (cron_scheduler.hpp). A worker is
 // spawned when its object appears, woken when its spec changes or its target starts or ends a
 // rollout, and cancelled when the object is deleted. It reconciles every syncPeriodSeconds
 // (first after a per-object phase offset, so objects listed together do not fire together).
 // One coroutine per object serializes that object's work; objects never wait on each other.
 #pragma once
 
+#include "controller/cron_scheduler.hpp"
 #include "controller/event_recorder.hpp"
 #include "controller/options.hpp"
 #include "controller/reconciler.hpp"
@@ -63,8 +65,11 @@ class manager {
     void stop_caches();
 
     bool synced() const;
+    /// `cronhpas: <last error>` for each informer that has not synced ("" when all have).
+    std::string unsynced_report() const;
     bool acting() const { return acting_; }
     std::size_t worker_count() const { return workers_.size(); }
+    std::size_t cron_worker_count() const { return crons_ ? crons_->worker_count() : 0; }
     std::size_t running_workers() const { return running_; }
     const manager_stats& stats() const { return stats_; }
     const kube::informer& hpapluses() const { return *hpapluses_; }
@@ -83,6 +88,8 @@ class manager {
                     const kube::object_cptr& previous);
     void on_deployment(const char* type, const kube::object_cptr& object,
                        const kube::object_cptr& previous);
+    void on_floor_change(const std::string& ns, const policy::object_reference& target);
+    std::vector<kube::informer*> informers() const;
 
     kube::api_client& client_;
     boost::asio::any_io_executor executor_; ///< set by start_caches
@@ -91,6 +98,8 @@ class manager {
     std::unique_ptr<kube::informer> hpapluses_;
     std::unique_ptr<kube::informer> pods_;
     std::unique_ptr<kube::informer> deployments_;
+    std::unique_ptr<kube::informer> cronhpas_; ///< null with --cronhpa=false
+    std::unique_ptr<cron_scheduler> crons_;
     std::unique_ptr<event_recorder> events_;
     std::unique_ptr<reconcile_env> env_;
     std::map<std::string, std::shared_ptr<worker>, std::less<>> workers_; ///< by namespace/name

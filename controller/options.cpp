@@ -82,6 +82,33 @@ template <class Access> flag number_flag(const char* name, const char* help, Acc
             }};
 }
 
+template <class Access> flag bool_flag(const char* name, const char* help, Access field) {
+    return {
+        name, help,
+        [field](const controller_options& o) { return std::string(field(o) ? "true" : "false"); },
+        [name, field](std::string_view v, controller_options& o) -> core::outcome<bool> {
+            if (v != "true" && v != "false") return bad(name, "true or false", v);
+            field(o) = v == "true";
+            return true;
+        }};
+}
+
+template <class Access>
+flag integer_flag(const char* name, const char* help, Access field, int min, int max) {
+    return {
+        name, help, [field](const controller_options& o) { return std::to_string(field(o)); },
+        [name, field, min, max](std::string_view v, controller_options& o) -> core::outcome<bool> {
+            int n = 0;
+            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec != std::errc{} || end != v.data() + v.size() || n < min || n > max)
+                return bad(name,
+                           "an integer from " + std::to_string(min) + " to " + std::to_string(max),
+                           v);
+            field(o) = n;
+            return true;
+        }};
+}
+
 const std::vector<flag>& flags() {
     using namespace std::chrono_literals;
     static const std::vector<flag> table = {
@@ -112,16 +139,16 @@ const std::vector<flag>& flags() {
             "horizontal-pod-autoscaler-initial-readiness-delay",
             "readiness flips within this time after start are ignored (upstream flag)",
             [](auto& o) -> auto& { return o.policy.initial_readiness_delay; }, 0s),
-        {"scale-write-attempts", "attempts to write /scale after conflicts, each on fresh data",
-         [](auto& o) { return std::to_string(o.scale_write_attempts); },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             int n = 0;
-             const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-             if (ec != std::errc{} || end != v.data() + v.size() || n < 1 || n > 100)
-                 return bad("scale-write-attempts", "an integer from 1 to 100", v);
-             o.scale_write_attempts = n;
-             return true;
-         }},
+        integer_flag(
+            "scale-write-attempts", "attempts to write /scale after conflicts, each on fresh data",
+            [](auto& o) -> auto& { return o.scale_write_attempts; }, 1, 100),
+        integer_flag(
+            "cron-history-limit", "runs each CronHPA keeps in status.history",
+            [](auto& o) -> auto& { return o.cron_history_limit; }, 1, 100),
+        duration_flag(
+            "cron-max-sleep",
+            "longest a CronHPA worker sleeps before it checks the wall clock again",
+            [](auto& o) -> auto& { return o.cron_max_sleep; }, 1s),
         duration_flag(
             "event-aggregation-window", "identical Events within this window update one Event",
             [](auto& o) -> auto& { return o.event_aggregation_window; }, 0s),
@@ -138,13 +165,12 @@ const std::vector<flag>& flags() {
             "relist-max-backoff",
             "longest wait between failed lists or watches (doubling from 800ms)",
             [](auto& o) -> auto& { return o.informer.max_backoff; }, 1s),
-        {"leader-elect", "elect a leader on a Lease so only one replica acts (true|false)",
-         [](auto& o) { return std::string(o.leader.enabled ? "true" : "false"); },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             if (v != "true" && v != "false") return bad("leader-elect", "true or false", v);
-             o.leader.enabled = v == "true";
-             return true;
-         }},
+        bool_flag(
+            "leader-elect", "elect a leader on a Lease so only one replica acts",
+            [](auto& o) -> auto& { return o.leader.enabled; }),
+        bool_flag(
+            "cronhpa", "run CronHPA objects (needs crds/cronhpa.yaml installed)",
+            [](auto& o) -> auto& { return o.enable_cronhpa; }),
         text_flag(
             "leader-elect-namespace", "namespace of the Lease",
             [](auto& o) -> auto& { return o.leader.lease_namespace; }),

@@ -34,6 +34,13 @@ struct controller_options {
     std::chrono::seconds default_sync_period{15};
     /// Attempts to write /scale when the target changed under us (409), each on fresh data.
     int scale_write_attempts = 3;
+    /// Run CronHPA objects (their CRD must be installed).
+    bool enable_cronhpa = true;
+    /// Runs each CronHPA keeps in status.history (newest first).
+    int cron_history_limit = 10;
+    /// A CronHPA worker sleeps until its next fire time but at most this long, so a wall-clock
+    /// step (NTP, VM resume) delays a run by no more than this.
+    std::chrono::milliseconds cron_max_sleep{60000};
     /// Identical Events about one object within this window update one Event's count.
     std::chrono::seconds event_aggregation_window{600};
     /// How long start-up waits for the informers' first lists before it fails.

@@ -1,6 +1,7 @@
 // controller/reconciler.cpp — one reconcile of one HPAPlus.
 #include "controller/reconciler.hpp"
 
+#include "controller/cronhpa_object.hpp"
 #include "controller/metric_client.hpp"
 #include "controller/scale_target.hpp"
 #include "controller/status.hpp"
@@ -42,21 +43,6 @@ void cached_pods(const kube::informer& pods, const std::string& ns, const std::s
     }
     for (const auto& p : storage)
         out.push_back(&p);
-}
-
-// `parsed` is `object` already parsed by the reconcile (compared without parsing it again).
-boost::asio::awaitable<bool> write_status(reconcile_env& env, const kube::cached_object& object,
-                                          const rapidjson::Value& parsed,
-                                          const std::string& status) {
-    if (!status_differs(parsed, status)) co_return false;
-    std::string patch = "{\"status\":" + status + "}";
-    const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
-    auto response =
-        co_await kube::merge_patch(env.client, kube::resources::hpapluses, object.namespace_,
-                                   object.name, std::move(patch), sub);
-    if (!response && response.ec != kube::errc::not_found)
-        spdlog::warn("{}: writing status failed: {}", object.key, message_of(response));
-    co_return static_cast<bool>(response);
 }
 
 std::string uid_of(const rapidjson::Document& doc) {
@@ -103,7 +89,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
         const auto generation =
             status_decoder.opt_int(root["metadata"]["generation"], 0, INT64_MAX).value_or(0);
         const std::string status = encode_invalid_status(current, generation, *invalid, now);
-        out.status_written = co_await write_status(env, *object, doc, status);
+        out.status_written =
+            co_await write_status(env.client, kube::resources::hpapluses, *object, doc, status);
         const policy::event e{"Warning", "InvalidSpec", *invalid};
         co_await env.events.record(involved, e, now);
         out.events = 1;
@@ -119,9 +106,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     in.config = env.options.policy;
     in.hist = memory.hist;
     in.now = now;
+    if (env.cronhpas) in.floor = find_cron_floor(*env.cronhpas, ns, name, ref);
     std::vector<policy::pod_info> pod_storage;
     if (in.scale) cached_pods(env.pods, ns, in.scale->selector, pod_storage, in.pods);
-    if (policy::needs_metrics(in.hpa, in.scale)) {
+    if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();
         in.readings = co_await read_metrics(env.client, in.hpa, in.scale->selector);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
@@ -152,7 +140,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
     const std::string status = encode_status(in.hpa, decision);
-    out.status_written = co_await write_status(env, *object, doc, status);
+    out.status_written =
+        co_await write_status(env.client, kube::resources::hpapluses, *object, doc, status);
     for (const auto& e : decision.events) {
         co_await env.events.record(involved, e, now);
         ++out.events;

@@ -30,6 +30,7 @@ struct reconcile_env {
     const kube::informer& deployments;
     event_recorder& events;
     const controller_options& options;
+    const kube::informer* cronhpas = nullptr; ///< their floors; null with --cronhpa=false
 };
 
 struct reconcile_outcome {

@@ -6,6 +6,7 @@
 #include "policy/metric_evaluation.hpp"
 
 #include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
 
 namespace hpaplus::controller {
 namespace {
@@ -101,6 +102,15 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
     doc.AddMember("reference", kube::json_string(ref.kind + "/" + ref.name, a), a);
     doc.AddMember("targets", kube::json_string(targets_summary(hpa.spec, d), a), a);
     doc.AddMember("lastDecision", kube::json_string(decision_summary(d), a), a);
+    Value floor; // null removes a floor that is no longer in force (merge patch)
+    if (d.floor) {
+        floor.SetObject();
+        floor.AddMember("replicas", d.floor->replicas, a);
+        floor.AddMember("cronHPA", kube::json_string(d.floor->cronhpa, a), a);
+        floor.AddMember("job", kube::json_string(d.floor->job, a), a);
+        floor.AddMember("since", kube::json_string(core::format_rfc3339(d.floor->since), a), a);
+    }
+    doc.AddMember("cronFloor", floor, a);
     return kube::to_json_text(doc);
 }
 
@@ -132,9 +142,30 @@ bool status_differs(const rapidjson::Value& object, std::string_view status_json
     // rapidjson compares objects member by member in any order.
     for (const auto& member : status.GetObject()) {
         const auto theirs = current->value.FindMember(member.name);
-        if (theirs == current->value.MemberEnd() || theirs->value != member.value) return true;
+        if (theirs == current->value.MemberEnd()) {
+            if (!member.value.IsNull()) return true; // null = remove, and it is already gone
+        } else if (theirs->value != member.value) {
+            return true;
+        }
     }
     return false;
+}
+
+boost::asio::awaitable<bool> write_status(kube::api_client& client,
+                                          const kube::resource_path& resource,
+                                          const kube::cached_object& object,
+                                          const rapidjson::Value& parsed,
+                                          const std::string& status) {
+    if (!status_differs(parsed, status)) co_return false;
+    std::string patch = "{\"status\":" + status + "}";
+    const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
+    auto response = co_await kube::merge_patch(client, resource, object.namespace_, object.name,
+                                               std::move(patch), sub);
+    if (!response && response.ec != kube::errc::not_found)
+        spdlog::warn("{}: writing status failed: {}", object.key,
+                     response.status.message.empty() ? response.ec.message()
+                                                     : response.status.message);
+    co_return static_cast<bool>(response);
 }
 
 } // namespace hpaplus::controller

@@ -14,6 +14,12 @@ namespace hpaplus::kube {
 /// An autoscaling/v2 HorizontalPodAutoscaler or an autoscaling.hpaplus.io/v1alpha1 HPAPlus.
 policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n);
 
+/// A `{kind, name, apiVersion}` reference (scaleTargetRef, describedObject), strictly.
+policy::object_reference decode_reference(json_decoder& d, const json_node& n);
+
+/// A list of Kubernetes-style status conditions.
+std::vector<policy::condition> decode_conditions(json_decoder& d, const json_node& n);
+
 /// The status of an autoscaler alone (readable even when its spec is not).
 policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_node& n);
 

@@ -11,19 +11,6 @@ using namespace policy;
 
 constexpr std::string_view hpaplus_api_version = "autoscaling.hpaplus.io/v1alpha1";
 
-object_reference decode_reference(json_decoder& d, const json_node& n) {
-    object_reference r;
-    if (!d.object(n)) {
-        d.fail(n, "required field is missing");
-        return r;
-    }
-    d.known_fields(n, {"kind", "name", "apiVersion"});
-    r.kind = d.string(n["kind"]);
-    r.name = d.string(n["name"]);
-    r.api_version = d.opt_string(n["apiVersion"]).value_or("");
-    return r;
-}
-
 metric_identifier decode_identifier(json_decoder& d, const json_node& n) {
     metric_identifier id;
     if (!d.object(n)) {
@@ -260,9 +247,29 @@ autoscaler_status decode_status_fields(json_decoder& d, const json_node& n) {
     status.last_scale_time = d.opt_time(n["lastScaleTime"]);
     status.current_replicas = d.opt_int32(n["currentReplicas"], 0).value_or(0);
     status.desired_replicas = d.opt_int32(n["desiredReplicas"], 0).value_or(0);
-    const json_node conditions = n["conditions"];
-    for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
-        const json_node c = conditions.at(i);
+    status.conditions = decode_conditions(d, n["conditions"]);
+    return status;
+}
+
+} // namespace
+
+object_reference decode_reference(json_decoder& d, const json_node& n) {
+    object_reference r;
+    if (!d.object(n)) {
+        d.fail(n, "required field is missing");
+        return r;
+    }
+    d.known_fields(n, {"kind", "name", "apiVersion"});
+    r.kind = d.string(n["kind"]);
+    r.name = d.string(n["name"]);
+    r.api_version = d.opt_string(n["apiVersion"]).value_or("");
+    return r;
+}
+
+std::vector<condition> decode_conditions(json_decoder& d, const json_node& n) {
+    std::vector<condition> out;
+    for (std::size_t i = 0, size = d.array(n); i < size; ++i) {
+        const json_node c = n.at(i);
         condition cond;
         cond.type = d.string(c["type"]);
         const std::string s = d.opt_string(c["status"]).value_or("Unknown");
@@ -272,12 +279,10 @@ autoscaler_status decode_status_fields(json_decoder& d, const json_node& n) {
         cond.reason = d.opt_string(c["reason"]).value_or("");
         cond.message = d.opt_string(c["message"]).value_or("");
         cond.last_transition_time = d.opt_time(c["lastTransitionTime"]);
-        status.conditions.push_back(std::move(cond));
+        out.push_back(std::move(cond));
     }
-    return status;
+    return out;
 }
-
-} // namespace
 
 policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
     autoscaler a;

@@ -75,6 +75,7 @@ class informer {
 
     /// How many full lists were made (1 at start, +1 for every relist after a 410).
     std::uint64_t lists() const { return lists_; }
+    const std::string& collection() const { return collection_; }
     /// The last error, for status and logs ("" when the last step succeeded).
     const std::string& last_error() const { return last_error_; }
 

@@ -29,6 +29,7 @@ extern const resource_path deployments;
 extern const resource_path events;
 extern const resource_path leases;
 extern const resource_path hpapluses;
+extern const resource_path cronhpas;
 } // namespace resources
 
 boost::asio::awaitable<api_response> get(api_client& c, const resource_path& r,

@@ -254,10 +254,18 @@ std::string target_reference(const autoscaler& hpa) {
            hpa.spec.scale_target_ref.name;
 }
 
-bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale) {
+std::int32_t effective_min_replicas(const autoscaler_spec& spec,
+                                    const std::optional<cron_floor>& floor) {
+    const std::int32_t min = spec.min_replicas.value_or(1);
+    if (!floor) return min;
+    return std::max(min, std::min(floor->replicas, spec.max_replicas));
+}
+
+bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale,
+                   const std::optional<cron_floor>& floor) {
     if (!scale) return false;
     const std::int32_t current = scale->spec_replicas;
-    const std::int32_t min = hpa.spec.min_replicas.value_or(1);
+    const std::int32_t min = effective_min_replicas(hpa.spec, floor);
     if (current == 0) {
         const bool cond = scaled_to_zero(hpa.status);
         return (min != 0 && cond) || (cond && has_object_or_external(hpa.spec));
@@ -290,12 +298,21 @@ decision decide(const reconcile_input& in) {
                   "the HPA controller was able to get the target's current scale", in.now);
     const std::int32_t current = scale.spec_replicas;
     seed_history(d.hist, current, in.now);
-    const std::int32_t min = spec.min_replicas.value_or(1);
+    const std::int32_t min = effective_min_replicas(spec, in.floor);
+    const bool floor_raises_min = min > spec.min_replicas.value_or(1);
+    if (in.floor) {
+        d.floor = in.floor;
+        d.floor->replicas = std::min(in.floor->replicas, spec.max_replicas);
+    }
+    const std::string floor_text = floor_raises_min ? "the cron floor " + std::to_string(min) +
+                                                          " set by CronHPA " + in.floor->cronhpa +
+                                                          " (job " + in.floor->job + ")"
+                                                    : std::string();
     const bool from_zero_condition = scaled_to_zero(in.hpa.status);
 
     std::int32_t desired = 0;
     bool rescale = true;
-    if (current == 0 && !needs_metrics(in.hpa, in.scale)) {
+    if (current == 0 && !needs_metrics(in.hpa, in.scale, in.floor)) {
         rescale = false;
         set_condition(conditions, "ScalingActive", false_, "ScalingDisabled",
                       "scaling is disabled since the replica count of the target is zero", in.now);
@@ -305,10 +322,11 @@ decision decide(const reconcile_input& in) {
         d.stages.limited = desired;
         d.stages.limit_reason = "TooManyReplicas";
     } else if (current < min) {
-        d.rescale_reason = "Current number of replicas below Spec.MinReplicas";
+        d.rescale_reason = floor_raises_min ? "Current number of replicas below " + floor_text
+                                            : "Current number of replicas below Spec.MinReplicas";
         desired = min;
         d.stages.limited = desired;
-        d.stages.limit_reason = "TooFewReplicas";
+        d.stages.limit_reason = floor_raises_min ? "CronFloor" : "TooFewReplicas";
     } else {
         std::int32_t metric_desired = 0;
         std::string metric_name;
@@ -331,14 +349,17 @@ decision decide(const reconcile_input& in) {
         if (desired < current) d.rescale_reason = "All metrics below target";
         d.stages.recommended = desired;
 
-        const normalization n =
-            spec.behavior
-                ? normalize_with_behavior(d.hist, current, desired, min, spec.max_replicas,
-                                          *spec.behavior, in.config, in.now)
-                : normalize_legacy(d.hist, current, desired, min, spec.max_replicas, in.config,
-                                   in.now);
+        normalization n = spec.behavior ? normalize_with_behavior(d.hist, current, desired, min,
+                                                                  spec.max_replicas, *spec.behavior,
+                                                                  in.config, in.now)
+                                        : normalize_legacy(d.hist, current, desired, min,
+                                                           spec.max_replicas, in.config, in.now);
         set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
                       in.now);
+        if (floor_raises_min && n.limit_reason == "TooFewReplicas") {
+            n.limit_reason = "CronFloor";
+            n.limit_message = "the desired replica count is less than " + floor_text;
+        }
         set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
                       n.limit_reason, n.limit_message, in.now);
         d.stages.stabilized = n.stabilized;

@@ -22,6 +22,14 @@ struct event {
     std::string message;
 };
 
+/// HPAPlus: the floor a CronHPA holds on the autoscaler (its latest fired job's targetSize).
+struct cron_floor {
+    std::int32_t replicas = 0;
+    std::string cronhpa; ///< the CronHPA's name
+    std::string job;
+    time_point since{}; ///< when that job fired
+};
+
 /// Everything one reconcile reads. `hpa.spec` must be defaulted (apply_defaults).
 struct reconcile_input {
     autoscaler hpa;
@@ -32,6 +40,7 @@ struct reconcile_input {
     std::vector<metric_reading> readings;                ///< one per spec.metrics, in order
     std::optional<std::int32_t> recommendation_override; ///< replaces the metric stage only
     std::optional<rollout_state> rollout;                ///< the target's rollout, when known
+    std::optional<cron_floor> floor; ///< raises minReplicas (capped at maxReplicas) while set
     controller_config config;
     history hist;
     time_point now{};
@@ -70,12 +79,18 @@ struct decision {
     decision_stages stages;
     autoscaler_status status; ///< the status to write
     std::vector<event> events;
-    history hist;               ///< the history after this reconcile
-    bool stopped_early = false; ///< scale read or metrics failed: finish() has nothing to add
+    history hist;                    ///< the history after this reconcile
+    bool stopped_early = false;      ///< scale read or metrics failed: finish() has nothing to add
+    std::optional<cron_floor> floor; ///< the cron floor in force, capped at maxReplicas
 };
 
 /// True when this reconcile will read metrics (so the caller fetches them only then).
-bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale);
+bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale,
+                   const std::optional<cron_floor>& floor = std::nullopt);
+
+/// minReplicas raised to the cron floor (the floor capped at maxReplicas).
+std::int32_t effective_min_replicas(const autoscaler_spec& spec,
+                                    const std::optional<cron_floor>& floor);
 
 /// Runs the reconcile up to the /scale write.
 decision decide(const reconcile_input& in);

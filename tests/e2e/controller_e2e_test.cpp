@@ -60,7 +60,7 @@ class ControllerProcess : public ::testing::Test {
 };
 
 TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales) {
-    auto r = kubectl("apply -f " + source + "/crds/hpaplus.yaml");
+    auto r = kubectl("apply -f " + source + "/crds/");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     ASSERT_EQ(kubectl("create namespace shop").exit_code, 0);
     r = kubectl("apply -f " + source + "/crds/examples/");
@@ -95,7 +95,7 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
 }
 
 TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIsKilled) {
-    ASSERT_EQ(kubectl("apply -f " + source + "/crds/hpaplus.yaml").exit_code, 0);
+    ASSERT_EQ(kubectl("apply -f " + source + "/crds/").exit_code, 0);
     ASSERT_EQ(kubectl("apply -f " + source + "/tests/e2e/fixtures/web-deployment.yaml").exit_code,
               0);
     ASSERT_EQ(kubectl("apply -f " + source + "/crds/examples/hpaplus-cpu.yaml").exit_code, 0);

@@ -45,6 +45,7 @@ class ControllerTest : public ::testing::Test {
   protected:
     explicit ControllerTest(sim::cluster_options options = fast_cluster()) : sim(options) {
         apply_manifest(sim, read_source_file("crds/hpaplus.yaml"));
+        apply_manifest(sim, read_source_file("crds/cronhpa.yaml"));
     }
 
     static sim::cluster_options fast_cluster() {

@@ -463,5 +463,72 @@ TEST(Rollout, KubectlRules) {
     EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 1, 1, true}).in_progress);  // stuck: deadline exceeded
 }
 
+// HPAPlus: a CronHPA's floor raises minReplicas (capped at maxReplicas); metrics still scale
+// above it.
+cron_floor floor_of(std::int32_t replicas) {
+    return cron_floor{replicas, "office", "morning", ago(60)};
+}
+
+TEST_F(Reconcile, CronFloorRaisesReplicasAtOnce) {
+    in.floor = floor_of(6);
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale, in.floor));
+    const decision d = run();
+    EXPECT_TRUE(d.scale_updated);
+    EXPECT_EQ(d.target_replicas, 6);
+    EXPECT_EQ(
+        d.rescale_reason,
+        "Current number of replicas below the cron floor 6 set by CronHPA office (job morning)");
+    EXPECT_EQ(d.stages.limit_reason, "CronFloor");
+    ASSERT_TRUE(d.floor);
+    EXPECT_EQ(d.floor->replicas, 6);
+}
+
+TEST_F(Reconcile, CronFloorIsCappedAtMaxReplicas) {
+    in.floor = floor_of(40);
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 10);
+    ASSERT_TRUE(d.floor);
+    EXPECT_EQ(d.floor->replicas, 10);
+    EXPECT_EQ(d.floor->cronhpa, "office");
+}
+
+TEST_F(Reconcile, MetricsScaleAboveTheCronFloor) {
+    in.floor = floor_of(2);
+    in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 5);
+    EXPECT_EQ(d.rescale_reason, "cpu resource utilization (percentage of request) above target");
+}
+
+TEST_F(Reconcile, CronFloorHoldsAgainstLowLoad) {
+    in.config.downscale_stabilization_window = std::chrono::seconds(0);
+    in.hist.recommendations = {{ago(1), 3}}; // outside the (empty) window
+    in.floor = floor_of(3);
+    in.readings = {samples({{"a", 100}, {"b", 100}, {"c", 100}})}; // alone: 3 × 0.2 → 1
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(d.stages.recommended, 1);
+    EXPECT_EQ(d.stages.limited, 3);
+    EXPECT_EQ(cond(d, "ScalingLimited").reason, "CronFloor");
+    EXPECT_EQ(cond(d, "ScalingLimited").message,
+              "the desired replica count is less than the cron floor 3 set by CronHPA office (job "
+              "morning)");
+    in.floor.reset(); // the floor released: the same load scales down
+    const decision released = run();
+    EXPECT_EQ(released.target_replicas, 1);
+    EXPECT_EQ(cond(released, "ScalingLimited").reason, "DesiredWithinRange");
+}
+
+TEST_F(Reconcile, CronFloorBelowMinReplicasChangesNothing) {
+    in.hpa.spec.min_replicas = 3;
+    in.config.downscale_stabilization_window = std::chrono::seconds(0);
+    in.hist.recommendations = {{ago(1), 3}}; // outside the (empty) window
+    in.floor = floor_of(2);
+    in.readings = {samples({{"a", 100}, {"b", 100}, {"c", 100}})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingLimited").reason, "TooFewReplicas");
+}
+
 } // namespace
 } // namespace hpaplus::policy
