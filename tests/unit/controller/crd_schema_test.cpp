@@ -1,6 +1,8 @@
 // crds/hpaplus.yaml as the API server applies it (sim/schema.hpp): every example in crds/examples/
 // is valid, gets the CRD's defaults, and decodes into a spec the controller accepts; broken
 // objects are refused with the server's wording; unknown fields are pruned.
+#include "controller/cronhpa_object.hpp"
+#include "cron/exclusions.hpp"
 #include "kube/decode.hpp"
 #include "kube/yaml_json.hpp"
 #include "policy/defaults.hpp"
@@ -126,6 +128,52 @@ TEST_F(HpaplusCrd, PrunesUnknownFieldsAndNullsAndKeepsMetadata) {
     EXPECT_STREQ(object["metadata"]["labels"]["a"].GetString(), "b");
     EXPECT_STREQ(object["spec"]["rolloutPolicy"].GetString(), "Continue");
     EXPECT_EQ(object["spec"]["syncPeriodSeconds"].GetInt(), 15);
+}
+
+// crds/cronhpa.yaml: every CronHPA example is valid for the schema and for the controller (zone,
+// schedules, excluded dates all readable).
+TEST(CronHpaCrd, EveryExampleIsValidDefaultedAndUsable) {
+    auto crd = json_of(read(fs::path(HPAPLUS_SOURCE_DIR) / "crds/cronhpa.yaml"));
+    const rapidjson::Value& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    EXPECT_STREQ(crd["spec"]["names"]["shortNames"][0].GetString(), "chpa");
+    int examples = 0;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "crds/examples")) {
+        if (entry.path().extension() != ".yaml") continue;
+        const std::string name = entry.path().filename().string();
+        auto object = json_of(read(entry.path()));
+        if (std::string(object["kind"].GetString()) != "CronHPA") continue;
+        ++examples;
+        const auto errors = sim::apply_schema(schema, object, object.GetAllocator());
+        EXPECT_TRUE(errors.empty())
+            << name << ": " << errors.front().first << ": " << errors.front().second;
+        kube::json_decoder d;
+        const auto c = controller::decode_cronhpa(d, {&object, ""});
+        ASSERT_TRUE(d.ok()) << name << ": " << d.error().to_string();
+        EXPECT_NE(cron::find_zone(c.spec.time_zone), nullptr) << name;
+        for (const auto& job : c.spec.jobs)
+            EXPECT_TRUE(cron::parse_schedule(job.schedule)) << name << ": " << job.schedule;
+        std::vector<cron::exclusion_error> bad;
+        cron::parse_exclusions(c.spec.exclude_dates, bad);
+        EXPECT_TRUE(bad.empty()) << name << ": " << bad.front().message;
+        for (const auto& job : object["spec"]["jobs"].GetArray())
+            EXPECT_TRUE(job.HasMember("runOnce")) << name << ": the default was not applied";
+    }
+    EXPECT_GE(examples, 2);
+}
+
+TEST(CronHpaCrd, ControllerRefusesWhatTheSchemaCannotSay) {
+    for (const char* spec :
+         {"{scaleTargetRef: {kind: Deployment, name: w}, jobs: []}",
+          "{scaleTargetRef: {kind: Deployment, name: w}, jobs: [{name: a, schedule: '@daily', "
+          "targetSize: 1}, {name: a, schedule: '@hourly', targetSize: 2}]}",
+          "{scaleTargetRef: {kind: Deployment, name: w}, jobs: [{name: a, schedule: '@daily'}]}",
+          "{jobs: [{name: a, schedule: '@daily', targetSize: 1}]}"}) {
+        auto object = json_of(std::string("kind: CronHPA\nmetadata: {name: x}\nspec: ") + spec);
+        kube::json_decoder d;
+        controller::decode_cronhpa(d, {&object, ""});
+        EXPECT_FALSE(d.ok()) << spec;
+    }
 }
 
 } // namespace

@@ -102,6 +102,8 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         {"autoscaling.hpaplus.io", "hpapluses", "list"},
         {"autoscaling.hpaplus.io", "hpapluses", "watch"},
         {"autoscaling.hpaplus.io", "hpapluses/status", "patch"},
+        {"autoscaling.hpaplus.io", "cronhpas", "watch"},
+        {"autoscaling.hpaplus.io", "cronhpas/status", "patch"},
         {"", "pods", "watch"},
         {"apps", "deployments", "watch"},
         {"apps", "deployments/scale", "update"},

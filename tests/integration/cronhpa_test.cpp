@@ -1,0 +1,249 @@
+// Integration tests of CronHPA: the real controller against the simulated cluster, with
+// schedules a few seconds ahead of the wall clock. Every wait has a deadline; the assertions are
+// about order and end state.
+#include "cron/exclusions.hpp"
+#include "integration/controller_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <thread>
+
+namespace hpaplus::test {
+namespace {
+
+const std::string cronhpas = "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/cronhpas/";
+
+// A 6-field schedule that fires once a day, `seconds` from now (UTC wall clock).
+std::string in_seconds(int seconds) {
+    const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
+                   std::chrono::seconds(seconds);
+    const auto day = std::chrono::floor<std::chrono::days>(t);
+    const std::chrono::hh_mm_ss tod(t - day);
+    return fmt::format("{} {} {} * * *", tod.seconds().count(), tod.minutes().count(),
+                       tod.hours().count());
+}
+
+// A CronHPA; `jobs` and `extra` are spec YAML (two-space indent).
+std::string cronhpa(const std::string& name, const std::string& target, const std::string& jobs,
+                    const std::string& extra = "") {
+    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: CronHPA\nmetadata:\n  name: " +
+           name + "\n  namespace: default\nspec:\n  scaleTargetRef: " + target + "\n" + extra +
+           "  jobs:\n" + jobs;
+}
+
+std::string job(const std::string& name, const std::string& schedule, int size,
+                bool run_once = false) {
+    return "  - {name: " + name + ", schedule: \"" + schedule +
+           "\", targetSize: " + std::to_string(size) + (run_once ? ", runOnce: true" : "") + "}\n";
+}
+
+const std::string deployment_ref(const std::string& name) {
+    return "{apiVersion: apps/v1, kind: Deployment, name: " + name + "}";
+}
+
+class CronHpaTest : public ControllerTest {
+  protected:
+    std::string cron_status(const std::string& name, const char* pointer) {
+        const auto doc = get_json(sim, cronhpas + name);
+        return doc.IsObject() ? str(doc, pointer) : "<missing>";
+    }
+    std::string job_state(const std::string& name, int index) {
+        return cron_status(name, ("/status/jobs/" + std::to_string(index) + "/state").c_str());
+    }
+    // Polls the Deployment's replicas until `done`, returning each distinct value in order.
+    std::vector<int> replicas_until(const std::string& name, const std::function<bool()>& done,
+                                    std::chrono::seconds limit) {
+        std::vector<int> seen;
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < deadline) {
+            const int r = replicas(name);
+            if (seen.empty() || seen.back() != r) seen.push_back(r);
+            if (done()) break;
+            std::this_thread::sleep_for(50ms);
+        }
+        return seen;
+    }
+};
+
+TEST_F(CronHpaTest, SetsTheReplicasOfAPlainDeploymentWhenEachJobFires) {
+    apply_manifest(sim, deployment("batch", 1, "100m"));
+    apply_manifest(sim, cronhpa("nightly", deployment_ref("batch"),
+                                job("start", in_seconds(3), 3) + job("stop", in_seconds(6), 1)));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return job_state("nightly", 0) == "Scheduled"; }))
+        << cron_status("nightly", "/status");
+    EXPECT_FALSE(cron_status("nightly", "/status/nextScheduleTime").empty());
+    EXPECT_EQ(cron_status("nightly", "/status/reference"), "Deployment/batch");
+
+    const auto seen = replicas_until(
+        "batch", [&] { return job_state("nightly", 1) == "Succeeded"; }, 20s);
+    EXPECT_EQ(seen, (std::vector<int>{1, 3, 1}));
+    EXPECT_EQ(replicas("batch"), 1);
+    EXPECT_EQ(job_state("nightly", 0), "Succeeded");
+    EXPECT_EQ(cron_status("nightly", "/status/active/job"), "stop");
+    EXPECT_EQ(cron_status("nightly", "/status/active/mode"), "Direct");
+    EXPECT_EQ(cron_status("nightly", "/status/history/0/job"), "stop"); // newest first
+    EXPECT_EQ(cron_status("nightly", "/status/history/1/job"), "start");
+    EXPECT_EQ(cron_status("nightly", "/status/history/1/message"),
+              "scaled Deployment/batch from 1 to 3");
+    EXPECT_TRUE(eventually([&] { return has_event("nightly", "SuccessfulRescale"); }));
+    EXPECT_EQ(cron_status("nightly", "/status/conditions/0/reason"), "Scheduled");
+}
+
+// The floor is raised above what the metrics want and released again, with the HPAPlus as the
+// only writer: the replicas go 2 → 6 → 2 and never anywhere else.
+class CronFloorTest : public CronHpaTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(CronFloorTest, IsRaisedAndReleasedUnderAnHPAPlusWithoutFighting) {
+    apply_manifest(sim, deployment("shop", 2, "400m")); // 40 % of requests: 2 replicas suffice
+    apply_manifest(sim, hpaplus("shop",
+                                "  syncPeriodSeconds: 1\n  behavior:\n    scaleDown: "
+                                "{stabilizationWindowSeconds: 2}\n",
+                                2, 8));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return reconciled("shop"); }));
+    const std::string target = GetParam() == std::string("HPAPlus")
+                                   ? "{apiVersion: autoscaling.hpaplus.io/v1alpha1, kind: "
+                                     "HPAPlus, name: shop}"
+                                   : deployment_ref("shop");
+    apply_manifest(sim,
+                   cronhpa("office", target,
+                           job("morning", in_seconds(3), 6) + job("evening", in_seconds(8), 2)));
+
+    ASSERT_TRUE(eventually([&] { return replicas("shop") == 6; }, 15s))
+        << cron_status("office", "/status");
+    EXPECT_EQ(status("shop", "/status/cronFloor/replicas"), "6");
+    EXPECT_EQ(status("shop", "/status/cronFloor/cronHPA"), "office");
+    EXPECT_EQ(status("shop", "/status/cronFloor/job"), "morning");
+    EXPECT_EQ(cron_status("office", "/status/active/mode"), "Floor");
+    EXPECT_EQ(cron_status("office", "/status/active/hpaPlus"), "shop");
+    const auto seen = replicas_until(
+        "shop", [&] { return job_state("office", 1) == "Succeeded" && replicas("shop") == 2; },
+        30s);
+    EXPECT_EQ(seen, (std::vector<int>{6, 2})) << status("shop", "/status/lastDecision");
+    EXPECT_TRUE(eventually([&] { return status("shop", "/status/cronFloor/job") == "evening"; }));
+    EXPECT_EQ(status("shop", "/status/cronFloor/replicas"), "2");
+    // The HPAPlus still scales above the floor on load.
+    set_load("shop", "3000m");
+    EXPECT_TRUE(eventually([&] { return replicas("shop") > 2; }, 15s));
+}
+
+INSTANTIATE_TEST_SUITE_P(Target, CronFloorTest, ::testing::Values("HPAPlus", "Deployment"));
+
+TEST_F(CronHpaTest, DeletingTheCronHpaReleasesItsFloor) {
+    apply_manifest(sim, deployment("api", 2, "400m"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    // Created after start, so its first reconcile is at once; the next would be 60 s later.
+    apply_manifest(sim, hpaplus("api",
+                                "  syncPeriodSeconds: 60\n  behavior:\n    scaleDown: "
+                                "{stabilizationWindowSeconds: 0}\n",
+                                2, 8));
+    ASSERT_TRUE(eventually([&] { return reconciled("api"); }));
+    apply_manifest(sim, cronhpa("hold", deployment_ref("api"), job("up", in_seconds(2), 5)));
+    // The 60 s HPAPlus reacts at once: the floor change wakes it.
+    ASSERT_TRUE(eventually([&] { return replicas("api") == 5; }, 15s));
+    ASSERT_EQ(sim.request("DELETE", cronhpas + "hold").status, 200);
+    EXPECT_TRUE(eventually([&] { return status("api", "/status/cronFloor") == "<missing>"; }));
+    EXPECT_TRUE(eventually([&] { return replicas("api") == 2; }, 15s));
+}
+
+TEST_F(CronHpaTest, ARunOnceJobRunsOnlyOnce) {
+    apply_manifest(sim, deployment("launch", 1, "100m"));
+    apply_manifest(sim, cronhpa("launch", deployment_ref("launch"),
+                                job("go", "@every 2s", 4, true) + job("tick", "@every 1s", 1)));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return job_state("launch", 0) == "Succeeded"; }, 15s));
+    EXPECT_EQ(cron_status("launch", "/status/jobs/0/nextScheduleTime"), "<missing>");
+    // "go" set 4 once; "tick" sets 1 every second from then on, and "go" never comes back.
+    ASSERT_TRUE(eventually([&] { return replicas("launch") == 1; }, 10s));
+    const auto seen = replicas_until(
+        "launch", [] { return false; }, 5s);
+    EXPECT_EQ(seen, std::vector<int>{1}) << "ran again";
+    EXPECT_EQ(job_state("launch", 0), "Succeeded");
+    EXPECT_EQ(job_state("launch", 1), "Succeeded");
+}
+
+TEST_F(CronHpaTest, AJobOnAnExcludedDateOfItsZoneIsSkipped) {
+    apply_manifest(sim, deployment("holiday", 1, "100m"));
+    // The date the job fires on in Tokyo, which is not always the UTC date.
+    const auto fire = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
+                      std::chrono::seconds(3);
+    const auto day = cron::date_in_zone(fire, *cron::find_zone("Asia/Tokyo"));
+    const std::string date = fmt::format("{:04}-{:02}-{:02}", day.year, day.month, day.day);
+    // in_seconds() reads UTC; in Tokyo (+09:00, no DST) the same instant is 9 hours later.
+    const auto tokyo = fire + std::chrono::hours(9);
+    const auto local_day = std::chrono::floor<std::chrono::days>(tokyo);
+    const std::chrono::hh_mm_ss tod(tokyo - local_day);
+    const std::string schedule = fmt::format("{} {} {} * * *", tod.seconds().count(),
+                                             tod.minutes().count(), tod.hours().count());
+    apply_manifest(sim, cronhpa("closed", deployment_ref("holiday"), job("open", schedule, 5),
+                                "  timeZone: Asia/Tokyo\n  excludeDates: [\"" + date +
+                                    "\", \"* * 31 2 *\"]\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return job_state("closed", 0) == "Skipped"; }, 15s))
+        << cron_status("closed", "/status");
+    EXPECT_EQ(cron_status("closed", "/status/jobs/0/message"),
+              date + " is an excluded date in Asia/Tokyo");
+    EXPECT_EQ(replicas("holiday"), 1);
+    EXPECT_EQ(cron_status("closed", "/status/active"), "<missing>");
+    EXPECT_TRUE(eventually([&] { return has_event("closed", "SkippedExcludedDate"); }));
+}
+
+TEST_F(CronHpaTest, AfterARestartTheLatestMissedJobRunsWithinItsDeadlineOrIsRecordedMissed) {
+    apply_manifest(sim, deployment("late", 1, "100m"));
+    apply_manifest(sim, deployment("strict", 1, "100m"));
+    const std::string schedule = in_seconds(4);
+    apply_manifest(sim, cronhpa("late", deployment_ref("late"), job("up", schedule, 3),
+                                "  startingDeadlineSeconds: 600\n"));
+    apply_manifest(sim, cronhpa("strict", deployment_ref("strict"), job("up", schedule, 3),
+                                "  startingDeadlineSeconds: 1\n"));
+    {
+        controller_runner first(sim, test_controller_options());
+        ASSERT_TRUE(eventually([&] {
+            return job_state("late", 0) == "Scheduled" && job_state("strict", 0) == "Scheduled";
+        }));
+        EXPECT_EQ(first.shutdown(), 0);
+    }
+    std::this_thread::sleep_for(7s); // the fire time passes while no controller runs
+    EXPECT_EQ(replicas("late"), 1);
+    controller_runner second(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return job_state("late", 0) == "Succeeded"; }, 15s))
+        << cron_status("late", "/status");
+    EXPECT_EQ(replicas("late"), 3);
+    ASSERT_TRUE(eventually([&] { return job_state("strict", 0) == "Missed"; }, 15s))
+        << cron_status("strict", "/status");
+    EXPECT_EQ(replicas("strict"), 1);
+    EXPECT_NE(
+        cron_status("strict", "/status/jobs/0/message").find("beyond startingDeadlineSeconds"),
+        std::string::npos);
+    EXPECT_TRUE(eventually([&] { return has_event("strict", "MissedSchedule"); }));
+}
+
+TEST_F(CronHpaTest, BadSpecsGetAConditionAndAnEventWhileGoodJobsStillRun) {
+    apply_manifest(sim, deployment("odd", 1, "100m"));
+    apply_manifest(sim, cronhpa("nowhere", deployment_ref("odd"), job("a", "@every 1s", 2),
+                                "  timeZone: Mars/Olympus_Mons\n"));
+    apply_manifest(sim, cronhpa("typo", deployment_ref("odd"),
+                                job("bad", "61 * * * *", 9) + job("good", in_seconds(2), 2),
+                                "  excludeDates: [\"2026-02-30\"]\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually(
+        [&] { return cron_status("nowhere", "/status/conditions/0/reason") == "InvalidSpec"; }));
+    EXPECT_EQ(cron_status("nowhere", "/status/conditions/0/message"),
+              "spec.timeZone: unknown time zone \"Mars/Olympus_Mons\"");
+    EXPECT_TRUE(eventually([&] { return has_event("nowhere", "InvalidSpec"); }));
+    ASSERT_TRUE(eventually([&] { return job_state("typo", 1) == "Succeeded"; }, 15s));
+    EXPECT_EQ(replicas("odd"), 2);
+    EXPECT_EQ(job_state("typo", 0), "Invalid");
+    EXPECT_NE(cron_status("typo", "/status/jobs/0/message").find("minute"), std::string::npos);
+    EXPECT_EQ(cron_status("typo", "/status/conditions/0/reason"), "InvalidEntries");
+    EXPECT_NE(cron_status("typo", "/status/conditions/0/message").find("excludeDates[0]"),
+              std::string::npos);
+    EXPECT_TRUE(eventually([&] { return has_event("typo", "InvalidEntries"); }));
+}
+
+} // namespace
+} // namespace hpaplus::test
