@@ -31,9 +31,10 @@ constexpr const char* demo_usage =
     "                    [--listen ADDR:PORT]\n"
     "\n"
     "Runs HPAPlus end to end on the embedded simulated cluster: installs the CRDs, creates a\n"
-    "Deployment 'web' with an HPAPlus (CPU 60 % of requests), plays a load that rises and falls,\n"
-    "and runs the real controller against the cluster over HTTP. While it runs, kubectl works:\n"
-    "  kubectl --server http://127.0.0.1:PORT get hpap,deploy,pods\n"
+    "Deployment 'web' with an HPAPlus (CPU 60 % of requests) and a CronHPA that pre-warms it\n"
+    "before the load rises, plays a load that rises and falls, and runs the real controller\n"
+    "against the cluster over HTTP. While it runs, kubectl works:\n"
+    "  kubectl --server http://127.0.0.1:PORT get hpap,chpa,deploy,pods\n"
     "\n"
     "  --duration SECONDS   length of the scenario (default 120, at least 30)\n"
     "  --report FILE        chart of load and replicas: .svg for the chart alone, otherwise HTML\n"
@@ -44,6 +45,7 @@ constexpr const char* demo_usage =
     "Exit codes: 0 the scenario completed, 1 runtime failure, 2 bad usage.\n";
 
 constexpr int target_utilization = 60;
+constexpr int prewarm_size = 6;       ///< the CronHPA's floor before the load rises
 constexpr double cores_per_pod = 0.5; // the pods' CPU request
 
 struct demo_flags {
@@ -78,6 +80,27 @@ std::string hpaplus_json(int scale_down_window) {
            std::to_string(scale_down_window) + "}}}}";
 }
 
+// A 6-field schedule firing once a day, `seconds` from now on the UTC wall clock.
+std::string schedule_in(int seconds) {
+    const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
+                   std::chrono::seconds(seconds);
+    const std::chrono::hh_mm_ss tod(t - std::chrono::floor<std::chrono::days>(t));
+    return std::to_string(tod.seconds().count()) + " " + std::to_string(tod.minutes().count()) +
+           " " + std::to_string(tod.hours().count()) + " * * *";
+}
+
+// The CronHPA: a floor of 6 on the HPAPlus shortly before the load rises (pre-warming for a known
+// peak), released once the load itself holds the replicas up.
+std::string cronhpa_json(int duration) {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"CronHPA","metadata":)"
+           R"({"name":"web-prewarm","namespace":"default"},"spec":{"scaleTargetRef":)"
+           R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","name":"web"},)"
+           R"("timeZone":"UTC","jobs":[{"name":"prewarm","schedule":")" +
+           schedule_in(std::max(2, duration * 6 / 100)) + R"(","targetSize":)" +
+           std::to_string(prewarm_size) + R"(},{"name":"release","schedule":")" +
+           schedule_in(duration * 20 / 100) + R"(","targetSize":2}]}})";
+}
+
 std::optional<std::string> build_scenario(int duration, sim::scenario& out) {
     for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml}) {
         auto crds = kube::yaml_documents_to_json(yaml);
@@ -87,6 +110,7 @@ std::optional<std::string> build_scenario(int duration, sim::scenario& out) {
     // The window is a sixth of the run, so the scale-down visibly waits for it.
     out.objects.push_back(deployment_json());
     out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));
+    out.objects.push_back(cronhpa_json(duration));
     for (const auto& [at, cores] : load_profile()) {
         sim::load_step step;
         step.at = std::chrono::milliseconds(static_cast<std::int64_t>(at * duration * 1000));
@@ -143,6 +167,7 @@ class recorder {
                 }
             }
         }
+        note_cron_floor(store, s.seconds);
         if (!samples_.empty() && s.replicas != samples_.back().replicas) {
             const int from = samples_.back().replicas;
             (s.replicas > from ? scale_ups_ : scale_downs_)++;
@@ -163,6 +188,23 @@ class recorder {
                         static_cast<unsigned long long>(objects_.stats().reconciles));
         }
         std::fflush(stdout);
+    }
+
+    // Notes when the CronHPA's floor on the HPAPlus changes.
+    void note_cron_floor(sim::object_store& store, double seconds) {
+        std::string floor = "none";
+        if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses"))
+            if (auto h = store.get(*hpas, "default", "web"))
+                if (const auto* f = member(member(&h->doc, "status"), "cronFloor")) {
+                    const auto* job = member(f, "job");
+                    floor = std::to_string(int_member(f, "replicas")) + " (CronHPA job " +
+                            (job && job->IsString() ? job->GetString() : "?") + ")";
+                }
+        if (floor == cron_floor_) return;
+        cron_floor_ = floor;
+        if (floor == "none" && samples_.empty()) return;
+        events_.push_back({seconds, "cron floor " + floor});
+        std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
     }
 
     demo_summary summary() const {
@@ -189,6 +231,7 @@ class recorder {
     std::vector<demo_event> events_;
     int scale_ups_ = 0;
     int scale_downs_ = 0;
+    std::string cron_floor_ = "none";
 };
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -273,10 +316,13 @@ int run_demo(int argc, char** argv) {
 
         std::printf("HPAPlus demo: %d s on the simulated cluster at %s\n", flags.duration,
                     cluster.url().c_str());
-        std::printf("  watch it:  kubectl --server %s get hpap,deploy\n", cluster.url().c_str());
+        std::printf("  watch it:  kubectl --server %s get hpap,chpa,deploy\n",
+                    cluster.url().c_str());
         std::printf("  load:      %s cores at 0 s, rising, then falling (CPU request 500m per pod, "
-                    "target %d %%)\n\n",
+                    "target %d %%)\n",
                     "0.6", target_utilization);
+        std::printf("  cron:      CronHPA web-prewarm holds a floor of %d from %d s to %d s\n\n",
+                    prewarm_size, std::max(2, flags.duration * 6 / 100), flags.duration * 20 / 100);
         std::fflush(stdout);
 
         int exit_code = 0;

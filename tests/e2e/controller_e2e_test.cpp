@@ -92,6 +92,15 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
     })) << kubectl("get hpap worker -o yaml").output;
     const auto events = kubectl("get events");
     EXPECT_NE(events.output.find("SuccessfulRescale"), std::string::npos) << events.output;
+    // The CronHPA examples are scheduled, and kubectl shows their columns.
+    EXPECT_TRUE(eventually([&] {
+        return kubectl("get chpa web-office-hours -o jsonpath={.status.conditions[0].reason}")
+                   .output == "Scheduled";
+    })) << kubectl("get chpa web-office-hours -o yaml").output;
+    const auto crons = kubectl("get chpa");
+    for (const char* column : {"TARGET", "ZONE", "NEXT", "HPAPlus/web", "Europe/Berlin",
+                               "report-worker-nightly", "America/New_York"})
+        EXPECT_NE(crons.output.find(column), std::string::npos) << column << "\n" << crons.output;
 }
 
 TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIsKilled) {
@@ -140,6 +149,9 @@ TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("kubectl --server http://127.0.0.1:"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("Report: "), std::string::npos) << r.output;
+    // The CronHPA pre-warms the HPAPlus with a floor of 6, then releases it.
+    EXPECT_NE(r.output.find("cron floor 6 (CronHPA job prewarm)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("cron floor 2 (CronHPA job release)"), std::string::npos) << r.output;
     const std::string report = read_file(dir.path() + "/report.html");
     EXPECT_NE(report.find("<svg"), std::string::npos);
     EXPECT_NE(report.find("Scaling events"), std::string::npos);
