@@ -3,6 +3,7 @@
 
 #include "controller/cronhpa_object.hpp"
 #include "controller/manager.hpp"
+#include "controller/worker_slot.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -46,15 +47,8 @@ bool same_floor(const std::optional<floor_view>& a, const std::optional<floor_vi
 
 } // namespace
 
-struct cron_scheduler::worker {
-    worker(asio::any_io_executor ex, std::string ns_, std::string name_)
-        : ns(std::move(ns_)), name(std::move(name_)), key(ns + "/" + name), timer(std::move(ex)) {}
-    std::string ns;
-    std::string name;
-    std::string key;
-    asio::steady_timer timer;
-    bool stopped = false;
-    bool wake = false;
+struct cron_scheduler::worker : worker_slot {
+    using worker_slot::worker_slot;
     cron_memory memory;
 };
 
@@ -77,10 +71,8 @@ void cron_scheduler::start(asio::any_io_executor ex, std::size_t& running) {
 
 void cron_scheduler::stop() {
     acting_ = false;
-    for (auto& [key, w] : workers_) {
-        w->stopped = true;
-        w->timer.cancel();
-    }
+    for (auto& [key, w] : workers_)
+        w->stop();
     workers_.clear();
 }
 
@@ -103,16 +95,13 @@ void cron_scheduler::on_change(const char* type, const kube::object_cptr& object
     const std::string_view t = type;
     if (t == "DELETED") {
         if (const auto it = workers_.find(object->key); it != workers_.end()) {
-            it->second->stopped = true;
-            it->second->timer.cancel();
+            it->second->stop();
             workers_.erase(it);
         }
     } else if (!workers_.count(object->key)) {
         spawn(object->namespace_, object->name);
     } else if (!previous || object->generation != previous->generation) {
-        const auto& w = workers_.at(object->key);
-        w->wake = true;
-        w->timer.cancel();
+        workers_.at(object->key)->poke();
     }
     // A floor that appears, moves or goes: the HPAPlus it is aimed at decides again now.
     const auto before = floor_of(previous);

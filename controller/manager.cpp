@@ -3,6 +3,7 @@
 
 #include "controller/cronhpa_object.hpp"
 #include "controller/scale_target.hpp"
+#include "controller/worker_slot.hpp"
 #include "kube/decode.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -57,15 +58,8 @@ void log_failure(const std::string& what, std::exception_ptr e) {
     }
 }
 
-struct manager::worker {
-    worker(asio::any_io_executor ex, std::string ns_, std::string name_)
-        : ns(std::move(ns_)), name(std::move(name_)), key(ns + "/" + name), timer(std::move(ex)) {}
-    std::string ns;
-    std::string name;
-    std::string key;
-    asio::steady_timer timer;
-    bool stopped = false;
-    bool wake = false;
+struct manager::worker : worker_slot {
+    using worker_slot::worker_slot;
     std::string target; ///< Kind/name, from the last reconcile
     object_memory memory;
 };
@@ -107,10 +101,8 @@ manager::manager(kube::api_client& client, const controller_options& options,
 }
 
 manager::~manager() {
-    for (auto& [key, w] : workers_) {
-        w->stopped = true;
-        w->timer.cancel();
-    }
+    for (auto& [key, w] : workers_)
+        w->stop();
 }
 
 asio::awaitable<bool> manager::start_caches() {
@@ -167,10 +159,8 @@ void manager::start_workers() {
 void manager::stop_workers() {
     acting_ = false;
     if (crons_) crons_->stop();
-    for (auto& [key, w] : workers_) {
-        w->stopped = true;
-        w->timer.cancel();
-    }
+    for (auto& [key, w] : workers_)
+        w->stop();
     workers_.clear();
 }
 
@@ -209,8 +199,7 @@ void manager::spawn(const std::string& ns, const std::string& name, bool listed)
 void manager::forget(const std::string& key) {
     const auto it = workers_.find(key);
     if (it == workers_.end()) return;
-    it->second->stopped = true;
-    it->second->timer.cancel();
+    it->second->stop();
     for (auto* o : observers_)
         o->forgotten(it->second->ns, it->second->name);
     workers_.erase(it);
@@ -219,8 +208,7 @@ void manager::forget(const std::string& key) {
 void manager::wake(const std::string& key) {
     const auto it = workers_.find(key);
     if (it == workers_.end()) return;
-    it->second->wake = true;
-    it->second->timer.cancel();
+    it->second->poke();
 }
 
 void manager::wake_targeting(const std::string& ns, const std::string& target) {

@@ -399,6 +399,13 @@ decision decide(const reconcile_input& in) {
         rescale = desired != current;
     }
 
+    // Off never writes, not even to bring the replicas into [minReplicas, maxReplicas].
+    if (rescale && spec.mode == run_mode::off) {
+        d.stages.gated = current;
+        d.stages.gate_reason = "ModeOff";
+        desired = current;
+        rescale = false;
+    }
     d.target_replicas = desired;
     if (rescale && spec.mode == run_mode::dry_run) {
         d.dry_run_rescale = true;

@@ -35,6 +35,19 @@ rapidjson::Document json_of(const std::string& yaml) {
     return d;
 }
 
+// The examples in crds/examples/ of one kind, by file name.
+std::vector<std::pair<std::string, rapidjson::Document>> examples_of(const std::string& kind) {
+    std::vector<std::pair<std::string, rapidjson::Document>> out;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "crds/examples")) {
+        if (entry.path().extension() != ".yaml") continue;
+        auto object = json_of(read(entry.path()));
+        if (object.IsObject() && object.HasMember("kind") && kind == object["kind"].GetString())
+            out.emplace_back(entry.path().filename().string(), std::move(object));
+    }
+    return out;
+}
+
 class HpaplusCrd : public ::testing::Test {
   protected:
     HpaplusCrd() {
@@ -49,14 +62,8 @@ class HpaplusCrd : public ::testing::Test {
 };
 
 TEST_F(HpaplusCrd, EveryExampleIsValidDefaultedAndAcceptedByTheController) {
-    int examples = 0;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "crds/examples")) {
-        if (entry.path().extension() != ".yaml") continue;
-        const std::string name = entry.path().filename().string();
-        auto object = json_of(read(entry.path()));
-        if (std::string(object["kind"].GetString()) != "HPAPlus") continue;
-        ++examples;
+    auto examples = examples_of("HPAPlus");
+    for (auto& [name, object] : examples) {
         const auto errors = apply(object);
         EXPECT_TRUE(errors.empty())
             << name << ": " << errors.front().first << ": " << errors.front().second;
@@ -70,7 +77,7 @@ TEST_F(HpaplusCrd, EveryExampleIsValidDefaultedAndAcceptedByTheController) {
         EXPECT_TRUE(invalid.empty())
             << name << ": " << invalid.front().field << ": " << invalid.front().message;
     }
-    EXPECT_GE(examples, 4);
+    EXPECT_GE(examples.size(), 4U);
 }
 
 struct broken_case {
@@ -136,14 +143,8 @@ TEST(CronHpaCrd, EveryExampleIsValidDefaultedAndUsable) {
     auto crd = json_of(read(fs::path(HPAPLUS_SOURCE_DIR) / "crds/cronhpa.yaml"));
     const rapidjson::Value& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
     EXPECT_STREQ(crd["spec"]["names"]["shortNames"][0].GetString(), "chpa");
-    int examples = 0;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "crds/examples")) {
-        if (entry.path().extension() != ".yaml") continue;
-        const std::string name = entry.path().filename().string();
-        auto object = json_of(read(entry.path()));
-        if (std::string(object["kind"].GetString()) != "CronHPA") continue;
-        ++examples;
+    auto examples = examples_of("CronHPA");
+    for (auto& [name, object] : examples) {
         const auto errors = sim::apply_schema(schema, object, object.GetAllocator());
         EXPECT_TRUE(errors.empty())
             << name << ": " << errors.front().first << ": " << errors.front().second;
@@ -159,7 +160,7 @@ TEST(CronHpaCrd, EveryExampleIsValidDefaultedAndUsable) {
         for (const auto& job : object["spec"]["jobs"].GetArray())
             EXPECT_TRUE(job.HasMember("runOnce")) << name << ": the default was not applied";
     }
-    EXPECT_GE(examples, 2);
+    EXPECT_GE(examples.size(), 2U);
 }
 
 TEST(CronHpaCrd, ControllerRefusesWhatTheSchemaCannotSay) {

@@ -326,6 +326,22 @@ TEST_F(Reconcile, DryRunDecidesButDoesNotWrite) {
     EXPECT_FALSE(d.status.last_scale_time);
 }
 
+TEST_F(Reconcile, ModeOffNeverWritesEvenOutsideMinAndMax) {
+    in.hpa.spec.mode = run_mode::off;
+    in.hpa.spec.min_replicas = 5; // current 3
+    in.floor = cron_floor{8, "office", "morning", ago(60)};
+    const decision below = run();
+    EXPECT_FALSE(below.rescale);
+    EXPECT_EQ(below.stages.gate_reason, "ModeOff");
+    EXPECT_TRUE(below.events.empty());
+    in.hpa.spec.min_replicas = 1;
+    in.floor.reset();
+    in.hpa.spec.max_replicas = 2; // current 3
+    const decision above = run();
+    EXPECT_FALSE(above.rescale);
+    EXPECT_EQ(above.desired_replicas, 3);
+}
+
 TEST_F(Reconcile, ModeOffReportsOnly) {
     in.hpa.spec.mode = run_mode::off;
     in.readings = {samples({{"a", 800}, {"b", 800}, {"c", 800}})};
