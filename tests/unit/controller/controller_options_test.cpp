@@ -24,13 +24,16 @@ TEST(ControllerFlags, DefaultsAreUpstreamsAndEveryFlagSetsItsField) {
     EXPECT_EQ(d->policy.downscale_stabilization_window, 300s);
     EXPECT_DOUBLE_EQ(d->policy.tolerance, 0.1);
     EXPECT_TRUE(d->leader.enabled);
+    EXPECT_TRUE(d->enable_cronhpa);
+    EXPECT_EQ(d->cron_history_limit, 10);
     EXPECT_EQ(d->leader.lease_duration, 15s);
 
     const auto o = parse({"--default-sync-period=5s", "--horizontal-pod-autoscaler-tolerance",
                           "0.05", "--horizontal-pod-autoscaler-downscale-stabilization=1m",
                           "--leader-elect=false", "--ops-listen=:9090", "--namespace=shop",
                           "--kube-api-qps=200", "--scale-write-attempts=5",
-                          "--leader-elect-lease-duration=30s", "--shutdown-grace=0s"});
+                          "--leader-elect-lease-duration=30s", "--shutdown-grace=0s",
+                          "--cronhpa=false", "--cron-history-limit=3", "--cron-max-sleep=5s"});
     ASSERT_TRUE(o) << o.error().text;
     EXPECT_EQ(o->default_sync_period, 5s);
     EXPECT_DOUBLE_EQ(o->policy.tolerance, 0.05);
@@ -42,6 +45,9 @@ TEST(ControllerFlags, DefaultsAreUpstreamsAndEveryFlagSetsItsField) {
     EXPECT_EQ(o->scale_write_attempts, 5);
     EXPECT_EQ(o->leader.lease_duration, 30s);
     EXPECT_EQ(o->shutdown_grace, 0ms);
+    EXPECT_FALSE(o->enable_cronhpa);
+    EXPECT_EQ(o->cron_history_limit, 3);
+    EXPECT_EQ(o->cron_max_sleep, 5s);
 }
 
 TEST(ControllerFlags, BadValuesNameTheFlag) {
@@ -52,6 +58,9 @@ TEST(ControllerFlags, BadValuesNameTheFlag) {
         {{"--leader-elect=yes"}, "--leader-elect"},
         {{"--ops-listen=8080"}, "--ops-listen"},
         {{"--scale-write-attempts=0"}, "--scale-write-attempts"},
+        {{"--cron-history-limit=0"}, "--cron-history-limit: want an integer from 1 to 100"},
+        {{"--cronhpa=maybe"}, "--cronhpa: want true or false"},
+        {{"--cron-max-sleep=0s"}, "--cron-max-sleep"},
         {{"--kube-api-burst=0"}, "--kube-api-burst"},
         {{"--no-such-flag=1"}, "unknown flag --no-such-flag"},
         {{"--namespace"}, "--namespace: a value is required"},
