@@ -195,7 +195,8 @@ TEST_F(CronHpaTest, AJobOnAnExcludedDateOfItsZoneIsSkipped) {
 TEST_F(CronHpaTest, AfterARestartTheLatestMissedJobRunsWithinItsDeadlineOrIsRecordedMissed) {
     apply_manifest(sim, deployment("late", 1, "100m"));
     apply_manifest(sim, deployment("strict", 1, "100m"));
-    const std::string schedule = in_seconds(4);
+    const auto fire_time = std::chrono::system_clock::now() + 6s;
+    const std::string schedule = in_seconds(6);
     apply_manifest(sim, cronhpa("late", deployment_ref("late"), job("up", schedule, 3),
                                 "  startingDeadlineSeconds: 600\n"));
     apply_manifest(sim, cronhpa("strict", deployment_ref("strict"), job("up", schedule, 3),
@@ -207,7 +208,9 @@ TEST_F(CronHpaTest, AfterARestartTheLatestMissedJobRunsWithinItsDeadlineOrIsReco
         }));
         EXPECT_EQ(first.shutdown(), 0);
     }
-    std::this_thread::sleep_for(7s); // the fire time passes while no controller runs
+    ASSERT_LT(std::chrono::system_clock::now(), fire_time - 1s)
+        << "the first controller was still running at the fire time";
+    std::this_thread::sleep_until(fire_time + 2s); // it passes while no controller runs
     EXPECT_EQ(replicas("late"), 1);
     controller_runner second(sim, test_controller_options());
     ASSERT_TRUE(eventually([&] { return job_state("late", 0) == "Succeeded"; }, 15s))
