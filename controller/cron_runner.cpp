@@ -22,11 +22,6 @@ std::string memory_key(const cron_job& j) {
     return j.name + "\n" + j.schedule;
 }
 
-bool same_job(const cron_job& a, const cron_job& b) {
-    return a.name == b.name && a.schedule == b.schedule && a.target_size == b.target_size &&
-           a.run_once == b.run_once;
-}
-
 // A runOnce job in one of these states has had its run.
 bool ran(const std::string& state) {
     return state == "Succeeded" || state == "Failed" || state == "Missed" || state == "Superseded";
@@ -179,7 +174,7 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
     for (const auto& job : c.spec.jobs) {
         cron_job_status js;
         const auto old = std::find_if(c.status.jobs.begin(), c.status.jobs.end(),
-                                      [&](const auto& s) { return same_job(s.job, job); });
+                                      [&](const auto& s) { return s.job == job; });
         if (old != c.status.jobs.end()) {
             js = *old;
         } else {
@@ -278,10 +273,11 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         statuses[j].next_schedule_time =
             plan.next[j] ? cron::format_in_zone(*plan.next[j], *zone) : std::string();
     c.status.jobs = std::move(statuses);
+    c.status.next_schedule_time = plan.wake ? cron::format_in_zone(*plan.wake, *zone) : "";
     c.status.observed_generation = c.generation;
     if (problems.empty()) {
         set_ready(c.status, true, "Scheduled",
-                  plan.wake ? "next run at " + cron::format_in_zone(*plan.wake, *zone)
+                  plan.wake ? "next run at " + c.status.next_schedule_time
                             : "no job will run again",
                   now_tp);
     } else {

@@ -130,7 +130,6 @@ std::string encode_cronhpa_status(const cronhpa& c) {
     doc.AddMember("reference", kube::json_string(c.spec.target.kind + "/" + c.spec.target.name, a),
                   a);
     std::optional<cron::instant> last;
-    std::string next;
     Value jobs(rapidjson::kArrayType);
     for (const auto& j : s.jobs) {
         Value v(rapidjson::kObjectType);
@@ -143,13 +142,8 @@ std::string encode_cronhpa_status(const cronhpa& c) {
             v.AddMember("lastScheduleTime", encode_time(*j.last_schedule_time, a), a);
             if (!last || *j.last_schedule_time > *last) last = j.last_schedule_time;
         }
-        if (!j.next_schedule_time.empty()) {
+        if (!j.next_schedule_time.empty())
             v.AddMember("nextScheduleTime", kube::json_string(j.next_schedule_time, a), a);
-            // The zone's offsets differ, so compare instants, not text.
-            const auto t = core::parse_rfc3339(j.next_schedule_time);
-            const auto n = core::parse_rfc3339(next);
-            if (t && (next.empty() || !n || *t < *n)) next = j.next_schedule_time;
-        }
         v.AddMember("state", kube::json_string(j.state, a), a);
         if (!j.message.empty()) v.AddMember("message", kube::json_string(j.message, a), a);
         jobs.PushBack(v, a);
@@ -157,7 +151,7 @@ std::string encode_cronhpa_status(const cronhpa& c) {
     // null removes what no longer holds (merge patch).
     Value last_value, next_value, active;
     if (last) last_value = encode_time(*last, a);
-    if (!next.empty()) next_value = kube::json_string(next, a);
+    if (!s.next_schedule_time.empty()) next_value = kube::json_string(s.next_schedule_time, a);
     doc.AddMember("lastScheduleTime", last_value, a);
     doc.AddMember("nextScheduleTime", next_value, a);
     if (s.active) {

@@ -21,6 +21,7 @@ struct cron_job {
     std::string schedule;
     std::int32_t target_size = 0;
     bool run_once = false;
+    friend bool operator==(const cron_job&, const cron_job&) = default;
 };
 
 struct cronhpa_spec {
@@ -64,6 +65,8 @@ struct cronhpa_status {
     std::optional<cron_active> active;
     std::vector<cron_job_status> jobs;
     std::vector<cron_run> history; ///< newest first
+    std::string
+        next_schedule_time; ///< the earliest of the jobs' (RFC 3339 in the zone); "" = never
     std::vector<policy::condition> conditions;
 };
 
