@@ -6,6 +6,7 @@
 #include "controller/ops_server.hpp"
 #include "controller/telemetry.hpp"
 #include "kube/api_client.hpp"
+#include "metrics/metric_sources.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -15,11 +16,22 @@ namespace hpaplus::controller {
 
 namespace asio = boost::asio;
 
+namespace {
+// The --metric-backends file; a mistake in it is a start-up error.
+metrics::backends_file backends_of(const controller_options& options) {
+    if (options.metric_backends.empty()) return {};
+    auto file = metrics::load_backends(options.metric_backends);
+    if (!file) throw std::runtime_error("--metric-backends: " + file.error().text);
+    return std::move(*file);
+}
+} // namespace
+
 struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
         : io(io_), options(std::move(options_)),
           client(io.get_executor(), std::move(config), options.client),
-          objects(client, options, &metrics) {
+          sources(io.get_executor(), client, backends_of(options)),
+          objects(client, sources, options, &metrics) {
         client.set_request_observer(
             [this](const std::string& method, int code) { metrics.api_request(method, code); });
         if (!options.ops_listen.empty()) {
@@ -89,6 +101,7 @@ struct controller_process::impl {
     controller_options options;
     kube::api_client client;
     telemetry metrics;
+    metrics::metric_sources sources;
     manager objects;
     std::unique_ptr<ops_server> ops;
     std::unique_ptr<leader_elector> elector;

@@ -5,6 +5,7 @@
 #include "kube/decode.hpp"
 #include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
+#include "metrics/backend_reading.hpp"
 #include "policy/decision.hpp"
 #include "policy/defaults.hpp"
 #include "policy/metric_samples.hpp"
@@ -131,6 +132,37 @@ bool failing(const snapshot& s, std::string_view api, std::size_t index) {
     return s.failures.count(api) > 0 || s.failures.count(std::to_string(index)) > 0;
 }
 
+// What the Prometheus or monitor backend of metric `index` answered: `backendValues["index"]` is
+// a number, an array of numbers, or an object of pod name → number.
+metrics::backend_answer backend_answer_of(json_decoder& d, const json_node& all, const snapshot& s,
+                                          std::size_t index) {
+    metrics::backend_answer a;
+    const std::string key = std::to_string(index);
+    const json_node v = all[key];
+    if (s.failures.count(key)) {
+        a.kind = metrics::answer_kind::unavailable;
+        a.error = unavailable;
+        return a;
+    }
+    auto add = [&](const json_node& n, std::string pod) {
+        if (auto x = d.opt_number(n)) a.values.push_back({std::move(pod), *x, {}});
+    };
+    if (v.present() && v.value->IsArray()) {
+        for (std::size_t i = 0, size = d.array(v); i < size; ++i)
+            add(v.at(i), "");
+    } else if (v.present() && v.value->IsObject()) {
+        for (const auto& m : v.value->GetObject())
+            add(v[m.name.GetString()], m.name.GetString());
+    } else if (v.present()) {
+        add(v, "");
+    }
+    if (a.values.empty()) {
+        a.kind = metrics::answer_kind::no_data;
+        a.error = "backendValues has no values for metric " + key;
+    }
+    return a;
+}
+
 policy::metric_reading read_metric(json_decoder& d, const json_node& root, const snapshot& s,
                                    std::size_t index,
                                    const std::vector<policy::pod_metrics>& pod_metrics,
@@ -139,8 +171,8 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
     const std::string& ns = s.input.hpa.namespace_;
     policy::metric_reading r;
     if (!spec.backend.empty()) {
-        r.error = "metric backend \"" + spec.backend +
-                  "\": metric backends are not available in this build yet";
+        const auto answer = backend_answer_of(d, root["backendValues"], s, index);
+        metrics::set_backend_reading(answer, spec, spec.backend, "pod", s.input.now, r);
         return r;
     }
     switch (spec.type) {
@@ -234,9 +266,7 @@ std::optional<kube::json_error> decode_snapshot(const rapidjson::Document& doc,
     d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
                           "externalMetrics", "backendValues", "failures", "history",
                           "recommendation", "target"});
-    if (root["backendValues"].present())
-        d.fail(root["backendValues"],
-               "metric backends (Prometheus, monitor) are not available in this build yet");
+    if (root["backendValues"].present()) d.object(root["backendValues"]);
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
     decode_config(d, root["config"], in.config);

@@ -64,8 +64,8 @@ struct manager::worker : worker_slot {
     object_memory memory;
 };
 
-manager::manager(kube::api_client& client, const controller_options& options,
-                 reconcile_observer* observer)
+manager::manager(kube::api_client& client, metrics::metric_sources& sources,
+                 const controller_options& options, reconcile_observer* observer)
     : client_(client), options_(options) {
     if (observer) observers_.push_back(observer);
     const std::string& ns = options.watch_namespace;
@@ -90,7 +90,7 @@ manager::manager(kube::api_client& client, const controller_options& options,
                 crons_->on_change(type, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{client, *hpapluses_, *pods_, *deployments_,
+    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *hpapluses_, *pods_, *deployments_,
                                                          *events_, options, cronhpas_.get()});
     hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
                                  const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });

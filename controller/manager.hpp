@@ -46,7 +46,8 @@ struct manager_stats {
 
 class manager {
   public:
-    manager(kube::api_client& client, const controller_options& options,
+    manager(kube::api_client& client, metrics::metric_sources& sources,
+            const controller_options& options,
             reconcile_observer* observer = nullptr);
     ~manager();
     manager(const manager&) = delete;

@@ -172,6 +172,10 @@ const std::vector<flag>& flags() {
             "cronhpa", "run CronHPA objects (needs crds/cronhpa.yaml installed)",
             [](auto& o) -> auto& { return o.enable_cronhpa; }),
         text_flag(
+            "metric-backends",
+            "file naming the Prometheus and monitor backends metrics may use (\"\" = none)",
+            [](auto& o) -> auto& { return o.metric_backends; }, false),
+        text_flag(
             "leader-elect-namespace", "namespace of the Lease",
             [](auto& o) -> auto& { return o.leader.lease_namespace; }),
         text_flag(

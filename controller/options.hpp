@@ -36,6 +36,8 @@ struct controller_options {
     int scale_write_attempts = 3;
     /// Run CronHPA objects (their CRD must be installed).
     bool enable_cronhpa = true;
+    /// The metric backends file (docs/metrics-backends.md); "" = only the Kubernetes metrics APIs.
+    std::string metric_backends;
     /// Runs each CronHPA keeps in status.history (newest first).
     int cron_history_limit = 10;
     /// A CronHPA worker sleeps until its next fire time but at most this long, so a wall-clock

@@ -2,7 +2,6 @@
 #include "controller/reconciler.hpp"
 
 #include "controller/cronhpa_object.hpp"
-#include "controller/metric_client.hpp"
 #include "controller/scale_target.hpp"
 #include "controller/status.hpp"
 #include "kube/decode.hpp"
@@ -111,7 +110,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     if (in.scale) cached_pods(env.pods, ns, in.scale->selector, pod_storage, in.pods);
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();
-        in.readings = co_await read_metrics(env.client, in.hpa, in.scale->selector);
+        in.readings =
+            co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
     }
 

@@ -6,6 +6,7 @@
 #include "controller/event_recorder.hpp"
 #include "controller/options.hpp"
 #include "kube/informer.hpp"
+#include "metrics/metric_sources.hpp"
 #include "policy/behavior.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -25,6 +26,7 @@ struct object_memory {
 /// The shared, read-mostly things a reconcile uses.
 struct reconcile_env {
     kube::api_client& client;
+    metrics::metric_sources& metrics;
     const kube::informer& hpapluses;
     const kube::informer& pods;
     const kube::informer& deployments;

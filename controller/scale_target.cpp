@@ -5,8 +5,6 @@
 
 #include <rapidjson/document.h>
 
-#include <algorithm>
-#include <cctype>
 
 namespace hpaplus::controller {
 namespace {
@@ -17,31 +15,12 @@ bool is_deployment(const policy::object_reference& ref) {
 
 std::string scale_error(const kube::api_response& r, const policy::object_reference& ref) {
     if (!r.status.message.empty()) return r.status.message;
-    const auto path = target_resource(ref);
+    const auto path = kube::target_resource(ref);
     return r.ec.message() + " (get " + path.plural + (path.group.empty() ? "" : "." + path.group) +
            " " + ref.name + ")";
 }
 
 } // namespace
-
-kube::resource_path target_resource(const policy::object_reference& ref) {
-    std::string group;
-    std::string version = ref.api_version;
-    if (const auto slash = ref.api_version.find('/'); slash != std::string::npos) {
-        group = ref.api_version.substr(0, slash);
-        version = ref.api_version.substr(slash + 1);
-    }
-    if (ref.kind == "Deployment" || ref.kind == "StatefulSet" || ref.kind == "ReplicaSet") {
-        if (group.empty()) group = "apps";
-        if (version.empty()) version = "v1";
-    }
-    if (version.empty()) version = "v1";
-    std::string plural = ref.kind;
-    std::transform(plural.begin(), plural.end(), plural.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    plural += !plural.empty() && plural.back() == 's' ? "es" : "s";
-    return {group, version, plural, true};
-}
 
 target_view scale_from_deployment(const std::string& json) {
     target_view v;
@@ -83,7 +62,7 @@ boost::asio::awaitable<target_view> read_target(kube::api_client& client,
         missing.error = "deployments.apps \"" + ref.name + "\" not found";
         co_return missing;
     }
-    const kube::resource_path path = target_resource(ref);
+    const kube::resource_path path = kube::target_resource(ref);
     const std::string scale_name = ref.name + "/scale";
     auto response = co_await kube::get(client, path, ns, scale_name);
     target_view v;
@@ -109,7 +88,7 @@ boost::asio::awaitable<target_view> read_target(kube::api_client& client,
 boost::asio::awaitable<kube::api_response>
 write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
             std::int32_t replicas, const std::string& resource_version) {
-    const kube::resource_path path = target_resource(ref);
+    const kube::resource_path path = kube::target_resource(ref);
     std::string body = kube::scale_body(ref.name, ns, replicas, resource_version);
     const std::string sub = "scale"; // named: GCC 12 mishandles temporaries in co_await calls
     co_return co_await kube::update(client, path, ns, ref.name, std::move(body), sub);

@@ -22,10 +22,6 @@ struct target_view {
     std::optional<policy::rollout_state> rollout; ///< Deployments only
 };
 
-/// Where the target lives: the well-known workload kinds, else the kind's lower-case plural
-/// (the convention every CRD with a scale subresource we know of follows).
-kube::resource_path target_resource(const policy::object_reference& ref);
-
 /// The target's Scale view of a cached Deployment (nullopt when `json` is not one).
 target_view scale_from_deployment(const std::string& json);
 

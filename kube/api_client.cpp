@@ -209,6 +209,8 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         req.set(http::field::accept, "application/json");
         if (const std::string& token = current_token(config); !token.empty())
             req.set(http::field::authorization, "Bearer " + token);
+        for (const auto& [field, value] : r.headers)
+            req.set(field, value);
         if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
             req.set(http::field::content_type, r.content_type);
             req.body() = r.body;

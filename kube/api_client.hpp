@@ -16,6 +16,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace hpaplus::kube {
 
@@ -52,6 +54,8 @@ struct api_request {
     std::string target; ///< path and query, e.g. /api/v1/namespaces/default/pods?limit=500
     std::string body;
     std::string content_type = "application/json";
+    /// Extra header fields (metric backends: their own headers, basic authentication).
+    std::vector<std::pair<std::string, std::string>> headers = {};
 };
 
 struct api_response {

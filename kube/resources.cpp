@@ -6,6 +6,9 @@
 #include "kube/json_decoder.hpp"
 #include "net/http_message.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace hpaplus::kube {
 
 namespace resources {
@@ -204,6 +207,25 @@ std::string lease_body(const std::string& ns, const std::string& name, const lea
     spec.AddMember("leaseTransitions", l.transitions, a);
     doc.AddMember("spec", spec, a);
     return to_json_text(doc);
+}
+
+kube::resource_path target_resource(const policy::object_reference& ref) {
+    std::string group;
+    std::string version = ref.api_version;
+    if (const auto slash = ref.api_version.find('/'); slash != std::string::npos) {
+        group = ref.api_version.substr(0, slash);
+        version = ref.api_version.substr(slash + 1);
+    }
+    if (ref.kind == "Deployment" || ref.kind == "StatefulSet" || ref.kind == "ReplicaSet") {
+        if (group.empty()) group = "apps";
+        if (version.empty()) version = "v1";
+    }
+    if (version.empty()) version = "v1";
+    std::string plural = ref.kind;
+    std::transform(plural.begin(), plural.end(), plural.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    plural += !plural.empty() && plural.back() == 's' ? "es" : "s";
+    return {group, version, plural, true};
 }
 
 } // namespace hpaplus::kube

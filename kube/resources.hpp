@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kube/api_client.hpp"
+#include "policy/types.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -22,6 +23,11 @@ struct resource_path {
     std::string path(const std::string& ns, const std::string& name = "",
                      const std::string& sub = "") const;
 };
+
+/// Where an object named by a CrossVersionObjectReference lives: the well-known workload kinds,
+/// else the kind's lower-case plural (the convention every CRD with a scale subresource we know
+/// of follows).
+resource_path target_resource(const policy::object_reference& ref);
 
 namespace resources {
 extern const resource_path pods;

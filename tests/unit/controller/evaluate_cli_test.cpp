@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "pods[0].status.phase: unknown pod phase"},
         bad_case{"PodsNotAnArray", R"({"pods":{"a":1},"hpa":)" + valid_hpa + "}", "pods: expected an array"},
         bad_case{"NegativeScale", R"({"scale":{"spec":{"replicas":-3}},"hpa":)" + valid_hpa + "}", "scale.spec.replicas: must be between 0"},
-        bad_case{"BackendValuesNotYet", R"({"backendValues":{"0":1},"hpa":)" + valid_hpa + "}", "backendValues"},
+        bad_case{"BackendValuesNotAnObject", R"({"backendValues":[1],"hpa":)" + valid_hpa + "}", "backendValues: expected an object"},
         bad_case{"BadWindow", R"({"podMetrics":[{"metadata":{"name":"a"},"window":"forever","containers":[]}],"hpa":)" + valid_hpa + "}",
                  "podMetrics[0].window: invalid duration"}),
     [](const auto& info) { return std::string(info.param.name); });

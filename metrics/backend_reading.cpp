@@ -1,0 +1,105 @@
+// metrics/backend_reading.cpp — backend answers as metric readings.
+#include "metrics/backend_reading.hpp"
+
+#include "policy/pod_grouping.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace hpaplus::metrics {
+namespace {
+
+bool per_pod(policy::metric_source_type type) {
+    return type == policy::metric_source_type::resource ||
+           type == policy::metric_source_type::container_resource ||
+           type == policy::metric_source_type::pods;
+}
+
+std::int64_t to_milli(double value) {
+    const double milli = value * 1000;
+    constexpr double limit = 9.2e18; // inside int64 after rounding
+    if (milli >= limit) return std::numeric_limits<std::int64_t>::max();
+    if (milli <= -limit) return std::numeric_limits<std::int64_t>::min();
+    return std::llround(milli);
+}
+
+} // namespace
+
+core::outcome<template_values> query_values(const policy::metric_spec& spec,
+                                            const query_context& ctx) {
+    const bool pods = per_pod(spec.type);
+    core::label_selector selector;
+    if (pods) {
+        auto parsed = core::parse_label_selector(ctx.pod_selector);
+        if (!parsed) return parsed.error();
+        selector = std::move(*parsed);
+    } else if (spec.metric.selector) {
+        auto parsed = core::to_label_selector(*spec.metric.selector);
+        if (!parsed) return parsed.error();
+        selector = std::move(*parsed);
+    }
+    auto matchers = promql_matchers(selector);
+    if (!matchers) return matchers.error();
+    const bool resource = spec.type == policy::metric_source_type::resource ||
+                          spec.type == policy::metric_source_type::container_resource;
+    return template_values{
+        {"namespace", ctx.namespace_},
+        {"name", ctx.name},
+        {"target", ctx.target},
+        {"metric", resource ? spec.resource_name : spec.metric.name},
+        {"container", spec.container},
+        {"selector", std::move(*matchers)},
+        {"labelSelector", core::to_string(selector)},
+        {"pods", pods ? regex_alternation(ctx.pods) : std::string()},
+        {"window", ctx.window},
+    };
+}
+
+void set_backend_reading(const backend_answer& answer, const policy::metric_spec& spec,
+                         const std::string& backend, const std::string& pod_label,
+                         core::time_point now, policy::metric_reading& r) {
+    const std::string who = "backend \"" + backend + "\"";
+    switch (answer.kind) {
+    case answer_kind::unavailable: r.error = who + " is unavailable: " + answer.error; return;
+    case answer_kind::no_data: r.error = who + " has no data: " + answer.error; return;
+    case answer_kind::bad_answer: r.error = who + " answered badly: " + answer.error; return;
+    case answer_kind::values: break;
+    }
+    if (per_pod(spec.type)) {
+        policy::sample_set samples;
+        for (const auto& v : answer.values) {
+            if (v.pod.empty()) {
+                r.error = who + " answered badly: a value does not name its pod (label \"" +
+                          pod_label + "\"); a " + policy::to_string(spec.type) +
+                          " metric needs one value per pod";
+                return;
+            }
+            samples.push_back({v.pod, to_milli(v.value), v.timestamp.value_or(now), {}});
+        }
+        // Several values of one pod (one per container, say) are summed.
+        policy::sort_samples(samples);
+        std::size_t out = 0;
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            if (out > 0 && samples[out - 1].pod == samples[i].pod)
+                samples[out - 1].milli += samples[i].milli;
+            else if (out++ != i)
+                samples[out - 1] = std::move(samples[i]);
+        }
+        samples.resize(out);
+        r.samples = std::move(samples);
+        return;
+    }
+    if (spec.type == policy::metric_source_type::object) {
+        if (answer.values.size() != 1) {
+            r.error = who + " answered badly: " + std::to_string(answer.values.size()) +
+                      " values when an Object metric needs exactly one";
+            return;
+        }
+        r.object_value = to_milli(answer.values.front().value);
+        return;
+    }
+    for (const auto& v : answer.values)
+        r.external_values.push_back(to_milli(v.value));
+}
+
+} // namespace hpaplus::metrics

@@ -1,0 +1,264 @@
+// metrics/http_backend.cpp — requests to one Prometheus or monitor backend.
+#include "metrics/http_backend.hpp"
+
+#include "kube/api_client.hpp"
+#include "metrics/circuit_breaker.hpp"
+#include "net/http_message.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace hpaplus::metrics {
+namespace asio = boost::asio;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string base64(std::string_view in) {
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
+                           static_cast<unsigned char>(in[i + 1]) << 8 |
+                           static_cast<unsigned char>(in[i + 2]);
+        for (int shift : {18, 12, 6, 0})
+            out.push_back(alphabet[(v >> shift) & 63]);
+    }
+    if (i < in.size()) {
+        unsigned v = static_cast<unsigned char>(in[i]) << 16;
+        if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+        out.push_back(alphabet[(v >> 18) & 63]);
+        out.push_back(alphabet[(v >> 12) & 63]);
+        out.push_back(i + 1 < in.size() ? alphabet[(v >> 6) & 63] : '=');
+        out.push_back('=');
+    }
+    return out;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// scheme://host:port of a URL, and the rest (path and query).
+std::pair<std::string, std::string> split_origin(const std::string& url) {
+    const auto scheme_end = url.find("://");
+    const auto path = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
+    if (path == std::string::npos) return {url, ""};
+    return {url.substr(0, path), url.substr(path)};
+}
+
+kube::cluster_config cluster_for(const backend_config& b) {
+    kube::cluster_config c;
+    c.server = split_origin(b.url).first;
+    if (!kube::split_server(c.server, c.scheme, c.host, c.port))
+        throw std::runtime_error("backend \"" + b.name + "\": bad url " + b.url);
+    if (!b.ca_file.empty()) c.ca_pem = slurp(b.ca_file);
+    c.insecure_skip_tls_verify = b.insecure_skip_tls_verify;
+    c.token = b.bearer_token;
+    c.token_file = b.bearer_token_file;
+    c.source = "metric backend " + b.name;
+    return c;
+}
+
+kube::client_options client_for(const backend_config& b) {
+    kube::client_options o;
+    o.request_timeout = b.timeout;
+    o.connect_timeout = std::min(b.timeout, std::chrono::milliseconds(10000));
+    o.qps = 1e9; // backends are protected by coalescing and the breaker, not a client-side limit
+    o.burst = 1 << 30;
+    o.max_retries = 0; // a retry would double the wait on a slow backend; the next reconcile retries
+    o.max_body_bytes = b.max_response_bytes;
+    return o;
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+    const auto ms = d.count();
+    return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
+}
+
+backend_answer failure(answer_kind kind, std::string error) {
+    backend_answer a;
+    a.kind = kind;
+    a.error = std::move(error);
+    return a;
+}
+
+struct flight {
+    explicit flight(const asio::any_io_executor& ex) : ready(ex, clock::time_point::max()) {}
+    asio::steady_timer ready; ///< cancelled when the answer is in
+    std::optional<backend_answer> answer;
+    clock::time_point at{};
+};
+
+// Bound on remembered answers: beyond it, answers are only shared while in flight.
+constexpr std::size_t max_remembered = 100000;
+
+} // namespace
+
+struct http_backend::impl {
+    impl(asio::any_io_executor ex, backend_config c)
+        : executor(ex), config(std::move(c)), client(ex, cluster_for(config), client_for(config)),
+          breaker(config.breaker), base_path(split_origin(config.url).second) {
+        while (!base_path.empty() && base_path.back() == '/')
+            base_path.pop_back();
+        if (!config.basic_username.empty())
+            headers.emplace_back("Authorization",
+                                 "Basic " + base64(config.basic_username + ":" +
+                                                   config.basic_password));
+        for (const auto& [k, v] : config.headers)
+            headers.emplace_back(k, v);
+    }
+
+    asio::any_io_executor executor;
+    backend_config config;
+    kube::api_client client;
+    circuit_breaker breaker;
+    std::string base_path; ///< prometheus: the path under which /api/v1/query lives
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::unordered_map<std::string, std::shared_ptr<flight>> flights;
+    clock::time_point last_sweep{};
+    backend_stats stats;
+
+    core::outcome<kube::api_request> request_for(const std::string& query,
+                                                 template_values values) const {
+        kube::api_request r;
+        r.headers = headers;
+        if (config.type == backend_type::prometheus) {
+            // POST keeps long queries out of the URL; `timeout` lets Prometheus give up too.
+            r.method = "POST";
+            r.target = base_path + "/api/v1/query";
+            r.body = "query=" + net::percent_encode(query) + "&timeout=" +
+                     seconds_text(config.timeout);
+            r.content_type = "application/x-www-form-urlencoded";
+            return r;
+        }
+        values.emplace_back("query", query);
+        auto url = expand(config.url, values, value_encoding::percent);
+        if (!url) return url.error();
+        const auto body_encoding =
+            config.content_type.find("json") != std::string::npos ? value_encoding::json
+            : config.content_type.find("x-www-form-urlencoded") != std::string::npos
+                ? value_encoding::percent
+                : value_encoding::raw;
+        auto body = expand(config.body, values, body_encoding);
+        if (!body) return body.error();
+        r.method = config.method;
+        r.target = split_origin(*url).second;
+        if (r.target.empty()) r.target = "/";
+        r.body = std::move(*body);
+        r.content_type = config.content_type;
+        return r;
+    }
+
+    backend_answer decode(const kube::api_response& response) const {
+        if (response) {
+            return config.type == backend_type::prometheus
+                       ? parse_prometheus(response.body, config.pod_label, config.scale)
+                       : parse_monitor(response.body, config.response, config.scale);
+        }
+        if (response.http_status == 0) {
+            return failure(answer_kind::unavailable,
+                           response.ec == kube::errc::timeout
+                               ? "no answer within " + seconds_text(config.timeout)
+                               : response.status.message);
+        }
+        // An HTTP error: the backend's own words where it gives them.
+        std::string said = config.type == backend_type::prometheus
+                               ? prometheus_error(response.body)
+                               : monitor_error(response.body, config.response.error);
+        if (said.empty()) said = monitor_error(response.body, "/error");
+        if (said.empty()) said = response.body.substr(0, 200);
+        const std::string text = "HTTP " + std::to_string(response.http_status) +
+                                 (said.empty() ? "" : ": " + said);
+        const bool down = response.http_status >= 500 || response.http_status == 429;
+        return failure(down ? answer_kind::unavailable : answer_kind::bad_answer, text);
+    }
+
+    void sweep(clock::time_point now) {
+        if (now - last_sweep < std::max(config.coalesce, std::chrono::milliseconds(1000))) return;
+        last_sweep = now;
+        std::erase_if(flights, [&](const auto& entry) {
+            return entry.second->answer && now - entry.second->at > config.coalesce;
+        });
+    }
+};
+
+http_backend::http_backend(asio::any_io_executor executor, backend_config config)
+    : impl_(std::make_shared<impl>(executor, std::move(config))) {}
+
+http_backend::~http_backend() { impl_->client.close(); }
+
+const backend_config& http_backend::config() const { return impl_->config; }
+
+backend_stats http_backend::stats() const { return impl_->stats; }
+
+asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_values values) {
+    auto self = impl_; // the backend may be destroyed while this request is out
+    auto request = self->request_for(query, std::move(values));
+    if (!request) co_return failure(answer_kind::bad_answer, request.error().text);
+    std::string key = request->method + '\n' + request->target + '\n' + request->body;
+
+    auto now = clock::now();
+    if (const auto it = self->flights.find(key); it != self->flights.end()) {
+        std::shared_ptr<flight> shared = it->second;
+        if (!shared->answer) {
+            ++self->stats.coalesced;
+            boost::system::error_code ec;
+            co_await shared->ready.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (shared->answer) co_return *shared->answer;
+        } else if (now - shared->at <= self->config.coalesce) {
+            ++self->stats.coalesced;
+            co_return *shared->answer;
+        }
+    }
+    if (!self->breaker.allow(now)) {
+        ++self->stats.short_circuited;
+        const auto wait = std::chrono::duration_cast<std::chrono::seconds>(
+            self->breaker.retry_at() - now);
+        co_return failure(answer_kind::unavailable,
+                          "circuit open after " +
+                              std::to_string(self->breaker.consecutive_failures()) +
+                              " failures in a row; next try in " +
+                              std::to_string(std::max<long long>(1, wait.count())) + "s");
+    }
+    self->sweep(now);
+    auto mine = std::make_shared<flight>(self->executor);
+    if (self->flights.size() < max_remembered) self->flights[key] = mine;
+
+    ++self->stats.sent;
+    auto response = co_await self->client.send(std::move(*request));
+    backend_answer answer = self->decode(response);
+    const bool backend_failed = answer.kind == answer_kind::unavailable ||
+                                (response && answer.kind == answer_kind::bad_answer);
+    if (backend_failed) {
+        ++self->stats.failed;
+        self->breaker.record_failure(clock::now());
+    } else {
+        self->breaker.record_success();
+    }
+    mine->answer = answer;
+    mine->at = clock::now();
+    // Only answers worth reusing stay for the coalescing window; failures are shared in flight.
+    const bool keep = self->config.coalesce.count() > 0 &&
+                      (answer.kind == answer_kind::values || answer.kind == answer_kind::no_data);
+    if (!keep) {
+        const auto it = self->flights.find(key);
+        if (it != self->flights.end() && it->second == mine) self->flights.erase(it);
+    }
+    mine->ready.cancel();
+    co_return answer;
+}
+
+} // namespace hpaplus::metrics

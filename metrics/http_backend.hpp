@@ -1,0 +1,49 @@
+// metrics/http_backend.hpp — one Prometheus or monitor backend: its own connection pool and
+// timeout, a circuit breaker, and coalescing — identical requests in flight, or answered within
+// the backend's `coalesceSeconds`, share one request.
+#pragma once
+
+#include "metrics/backend_answer.hpp"
+#include "metrics/backend_config.hpp"
+#include "metrics/query_template.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace hpaplus::metrics {
+
+struct backend_stats {
+    std::uint64_t sent = 0;            ///< requests that went to the backend
+    std::uint64_t coalesced = 0;       ///< answered by a request in flight or a fresh answer
+    std::uint64_t short_circuited = 0; ///< refused at once because the circuit was open
+    std::uint64_t failed = 0;          ///< unavailable or unreadable answers
+};
+
+class http_backend {
+  public:
+    /// Throws std::runtime_error when the backend's TLS material is unusable (a start-up error).
+    http_backend(boost::asio::any_io_executor executor, backend_config config);
+    ~http_backend();
+    http_backend(const http_backend&) = delete;
+    http_backend& operator=(const http_backend&) = delete;
+
+    const backend_config& config() const;
+
+    /// Runs `query` (already expanded; for a monitor, `values` fill the request templates, with
+    /// `{{query}}` added). Errors name the backend.
+    /// Runs on: the executor given to the constructor. Cancellation: none (bounded by the
+    /// backend's timeout).
+    boost::asio::awaitable<backend_answer> fetch(std::string query, template_values values);
+
+    backend_stats stats() const;
+
+  private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+} // namespace hpaplus::metrics

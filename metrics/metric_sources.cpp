@@ -1,0 +1,179 @@
+// metrics/metric_sources.cpp — the backends, and one object's metrics gathered concurrently.
+#include "metrics/metric_sources.hpp"
+
+#include "metrics/backend_reading.hpp"
+#include "metrics/metrics_api.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace hpaplus::metrics {
+namespace asio = boost::asio;
+
+namespace {
+
+constexpr std::size_t pod_metrics_task = std::numeric_limits<std::size_t>::max();
+
+core::time_point wall_now() {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+// One object's readings while its fetches run; the last fetch to finish wakes the reader.
+struct gather {
+    gather(const asio::any_io_executor& ex, std::size_t metrics)
+        : readings(metrics), done(ex, std::chrono::steady_clock::time_point::max()) {}
+    std::vector<policy::metric_reading> readings;
+    pod_metrics_answer pod_metrics;
+    std::size_t pending = 0;
+    asio::steady_timer done;
+};
+
+bool uses_pod_metrics(const policy::metric_spec& spec) {
+    return spec.type == policy::metric_source_type::resource ||
+           spec.type == policy::metric_source_type::container_resource;
+}
+
+} // namespace
+
+struct metric_sources::impl {
+    impl(asio::any_io_executor ex, kube::api_client& c) : executor(ex), cluster(c) {}
+    asio::any_io_executor executor;
+    kube::api_client& cluster;
+    std::vector<std::unique_ptr<http_backend>> backends;
+    std::vector<std::string> metrics_api_names; ///< backends of type metricsAPI
+
+    http_backend* find(const std::string& name) {
+        const auto it = std::find_if(backends.begin(), backends.end(),
+                                     [&](const auto& b) { return b->config().name == name; });
+        return it == backends.end() ? nullptr : it->get();
+    }
+    bool is_metrics_api(const std::string& name) const {
+        return name.empty() || std::find(metrics_api_names.begin(), metrics_api_names.end(),
+                                         name) != metrics_api_names.end();
+    }
+};
+
+namespace {
+
+asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
+                                        std::shared_ptr<gather> state, std::string ns,
+                                        std::string selector) {
+    state->pod_metrics = co_await list_pod_metrics(self->cluster, std::move(ns), std::move(selector));
+}
+
+asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
+                                     std::shared_ptr<gather> state, std::size_t index,
+                                     std::string ns, std::string selector,
+                                     policy::metric_spec spec) {
+    state->readings[index] = co_await read_custom_or_external(self->cluster, std::move(ns),
+                                                              std::move(selector), std::move(spec));
+}
+
+// `keep` holds the backend alive while the request is out.
+asio::awaitable<void> fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
+                                         std::shared_ptr<gather> state, std::size_t index,
+                                         http_backend* backend, std::string query,
+                                         template_values values, policy::metric_spec spec) {
+    const backend_answer answer = co_await backend->fetch(std::move(query), std::move(values));
+    const backend_config& config = backend->config();
+    set_backend_reading(answer, spec, config.name, config.pod_label, wall_now(),
+                        state->readings[index]);
+}
+
+} // namespace
+
+metric_sources::metric_sources(asio::any_io_executor executor, kube::api_client& cluster,
+                               const backends_file& file)
+    : impl_(std::make_shared<impl>(executor, cluster)) {
+    for (const auto& b : file.backends) {
+        if (b.type == backend_type::metrics_api)
+            impl_->metrics_api_names.push_back(b.name);
+        else
+            impl_->backends.push_back(std::make_unique<http_backend>(executor, b));
+    }
+}
+
+metric_sources::~metric_sources() = default;
+
+http_backend* metric_sources::backend(const std::string& name) { return impl_->find(name); }
+
+std::vector<metric_sources::backend_report> metric_sources::report() const {
+    std::vector<backend_report> out;
+    for (const auto& b : impl_->backends)
+        out.push_back({b->config().name, b->config().type, b->stats()});
+    return out;
+}
+
+asio::awaitable<std::vector<policy::metric_reading>>
+metric_sources::read(const policy::autoscaler& hpa, const std::string& target_name,
+                     const std::string& pod_selector,
+                     const std::vector<const policy::pod_info*>& pods) {
+    const auto& metrics = hpa.spec.metrics;
+    auto state = std::make_shared<gather>(impl_->executor, metrics.size());
+    auto spawn = [&](asio::awaitable<void> task, std::size_t index) {
+        ++state->pending;
+        asio::co_spawn(impl_->executor, std::move(task), [state, index](std::exception_ptr e) {
+            if (e) {
+                const std::string text = "internal error while reading the metric";
+                if (index == pod_metrics_task) state->pod_metrics.error = text;
+                else state->readings[index].error = text;
+            }
+            if (--state->pending == 0) state->done.cancel();
+        });
+    };
+
+    std::vector<std::string_view> pod_names;
+    pod_names.reserve(pods.size());
+    for (const auto* p : pods)
+        pod_names.push_back(p->name);
+    bool need_pod_metrics = false;
+    for (std::size_t i = 0; i < metrics.size(); ++i) {
+        const policy::metric_spec& spec = metrics[i];
+        if (impl_->is_metrics_api(spec.backend)) {
+            if (uses_pod_metrics(spec)) need_pod_metrics = true;
+            else spawn(fetch_from_api(impl_, state, i, hpa.namespace_, pod_selector, spec), i);
+            continue;
+        }
+        http_backend* backend = impl_->find(spec.backend);
+        policy::metric_reading& r = state->readings[i];
+        const std::string who = "backend \"" + spec.backend + "\"";
+        if (!backend) {
+            r.error = who + " is not configured (see --metric-backends)";
+            continue;
+        }
+        if (spec.backend_query.empty()) {
+            r.error = who + ": the metric has no backend.query";
+            continue;
+        }
+        const query_context ctx{hpa.namespace_, hpa.name,  target_name,
+                                pod_selector,   pod_names, backend->config().window};
+        auto values = query_values(spec, ctx);
+        auto query = values ? expand(spec.backend_query, *values)
+                            : core::outcome<std::string>(values.error());
+        if (!query) {
+            r.error = who + ": backend.query: " + query.error().text;
+            continue;
+        }
+        spawn(fetch_from_backend(impl_, state, i, backend, std::move(*query), std::move(*values),
+                                 spec),
+              i);
+    }
+    if (need_pod_metrics)
+        spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector), pod_metrics_task);
+    if (state->pending > 0) {
+        boost::system::error_code ec;
+        co_await state->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    for (std::size_t i = 0; need_pod_metrics && i < metrics.size(); ++i)
+        if (impl_->is_metrics_api(metrics[i].backend) && uses_pod_metrics(metrics[i]))
+            set_resource_reading(state->pod_metrics, metrics[i], state->readings[i]);
+    co_return std::move(state->readings);
+}
+
+} // namespace hpaplus::metrics

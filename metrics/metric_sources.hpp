@@ -1,0 +1,55 @@
+// metrics/metric_sources.hpp — every metric backend of the controller, and the reading of one
+// autoscaler's metrics from them: all metrics of the object at once, so one slow backend delays
+// only its own metrics.
+#pragma once
+
+#include "kube/api_client.hpp"
+#include "metrics/backend_config.hpp"
+#include "metrics/http_backend.hpp"
+#include "policy/metric_evaluation.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hpaplus::metrics {
+
+class metric_sources {
+  public:
+    /// `cluster` serves metrics with no backend and `metricsAPI` backends. Throws
+    /// std::runtime_error when a backend's TLS material is unusable (a start-up error).
+    metric_sources(boost::asio::any_io_executor executor, kube::api_client& cluster,
+                   const backends_file& file = {});
+    ~metric_sources();
+    metric_sources(const metric_sources&) = delete;
+    metric_sources& operator=(const metric_sources&) = delete;
+
+    /// One reading per entry of `hpa.spec.metrics`, in order, fetched concurrently.
+    /// `pod_selector` is the target's selector; `pods` its cached pods (for `{{pods}}`).
+    /// Runs on: the executor given to the constructor. Cancellation: none (bounded by the
+    /// request and backend timeouts).
+    boost::asio::awaitable<std::vector<policy::metric_reading>>
+    read(const policy::autoscaler& hpa, const std::string& target_name,
+         const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods);
+
+    /// The HTTP backend named `name`, or null (unknown, or a metricsAPI backend).
+    http_backend* backend(const std::string& name);
+
+    /// Name, type and counters of every HTTP backend, for /metrics.
+    struct backend_report {
+        std::string name;
+        backend_type type;
+        backend_stats stats;
+    };
+    std::vector<backend_report> report() const;
+
+    struct impl; // the fetch coroutines keep it alive while they run
+
+  private:
+    std::shared_ptr<impl> impl_;
+};
+
+} // namespace hpaplus::metrics
