@@ -48,9 +48,9 @@ bool add(backend_answer& a, std::string pod, std::optional<double> v,
         return false;
     }
     if (!std::isfinite(*v)) {
-        a = failed(answer_kind::bad_answer,
-                   "the value is " + std::string(std::isnan(*v) ? "NaN" : "infinite") +
-                       (pod.empty() ? "" : " for pod " + pod));
+        a = failed(answer_kind::bad_answer, "the value is " +
+                                                std::string(std::isnan(*v) ? "NaN" : "infinite") +
+                                                (pod.empty() ? "" : " for pod " + pod));
         return false;
     }
     a.values.push_back({std::move(pod), *v * scale, at});
@@ -75,8 +75,7 @@ std::string text_of(const rapidjson::Value* v) {
 
 } // namespace
 
-backend_answer parse_prometheus(std::string_view body, const std::string& pod_label,
-                                double scale) {
+backend_answer parse_prometheus(std::string_view body, const std::string& pod_label, double scale) {
     rapidjson::Document doc;
     if (!parse(doc, body) || !doc.IsObject())
         return failed(answer_kind::bad_answer, "the answer is not a JSON object");
@@ -110,8 +109,7 @@ backend_answer parse_prometheus(std::string_view body, const std::string& pod_la
             const auto p = labels->value.FindMember(pod_label.c_str());
             if (p != labels->value.MemberEnd() && p->value.IsString()) pod = p->value.GetString();
         }
-        if (!add(a, std::move(pod), number(&(*value)[1]), timestamp(&(*value)[0]), scale))
-            return a;
+        if (!add(a, std::move(pod), number(&(*value)[1]), timestamp(&(*value)[0]), scale)) return a;
     }
     return a;
 }
@@ -128,12 +126,11 @@ backend_answer parse_monitor(std::string_view body, const response_mapping& m, d
         return failed(answer_kind::no_data, "nothing at " + (m.items.empty() ? "/" : m.items));
     auto one = [&](const rapidjson::Value& item, backend_answer& a) {
         std::string pod;
+        // A result without a pod name is fine for Object and External metrics; per-pod
+        // metrics refuse it later (backend_reading).
         if (!m.pod.empty()) {
-            pod = text_of(at(item, m.pod));
-            if (pod.empty() || pod == "(not a string)") {
-                a = failed(answer_kind::bad_answer, "a result has no pod name at " + m.pod);
-                return false;
-            }
+            if (const rapidjson::Value* p = at(item, m.pod); p && p->IsString())
+                pod = p->GetString();
         }
         const rapidjson::Value* value = at(item, m.value);
         if (!value || value->IsNull()) {
@@ -174,10 +171,14 @@ std::string monitor_error(std::string_view body, const std::string& pointer) {
 
 const char* to_string(answer_kind kind) {
     switch (kind) {
-    case answer_kind::values: return "values";
-    case answer_kind::no_data: return "no data";
-    case answer_kind::unavailable: return "unavailable";
-    case answer_kind::bad_answer: return "bad answer";
+    case answer_kind::values:
+        return "values";
+    case answer_kind::no_data:
+        return "no data";
+    case answer_kind::unavailable:
+        return "unavailable";
+    case answer_kind::bad_answer:
+        return "bad answer";
     }
     return "?";
 }

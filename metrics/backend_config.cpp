@@ -29,15 +29,15 @@ const std::vector<std::string_view>& request_placeholders() {
 }
 
 const std::vector<std::string_view>& adapter_placeholders() {
-    static const std::vector<std::string_view> names{"namespace", "name",   "metric",
+    static const std::vector<std::string_view> names{"namespace", "name",          "metric",
                                                      "selector",  "labelSelector", "window"};
     return names;
 }
 
 bool valid_name(const std::string& s) {
     return !s.empty() && s.size() <= 63 && std::all_of(s.begin(), s.end(), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-           });
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    });
 }
 
 std::optional<std::string> read_file(const std::string& path) {
@@ -84,8 +84,10 @@ void decode_auth(json_decoder& d, const json_node& n, backend_config& b) {
         b.basic_password = d.opt_string(basic["password"]).value_or("");
         if (auto file = d.opt_string(basic["passwordFile"])) {
             auto text = read_file(*file);
-            if (!text) d.fail(basic["passwordFile"], "cannot read " + *file);
-            else b.basic_password = text->substr(0, text->find_last_not_of("\r\n") + 1);
+            if (!text)
+                d.fail(basic["passwordFile"], "cannot read " + *file);
+            else
+                b.basic_password = text->substr(0, text->find_last_not_of("\r\n") + 1);
         }
     }
     const int kinds = !b.bearer_token.empty() + !b.bearer_token_file.empty() + basic.present();
@@ -143,10 +145,14 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
     if (d.ok() && !valid_name(b.name))
         d.fail(n["name"], "must be 1-63 lower-case letters, digits, '-' or '_'");
     const std::string type = d.string(n["type"]);
-    if (type == "metricsAPI") b.type = backend_type::metrics_api;
-    else if (type == "prometheus") b.type = backend_type::prometheus;
-    else if (type == "monitor") b.type = backend_type::monitor;
-    else if (d.ok()) d.fail(n["type"], "must be metricsAPI, prometheus or monitor");
+    if (type == "metricsAPI")
+        b.type = backend_type::metrics_api;
+    else if (type == "prometheus")
+        b.type = backend_type::prometheus;
+    else if (type == "monitor")
+        b.type = backend_type::monitor;
+    else if (d.ok())
+        d.fail(n["type"], "must be metricsAPI, prometheus or monitor");
 
     if (b.type == backend_type::metrics_api) {
         // The cluster's own metrics APIs: reached with the controller's API client.
@@ -192,8 +198,8 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
     if (b.method != "GET" && b.method != "POST" && b.method != "PUT")
         d.fail(n["method"], "must be GET, POST or PUT");
     b.body = d.opt_string(n["body"]).value_or("");
-    b.content_type = d.opt_string(n["contentType"])
-                         .value_or(b.body.empty() ? "" : "application/json");
+    b.content_type =
+        d.opt_string(n["contentType"]).value_or(b.body.empty() ? "" : "application/json");
     check_template(d, n["url"], b.url, request_placeholders());
     check_template(d, n["body"], b.body, request_placeholders());
     decode_response(d, n["response"], b.response);
@@ -208,10 +214,10 @@ void decode_adapter(json_decoder& d, const json_node& n, backends_file& file) {
         for (std::size_t i = 0, size = d.array(list); i < size; ++i) {
             const json_node e = list.at(i);
             if (!d.object(e)) break;
-            d.known_fields(e, custom ? std::initializer_list<std::string_view>{"name", "backend",
-                                                                               "query", "resource"}
-                                     : std::initializer_list<std::string_view>{"name", "backend",
-                                                                               "query"});
+            d.known_fields(
+                e, custom ? std::initializer_list<std::string_view>{"name", "backend", "query",
+                                                                    "resource"}
+                          : std::initializer_list<std::string_view>{"name", "backend", "query"});
             adapter_metric m;
             m.name = d.string(e["name"]);
             m.backend = d.string(e["backend"]);
@@ -219,7 +225,8 @@ void decode_adapter(json_decoder& d, const json_node& n, backends_file& file) {
             if (custom) m.resource = d.opt_string(e["resource"]).value_or("pods");
             if (!d.ok()) return;
             const backend_config* b = file.find(m.backend);
-            if (!b) d.fail(e["backend"], "no backend named \"" + m.backend + "\"");
+            if (!b)
+                d.fail(e["backend"], "no backend named \"" + m.backend + "\"");
             else if (b->type == backend_type::metrics_api)
                 d.fail(e["backend"], "the adapter serves prometheus and monitor backends only");
             check_template(d, e["query"], m.query, adapter_placeholders());
@@ -275,9 +282,12 @@ core::outcome<backends_file> load_backends(const std::string& path) {
 
 const char* to_string(backend_type type) {
     switch (type) {
-    case backend_type::metrics_api: return "metricsAPI";
-    case backend_type::prometheus: return "prometheus";
-    case backend_type::monitor: return "monitor";
+    case backend_type::metrics_api:
+        return "metricsAPI";
+    case backend_type::prometheus:
+        return "prometheus";
+    case backend_type::monitor:
+        return "monitor";
     }
     return "?";
 }

@@ -29,17 +29,17 @@ struct response_mapping {
 };
 
 struct circuit_breaker_options {
-    int failure_threshold = 5;            ///< consecutive failures that open the circuit
-    std::chrono::seconds open_for{30};    ///< then one probe request is let through
+    int failure_threshold = 5;         ///< consecutive failures that open the circuit
+    std::chrono::seconds open_for{30}; ///< then one probe request is let through
 };
 
 struct backend_config {
     std::string name;
     backend_type type = backend_type::metrics_api;
-    std::string url;                       ///< prometheus: base URL; monitor: URL template
-    std::string method = "GET";            ///< monitor
-    std::string body;                      ///< monitor: body template
-    std::string content_type;              ///< monitor: body content type
+    std::string url;            ///< prometheus: base URL; monitor: URL template
+    std::string method = "GET"; ///< monitor
+    std::string body;           ///< monitor: body template
+    std::string content_type;   ///< monitor: body content type
     std::map<std::string, std::string> headers;
     std::string bearer_token;
     std::string bearer_token_file;
@@ -47,10 +47,10 @@ struct backend_config {
     std::string basic_password;
     std::string ca_file;
     bool insecure_skip_tls_verify = false;
-    std::string pod_label = "pod";         ///< prometheus: the label that names pods
-    std::string window = "1m";             ///< what `{{window}}` expands to
-    double scale = 1;                      ///< every value is multiplied by this
-    response_mapping response;             ///< monitor
+    std::string pod_label = "pod"; ///< prometheus: the label that names pods
+    std::string window = "1m";     ///< what `{{window}}` expands to
+    double scale = 1;              ///< every value is multiplied by this
+    response_mapping response;     ///< monitor
     std::chrono::milliseconds timeout{5000};
     /// Identical requests within this window share one answer (0 = only requests in flight).
     std::chrono::milliseconds coalesce{5000};

@@ -60,10 +60,17 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
                          core::time_point now, policy::metric_reading& r) {
     const std::string who = "backend \"" + backend + "\"";
     switch (answer.kind) {
-    case answer_kind::unavailable: r.error = who + " is unavailable: " + answer.error; return;
-    case answer_kind::no_data: r.error = who + " has no data: " + answer.error; return;
-    case answer_kind::bad_answer: r.error = who + " answered badly: " + answer.error; return;
-    case answer_kind::values: break;
+    case answer_kind::unavailable:
+        r.error = who + " is unavailable: " + answer.error;
+        return;
+    case answer_kind::no_data:
+        r.error = who + " has no data: " + answer.error;
+        return;
+    case answer_kind::bad_answer:
+        r.error = who + " answered badly: " + answer.error;
+        return;
+    case answer_kind::values:
+        break;
     }
     if (per_pod(spec.type)) {
         policy::sample_set samples;

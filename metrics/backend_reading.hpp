@@ -14,11 +14,11 @@ namespace hpaplus::metrics {
 /// What a metric query of an HPAPlus can refer to.
 struct query_context {
     std::string namespace_;
-    std::string name;             ///< the HPAPlus
-    std::string target;           ///< the scale target's name
-    std::string pod_selector;     ///< the target's selector (string form)
+    std::string name;                   ///< the HPAPlus
+    std::string target;                 ///< the scale target's name
+    std::string pod_selector;           ///< the target's selector (string form)
     std::vector<std::string_view> pods; ///< names of the target's pods
-    std::string window;           ///< the backend's window
+    std::string window;                 ///< the backend's window
 };
 
 /// The placeholder values for one metric (see query_placeholders()). For Resource,

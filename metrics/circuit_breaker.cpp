@@ -5,8 +5,10 @@ namespace hpaplus::metrics {
 
 bool circuit_breaker::allow(clock::time_point now) {
     switch (state_) {
-    case state::closed: return true;
-    case state::half_open: return false; // the probe is still out
+    case state::closed:
+        return true;
+    case state::half_open:
+        return false; // the probe is still out
     case state::open:
         if (now < retry_at()) return false;
         state_ = state::half_open;

@@ -78,7 +78,8 @@ kube::client_options client_for(const backend_config& b) {
     o.connect_timeout = std::min(b.timeout, std::chrono::milliseconds(10000));
     o.qps = 1e9; // backends are protected by coalescing and the breaker, not a client-side limit
     o.burst = 1 << 30;
-    o.max_retries = 0; // a retry would double the wait on a slow backend; the next reconcile retries
+    o.max_retries =
+        0; // a retry would double the wait on a slow backend; the next reconcile retries
     o.max_body_bytes = b.max_response_bytes;
     return o;
 }
@@ -114,9 +115,8 @@ struct http_backend::impl {
         while (!base_path.empty() && base_path.back() == '/')
             base_path.pop_back();
         if (!config.basic_username.empty())
-            headers.emplace_back("Authorization",
-                                 "Basic " + base64(config.basic_username + ":" +
-                                                   config.basic_password));
+            headers.emplace_back("Authorization", "Basic " + base64(config.basic_username + ":" +
+                                                                    config.basic_password));
         for (const auto& [k, v] : config.headers)
             headers.emplace_back(k, v);
     }
@@ -139,8 +139,8 @@ struct http_backend::impl {
             // POST keeps long queries out of the URL; `timeout` lets Prometheus give up too.
             r.method = "POST";
             r.target = base_path + "/api/v1/query";
-            r.body = "query=" + net::percent_encode(query) + "&timeout=" +
-                     seconds_text(config.timeout);
+            r.body =
+                "query=" + net::percent_encode(query) + "&timeout=" + seconds_text(config.timeout);
             r.content_type = "application/x-www-form-urlencoded";
             return r;
         }
@@ -180,8 +180,8 @@ struct http_backend::impl {
                                : monitor_error(response.body, config.response.error);
         if (said.empty()) said = monitor_error(response.body, "/error");
         if (said.empty()) said = response.body.substr(0, 200);
-        const std::string text = "HTTP " + std::to_string(response.http_status) +
-                                 (said.empty() ? "" : ": " + said);
+        const std::string text =
+            "HTTP " + std::to_string(response.http_status) + (said.empty() ? "" : ": " + said);
         const bool down = response.http_status >= 500 || response.http_status == 429;
         return failure(down ? answer_kind::unavailable : answer_kind::bad_answer, text);
     }
@@ -198,11 +198,17 @@ struct http_backend::impl {
 http_backend::http_backend(asio::any_io_executor executor, backend_config config)
     : impl_(std::make_shared<impl>(executor, std::move(config))) {}
 
-http_backend::~http_backend() { impl_->client.close(); }
+http_backend::~http_backend() {
+    impl_->client.close();
+}
 
-const backend_config& http_backend::config() const { return impl_->config; }
+const backend_config& http_backend::config() const {
+    return impl_->config;
+}
 
-backend_stats http_backend::stats() const { return impl_->stats; }
+backend_stats http_backend::stats() const {
+    return impl_->stats;
+}
 
 asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_values values) {
     auto self = impl_; // the backend may be destroyed while this request is out
@@ -225,8 +231,8 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
     }
     if (!self->breaker.allow(now)) {
         ++self->stats.short_circuited;
-        const auto wait = std::chrono::duration_cast<std::chrono::seconds>(
-            self->breaker.retry_at() - now);
+        const auto wait =
+            std::chrono::duration_cast<std::chrono::seconds>(self->breaker.retry_at() - now);
         co_return failure(answer_kind::unavailable,
                           "circuit open after " +
                               std::to_string(self->breaker.consecutive_failures()) +

@@ -64,7 +64,8 @@ namespace {
 asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
                                         std::shared_ptr<gather> state, std::string ns,
                                         std::string selector) {
-    state->pod_metrics = co_await list_pod_metrics(self->cluster, std::move(ns), std::move(selector));
+    state->pod_metrics =
+        co_await list_pod_metrics(self->cluster, std::move(ns), std::move(selector));
 }
 
 asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
@@ -76,10 +77,10 @@ asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
 }
 
 // `keep` holds the backend alive while the request is out.
-asio::awaitable<void> fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
-                                         std::shared_ptr<gather> state, std::size_t index,
-                                         http_backend* backend, std::string query,
-                                         template_values values, policy::metric_spec spec) {
+asio::awaitable<void>
+fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
+                   std::shared_ptr<gather> state, std::size_t index, http_backend* backend,
+                   std::string query, template_values values, policy::metric_spec spec) {
     const backend_answer answer = co_await backend->fetch(std::move(query), std::move(values));
     const backend_config& config = backend->config();
     set_backend_reading(answer, spec, config.name, config.pod_label, wall_now(),
@@ -101,7 +102,9 @@ metric_sources::metric_sources(asio::any_io_executor executor, kube::api_client&
 
 metric_sources::~metric_sources() = default;
 
-http_backend* metric_sources::backend(const std::string& name) { return impl_->find(name); }
+http_backend* metric_sources::backend(const std::string& name) {
+    return impl_->find(name);
+}
 
 std::vector<metric_sources::backend_report> metric_sources::report() const {
     std::vector<backend_report> out;
@@ -121,8 +124,10 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
         asio::co_spawn(impl_->executor, std::move(task), [state, index](std::exception_ptr e) {
             if (e) {
                 const std::string text = "internal error while reading the metric";
-                if (index == pod_metrics_task) state->pod_metrics.error = text;
-                else state->readings[index].error = text;
+                if (index == pod_metrics_task)
+                    state->pod_metrics.error = text;
+                else
+                    state->readings[index].error = text;
             }
             if (--state->pending == 0) state->done.cancel();
         });
@@ -136,8 +141,10 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
     for (std::size_t i = 0; i < metrics.size(); ++i) {
         const policy::metric_spec& spec = metrics[i];
         if (impl_->is_metrics_api(spec.backend)) {
-            if (uses_pod_metrics(spec)) need_pod_metrics = true;
-            else spawn(fetch_from_api(impl_, state, i, hpa.namespace_, pod_selector, spec), i);
+            if (uses_pod_metrics(spec))
+                need_pod_metrics = true;
+            else
+                spawn(fetch_from_api(impl_, state, i, hpa.namespace_, pod_selector, spec), i);
             continue;
         }
         http_backend* backend = impl_->find(spec.backend);

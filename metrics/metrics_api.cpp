@@ -100,8 +100,7 @@ boost::asio::awaitable<pod_metrics_answer>
 list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selector) {
     pod_metrics_answer out;
     const std::string no_continue; // named: GCC 12 mishandles temporaries in co_await calls
-    auto response =
-        co_await kube::list(client, pod_metrics_path, ns, pod_selector, 0, no_continue);
+    auto response = co_await kube::list(client, pod_metrics_path, ns, pod_selector, 0, no_continue);
     if (!response) {
         out.error = failure("resource", response);
         co_return out;
@@ -127,14 +126,14 @@ void set_resource_reading(const pod_metrics_answer& answer, const policy::metric
         r, policy::samples_from_pod_metrics(answer.items, spec.resource_name, spec.container));
 }
 
-boost::asio::awaitable<policy::metric_reading>
-read_custom_or_external(kube::api_client& client, std::string ns, std::string pod_selector,
-                        policy::metric_spec spec) {
+boost::asio::awaitable<policy::metric_reading> read_custom_or_external(kube::api_client& client,
+                                                                       std::string ns,
+                                                                       std::string pod_selector,
+                                                                       policy::metric_spec spec) {
     policy::metric_reading r;
     if (spec.type == policy::metric_source_type::external) {
-        const std::string target = "/apis/external.metrics.k8s.io/v1beta1/namespaces/" + ns +
-                                   "/" + spec.metric.name +
-                                   query(selector_text(spec.metric.selector));
+        const std::string target = "/apis/external.metrics.k8s.io/v1beta1/namespaces/" + ns + "/" +
+                                   spec.metric.name + query(selector_text(spec.metric.selector));
         kube::api_request request{"GET", target, "", "application/json"};
         auto response = co_await client.send(std::move(request));
         if (!response)

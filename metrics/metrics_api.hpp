@@ -30,9 +30,10 @@ void set_resource_reading(const pod_metrics_answer& answer, const policy::metric
 
 /// A Pods, Object or External reading from the custom or external metrics API.
 /// Runs on: the client's executor. Cancellation: none (bounded by the request timeouts).
-boost::asio::awaitable<policy::metric_reading>
-read_custom_or_external(kube::api_client& client, std::string ns, std::string pod_selector,
-                        policy::metric_spec spec);
+boost::asio::awaitable<policy::metric_reading> read_custom_or_external(kube::api_client& client,
+                                                                       std::string ns,
+                                                                       std::string pod_selector,
+                                                                       policy::metric_spec spec);
 
 /// The selector string for a metric's `selector` (empty when none).
 std::string selector_text(const std::optional<core::label_selector_spec>& spec);

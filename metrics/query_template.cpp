@@ -19,9 +19,12 @@ std::string_view trim(std::string_view s) {
 
 std::string encode(std::string_view value, value_encoding encoding) {
     switch (encoding) {
-    case value_encoding::percent: return net::percent_encode(value);
-    case value_encoding::json: return escape_string(value);
-    case value_encoding::raw: break;
+    case value_encoding::percent:
+        return net::percent_encode(value);
+    case value_encoding::json:
+        return escape_string(value);
+    case value_encoding::raw:
+        break;
     }
     return std::string(value);
 }
@@ -72,9 +75,9 @@ std::string regex_escape(std::string_view s) {
 } // namespace
 
 const std::vector<std::string_view>& query_placeholders() {
-    static const std::vector<std::string_view> names{
-        "namespace", "name", "target", "metric", "container", "selector", "labelSelector", "pods",
-        "window"};
+    static const std::vector<std::string_view> names{"namespace",     "name",      "target",
+                                                     "metric",        "container", "selector",
+                                                     "labelSelector", "pods",      "window"};
     return names;
 }
 
@@ -130,8 +133,12 @@ core::outcome<std::string> promql_matchers(const core::label_selector& selector)
         case core::selector_op::not_in:
             matcher += "!~\"" + escape_string(regex_alternation(values)) + "\"";
             break;
-        case core::selector_op::exists: matcher += "!=\"\""; break;
-        case core::selector_op::does_not_exist: matcher += "=\"\""; break;
+        case core::selector_op::exists:
+            matcher += "!=\"\"";
+            break;
+        case core::selector_op::does_not_exist:
+            matcher += "=\"\"";
+            break;
         case core::selector_op::greater_than:
         case core::selector_op::less_than:
             return core::error_message("the selector requirement on \"" + req.key +

@@ -82,40 +82,47 @@ struct metrics_result {
 // HPAPlus fallback for one failed metric; returns true when the metric still yields a proposal
 // (or is ignored) and records what was used.
 bool apply_fallback(const metric_spec& spec, metric_record& record, const reconcile_input& in,
-                    std::int32_t spec_replicas, bool& ignored, std::vector<std::string>& notes) {
+                    std::int32_t spec_replicas, const std::string& why, bool& ignored,
+                    std::vector<std::string>& notes) {
     const fallback_spec& fb = *spec.fallback;
-    if (const known_good_proposal* good = find_last_good(in.hist, record.index);
-        good && in.now - good->time <= fb.stale_after) {
-        record.proposal = good->replicas;
-        record.fallback = "LastKnownGood";
-        notes.push_back("metric " + std::to_string(record.index) + ": last known good proposal " +
-                        std::to_string(good->replicas) + " from " +
-                        core::format_rfc3339(good->time));
-        return true;
-    }
-    switch (fb.action) {
-    case on_failure::fail:
+    const std::size_t first_note = notes.size();
+    const bool rescued = [&] {
+        if (const known_good_proposal* good = find_last_good(in.hist, record.index);
+            good && in.now - good->time <= fb.stale_after) {
+            record.proposal = good->replicas;
+            record.fallback = "LastKnownGood";
+            notes.push_back("metric " + std::to_string(record.index) +
+                            ": last known good proposal " + std::to_string(good->replicas) +
+                            " from " + core::format_rfc3339(good->time));
+            return true;
+        }
+        switch (fb.action) {
+        case on_failure::fail:
+            return false;
+        case on_failure::hold:
+            record.proposal = spec_replicas;
+            record.fallback = "Hold";
+            notes.push_back("metric " + std::to_string(record.index) + ": holding " +
+                            std::to_string(spec_replicas) + " replicas");
+            return true;
+        case on_failure::replicas:
+            record.proposal = fb.replicas;
+            record.fallback = "Replicas";
+            notes.push_back("metric " + std::to_string(record.index) + ": fallback of " +
+                            std::to_string(fb.replicas) + " replicas");
+            return true;
+        case on_failure::ignore:
+            record.fallback = "Ignore";
+            ignored = true;
+            notes.push_back("metric " + std::to_string(record.index) +
+                            ": ignored while it cannot be read");
+            return true;
+        }
         return false;
-    case on_failure::hold:
-        record.proposal = spec_replicas;
-        record.fallback = "Hold";
-        notes.push_back("metric " + std::to_string(record.index) + ": holding " +
-                        std::to_string(spec_replicas) + " replicas");
-        return true;
-    case on_failure::replicas:
-        record.proposal = fb.replicas;
-        record.fallback = "Replicas";
-        notes.push_back("metric " + std::to_string(record.index) + ": fallback of " +
-                        std::to_string(fb.replicas) + " replicas");
-        return true;
-    case on_failure::ignore:
-        record.fallback = "Ignore";
-        ignored = true;
-        notes.push_back("metric " + std::to_string(record.index) +
-                        ": ignored while it cannot be read");
-        return true;
-    }
-    return false;
+    }();
+    // Say why: a backend that is down, one without data, and an unreadable answer differ.
+    if (notes.size() > first_note) notes.back() += " (" + why + ")";
+    return rescued;
 }
 
 metrics_result compute_metrics(decision& d, const reconcile_input& in,
@@ -179,9 +186,10 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         } else {
             record.error = outcome.error;
             warn(d, outcome.failure_reason, outcome.failure_detail);
-            const bool rescued = spec.metrics[i].fallback &&
-                                 apply_fallback(spec.metrics[i], record, in, scale.spec_replicas,
-                                                ignored, fallback_notes);
+            const bool rescued =
+                spec.metrics[i].fallback &&
+                apply_fallback(spec.metrics[i], record, in, scale.spec_replicas,
+                               reading.error.value_or(outcome.error), ignored, fallback_notes);
             if (!rescued) {
                 if (invalid == 0) first_failure = &outcome;
                 ++invalid;

@@ -27,7 +27,8 @@ using metrics::answer_kind;
 class fake_monitor {
   public:
     explicit fake_monitor(asio::io_context& io)
-        : io_(io), server_(io.get_executor(), {}, [this](net::http_request& req, net::http_responder& res) {
+        : io_(io),
+          server_(io.get_executor(), {}, [this](net::http_request& req, net::http_responder& res) {
               return handle(req, res);
           }) {
         server_.start();

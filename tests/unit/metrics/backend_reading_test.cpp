@@ -47,8 +47,8 @@ TEST(BackendReading, PerPodMetricNeedsPodNames) {
 
 TEST(BackendReading, ObjectNeedsExactlyOneValue) {
     policy::metric_reading r;
-    set_backend_reading(values({{"", 2.5, {}}}), metric(policy::metric_source_type::object),
-                        "prom", "pod", now, r);
+    set_backend_reading(values({{"", 2.5, {}}}), metric(policy::metric_source_type::object), "prom",
+                        "pod", now, r);
     ASSERT_FALSE(r.error);
     EXPECT_EQ(r.object_value, 2500);
     policy::metric_reading two;
@@ -78,8 +78,7 @@ TEST(BackendReading, FailuresAreToldApart) {
         a.kind = kind;
         a.error = "x";
         policy::metric_reading r;
-        set_backend_reading(a, metric(policy::metric_source_type::external), "prom", "pod", now,
-                            r);
+        set_backend_reading(a, metric(policy::metric_source_type::external), "prom", "pod", now, r);
         ASSERT_TRUE(r.error);
         EXPECT_EQ(*r.error, text);
     }

@@ -1,0 +1,349 @@
+// End-to-end: the controller reading metrics from a real Prometheus (Debian `prometheus`, scraping
+// the simulated pods) and a real InfluxDB 1.x (Debian `influxdb`, standing in for a company
+// monitor), next to the Kubernetes metrics APIs — and falling back when Prometheus stops.
+// Every server runs on 127.0.0.1 in a temporary directory and is stopped afterwards.
+#include "../support/process.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <thread>
+
+namespace hpaplus {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string source = HPAPLUS_SOURCE_DIR;
+
+// A port that was free a moment ago (the servers below take a port number, not 0).
+int free_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    ::close(fd);
+    return ntohs(addr.sin_port);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+bool installed(const char* program) {
+    return test::run_command(std::string("which ") + program).exit_code == 0;
+}
+
+class MetricBackendsE2E : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        for (const char* program : {"kubectl", "prometheus", "influxd"})
+            ASSERT_TRUE(installed(program))
+                << program
+                << " is not installed: run scripts/setup.sh (it installs kubectl and "
+                   "Debian's prometheus and influxdb)";
+        sim = std::make_unique<test::child_process>(std::vector<std::string>{
+            HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"});
+        const std::string line = sim->wait_for_line("listening on", 20s);
+        ASSERT_FALSE(line.empty()) << "hpaplus sim did not start";
+        const auto at = line.find("://");
+        ASSERT_NE(at, std::string::npos) << line;
+        sim_scheme = line.substr(line.rfind(' ', at) + 1, at - line.rfind(' ', at) - 1);
+        sim_address = line.substr(at + 3, line.find_first_of(" /\n", at + 3) - at - 3);
+        start_prometheus();
+        start_influxdb();
+        ASSERT_EQ(kubectl("apply -f " + source + "/crds/").exit_code, 0);
+    }
+    void TearDown() override {
+        if (controller) {
+            EXPECT_EQ(controller->terminate(10000ms), 0);
+        }
+        if (prometheus) prometheus->terminate();
+        if (influx) influx->terminate();
+        if (sim) {
+            EXPECT_EQ(sim->terminate(), 0);
+        }
+    }
+
+    void start_prometheus() {
+        if (prometheus_port == 0) {
+            prometheus_port = free_port();
+            write_file(dir.path() + "/prometheus.yml",
+                       "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+                       "scrape_configs:\n"
+                       "  - job_name: sim\n"
+                       "    metrics_path: /sim/v1/prometheus\n"
+                       "    scheme: " +
+                           sim_scheme +
+                           "\n"
+                           "    tls_config: {insecure_skip_verify: true}\n"
+                           "    static_configs: [{targets: ['" +
+                           sim_address + "']}]\n");
+        }
+        prometheus = std::make_unique<test::child_process>(std::vector<std::string>{
+            "prometheus", "--config.file=" + dir.path() + "/prometheus.yml",
+            "--storage.tsdb.path=" + dir.path() + "/prometheus-data",
+            "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)});
+        ASSERT_FALSE(
+            prometheus->wait_for_line("Server is ready to receive web requests", 60s).empty())
+            << "prometheus did not start";
+    }
+
+    void start_influxdb() {
+        influx_port = free_port();
+        const std::string d = dir.path() + "/influxdb";
+        write_file(dir.path() + "/influxdb.conf", "reporting-disabled = true\n"
+                                                  "bind-address = \"127.0.0.1:" +
+                                                      std::to_string(free_port()) +
+                                                      "\"\n"
+                                                      "[meta]\n  dir = \"" +
+                                                      d +
+                                                      "/meta\"\n"
+                                                      "[data]\n  dir = \"" +
+                                                      d + "/data\"\n  wal-dir = \"" + d +
+                                                      "/wal\"\n"
+                                                      "[http]\n  bind-address = \"127.0.0.1:" +
+                                                      std::to_string(influx_port) +
+                                                      "\"\n  log-enabled = false\n"
+                                                      "[monitor]\n  store-enabled = false\n");
+        influx = std::make_unique<test::child_process>(
+            std::vector<std::string>{"influxd", "-config", dir.path() + "/influxdb.conf"});
+        ASSERT_TRUE(
+            eventually([&] { return influx_query("CREATE DATABASE mon").exit_code == 0; }, 30s))
+            << "influxd did not start";
+    }
+
+    test::command_result influx_query(const std::string& q) {
+        return test::run_command(
+            "curl -sf -XPOST 'http://127.0.0.1:" + std::to_string(influx_port) +
+            "/query' --data-urlencode 'q=" + q + "'");
+    }
+    test::command_result influx_write(const std::string& lines) {
+        return test::run_command(
+            "curl -sf -XPOST 'http://127.0.0.1:" + std::to_string(influx_port) +
+            "/write?db=mon' --data-binary '" + lines + "'");
+    }
+    test::command_result prometheus_query(const std::string& q) {
+        return test::run_command("curl -sf 'http://127.0.0.1:" + std::to_string(prometheus_port) +
+                                 "/api/v1/query' --data-urlencode 'query=" + q + "'");
+    }
+
+    // The backends file the controller is started with.
+    std::string backends_file() {
+        const std::string path = dir.path() + "/backends.yaml";
+        write_file(path, "backends:\n"
+                         "  - name: prom\n"
+                         "    type: prometheus\n"
+                         "    url: http://127.0.0.1:" +
+                             std::to_string(prometheus_port) +
+                             "\n"
+                             "    timeoutSeconds: 2\n"
+                             "    coalesceSeconds: 1\n"
+                             "    circuitBreaker: {failureThreshold: 3, openSeconds: 2}\n"
+                             "  - name: influx\n"
+                             "    type: monitor\n"
+                             "    url: \"http://127.0.0.1:" +
+                             std::to_string(influx_port) +
+                             "/query?db=mon&q={{query}}\"\n"
+                             "    timeoutSeconds: 2\n"
+                             "    response:\n"
+                             "      items: /results/0/series\n"
+                             "      value: /values/0/1\n"
+                             "      pod: /tags/pod\n"
+                             "      error: /results/0/error\n");
+        return path;
+    }
+
+    void start_controller() {
+        controller = std::make_unique<test::child_process>(std::vector<std::string>{
+            HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
+            "--leader-elect=false", "--ops-listen=", "--metric-backends=" + backends_file(),
+            "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
+        ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    }
+
+    test::command_result kubectl(const std::string& args) {
+        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
+                                 dir.path() + "/cache " + args);
+    }
+    test::command_result apply(const std::string& yaml) {
+        write_file(dir.path() + "/object.yaml", yaml);
+        return kubectl("apply -f " + dir.path() + "/object.yaml");
+    }
+    std::string jsonpath(const std::string& object, const std::string& path) {
+        return kubectl("get " + object + " -o 'jsonpath=" + path + "'").output;
+    }
+    bool eventually(const std::function<bool()>& f, std::chrono::seconds limit = 60s) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (f()) return true;
+            std::this_thread::sleep_for(250ms);
+        }
+        return f();
+    }
+    std::string condition(const std::string& object, const std::string& type,
+                          const std::string& field) {
+        return jsonpath(object, "{.status.conditions[?(@.type==\"" + type + "\")]." + field + "}");
+    }
+
+    test::temp_dir dir;
+    std::string sim_scheme;
+    std::string sim_address;
+    int prometheus_port = 0;
+    int influx_port = 0;
+    std::unique_ptr<test::child_process> sim;
+    std::unique_ptr<test::child_process> prometheus;
+    std::unique_ptr<test::child_process> influx;
+    std::unique_ptr<test::child_process> controller;
+};
+
+// A Deployment with `requests.cpu: 500m`, a total CPU load, and a per-pod custom metric.
+std::string deployment(const std::string& name, int replicas, const std::string& cpu_load,
+                       const std::string& rps_total) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations: {sim.hpaplus.io/cpu-load: " + cpu_load +
+           ", sim.hpaplus.io/pods-metric.rps: '" + rps_total +
+           "'}\nspec:\n  replicas: " + std::to_string(replicas) +
+           "\n  selector: {matchLabels: {app: " + name +
+           "}}\n  template:\n    metadata: {labels: {app: " + name +
+           "}}\n    spec:\n      containers:\n        - name: app\n          image: nginx\n"
+           "          resources: {requests: {cpu: 500m}}\n";
+}
+
+std::string hpaplus(const std::string& name, int max, const std::string& metrics) {
+    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n  name: " +
+           name +
+           "\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: "
+           "Deployment, name: " +
+           name + "}\n  minReplicas: 1\n  maxReplicas: " + std::to_string(max) +
+           "\n  syncPeriodSeconds: 1\n  metrics:\n" + metrics;
+}
+
+const std::string prometheus_cpu =
+    "    - type: Resource\n"
+    "      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n"
+    "      backend:\n"
+    "        name: prom\n"
+    "        query: sum by (pod) "
+    "(sim_pod_cpu_usage_cores{namespace=\"{{namespace}}\",pod=~\"{{pods}}\"})\n";
+
+TEST_F(MetricBackendsE2E, ScalesOnPrometheusOnInfluxDbAndOnBothWithTheMetricsApi) {
+    // Prometheus: 2.5 cores over pods requesting 0.5 at 50 % → 10 pods (capped at 8).
+    ASSERT_EQ(apply(deployment("web", 2, "2500m", "0")).exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("web", 8, prometheus_cpu)).exit_code, 0);
+    // InfluxDB as the monitor: a queue of 120 at 20 per pod → 6 pods.
+    ASSERT_EQ(apply(deployment("worker", 1, "100m", "0")).exit_code, 0);
+    ASSERT_EQ(influx_write("queue_depth,queue=orders value=120").exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("worker", 10,
+                            "    - type: External\n"
+                            "      external:\n"
+                            "        metric: {name: queue_depth}\n"
+                            "        target: {type: AverageValue, averageValue: '20'}\n"
+                            "      backend:\n"
+                            "        name: influx\n"
+                            "        query: SELECT last(\"value\") FROM \"queue_depth\" WHERE "
+                            "\"queue\" = 'orders'\n"))
+                  .exit_code,
+              0);
+    // One object on all three: metrics.k8s.io CPU (low), Prometheus per-pod rps (the largest),
+    // InfluxDB per-pod latency.
+    ASSERT_EQ(apply(deployment("shop", 2, "200m", "60")).exit_code, 0);
+    ASSERT_EQ(influx_write("latency_ms,pod=shop-a value=5").exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("shop", 10,
+                            "    - type: Resource\n"
+                            "      resource: {name: cpu, target: {type: Utilization, "
+                            "averageUtilization: 80}}\n"
+                            "    - type: Pods\n"
+                            "      pods:\n"
+                            "        metric: {name: rps}\n"
+                            "        target: {type: AverageValue, averageValue: '10'}\n"
+                            "      backend:\n"
+                            "        name: prom\n"
+                            "        query: sum by (pod) (sim_pod_metric{metric=\"{{metric}}\","
+                            "namespace=\"{{namespace}}\",pod=~\"{{pods}}\"})\n"
+                            "    - type: External\n"
+                            "      external:\n"
+                            "        metric: {name: latency_ms}\n"
+                            "        target: {type: Value, value: '100'}\n"
+                            "      backend:\n"
+                            "        name: influx\n"
+                            "        query: SELECT last(\"value\") FROM \"latency_ms\"\n"))
+                  .exit_code,
+              0);
+    // Prometheus has scraped the simulated pods before the controller starts.
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("sim_pod_metric{pod=~\"shop-.*\"}").output.find("\"value\"") !=
+               std::string::npos;
+    })) << prometheus_query("sim_pod_metric").output;
+    start_controller();
+
+    EXPECT_TRUE(eventually([&] { return jsonpath("deployment web", "{.spec.replicas}") == "8"; }))
+        << kubectl("get hpap web -o yaml").output;
+    EXPECT_TRUE(eventually([&] {
+        return jsonpath("deployment worker", "{.spec.replicas}") == "6";
+    })) << kubectl("get hpap worker -o yaml").output;
+    // shop: rps 60 over 2 pods at 10 per pod → 6; CPU and latency propose less.
+    EXPECT_TRUE(eventually([&] { return jsonpath("deployment shop", "{.spec.replicas}") == "6"; }))
+        << kubectl("get hpap shop -o yaml").output;
+    EXPECT_TRUE(eventually([&] {
+        return jsonpath("hpap shop", "{.status.currentMetrics[*].type}") ==
+               "Resource Pods External";
+    })) << kubectl("get hpap shop -o yaml").output;
+    EXPECT_EQ(jsonpath("hpap shop", "{.status.currentMetrics[2].external.current.value}"), "5");
+    EXPECT_EQ(condition("hpap shop", "ScalingActive", "status"), "True");
+}
+
+TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsIt) {
+    ASSERT_EQ(apply(deployment("web", 2, "1000m", "0")).exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("web", 8,
+                            prometheus_cpu +
+                                "      fallback: {staleAfterSeconds: 2, onFailure: "
+                                "Replicas, replicas: 5}\n"
+                                "  behavior: {scaleDown: {stabilizationWindowSeconds: 0}}\n"))
+                  .exit_code,
+              0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("sim_pod_cpu_usage_cores{pod=~\"web-.*\"}")
+                   .output.find("\"value\"") != std::string::npos;
+    }));
+    start_controller();
+    // 1 core over 2 × 0.5 at 50 % → 4 pods.
+    ASSERT_TRUE(eventually([&] { return jsonpath("deployment web", "{.spec.replicas}") == "4"; }))
+        << kubectl("get hpap web -o yaml").output;
+    EXPECT_TRUE(
+        eventually([&] { return condition("hpap web", "FallbackActive", "status") == "False"; }));
+
+    prometheus->terminate();
+    prometheus.reset();
+    // Backend down: after staleAfterSeconds the fallback's 5 replicas apply, and it says why.
+    EXPECT_TRUE(eventually([&] {
+        return condition("hpap web", "FallbackActive", "status") == "True" &&
+               jsonpath("deployment web", "{.spec.replicas}") == "5";
+    })) << kubectl("get hpap web -o yaml").output;
+    const std::string events = kubectl("get events --field-selector reason=FallbackActive").output;
+    EXPECT_NE(events.find("FallbackActive"), std::string::npos) << events;
+    // The condition says the backend is down (not "no data", not an unreadable answer).
+    const std::string message = condition("hpap web", "FallbackActive", "message");
+    EXPECT_NE(message.find("metric 0: fallback of 5 replicas (backend \"prom\" is unavailable"),
+              std::string::npos)
+        << message;
+
+    // Prometheus returns (same port, same data): the metric is read again, the fallback ends.
+    start_prometheus();
+    EXPECT_TRUE(eventually(
+        [&] { return condition("hpap web", "FallbackActive", "status") == "False"; }, 90s))
+        << kubectl("get hpap web -o yaml").output;
+    EXPECT_TRUE(eventually([&] { return jsonpath("deployment web", "{.spec.replicas}") != "5"; }))
+        << kubectl("get hpap web -o yaml").output;
+}
+
+} // namespace
+} // namespace hpaplus
