@@ -1,6 +1,7 @@
 // controller/cli.cpp — subcommand dispatch.
 #include "controller/cli.hpp"
 
+#include "controller/adapter_command.hpp"
 #include "controller/controller_command.hpp"
 #include "controller/cron_command.hpp"
 #include "controller/evaluate_command.hpp"
@@ -23,6 +24,7 @@ constexpr const char* usage =
     "coroutine.\n"
     "\n"
     "Commands:\n"
+    "  adapter           serve external/custom metrics APIs from the metric backends (TLS)\n"
     "  controller        run the autoscaler against a cluster (see --help for its flags)\n"
     "  cron next         the next fire times of a cron schedule in a time zone\n"
     "  demo              run the whole thing on the simulated cluster and write a report\n"
@@ -49,6 +51,7 @@ int run_cli(int argc, char** argv) {
         std::printf("hpaplus %s\n", HPAPLUS_VERSION);
         return 0;
     }
+    if (command == "adapter") return run_adapter(argc - 1, argv + 1);
     if (command == "controller") return run_controller(argc - 1, argv + 1);
     if (command == "cron") return run_cron(argc - 1, argv + 1);
     if (command == "demo") return run_demo(argc - 1, argv + 1);

@@ -90,8 +90,8 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                 crons_->on_change(type, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *hpapluses_, *pods_, *deployments_,
-                                                         *events_, options, cronhpas_.get()});
+    env_ = std::make_unique<reconcile_env>(reconcile_env{
+        client, sources, *hpapluses_, *pods_, *deployments_, *events_, options, cronhpas_.get()});
     hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
                                  const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });
     deployments_->on_change(

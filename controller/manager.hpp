@@ -47,8 +47,7 @@ struct manager_stats {
 class manager {
   public:
     manager(kube::api_client& client, metrics::metric_sources& sources,
-            const controller_options& options,
-            reconcile_observer* observer = nullptr);
+            const controller_options& options, reconcile_observer* observer = nullptr);
     ~manager();
     manager(const manager&) = delete;
     manager& operator=(const manager&) = delete;

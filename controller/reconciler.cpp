@@ -110,8 +110,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     if (in.scale) cached_pods(env.pods, ns, in.scale->selector, pod_storage, in.pods);
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();
-        in.readings =
-            co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods);
+        in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
     }
 

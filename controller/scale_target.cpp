@@ -5,7 +5,6 @@
 
 #include <rapidjson/document.h>
 
-
 namespace hpaplus::controller {
 namespace {
 

@@ -158,7 +158,19 @@ class MetricBackendsE2E : public ::testing::Test {
                              "      items: /results/0/series\n"
                              "      value: /values/0/1\n"
                              "      pod: /tags/pod\n"
-                             "      error: /results/0/error\n");
+                             "      error: /results/0/error\n"
+                             "adapter:\n"
+                             "  external:\n"
+                             "    - name: queue_depth\n"
+                             "      backend: influx\n"
+                             "      query: SELECT last(\"value\") FROM \"queue_depth\" WHERE "
+                             "\"namespace\" = '{{namespace}}'\n"
+                             "  custom:\n"
+                             "    - name: rps\n"
+                             "      resource: pods\n"
+                             "      backend: prom\n"
+                             "      query: sum by (pod) (sim_pod_metric{metric=\"{{metric}}\","
+                             "namespace=\"{{namespace}}\"})\n");
         return path;
     }
 
@@ -343,6 +355,60 @@ TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsI
         << kubectl("get hpap web -o yaml").output;
     EXPECT_TRUE(eventually([&] { return jsonpath("deployment web", "{.spec.replicas}") != "5"; }))
         << kubectl("get hpap web -o yaml").output;
+}
+
+TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) {
+    ASSERT_EQ(influx_write("queue_depth,namespace=shop value=42").exit_code, 0);
+    ASSERT_EQ(apply(deployment("web", 2, "100m", "30")).exit_code, 0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("sim_pod_metric{pod=~\"web-.*\"}").output.find("\"value\"") !=
+               std::string::npos;
+    }));
+    test::child_process adapter({HPAPLUS_BINARY, "adapter", "--metric-backends=" + backends_file(),
+                                 "--listen=127.0.0.1:0"});
+    const std::string line = adapter.wait_for_line("listening on", 20s);
+    ASSERT_NE(line.find("https://"), std::string::npos) << line;
+    const std::string url = line.substr(line.find("https://"));
+    auto raw = [&](const std::string& path) {
+        return test::run_command("kubectl --kubeconfig /dev/null --server " + url +
+                                 " --insecure-skip-tls-verify --token test get --raw '" + path +
+                                 "'");
+    };
+    // Discovery lists the configured metrics.
+    auto r = raw("/apis/external.metrics.k8s.io/v1beta1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(R"("name":"queue_depth")"), std::string::npos) << r.output;
+    r = raw("/apis/custom.metrics.k8s.io/v1beta2");
+    EXPECT_NE(r.output.find(R"("name":"pods/rps")"), std::string::npos) << r.output;
+    // The company monitor through the external metrics API.
+    r = raw("/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_depth");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(R"("kind":"ExternalMetricValueList")"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(R"("metricName":"queue_depth")"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(R"("value":"42")"), std::string::npos) << r.output;
+    // Prometheus per pod through the custom metrics API: 30 spread over two pods.
+    r = raw("/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/rps");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(R"("kind":"Pod")"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(R"("value":"15")"), std::string::npos) << r.output;
+    // Unknown metrics are a NotFound Status; a namespace without data is an empty list.
+    r = raw("/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/nope");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("NotFound"), std::string::npos) << r.output;
+    r = raw("/apis/external.metrics.k8s.io/v1beta1/namespaces/empty/queue_depth");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(R"("items":[])"), std::string::npos) << r.output;
+    // The monitor down: once the coalesced answer is older than coalesceSeconds (5 s), a 503
+    // ServiceUnavailable naming the backend, and the adapter lives on.
+    influx->terminate();
+    influx.reset();
+    EXPECT_TRUE(eventually([&] {
+        r = raw("/apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_depth");
+        return r.exit_code != 0 && r.output.find("ServiceUnavailable") != std::string::npos &&
+               r.output.find("backend \"influx\" is unavailable") != std::string::npos;
+    })) << r.output;
+    EXPECT_EQ(raw("/healthz").output, "ok");
+    EXPECT_EQ(adapter.terminate(), 0);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // `hpaplus controller` accepts, and the RBAC rules grant every call the controller makes.
 #include "controller/options.hpp"
 #include "kube/yaml_json.hpp"
+#include "metrics/backend_config.hpp"
 
 #include <rapidjson/document.h>
 
@@ -68,7 +69,10 @@ TEST(DeployManifests, AllPartsArePresentAndParse) {
           "ClusterRole/hpaplus-controller", "ClusterRoleBinding/hpaplus-controller",
           "Role/hpaplus-leader-election", "RoleBinding/hpaplus-leader-election",
           "Deployment/hpaplus-controller", "PodDisruptionBudget/hpaplus-controller",
-          "Service/hpaplus-controller-metrics", "FlowSchema/hpaplus-controller"})
+          "Service/hpaplus-controller-metrics", "FlowSchema/hpaplus-controller",
+          "ConfigMap/hpaplus-metric-backends", "Deployment/hpaplus-adapter",
+          "Service/hpaplus-adapter", "APIService/v1beta1.external.metrics.k8s.io",
+          "APIService/v1beta2.custom.metrics.k8s.io", "ClusterRole/hpaplus-adapter-metrics-reader"})
         EXPECT_EQ(m.count(key), 1u) << key;
 }
 
@@ -120,6 +124,35 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
     const auto& lease_role = m.at("Role/hpaplus-leader-election");
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "create"));
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "update"));
+}
+
+// The shipped backends file is valid, and the controller and the adapter read it where it is
+// mounted; the APIServices point at the adapter's Service.
+TEST(DeployManifests, BackendsFileParsesAndIsMountedWhereTheFlagsPointAndTheApiServicesReachIt) {
+    const auto m = manifests();
+    auto file = metrics::parse_backends(
+        m.at("ConfigMap/hpaplus-metric-backends")["data"]["backends.yaml"].GetString());
+    ASSERT_TRUE(file) << file.error().text;
+    EXPECT_FALSE(file->adapter_external.empty());
+    for (const char* name : {"Deployment/hpaplus-controller", "Deployment/hpaplus-adapter"}) {
+        const auto& pod = m.at(name)["spec"]["template"]["spec"];
+        const auto& container = pod["containers"][0];
+        std::string flag;
+        for (const auto& a : container["args"].GetArray())
+            if (std::string(a.GetString()).rfind("--metric-backends=", 0) == 0)
+                flag = a.GetString();
+        EXPECT_EQ(flag, "--metric-backends=/etc/hpaplus/backends.yaml") << name;
+        EXPECT_STREQ(container["volumeMounts"][0]["mountPath"].GetString(), "/etc/hpaplus");
+        EXPECT_STREQ(pod["volumes"][0]["configMap"]["name"].GetString(), "hpaplus-metric-backends");
+    }
+    const auto& service = m.at("Service/hpaplus-adapter");
+    for (const char* name : {"APIService/v1beta1.external.metrics.k8s.io",
+                             "APIService/v1beta2.custom.metrics.k8s.io"}) {
+        const auto& ref = m.at(name)["spec"]["service"];
+        EXPECT_STREQ(ref["name"].GetString(), service["metadata"]["name"].GetString());
+        EXPECT_STREQ(ref["namespace"].GetString(), service["metadata"]["namespace"].GetString());
+        EXPECT_EQ(ref["port"].GetInt(), service["spec"]["ports"][0]["port"].GetInt());
+    }
 }
 
 } // namespace
