@@ -2,6 +2,7 @@
 #include "controller/adapter_command.hpp"
 
 #include "controller/options.hpp"
+#include "kube/config.hpp"
 #include "metrics/adapter_api.hpp"
 #include "net/http_server.hpp"
 #include "net/tls.hpp"
@@ -11,9 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -36,14 +35,6 @@ constexpr const char* adapter_usage =
     "  --tls-private-key-file FILE its private key (PEM)\n"
     "\n"
     "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
-
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 boost::asio::awaitable<void> serve(metrics::adapter_api& api, net::http_request& request,
                                    net::http_responder& responder) {
@@ -103,8 +94,8 @@ int run_adapter(int argc, char** argv) {
             const auto tls = net::make_self_signed({"127.0.0.1", "localhost"});
             server_options.tls = std::make_pair(tls.cert_pem, tls.key_pem);
         } else {
-            auto cert = read_file(cert_file);
-            auto key = read_file(key_file);
+            auto cert = kube::read_file(cert_file);
+            auto key = kube::read_file(key_file);
             if (!cert || !key) {
                 std::fprintf(stderr, "hpaplus adapter: cannot read %s\n",
                              (!cert ? cert_file : key_file).c_str());

@@ -10,9 +10,6 @@
 #include <sstream>
 
 namespace hpaplus::kube {
-namespace {
-
-namespace fs = std::filesystem;
 
 std::optional<std::string> read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -21,6 +18,10 @@ std::optional<std::string> read_file(const std::string& path) {
     ss << in.rdbuf();
     return ss.str();
 }
+
+namespace {
+
+namespace fs = std::filesystem;
 
 std::optional<std::string> base64_decode(const std::string& in) {
     std::string clean;

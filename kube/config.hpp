@@ -61,6 +61,9 @@ const std::string&
 current_token(cluster_config& c,
               std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
+/// A whole file (certificates, tokens, configuration), or nullopt when it cannot be read.
+std::optional<std::string> read_file(const std::string& path);
+
 /// Splits `https://host:port` into scheme, host and port (default 443/80); false when malformed.
 bool split_server(const std::string& server, std::string& scheme, std::string& host,
                   std::string& port);

@@ -10,8 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 namespace hpaplus::metrics {
 namespace {
@@ -38,14 +36,6 @@ bool valid_name(const std::string& s) {
     return !s.empty() && s.size() <= 63 && std::all_of(s.begin(), s.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     });
-}
-
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 void check_template(json_decoder& d, const json_node& at, const std::string& text,
@@ -83,7 +73,7 @@ void decode_auth(json_decoder& d, const json_node& n, backend_config& b) {
         b.basic_username = d.string(basic["username"]);
         b.basic_password = d.opt_string(basic["password"]).value_or("");
         if (auto file = d.opt_string(basic["passwordFile"])) {
-            auto text = read_file(*file);
+            auto text = kube::read_file(*file);
             if (!text)
                 d.fail(basic["passwordFile"], "cannot read " + *file);
             else
@@ -99,7 +89,7 @@ void decode_tls(json_decoder& d, const json_node& n, backend_config& b) {
     d.known_fields(n, {"caFile", "insecureSkipVerify"});
     b.ca_file = d.opt_string(n["caFile"]).value_or("");
     b.insecure_skip_tls_verify = d.opt_bool(n["insecureSkipVerify"]).value_or(false);
-    if (!b.ca_file.empty() && !read_file(b.ca_file))
+    if (!b.ca_file.empty() && !kube::read_file(b.ca_file))
         d.fail(n["caFile"], "cannot read " + b.ca_file);
 }
 
@@ -273,7 +263,7 @@ core::outcome<backends_file> parse_backends(const std::string& text) {
 }
 
 core::outcome<backends_file> load_backends(const std::string& path) {
-    auto text = read_file(path);
+    auto text = kube::read_file(path);
     if (!text) return core::error_message(path + ": cannot read the file");
     auto file = parse_backends(*text);
     if (!file) return core::error_message(path + ": " + file.error().text);

@@ -9,8 +9,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -44,11 +42,9 @@ std::string base64(std::string_view in) {
 }
 
 std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    auto text = kube::read_file(path);
+    if (!text) throw std::runtime_error("cannot read " + path);
+    return std::move(*text);
 }
 
 // scheme://host:port of a URL, and the rest (path and query).
