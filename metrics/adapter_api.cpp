@@ -85,15 +85,9 @@ std::string kind_of(std::string_view resource) {
 } // namespace
 
 struct adapter_api::impl {
-    std::vector<std::unique_ptr<http_backend>> backends;
+    http_backends backends;
     std::vector<adapter_metric> external;
     std::vector<adapter_metric> custom;
-
-    http_backend* backend(const std::string& name) {
-        for (auto& b : backends)
-            if (b->config().name == name) return b.get();
-        return nullptr;
-    }
 
     net::http_response resources(bool is_external) const {
         rapidjson::StringBuffer b;
@@ -124,7 +118,7 @@ struct adapter_api::impl {
         if (!selector) co_return status_error(400, "BadRequest", selector.error().text);
         auto matchers = promql_matchers(*selector);
         if (!matchers) co_return status_error(400, "BadRequest", matchers.error().text);
-        http_backend* b = backend(m.backend);
+        http_backend* b = find_backend(backends, m.backend); // the file names only known ones
         template_values values{{"namespace", ns},
                                {"name", object},
                                {"metric", m.name},
@@ -187,9 +181,7 @@ struct adapter_api::impl {
 
 adapter_api::adapter_api(asio::any_io_executor executor, const backends_file& file)
     : impl_(std::make_unique<impl>()) {
-    for (const auto& b : file.backends)
-        if (b.type != backend_type::metrics_api)
-            impl_->backends.push_back(std::make_unique<http_backend>(executor, b));
+    impl_->backends = make_http_backends(executor, file);
     impl_->external = file.adapter_external;
     impl_->custom = file.adapter_custom;
 }

@@ -9,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -261,6 +262,20 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
     }
     mine->ready.cancel();
     co_return answer;
+}
+
+http_backends make_http_backends(asio::any_io_executor executor, const backends_file& file) {
+    http_backends out;
+    for (const auto& b : file.backends)
+        if (b.type != backend_type::metrics_api)
+            out.push_back(std::make_unique<http_backend>(executor, b));
+    return out;
+}
+
+http_backend* find_backend(const http_backends& backends, const std::string& name) {
+    const auto it = std::find_if(backends.begin(), backends.end(),
+                                 [&](const auto& b) { return b->config().name == name; });
+    return it == backends.end() ? nullptr : it->get();
 }
 
 } // namespace hpaplus::metrics

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hpaplus::metrics {
 
@@ -45,5 +46,14 @@ class http_backend {
     struct impl;
     std::shared_ptr<impl> impl_;
 };
+
+using http_backends = std::vector<std::unique_ptr<http_backend>>;
+
+/// One http_backend per prometheus and monitor backend of `file` (metricsAPI backends are the
+/// cluster's own client). Throws like the constructor.
+http_backends make_http_backends(boost::asio::any_io_executor executor, const backends_file& file);
+
+/// The backend named `name`, or null.
+http_backend* find_backend(const http_backends& backends, const std::string& name);
 
 } // namespace hpaplus::metrics

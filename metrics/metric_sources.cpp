@@ -45,14 +45,9 @@ struct metric_sources::impl {
     impl(asio::any_io_executor ex, kube::api_client& c) : executor(ex), cluster(c) {}
     asio::any_io_executor executor;
     kube::api_client& cluster;
-    std::vector<std::unique_ptr<http_backend>> backends;
+    http_backends backends;
     std::vector<std::string> metrics_api_names; ///< backends of type metricsAPI
 
-    http_backend* find(const std::string& name) {
-        const auto it = std::find_if(backends.begin(), backends.end(),
-                                     [&](const auto& b) { return b->config().name == name; });
-        return it == backends.end() ? nullptr : it->get();
-    }
     bool is_metrics_api(const std::string& name) const {
         return name.empty() || std::find(metrics_api_names.begin(), metrics_api_names.end(),
                                          name) != metrics_api_names.end();
@@ -92,26 +87,12 @@ fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
 metric_sources::metric_sources(asio::any_io_executor executor, kube::api_client& cluster,
                                const backends_file& file)
     : impl_(std::make_shared<impl>(executor, cluster)) {
-    for (const auto& b : file.backends) {
-        if (b.type == backend_type::metrics_api)
-            impl_->metrics_api_names.push_back(b.name);
-        else
-            impl_->backends.push_back(std::make_unique<http_backend>(executor, b));
-    }
+    impl_->backends = make_http_backends(executor, file);
+    for (const auto& b : file.backends)
+        if (b.type == backend_type::metrics_api) impl_->metrics_api_names.push_back(b.name);
 }
 
 metric_sources::~metric_sources() = default;
-
-http_backend* metric_sources::backend(const std::string& name) {
-    return impl_->find(name);
-}
-
-std::vector<metric_sources::backend_report> metric_sources::report() const {
-    std::vector<backend_report> out;
-    for (const auto& b : impl_->backends)
-        out.push_back({b->config().name, b->config().type, b->stats()});
-    return out;
-}
 
 asio::awaitable<std::vector<policy::metric_reading>>
 metric_sources::read(const policy::autoscaler& hpa, const std::string& target_name,
@@ -147,7 +128,7 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
                 spawn(fetch_from_api(impl_, state, i, hpa.namespace_, pod_selector, spec), i);
             continue;
         }
-        http_backend* backend = impl_->find(spec.backend);
+        http_backend* backend = find_backend(impl_->backends, spec.backend);
         policy::metric_reading& r = state->readings[i];
         const std::string who = "backend \"" + spec.backend + "\"";
         if (!backend) {

@@ -35,17 +35,6 @@ class metric_sources {
     read(const policy::autoscaler& hpa, const std::string& target_name,
          const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods);
 
-    /// The HTTP backend named `name`, or null (unknown, or a metricsAPI backend).
-    http_backend* backend(const std::string& name);
-
-    /// Name, type and counters of every HTTP backend, for /metrics.
-    struct backend_report {
-        std::string name;
-        backend_type type;
-        backend_stats stats;
-    };
-    std::vector<backend_report> report() const;
-
     struct impl; // the fetch coroutines keep it alive while they run
 
   private:
