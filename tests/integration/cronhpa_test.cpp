@@ -114,7 +114,9 @@ TEST_P(CronFloorTest, IsRaisedAndReleasedUnderAnHPAPlusWithoutFighting) {
 
     ASSERT_TRUE(eventually([&] { return replicas("shop") == 6; }, 15s))
         << cron_status("office", "/status");
-    EXPECT_EQ(status("shop", "/status/cronFloor/replicas"), "6");
+    // /scale is written before the status of the same reconcile: wait for the status too.
+    EXPECT_TRUE(eventually([&] { return status("shop", "/status/cronFloor/replicas") == "6"; }))
+        << status("shop", "/status");
     EXPECT_EQ(status("shop", "/status/cronFloor/cronHPA"), "office");
     EXPECT_EQ(status("shop", "/status/cronFloor/job"), "morning");
     EXPECT_EQ(cron_status("office", "/status/active/mode"), "Floor");
