@@ -129,6 +129,10 @@ void controller_process::start(std::function<void(int)> on_exit) {
     asio::co_spawn(impl_->io, impl_->run(), log_exception);
 }
 
+std::uint64_t controller_process::api_requests() const {
+    return impl_->client.attempts();
+}
+
 void controller_process::shutdown() {
     if (impl_->stopping) return;
     impl_->stopping = true;

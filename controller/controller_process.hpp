@@ -35,6 +35,8 @@ class controller_process {
     manager& objects();
     telemetry& metrics();
     bool leading() const;
+    /// API requests sent so far (every attempt; watches not counted). Read on the io_context.
+    std::uint64_t api_requests() const;
     std::string ops_url() const; ///< "" when the ops endpoint is off
 
   private:

@@ -262,6 +262,7 @@ asio::awaitable<void> manager::run_worker(std::shared_ptr<worker> w,
             boost::system::error_code ec;
             co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             if (w->stopped) break;
+            if (!ec) stats_.lateness.record(std::chrono::steady_clock::now() - w->timer.expiry());
         }
         w->wake = false;
         const auto started = std::chrono::steady_clock::now();

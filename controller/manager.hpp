@@ -10,6 +10,7 @@
 #include "controller/event_recorder.hpp"
 #include "controller/options.hpp"
 #include "controller/reconciler.hpp"
+#include "core/latency_histogram.hpp"
 #include "kube/informer.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -42,6 +43,8 @@ struct manager_stats {
     std::uint64_t rescales = 0;
     std::uint64_t status_writes = 0;
     std::uint64_t failures = 0; ///< reconciles that threw (bugs; logged)
+    /// How late each periodic wake-up was against its timer (not counted: wake-ups on a change).
+    core::latency_histogram lateness;
 };
 
 class manager {

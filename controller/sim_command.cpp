@@ -2,6 +2,8 @@
 #include "controller/sim_command.hpp"
 
 #include "controller/options.hpp"
+#include "core/duration.hpp"
+#include "core/quantity.hpp"
 #include "sim/cluster.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -19,6 +21,7 @@ namespace {
 
 constexpr const char* sim_usage =
     "Usage: hpaplus sim [--listen ADDR:PORT] [--tls] [--kubeconfig-out FILE] [--scenario FILE]\n"
+    "                   [--tick DURATION] [--node-cpu QUANTITY] [--node-memory QUANTITY]\n"
     "\n"
     "Runs the simulated Kubernetes cluster: an API server that behaves like the real one (CRUD,\n"
     "list/watch, status and scale subresources, discovery, tables, CRDs). Point kubectl at it:\n"
@@ -31,8 +34,34 @@ constexpr const char* sim_usage =
     "  --kubeconfig-out FILE write a kubeconfig for this cluster\n"
     "  --scenario FILE       objects to create and a load schedule to play (JSON, see "
     "docs/sim.md)\n"
+    "  --tick DURATION       how often the simulated controllers and pods advance (default 100ms;\n"
+    "                        the benchmarks use 1s for clusters of 100,000 pods)\n"
+    "  --node-cpu QUANTITY   allocatable CPU of the one node (default 16)\n"
+    "  --node-memory QUANTITY allocatable memory of the one node (default 64Gi)\n"
     "\n"
     "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
+
+// --tick, --node-cpu and --node-memory; the error says what was wrong.
+std::optional<std::string> set_workload_option(std::string_view flag, std::string_view value,
+                                               sim::workload_options& w) {
+    if (flag == "--tick") {
+        const auto d = core::parse_go_duration(value);
+        if (!d || d->count() <= 0)
+            return "want a positive duration such as 100ms or 1s, got \"" + std::string(value) +
+                   "\"";
+        w.tick = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+        if (w.tick.count() == 0) w.tick = std::chrono::milliseconds(1);
+        return std::nullopt;
+    }
+    const auto q = core::quantity::parse(value);
+    if (!q || q->milli_value() <= 0)
+        return "want a positive quantity such as 64 or 256Gi, got \"" + std::string(value) + "\"";
+    if (flag == "--node-cpu")
+        w.node_cpu_milli = q->milli_value();
+    else
+        w.node_memory_bytes = q->milli_value() / 1000;
+    return std::nullopt;
+}
 
 } // namespace
 
@@ -48,10 +77,17 @@ int run_sim(int argc, char** argv) {
         }
         if (arg == "--tls") {
             options.tls = true;
-        } else if ((arg == "--listen" || arg == "--kubeconfig-out" || arg == "--scenario") &&
+        } else if ((arg == "--listen" || arg == "--kubeconfig-out" || arg == "--scenario" ||
+                    arg == "--tick" || arg == "--node-cpu" || arg == "--node-memory") &&
                    i + 1 < argc) {
             const std::string_view value = argv[++i];
-            if (arg == "--kubeconfig-out") {
+            if (arg == "--tick" || arg == "--node-cpu" || arg == "--node-memory") {
+                if (auto error = set_workload_option(arg, value, options.workload)) {
+                    std::fprintf(stderr, "hpaplus sim: %s: %s\n", std::string(arg).c_str(),
+                                 error->c_str());
+                    return 2;
+                }
+            } else if (arg == "--kubeconfig-out") {
                 kubeconfig_out = value;
             } else if (arg == "--scenario") {
                 scenario_file = value;

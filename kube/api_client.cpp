@@ -15,6 +15,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <deque>
 #include <random>
 #include <variant>
 #include <vector>
@@ -131,6 +132,8 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     client_options options;
     std::optional<asio::ssl::context> ssl;
     std::vector<connection> idle;
+    std::size_t open = 0;                                    ///< pool connections, idle or in use
+    std::deque<std::shared_ptr<asio::steady_timer>> waiters; ///< requests waiting for a slot
     double tokens;
     std::chrono::steady_clock::time_point refilled = std::chrono::steady_clock::now();
     std::mt19937_64 rng{std::random_device{}()};
@@ -175,6 +178,34 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                                      std::chrono::duration<double>((1.0 - tokens) / options.qps)));
             co_await t.async_wait(use_tuple);
         }
+    }
+
+    // Waits until an idle connection or room for a new one exists.
+    asio::awaitable<void> wait_for_slot() {
+        while (idle.empty() && open >= std::max<std::size_t>(1, options.max_connections)) {
+            auto waiter = std::make_shared<asio::steady_timer>(
+                executor, asio::steady_timer::time_point::max());
+            waiters.push_back(waiter);
+            co_await waiter->async_wait(use_tuple);
+        }
+    }
+
+    void wake_one() {
+        if (waiters.empty()) return;
+        waiters.front()->cancel();
+        waiters.pop_front();
+    }
+
+    // A pool connection ends (failed, not reusable, or not kept): its slot is free.
+    void drop_connection() {
+        --open;
+        wake_one();
+    }
+
+    void return_connection(connection conn) {
+        if (idle.size() >= options.max_idle_connections) return drop_connection();
+        idle.push_back(std::move(conn));
+        wake_one();
     }
 
     asio::awaitable<boost::system::result<connection>> connect() {
@@ -271,6 +302,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         api_response out;
         for (int attempt = 0;; ++attempt) {
             co_await take_token();
+            co_await wait_for_slot();
             ++attempts;
             out = api_response{};
             connection conn;
@@ -279,8 +311,10 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 conn = std::move(idle.back());
                 idle.pop_back();
             } else {
+                ++open;
                 auto fresh = co_await connect();
                 if (!fresh) {
+                    drop_connection();
                     if (observer) observer(r.method, 0);
                     out.ec = fresh.error();
                     out.status.message = out.ec.message() + " (" + config.server + ")";
@@ -297,6 +331,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
             const auto ec = co_await exchange(conn, r, out, reusable);
             if (observer) observer(r.method, ec ? 0 : out.http_status);
             if (ec) {
+                drop_connection();
                 // A pooled connection the server closed meanwhile: try again on a new one at once.
                 if (from_pool && attempt <= options.max_retries) continue;
                 out.ec = make_error_code(ec == beast::error::timeout ? errc::timeout
@@ -310,8 +345,10 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 }
                 co_return out;
             }
-            if (reusable && idle.size() < options.max_idle_connections)
-                idle.push_back(std::move(conn));
+            if (reusable)
+                return_connection(std::move(conn));
+            else
+                drop_connection();
             if (out.http_status >= 200 && out.http_status < 300) co_return out;
             decode_status(out);
             const bool throttled = out.http_status == 429;
@@ -474,6 +511,7 @@ void api_client::set_request_observer(request_observer observer) {
 }
 
 void api_client::close() {
+    impl_->open -= impl_->idle.size();
     impl_->idle.clear();
 }
 

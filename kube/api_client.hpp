@@ -75,6 +75,9 @@ struct client_options {
     std::chrono::milliseconds backoff_base{200};
     std::chrono::milliseconds max_retry_after{10000};
     std::size_t max_idle_connections = 16;
+    /// Connections open at once (idle ones included, watches not); a request waits for one.
+    /// Without a cap a burst of N concurrent requests opens N connections and closes most again.
+    std::size_t max_connections = 16;
     std::size_t max_body_bytes = 256u << 20;
 };
 

@@ -50,6 +50,13 @@ core::outcome<bool> apply_client_flag(std::string_view name, std::string_view va
     }
     if (name == "kube-api-burst") return set_count(name, value, 1, options.burst);
     if (name == "kube-max-retries") return set_count(name, value, 0, options.max_retries);
+    if (name == "kube-api-connections") {
+        int n = 0;
+        auto ok = set_count(name, value, 1, n);
+        if (ok)
+            options.max_connections = options.max_idle_connections = static_cast<std::size_t>(n);
+        return ok;
+    }
     if (name == "kube-request-timeout") return set_duration(name, value, options.request_timeout);
     if (name == "kube-connect-timeout") return set_duration(name, value, options.connect_timeout);
     return false;
@@ -71,6 +78,9 @@ std::string client_flags_help() {
            ms(d.request_timeout) +
            ")\n  --kube-connect-timeout=D    deadline of connecting to the API server (default " +
            ms(d.connect_timeout) +
+           ")\n  --kube-api-connections=N    keep-alive connections to the API server, at most "
+           "(default " +
+           std::to_string(d.max_connections) +
            ")\n  --kube-max-retries=N        retries of reads, connection failures and 429 "
            "(default " +
            std::to_string(d.max_retries) + ")\n";

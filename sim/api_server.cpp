@@ -866,7 +866,7 @@ struct api_server::impl {
         std::string body =
             R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)";
         bool first = true;
-        for (const auto& [k, p] : pods->objects) {
+        for (const auto& [k, p] : namespace_range(*pods, f->ns)) {
             if (!f->matches(*p)) continue;
             const auto u = usage(*p);
             if (!u) continue;

@@ -298,4 +298,14 @@ void object_store::compact(collection& c) {
     c.log.clear();
 }
 
+object_range namespace_range(const collection& c, const std::string& ns) {
+    if (ns.empty()) return {c.objects.begin(), c.objects.end()};
+    const std::string prefix = ns + "/";
+    auto first = c.objects.lower_bound(prefix);
+    auto last = first;
+    while (last != c.objects.end() && last->first.compare(0, prefix.size(), prefix) == 0)
+        ++last;
+    return {first, last};
+}
+
 } // namespace hpaplus::sim

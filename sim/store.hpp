@@ -48,6 +48,15 @@ struct collection {
     std::uint64_t compacted_rv = 0; ///< watches from an older resourceVersion get 410
 };
 
+/// The objects of one namespace ("" = all): keys are "namespace/name", so one contiguous range.
+/// The hot paths (pods of a Deployment, PodMetrics of a namespace) scan this, not the collection.
+struct object_range {
+    std::map<std::string, object_ptr>::const_iterator first, last;
+    auto begin() const { return first; }
+    auto end() const { return last; }
+};
+object_range namespace_range(const collection& c, const std::string& ns);
+
 template <class T> using api_result = boost::system::result<T, api_error>;
 
 /// How an update treats the incoming object.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <unordered_set>
 
 namespace hpaplus::sim {
 
@@ -102,10 +103,11 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
                     static_cast<double>(u->cpu_milli) / 1000.0 * dt;
         }
         // forget pods that are gone
+        std::unordered_set<std::string> alive_uids;
+        for (const auto& p : all_pods)
+            alive_uids.insert(string_at(p->doc, "metadata.uid"));
         for (auto it = first_seen.begin(); it != first_seen.end();) {
-            bool alive = false;
-            for (const auto& p : all_pods)
-                if (string_at(p->doc, "metadata.uid") == it->first) alive = true;
+            const bool alive = alive_uids.count(it->first) > 0;
             if (!alive) cpu_seconds.erase(it->first);
             it = alive ? std::next(it) : first_seen.erase(it);
         }
@@ -142,8 +144,8 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             find_path(d->doc, "spec.paused") && find_path(d->doc, "spec.paused")->IsTrue();
 
         std::vector<object_ptr> current, old;
-        for (const auto& [k, p] : pods.objects) {
-            if (p->namespace_ != d->namespace_ || deployment_owner_uid(*p) != uid) continue;
+        for (const auto& [k, p] : namespace_range(pods, d->namespace_)) {
+            if (deployment_owner_uid(*p) != uid) continue;
             const auto h = p->labels.find("pod-template-hash");
             (h != p->labels.end() && h->second == hash ? current : old).push_back(p);
         }
@@ -192,8 +194,8 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
                       const std::string& hash, std::int64_t desired, std::int64_t max_unavailable) {
         const std::string uid = string_at(d->doc, "metadata.uid");
         std::int64_t replicas = 0, updated = 0, ready = 0;
-        for (const auto& [k, p] : pods.objects) {
-            if (p->namespace_ != d->namespace_ || deployment_owner_uid(*p) != uid) continue;
+        for (const auto& [k, p] : namespace_range(pods, d->namespace_)) {
+            if (deployment_owner_uid(*p) != uid) continue;
             ++replicas;
             const auto h = p->labels.find("pod-template-hash");
             if (h != p->labels.end() && h->second == hash) ++updated;
@@ -507,10 +509,8 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             const std::string load = annotation(d->doc, "sim.hpaplus.io/cpu-load");
             if (load.empty() || !pod_ready(pod)) return u;
             std::int64_t ready = 0;
-            for (const auto& [pk, p] : pods->objects)
-                if (p->namespace_ == pod.namespace_ && deployment_owner_uid(*p) == owner &&
-                    pod_ready(*p))
-                    ++ready;
+            for (const auto& [pk, p] : namespace_range(*pods, pod.namespace_))
+                if (deployment_owner_uid(*p) == owner && pod_ready(*p)) ++ready;
             u.cpu_milli = std::max<std::int64_t>(1, quantity_milli(load, 0) /
                                                         std::max<std::int64_t>(1, ready));
         }

@@ -1,0 +1,374 @@
+// bench/controller_bench.cpp — `hpaplus-bench`: the performance goals of docs/performance.md,
+// each measured against a bare-client baseline taken in the same run. Modes:
+//   throughput  G1 (reconciles/s), G4 (CPU per reconcile), G5 (API requests per reconcile)
+//   timeliness  G2 (timer lateness, a 1 s probe among slower objects, spike to /scale)
+//   memory      G3 (resident memory per object, slope between two object counts)
+// Every mode starts its own `hpaplus sim` process, fills it, and prints JSON lines.
+#include "bare_client.hpp"
+#include "bench_cluster.hpp"
+#include "json_line.hpp"
+#include "process_stats.hpp"
+
+#include "../tests/support/process.hpp"
+#include "controller/controller_process.hpp"
+#include "controller/manager.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace hpaplus::bench {
+namespace {
+
+namespace asio = boost::asio;
+using clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+struct args {
+    std::string mode;
+    std::map<std::string, double> values;
+    double get(const std::string& key, double fallback) const {
+        const auto it = values.find(key);
+        return it == values.end() ? fallback : it->second;
+    }
+};
+
+double ms(std::chrono::nanoseconds d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
+
+// The probe object's reconcile starts and its first rescale after a spike (the controller's
+// thread writes, the benchmark's reads under the mutex).
+class probe_observer : public controller::reconcile_observer {
+  public:
+    void reconciled(const std::string& ns, const std::string&,
+                    const controller::reconcile_outcome& outcome,
+                    std::chrono::nanoseconds took) override {
+        if (ns != "bench-probe") return;
+        const auto started = clock::now() - took;
+        std::lock_guard lock(mutex_);
+        if (last_start_ != clock::time_point{})
+            intervals_.record(started - last_start_ - seconds(1));
+        last_start_ = started;
+        if (outcome.rescaled && spiked_at_ != clock::time_point{} &&
+            rescaled_at_ == clock::time_point{})
+            rescaled_at_ = clock::now();
+    }
+    void forgotten(const std::string&, const std::string&) override {}
+
+    void spike() {
+        std::lock_guard lock(mutex_);
+        spiked_at_ = clock::now();
+    }
+    std::optional<std::chrono::nanoseconds> spike_to_scale() {
+        std::lock_guard lock(mutex_);
+        if (rescaled_at_ == clock::time_point{}) return std::nullopt;
+        return rescaled_at_ - spiked_at_;
+    }
+    /// Start-to-start interval minus the 1 s period (negative: early, e.g. woken by a change).
+    core::latency_histogram lateness() {
+        std::lock_guard lock(mutex_);
+        return intervals_;
+    }
+
+  private:
+    std::mutex mutex_;
+    clock::time_point last_start_, spiked_at_, rescaled_at_;
+    core::latency_histogram intervals_;
+};
+
+struct controller_snapshot {
+    std::uint64_t reconciles = 0;
+    std::uint64_t api_requests = 0;
+    std::uint64_t status_writes = 0;
+    std::size_t workers = 0;
+    bool acting = false;
+    core::latency_histogram lateness;
+};
+
+// The real controller on its own thread and io_context, as `hpaplus controller` runs it.
+class controller_runner {
+  public:
+    controller_runner(const kube::cluster_config& config, std::size_t connections,
+                      controller::reconcile_observer* observer) {
+        controller::controller_options o;
+        o.ops_listen.clear();
+        o.leader.enabled = false;
+        o.client.qps = 1e6; // measure the controller, not a client-side limit
+        o.client.burst = 1000000;
+        o.client.max_connections = o.client.max_idle_connections = connections;
+        o.cache_sync_timeout = std::chrono::minutes(5);
+        o.policy.cpu_initialization_period = seconds(1);
+        process_ = std::make_unique<controller::controller_process>(io_, config, o);
+        if (observer) process_->objects().add_observer(observer);
+        process_->start([this](int) { io_.stop(); });
+        thread_ = std::thread([this] { io_.run(); });
+    }
+    ~controller_runner() {
+        asio::post(io_, [this] { process_->shutdown(); });
+        if (thread_.joinable()) thread_.join();
+        process_.reset();
+    }
+    controller_snapshot snapshot() {
+        std::promise<controller_snapshot> result;
+        asio::post(io_, [&] {
+            controller_snapshot s;
+            const auto& stats = process_->objects().stats();
+            s.reconciles = stats.reconciles;
+            s.status_writes = stats.status_writes;
+            s.lateness = stats.lateness;
+            s.api_requests = process_->api_requests();
+            s.workers = process_->objects().worker_count();
+            s.acting = process_->objects().acting();
+            result.set_value(s);
+        });
+        return result.get_future().get();
+    }
+    /// Waits until the caches synced and a worker runs for each of `objects`.
+    void wait_acting(std::size_t objects) {
+        const auto deadline = clock::now() + std::chrono::minutes(5);
+        while (clock::now() < deadline) {
+            const auto s = snapshot();
+            if (s.acting && s.workers >= objects) return;
+            std::this_thread::sleep_for(milliseconds(100));
+        }
+        throw std::runtime_error("the controller did not start acting within 5 minutes");
+    }
+
+  private:
+    asio::io_context io_{1};
+    std::unique_ptr<controller::controller_process> process_;
+    std::thread thread_;
+};
+
+std::function<std::string(std::uint64_t)> metrics_targets(int objects) {
+    std::vector<std::string> all;
+    for (int i = 0; i < objects; ++i)
+        all.push_back(bench_cluster::pod_metrics_target(i));
+    return [all = std::move(all)](std::uint64_t k) { return all[k % all.size()]; };
+}
+
+void print_baseline(const char* name, const bare_result& b, int connections) {
+    json_line(name)
+        .add("requests_per_s", b.rate())
+        .add("cpu_us_per_request", b.cpu_per_request() * 1e6)
+        .add("latency_p50_ms", ms(b.latency.quantile(0.5)))
+        .add("latency_p99_ms", ms(b.latency.quantile(0.99)))
+        .add("connections", connections)
+        .add("failures", static_cast<double>(b.failures))
+        .print();
+}
+
+int throughput(const args& a) {
+    const int objects = static_cast<int>(a.get("objects", 10000));
+    const int connections = static_cast<int>(a.get("connections", 16));
+    const auto measure = seconds(static_cast<int>(a.get("seconds", 20)));
+    const auto warmup = seconds(static_cast<int>(a.get("warmup", 10)));
+    const milliseconds baseline_time(static_cast<int>(a.get("baseline-seconds", 5) * 1000));
+    bench_cluster cluster;
+    cluster.populate({objects, 10, 1, false});
+    const auto& host = cluster.config().host;
+    const auto& port = cluster.config().port;
+    const auto targets = metrics_targets(objects);
+
+    const auto before = run_bare_client(host, port, connections, baseline_time, targets);
+    print_baseline("baseline_before", before, connections);
+
+    controller_snapshot s0, s1;
+    double cpu = 0, sim_cpu = 0, wall = 0;
+    std::vector<double> per_second;
+    {
+        controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
+                                     nullptr);
+        controller.wait_acting(static_cast<std::size_t>(objects));
+        std::this_thread::sleep_for(warmup);
+        s0 = controller.snapshot();
+        const auto cpu0 = process_cpu(), sim0 = process_cpu(cluster.sim_pid());
+        const auto t0 = clock::now();
+        std::uint64_t last = s0.api_requests;
+        for (auto next = t0 + seconds(1); next <= t0 + measure; next += seconds(1)) {
+            std::this_thread::sleep_until(next);
+            const auto now = controller.snapshot().api_requests;
+            per_second.push_back(static_cast<double>(now - last));
+            last = now;
+        }
+        s1 = controller.snapshot();
+        wall = std::chrono::duration<double>(clock::now() - t0).count();
+        cpu = (process_cpu() - cpu0).count();
+        sim_cpu = (process_cpu(cluster.sim_pid()) - sim0).count();
+    }
+    const auto after = run_bare_client(host, port, connections, baseline_time, targets);
+    print_baseline("baseline_after", after, connections);
+
+    const double reconciles = static_cast<double>(s1.reconciles - s0.reconciles);
+    const double rate = reconciles / wall;
+    const double bare_rate = (before.rate() + after.rate()) / 2;
+    const double bare_cpu = (before.cpu_per_request() + after.cpu_per_request()) / 2;
+    const double cpu_per = reconciles > 0 ? cpu / reconciles : 0;
+    const double requests = static_cast<double>(s1.api_requests - s0.api_requests);
+    double mean = 0, peak = 0;
+    for (double v : per_second)
+        mean += v, peak = std::max(peak, v);
+    mean = per_second.empty() ? 0 : mean / static_cast<double>(per_second.size());
+    json_line("G1_throughput")
+        .add("objects", objects)
+        .add("offered_per_s", objects)
+        .add("reconciles_per_s", rate)
+        .add("bare_requests_per_s", bare_rate)
+        .add("ratio", bare_rate > 0 ? rate / bare_rate : 0)
+        .add("baseline_drift", before.rate() > 0 ? after.rate() / before.rate() : 0)
+        .add("sim_cpu_share", wall > 0 ? sim_cpu / wall : 0)
+        .flag("met", rate >= 5000 && rate / bare_rate >= 0.35)
+        .print();
+    json_line("G4_cpu")
+        .add("cpu_us_per_reconcile", cpu_per * 1e6)
+        .add("bare_cpu_us_per_request", bare_cpu * 1e6)
+        .add("ratio", bare_cpu > 0 ? cpu_per / bare_cpu : 0)
+        .add("controller_cpu_share", wall > 0 ? cpu / wall : 0)
+        .flag("met", cpu_per <= 100e-6 && cpu_per / bare_cpu <= 1.5)
+        .print();
+    json_line("G5_api_cost")
+        .add("requests_per_reconcile", reconciles > 0 ? requests / reconciles : 0)
+        .add("status_writes_per_reconcile",
+             reconciles > 0 ? static_cast<double>(s1.status_writes - s0.status_writes) / reconciles
+                            : 0)
+        .add("rate_max_over_mean", mean > 0 ? peak / mean : 0)
+        .flag("met",
+              reconciles > 0 && requests / reconciles <= 1.2 && mean > 0 && peak / mean <= 1.5)
+        .print();
+    return 0;
+}
+
+int timeliness(const args& a) {
+    const int objects = static_cast<int>(a.get("objects", 10000));
+    const int period = static_cast<int>(a.get("period", 15));
+    const int connections = static_cast<int>(a.get("connections", 16));
+    const auto measure = seconds(static_cast<int>(a.get("seconds", 30)));
+    bench_cluster cluster;
+    cluster.populate({objects, 10, period, true});
+    // The GET latency the spike bound allows for: a GET that does not queue behind others.
+    const auto paced = run_bare_client_paced(cluster.config().host, cluster.config().port, 100,
+                                             seconds(5), metrics_targets(objects));
+    print_baseline("baseline_paced_get", paced, 1);
+
+    probe_observer probe;
+    controller_snapshot s0, s1;
+    std::optional<std::chrono::nanoseconds> spike;
+    double wall = 0;
+    {
+        controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
+                                     &probe);
+        controller.wait_acting(static_cast<std::size_t>(objects) + 1);
+        // Every object has had its first, phase-shifted reconcile after one period.
+        std::this_thread::sleep_for(seconds(period + 2));
+        s0 = controller.snapshot();
+        const auto probe0 = probe.lateness();
+        const auto t0 = clock::now();
+        std::this_thread::sleep_for(measure / 2);
+        probe.spike();
+        cluster.set_probe_load("4"); // 400 % of the pods' requests: the probe must scale up
+        std::this_thread::sleep_until(t0 + measure);
+        s1 = controller.snapshot();
+        wall = std::chrono::duration<double>(clock::now() - t0).count();
+        spike = probe.spike_to_scale();
+        const auto lateness = s1.lateness.since(s0.lateness);
+        const auto probe_late = probe.lateness().since(probe0);
+        const double period_ms = period * 1000.0;
+        const double bound_ms = 1000.0 + 2 * ms(paced.latency.quantile(0.99));
+        json_line("G2_timeliness")
+            .add("objects", objects)
+            .add("period_s", period)
+            .add("reconciles_per_s", static_cast<double>(s1.reconciles - s0.reconciles) / wall)
+            .add("timer_wakeups", static_cast<double>(lateness.count()))
+            .add("lateness_p50_ms", ms(lateness.quantile(0.5)))
+            .add("lateness_p99_ms", ms(lateness.quantile(0.99)))
+            .add("lateness_p99_share_of_period", ms(lateness.quantile(0.99)) / period_ms)
+            .add("probe_interval_excess_p99_ms", ms(probe_late.quantile(0.99)))
+            .add("probe_interval_excess_max_ms", ms(probe_late.max()))
+            .add("spike_to_scale_ms", spike ? ms(*spike) : -1)
+            .add("spike_bound_ms", bound_ms)
+            .flag("met", ms(lateness.quantile(0.99)) <= period_ms / 100 &&
+                             ms(probe_late.quantile(0.99)) <= 10 && spike && ms(*spike) <= bound_ms)
+            .print();
+    }
+    return 0;
+}
+
+// The resident memory of a real `hpaplus controller` process once it has reconciled every object
+// a few times.
+std::uint64_t controller_rss(int objects, int period) {
+    bench_cluster cluster;
+    cluster.populate({objects, 10, period, false});
+    const std::string command = "exec " + hpaplus_binary() + " controller --kubeconfig " +
+                                cluster.kubeconfig_path() +
+                                " --leader-elect=false --ops-listen= --kube-api-qps=1000000"
+                                " --kube-api-burst=1000000 >" +
+                                cluster.directory() + "/controller.log 2>&1";
+    test::child_process controller({"/bin/sh", "-c", command});
+    std::this_thread::sleep_for(seconds(3 * period + 10));
+    const std::uint64_t rss = resident_bytes(controller.pid());
+    if (rss == 0) throw std::runtime_error("the controller process ended early");
+    return rss;
+}
+
+int memory(const args& a) {
+    const int from = static_cast<int>(a.get("from", 1000));
+    const int to = static_cast<int>(a.get("to", 10000));
+    const int period = static_cast<int>(a.get("period", 5));
+    const std::uint64_t small = controller_rss(from, period);
+    json_line("controller_rss").add("objects", from).add("rss_mib", small / 1048576.0).print();
+    const std::uint64_t large = controller_rss(to, period);
+    json_line("controller_rss").add("objects", to).add("rss_mib", large / 1048576.0).print();
+    const double slope = (static_cast<double>(large) - static_cast<double>(small)) / (to - from);
+    json_line("G3_memory")
+        .add("bytes_per_object", slope)
+        .add("goal_bytes_per_object", 4096)
+        .add("pods_per_object", 10)
+        .flag("met", slope <= 4096)
+        .print();
+    return 0;
+}
+
+args parse(int argc, char** argv) {
+    args a;
+    if (argc < 2) return a;
+    a.mode = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        std::string key = argv[i];
+        if (key.rfind("--", 0) != 0) throw std::runtime_error("expected --KEY VALUE, got " + key);
+        a.values[key.substr(2)] = std::stod(argv[i + 1]);
+    }
+    return a;
+}
+
+} // namespace
+} // namespace hpaplus::bench
+
+int main(int argc, char** argv) {
+    using namespace hpaplus::bench;
+    spdlog::set_level(spdlog::level::warn); // the controller's info lines would drown the results
+    try {
+        const args a = parse(argc, argv);
+        if (a.mode == "throughput") return throughput(a);
+        if (a.mode == "timeliness") return timeliness(a);
+        if (a.mode == "memory") return memory(a);
+        std::fprintf(stderr,
+                     "usage: hpaplus-bench throughput|timeliness|memory [--KEY VALUE]...\n"
+                     "  throughput --objects 10000 --seconds 20 --warmup 10 --connections 16\n"
+                     "  timeliness --objects 10000 --period 15 --seconds 30\n"
+                     "  memory --from 1000 --to 10000 --period 5\n"
+                     "(see docs/performance.md)\n");
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hpaplus-bench: %s\n", e.what());
+        return 1;
+    }
+}
