@@ -73,6 +73,7 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
         client, collection(kube::resources::hpapluses, ns), options.informer);
     pods_ = std::make_unique<kube::informer>(client, collection(kube::resources::pods, ns),
                                              options.informer);
+    pod_cache_ = std::make_unique<pod_cache>(*pods_);
     deployments_ = std::make_unique<kube::informer>(
         client, collection(kube::resources::deployments, ns), options.informer);
     events_ =
@@ -91,7 +92,8 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
             });
     }
     env_ = std::make_unique<reconcile_env>(reconcile_env{
-        client, sources, *hpapluses_, *pods_, *deployments_, *events_, options, cronhpas_.get()});
+        client, sources, *hpapluses_, *pod_cache_, *deployments_, *events_, options,
+        cronhpas_.get()});
     hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
                                  const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });
     deployments_->on_change(

@@ -100,6 +100,7 @@ class manager {
     std::vector<reconcile_observer*> observers_;
     std::unique_ptr<kube::informer> hpapluses_;
     std::unique_ptr<kube::informer> pods_;
+    std::unique_ptr<pod_cache> pod_cache_; ///< decoded pods_ (after pods_: it uses it)
     std::unique_ptr<kube::informer> deployments_;
     std::unique_ptr<kube::informer> cronhpas_; ///< null with --cronhpa=false
     std::unique_ptr<cron_scheduler> crons_;

@@ -24,26 +24,6 @@ std::string message_of(const kube::api_response& r) {
     return r.status.message.empty() ? r.ec.message() : r.status.message;
 }
 
-// The object's pods (cached), decoded; `storage` owns what the pointers in `out` point to.
-void cached_pods(const kube::informer& pods, const std::string& ns, const std::string& selector,
-                 std::vector<policy::pod_info>& storage,
-                 std::vector<const policy::pod_info*>& out) {
-    auto parsed = core::parse_label_selector(selector);
-    if (!parsed) return; // policy reports the invalid selector
-    const auto matching = pods.select(ns, *parsed);
-    storage.reserve(matching.size());
-    for (const auto& object : matching) {
-        rapidjson::Document doc;
-        doc.Parse(object->json.data(), object->json.size());
-        if (doc.HasParseError()) continue;
-        kube::json_decoder d;
-        auto pod = kube::decode_pod(d, {&doc, ""});
-        if (d.ok()) storage.push_back(std::move(pod));
-    }
-    for (const auto& p : storage)
-        out.push_back(&p);
-}
-
 std::string uid_of(const rapidjson::Document& doc) {
     kube::json_decoder d;
     return d.opt_string(kube::json_node{&doc, ""}["metadata"]["uid"]).value_or("");
@@ -98,7 +78,9 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
 
     const auto& ref = in.hpa.spec.scale_target_ref;
     out.target = ref.kind + "/" + ref.name;
-    target_view target = co_await read_target(env.client, &env.deployments, ns, ref, false);
+    target_view target =
+        co_await read_target(env.client, &env.deployments, ns, ref, false, &memory.target);
+    memory.target = target;
     in.scale = target.scale;
     in.scale_error = target.error;
     in.rollout = target.rollout;
@@ -106,8 +88,13 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     in.hist = memory.hist;
     in.now = now;
     if (env.cronhpas) in.floor = find_cron_floor(*env.cronhpas, ns, name, ref);
-    std::vector<policy::pod_info> pod_storage;
-    if (in.scale) cached_pods(env.pods, ns, in.scale->selector, pod_storage, in.pods);
+    if (in.scale) {
+        // memory.pods keeps these pods alive until the next reconcile of this object.
+        const auto& pods = env.pods.select(ns, in.scale->selector, memory.pods);
+        in.pods.reserve(pods.size());
+        for (const auto& p : pods)
+            in.pods.push_back(p.get());
+    }
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();
         in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods);

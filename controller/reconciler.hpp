@@ -5,6 +5,8 @@
 
 #include "controller/event_recorder.hpp"
 #include "controller/options.hpp"
+#include "controller/pod_cache.hpp"
+#include "controller/scale_target.hpp"
 #include "kube/informer.hpp"
 #include "metrics/metric_sources.hpp"
 #include "policy/behavior.hpp"
@@ -21,6 +23,9 @@ namespace hpaplus::controller {
 /// first reconcile seeds it again).
 struct object_memory {
     policy::history hist;
+    pod_cache::selection
+        pods;           ///< the target's pods, reused while its namespace's pods are unchanged
+    target_view target; ///< the last view of the target (not decoded again while unchanged)
 };
 
 /// The shared, read-mostly things a reconcile uses.
@@ -28,7 +33,7 @@ struct reconcile_env {
     kube::api_client& client;
     metrics::metric_sources& metrics;
     const kube::informer& hpapluses;
-    const kube::informer& pods;
+    pod_cache& pods;
     const kube::informer& deployments;
     event_recorder& events;
     const controller_options& options;

@@ -50,13 +50,15 @@ target_view scale_from_deployment(const std::string& json) {
     return v;
 }
 
-boost::asio::awaitable<target_view> read_target(kube::api_client& client,
-                                                const kube::informer* deployments,
-                                                const std::string& ns,
-                                                const policy::object_reference& ref, bool fresh) {
+boost::asio::awaitable<target_view>
+read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
+            const policy::object_reference& ref, bool fresh, const target_view* last) {
     if (deployments && is_deployment(ref) && !fresh) {
-        if (auto cached = deployments->find(ns, ref.name))
+        if (auto cached = deployments->find(ns, ref.name)) {
+            if (last && last->scale && last->resource_version == cached->resource_version)
+                co_return *last;
             co_return scale_from_deployment(cached->json);
+        }
         target_view missing;
         missing.error = "deployments.apps \"" + ref.name + "\" not found";
         co_return missing;

@@ -25,12 +25,13 @@ struct target_view {
 /// The target's Scale view of a cached Deployment (nullopt when `json` is not one).
 target_view scale_from_deployment(const std::string& json);
 
-/// Reads the target. `deployments` may be null; `fresh` forces a GET of `/scale`.
+/// Reads the target. `deployments` may be null; `fresh` forces a GET of `/scale`. `last`, when
+/// given, is the previous view of the same target: a cached Deployment still at its
+/// resourceVersion is not decoded again.
 /// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
-boost::asio::awaitable<target_view> read_target(kube::api_client& client,
-                                                const kube::informer* deployments,
-                                                const std::string& ns,
-                                                const policy::object_reference& ref, bool fresh);
+boost::asio::awaitable<target_view>
+read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
+            const policy::object_reference& ref, bool fresh, const target_view* last = nullptr);
 
 /// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved).
 boost::asio::awaitable<kube::api_response>

@@ -36,7 +36,9 @@ std::chrono::nanoseconds latency_histogram::quantile(double q) const noexcept {
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < size; ++i) {
         seen += counts_[i];
-        if (seen >= std::max<std::uint64_t>(rank, 1)) return std::min(upper_edge(i), max_);
+        if (seen < std::max<std::uint64_t>(rank, 1)) continue;
+        // The last bucket has no upper edge of its own: what lands there is at most max_.
+        return i + 1 == size ? max_ : std::min(upper_edge(i), max_);
     }
     return max_;
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole benchmark suite (docs/performance.md) in a few minutes: builds hpaplus-bench if
+# needed, runs every mode, and writes the JSON lines to stdout and to bench/results.jsonl.
+# Sizes can be overridden: OBJECTS=10000 SECONDS_PER_RUN=20 ./bench/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${HPAPLUS_BUILD_DIR:-build}"
+if [[ ! -x "$BUILD_DIR/hpaplus-bench" ]]; then
+  ./scripts/setup.sh
+fi
+OBJECTS="${OBJECTS:-3000}"
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-20}"
+out="bench/results.jsonl"
+: >"$out"
+run() { "$BUILD_DIR/hpaplus-bench" "$@" | tee -a "$out"; }
+
+echo "== throughput (G1, G4, G5): $OBJECTS objects at 1 s" >&2
+run throughput --objects "$OBJECTS" --seconds "$SECONDS_PER_RUN" --warmup 10
+# G2 at half the measured G1 rate: objects at a 2 s period offering that many reconciles/s.
+half=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d=json.loads(l)
+    if d["name"]=="G1_throughput": print(max(1,int(d["reconciles_per_s"])))' "$out")
+echo "== timeliness (G2) at half the G1 rate: $half objects at 2 s, plus the 1 s probe" >&2
+run timeliness --objects "$half" --period 2 --seconds "$SECONDS_PER_RUN"
+echo "== timeliness (G2): 10000 objects at 15 s, plus the 1 s probe" >&2
+run timeliness --objects 10000 --period 15 --seconds "$SECONDS_PER_RUN"
+echo "== memory (G3): controller RSS at 1000 and 10000 objects" >&2
+run memory --from 1000 --to 10000 --period 5
+echo "results: $out" >&2
