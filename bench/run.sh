@@ -8,7 +8,7 @@ BUILD_DIR="${HPAPLUS_BUILD_DIR:-build}"
 if [[ ! -x "$BUILD_DIR/hpaplus-bench" ]]; then
   ./scripts/setup.sh
 fi
-OBJECTS="${OBJECTS:-3000}"
+OBJECTS="${OBJECTS:-8000}"
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-20}"
 out="bench/results.jsonl"
 : >"$out"
