@@ -22,14 +22,10 @@ class pod_cache {
     pod_cache(const pod_cache&) = delete;
     pod_cache& operator=(const pod_cache&) = delete;
 
-    /// The pods of namespace `ns` that match `selector` (unparseable ones left out), appended to
-    /// `out`. The pointers stay valid while `out` holds them, whatever the informer does.
-    void select(const std::string& ns, const core::label_selector& selector,
-                std::vector<pod_cptr>& out);
-
-    /// As select(), but reuses `last` — the previous answer to the same question — while no pod
-    /// of the namespace changed; `selector` is the label selector's text. The steady-state
-    /// reconcile neither scans nor matches labels.
+    /// The pods of namespace `ns` that match `selector` (the label selector's text; unparseable
+    /// pods left out), kept in `last`: the pointers stay valid while `last` holds them, whatever
+    /// the informer does. `last` — the previous answer to the same question — is reused while no
+    /// pod of the namespace changed, so the steady-state reconcile neither scans nor matches.
     struct selection {
         std::string ns, selector;
         std::uint64_t generation = 0; ///< 0: nothing selected yet
@@ -38,9 +34,11 @@ class pod_cache {
     const std::vector<pod_cptr>& select(const std::string& ns, const std::string& selector,
                                         selection& last);
 
-    std::size_t decoded() const { return decoded_.size(); }
-
   private:
+    /// Appends the decoded pods of `ns` matching `selector` to `out`.
+    void select(const std::string& ns, const core::label_selector& selector,
+                std::vector<pod_cptr>& out);
+
     struct entry {
         std::string resource_version;
         pod_cptr pod; ///< null: the pod's JSON could not be decoded

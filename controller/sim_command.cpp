@@ -35,7 +35,7 @@ constexpr const char* sim_usage =
     "  --scenario FILE       objects to create and a load schedule to play (JSON, see "
     "docs/sim.md)\n"
     "  --tick DURATION       how often the simulated controllers and pods advance (default 100ms;\n"
-    "                        the benchmarks use 1s for clusters of 100,000 pods)\n"
+    "                        the benchmarks use 5s for clusters of 100,000 pods)\n"
     "  --node-cpu QUANTITY   allocatable CPU of the one node (default 16)\n"
     "  --node-memory QUANTITY allocatable memory of the one node (default 64Gi)\n"
     "\n"

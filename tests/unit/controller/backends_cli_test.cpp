@@ -34,6 +34,22 @@ TEST(BackendsCli, AdapterNeedsAValidBackendsFile) {
     EXPECT_EQ(run_command(std::string(HPAPLUS_BINARY) + " adapter --help").exit_code, 0);
 }
 
+// The sizing flags of `hpaplus sim` (used by the benchmarks) refuse nonsense with one line.
+TEST(SimCli, RefusesBadTickAndNodeSizes) {
+    const std::pair<std::string, std::string> rows[] = {
+        {"sim --tick 0s", "--tick: want a positive duration"},
+        {"sim --tick soon", "--tick: want a positive duration"},
+        {"sim --node-cpu -4", "--node-cpu: want a positive quantity"},
+        {"sim --node-memory lots", "--node-memory: want a positive quantity"},
+        {"sim --tick", "unknown or incomplete option '--tick'"},
+    };
+    for (const auto& [args, text] : rows) {
+        const auto r = run_command(std::string(HPAPLUS_BINARY) + " " + args);
+        EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find(text), std::string::npos) << args << "\n" << r.output;
+    }
+}
+
 TEST(BackendsCli, ControllerRefusesAMalformedBackendsFileAtStart) {
     hpaplus::test::temp_dir dir;
     const std::string bad = dir.path() + "/bad.yaml";
