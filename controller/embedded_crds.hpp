@@ -8,5 +8,7 @@ namespace hpaplus::controller {
 extern const char* const hpaplus_crd_yaml;
 /// crds/cronhpa.yaml.
 extern const char* const cronhpa_crd_yaml;
+/// crds/vpaplus.yaml (VPAPlus and VPAPlusCheckpoint).
+extern const char* const vpaplus_crd_yaml;
 
 } // namespace hpaplus::controller

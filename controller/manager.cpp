@@ -91,9 +91,19 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                 crons_->on_change(type, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{
-        client, sources, *hpapluses_, *pod_cache_, *deployments_, *events_, options,
-        cronhpas_.get()});
+    if (options.enable_vertical) {
+        vpapluses_ = std::make_unique<kube::informer>(
+            client, collection(kube::resources::vpapluses, ns), options.informer);
+        verticals_ = std::make_unique<vertical_scheduler>(vertical_env{
+            client, *vpapluses_, *pods_, *deployments_, *hpapluses_, *events_, options});
+        vpapluses_->on_change(
+            [this](const char* type, const kube::object_cptr& o, const kube::object_cptr& prev) {
+                verticals_->on_change(type, o, prev);
+            });
+    }
+    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *hpapluses_, *pod_cache_,
+                                                         *deployments_, *events_, options,
+                                                         cronhpas_.get(), vpapluses_.get()});
     hpapluses_->on_change([this](const char* type, const kube::object_cptr& o,
                                  const kube::object_cptr& prev) { on_hpaplus(type, o, prev); });
     deployments_->on_change(
@@ -125,6 +135,7 @@ asio::awaitable<bool> manager::start_caches() {
 std::vector<kube::informer*> manager::informers() const {
     std::vector<kube::informer*> all{hpapluses_.get(), pods_.get(), deployments_.get()};
     if (cronhpas_) all.push_back(cronhpas_.get());
+    if (vpapluses_) all.push_back(vpapluses_.get());
     return all;
 }
 
@@ -156,11 +167,13 @@ void manager::start_workers() {
         spawn(object->namespace_, object->name, true);
     spdlog::info("acting on {} HPAPlus objects", workers_.size());
     if (crons_) crons_->start(executor_, running_);
+    if (verticals_) verticals_->start(executor_, running_);
 }
 
 void manager::stop_workers() {
     acting_ = false;
     if (crons_) crons_->stop();
+    if (verticals_) verticals_->stop();
     for (auto& [key, w] : workers_)
         w->stop();
     workers_.clear();

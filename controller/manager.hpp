@@ -10,6 +10,7 @@
 #include "controller/event_recorder.hpp"
 #include "controller/options.hpp"
 #include "controller/reconciler.hpp"
+#include "controller/vertical_scheduler.hpp"
 #include "core/latency_histogram.hpp"
 #include "kube/informer.hpp"
 
@@ -73,6 +74,9 @@ class manager {
     bool acting() const { return acting_; }
     std::size_t worker_count() const { return workers_.size(); }
     std::size_t cron_worker_count() const { return crons_ ? crons_->worker_count() : 0; }
+    std::size_t vertical_worker_count() const {
+        return verticals_ ? verticals_->worker_count() : 0;
+    }
     std::size_t running_workers() const { return running_; }
     const manager_stats& stats() const { return stats_; }
     const kube::informer& hpapluses() const { return *hpapluses_; }
@@ -104,6 +108,8 @@ class manager {
     std::unique_ptr<kube::informer> deployments_;
     std::unique_ptr<kube::informer> cronhpas_; ///< null with --cronhpa=false
     std::unique_ptr<cron_scheduler> crons_;
+    std::unique_ptr<kube::informer> vpapluses_; ///< null without --enable-vertical
+    std::unique_ptr<vertical_scheduler> verticals_;
     std::unique_ptr<event_recorder> events_;
     std::unique_ptr<reconcile_env> env_;
     std::map<std::string, std::shared_ptr<worker>, std::less<>> workers_; ///< by namespace/name

@@ -20,6 +20,7 @@ struct flag {
     const char* help;
     std::function<std::string(const controller_options&)> current; ///< the default, for help
     setter set;
+    bool boolean = false; ///< `--name` alone means true
 };
 
 core::outcome<bool> bad(std::string_view name, const std::string& want, std::string_view value) {
@@ -90,7 +91,8 @@ template <class Access> flag bool_flag(const char* name, const char* help, Acces
             if (v != "true" && v != "false") return bad(name, "true or false", v);
             field(o) = v == "true";
             return true;
-        }};
+        },
+        true};
 }
 
 template <class Access>
@@ -171,6 +173,34 @@ const std::vector<flag>& flags() {
         bool_flag(
             "cronhpa", "run CronHPA objects (needs crds/cronhpa.yaml installed)",
             [](auto& o) -> auto& { return o.enable_cronhpa; }),
+        bool_flag(
+            "enable-vertical", "run VPAPlus objects (needs crds/vpaplus.yaml installed)",
+            [](auto& o) -> auto& { return o.enable_vertical; }),
+        duration_flag(
+            "vertical-interval", "how often each VPAPlus samples metrics and updates pods",
+            [](auto& o) -> auto& { return o.vertical.interval; }, 100ms),
+        duration_flag(
+            "vertical-checkpoint-interval",
+            "how often each VPAPlus writes its histograms to VPAPlusCheckpoint objects",
+            [](auto& o) -> auto& { return o.vertical.checkpoint_interval; }, 100ms),
+        integer_flag(
+            "vertical-min-replicas",
+            "pods a workload needs before any is updated (upstream --min-replicas)",
+            [](auto& o) -> auto& { return o.vertical.min_replicas; }, 1, 1000000),
+        number_flag(
+            "vertical-eviction-tolerance",
+            "fraction of a workload's replicas that may be resizing or evicted at once",
+            [](auto& o) -> auto& { return o.vertical.eviction_tolerance; }),
+        duration_flag(
+            "vertical-deferred-timeout", "a resize Deferred this long falls back to eviction",
+            [](auto& o) -> auto& { return o.vertical.deferred_timeout; }, 1s),
+        duration_flag(
+            "vertical-in-progress-timeout", "a resize in progress this long falls back to eviction",
+            [](auto& o) -> auto& { return o.vertical.in_progress_timeout; }, 1s),
+        duration_flag(
+            "vertical-lifetime-threshold",
+            "pods older than this are updated for a change of at least 10 % (upstream 12h)",
+            [](auto& o) -> auto& { return o.vertical.lifetime_threshold; }, 1s),
         text_flag(
             "metric-backends",
             "file naming the Prometheus and monitor backends metrics may use (\"\" = none)",
@@ -211,6 +241,12 @@ const std::vector<flag>& flags() {
     return table;
 }
 
+bool is_boolean(std::string_view name) {
+    for (const auto& f : flags())
+        if (name == f.name) return f.boolean;
+    return false;
+}
+
 } // namespace
 
 bool split_listen(std::string_view text, std::string& address, unsigned short& port) {
@@ -247,6 +283,9 @@ core::outcome<controller_options> parse_controller_flags(const std::vector<std::
         if (const auto eq = arg.find('='); eq != std::string_view::npos) {
             name = arg.substr(0, eq);
             value = std::string(arg.substr(eq + 1));
+        } else if (is_boolean(name) &&
+                   (i + 1 >= args.size() || std::string_view(args[i + 1]).substr(0, 2) == "--")) {
+            value = "true";
         } else if (i + 1 < args.size()) {
             value = args[++i];
         } else {

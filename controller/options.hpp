@@ -6,6 +6,7 @@
 #include "kube/api_client.hpp"
 #include "kube/informer.hpp"
 #include "policy/types.hpp"
+#include "vertical/recommender/update_plan.hpp"
 
 #include <chrono>
 #include <string>
@@ -23,6 +24,12 @@ struct leader_election_options {
     std::chrono::milliseconds retry_period{2000};
 };
 
+/// The vertical module's loop (its per-pod thresholds are vertical::updater_config).
+struct vertical_options : vertical::updater_config {
+    std::chrono::nanoseconds interval = std::chrono::minutes(1); ///< upstream recommender/updater
+    std::chrono::nanoseconds checkpoint_interval = std::chrono::minutes(1);
+};
+
 struct controller_options {
     std::string kubeconfig; ///< "" = $KUBECONFIG, in-cluster, ~/.kube/config (in that order)
     std::string context;
@@ -36,6 +43,9 @@ struct controller_options {
     int scale_write_attempts = 3;
     /// Run CronHPA objects (their CRD must be installed).
     bool enable_cronhpa = true;
+    /// Run VPAPlus objects (their CRD must be installed).
+    bool enable_vertical = false;
+    vertical_options vertical;
     /// The metric backends file (docs/metrics-backends.md); "" = only the Kubernetes metrics APIs.
     std::string metric_backends;
     /// Runs each CronHPA keeps in status.history (newest first).

@@ -4,6 +4,7 @@
 #include "controller/cronhpa_object.hpp"
 #include "controller/scale_target.hpp"
 #include "controller/status.hpp"
+#include "controller/vertical_runner.hpp"
 #include "kube/decode.hpp"
 #include "kube/resources.hpp"
 #include "policy/decision.hpp"
@@ -120,6 +121,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     }
     policy::finish(decision, in, write_error);
     memory.hist = decision.hist;
+    if (env.vpapluses)
+        note_vertical_use(*env.vpapluses, ns, in.hpa, decision.status.conditions, now);
 
     out.current_replicas = decision.current_replicas;
     out.desired_replicas = decision.desired_replicas;

@@ -38,6 +38,9 @@ struct reconcile_env {
     event_recorder& events;
     const controller_options& options;
     const kube::informer* cronhpas = nullptr; ///< their floors; null with --cronhpa=false
+    /// VPAPluses sizing the same pods (a condition says who controls what); null without
+    /// --enable-vertical.
+    const kube::informer* vpapluses = nullptr;
 };
 
 struct reconcile_outcome {

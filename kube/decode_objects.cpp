@@ -1,6 +1,8 @@
 // kube/decode_objects.cpp — Pods, PodMetrics, Scale, metric values and workload status from JSON.
 #include "kube/decode.hpp"
 
+#include <algorithm>
+
 namespace hpaplus::kube {
 namespace {
 
@@ -23,6 +25,18 @@ policy::container_spec decode_container(json_decoder& d, const json_node& n) {
     c.limits = d.resources(n["resources"]["limits"]);
     c.restart_always = d.opt_string(n["restartPolicy"]).value_or("") == "Always";
     return c;
+}
+
+// Entries of `applied` replace those of `spec` with the same name (others stay).
+void apply_status_resources(policy::resource_list& spec, const policy::resource_list& applied) {
+    for (const auto& [name, q] : applied) {
+        const auto it = std::find_if(spec.begin(), spec.end(),
+                                     [&](const auto& entry) { return entry.first == name; });
+        if (it != spec.end())
+            it->second = q;
+        else
+            spec.emplace_back(name, q);
+    }
 }
 
 } // namespace
@@ -61,6 +75,20 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     else
         d.fail(status["phase"], "unknown pod phase \"" + phase + "\"");
     pod.start_time = d.opt_time(status["startTime"]);
+    // What the runtime applied (status.containerStatuses[].resources) is what the containers
+    // have: during and after an in-place resize it differs from the spec, and utilization must be
+    // measured against it. Without a resize the two are equal.
+    const json_node statuses = status["containerStatuses"];
+    for (std::size_t i = 0, size = d.array(statuses); i < size; ++i) {
+        const json_node st = statuses.at(i);
+        if (!st["resources"].present()) continue;
+        const std::string name = d.opt_string(st["name"]).value_or("");
+        for (auto& c : pod.containers) {
+            if (c.name != name) continue;
+            apply_status_resources(c.requests, d.resources(st["resources"]["requests"]));
+            apply_status_resources(c.limits, d.resources(st["resources"]["limits"]));
+        }
+    }
     const json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
         const json_node c = conditions.at(i);

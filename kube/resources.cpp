@@ -18,6 +18,9 @@ const resource_path events{"", "v1", "events", true};
 const resource_path leases{"coordination.k8s.io", "v1", "leases", true};
 const resource_path hpapluses{"autoscaling.hpaplus.io", "v1alpha1", "hpapluses", true};
 const resource_path cronhpas{"autoscaling.hpaplus.io", "v1alpha1", "cronhpas", true};
+const resource_path vpapluses{"autoscaling.hpaplus.io", "v1alpha1", "vpapluses", true};
+const resource_path vpapluscheckpoints{"autoscaling.hpaplus.io", "v1alpha1", "vpapluscheckpoints",
+                                       true};
 } // namespace resources
 
 std::string resource_path::path(const std::string& ns, const std::string& name,
@@ -78,6 +81,14 @@ boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
 boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
                                             const std::string& ns, std::string body) {
     return call(c, "POST", r.path(ns), std::move(body), "application/json");
+}
+
+boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string& ns,
+                                               const std::string& name) {
+    std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" +
+                       name + R"(","namespace":")" + ns + R"("}})";
+    return call(c, "POST", resources::pods.path(ns, name, "eviction"), std::move(body),
+                "application/json");
 }
 
 boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,

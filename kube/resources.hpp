@@ -36,6 +36,8 @@ extern const resource_path events;
 extern const resource_path leases;
 extern const resource_path hpapluses;
 extern const resource_path cronhpas;
+extern const resource_path vpapluses;
+extern const resource_path vpapluscheckpoints;
 } // namespace resources
 
 boost::asio::awaitable<api_response> get(api_client& c, const resource_path& r,
@@ -56,6 +58,10 @@ boost::asio::awaitable<api_response> update(api_client& c, const resource_path& 
 boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
                                                  const std::string& ns, const std::string& name,
                                                  std::string patch, const std::string& sub = "");
+/// POST pods/<name>/eviction (policy/v1): the API server deletes the pod unless a
+/// PodDisruptionBudget forbids it (then 429, errc::too_many_requests).
+boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string& ns,
+                                               const std::string& name);
 /// RFC 6902 JSON patch.
 boost::asio::awaitable<api_response> json_patch(api_client& c, const resource_path& r,
                                                 const std::string& ns, const std::string& name,

@@ -1,0 +1,546 @@
+// controller/vertical_runner.cpp — sampling, recommending, resizing and evicting for one VPAPlus.
+#include "controller/vertical_runner.hpp"
+
+#include "controller/scale_target.hpp"
+#include "controller/status.hpp"
+#include "controller/vpaplus_object.hpp"
+#include "kube/decode.hpp"
+#include "kube/resources.hpp"
+#include "metrics/metrics_api.hpp"
+#include "policy/conditions.hpp"
+#include "vertical/recommender/estimator.hpp"
+
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace hpaplus::controller {
+namespace {
+
+namespace asio = boost::asio;
+using policy::condition_status;
+using vertical::container_resources;
+
+constexpr const char* api_version = "autoscaling.hpaplus.io/v1alpha1";
+
+core::time_point now_time() {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+std::string message_of(const kube::api_response& r) {
+    return r.status.message.empty() ? r.ec.message() : r.status.message;
+}
+
+const container_resources* find_container(const std::vector<container_resources>& list,
+                                          const std::string& name) {
+    for (const auto& c : list)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+// The requests in force: what the runtime reports (status) when it does, else the spec.
+container_resources in_force(const vertical_pod& p, const std::string& container) {
+    if (const auto* c = find_container(p.applied, container)) return *c;
+    if (const auto* c = find_container(p.desired, container)) return *c;
+    return {container, {}, {}, {}, {}};
+}
+
+void add_samples(vertical_memory& m, const std::vector<vertical_pod>& pods,
+                 const metrics::pod_metrics_answer& answer) {
+    std::map<std::string, const vertical_pod*, std::less<>> by_name;
+    for (const auto& p : pods)
+        by_name.emplace(p.name, &p);
+    for (const auto& item : answer.items) {
+        const auto it = by_name.find(item.name);
+        if (it == by_name.end()) continue;
+        const vertical_pod& pod = *it->second;
+        for (const auto& c : item.containers) {
+            const auto resources = in_force(pod, c.name);
+            auto& history = m.history.try_emplace(c.name, m.config).first->second;
+            auto& window = m.windows[pod.uid + "/" + c.name];
+            if (const auto* cpu = policy::find_resource(c.usage, "cpu"))
+                window.add_cpu(history, static_cast<double>(cpu->milli_value()) / 1000.0,
+                               static_cast<double>(resources.cpu_request_milli.value_or(0)) /
+                                   1000.0,
+                               item.timestamp);
+            if (const auto* memory = policy::find_resource(c.usage, "memory"))
+                window.add_memory(history, static_cast<double>(memory->value()), item.timestamp,
+                                  m.config);
+        }
+    }
+    for (const auto& pod : pods) {
+        for (const auto& oom : pod.oom_kills) {
+            const std::string key = pod.uid + "/" + oom.container + "/" +
+                                    std::to_string(oom.finished.time_since_epoch().count());
+            if (!m.ooms_seen.insert(key).second) continue;
+            auto& history = m.history.try_emplace(oom.container, m.config).first->second;
+            const auto request = in_force(pod, oom.container).memory_request_bytes.value_or(0);
+            m.windows[pod.uid + "/" + oom.container].record_oom(
+                history, static_cast<double>(request), oom.finished, m.config);
+        }
+    }
+}
+
+// Forgets what belonged to pods that are gone.
+void forget_gone(vertical_memory& m, const std::vector<vertical_pod>& pods) {
+    std::set<std::string> alive;
+    for (const auto& p : pods)
+        alive.insert(p.uid);
+    const auto uid_of = [](const std::string& key) { return key.substr(0, key.find('/')); };
+    std::erase_if(m.windows, [&](const auto& kv) { return !alive.count(uid_of(kv.first)); });
+    std::erase_if(m.ooms_seen, [&](const auto& k) { return !alive.count(uid_of(k)); });
+    std::erase_if(m.attempts, [&](const auto& kv) { return !alive.count(kv.first); });
+    std::erase_if(m.evicted, [&](const auto& uid) { return !alive.count(uid); });
+}
+
+std::vector<vertical::container_recommendation> recommend(const vpaplus& v, vertical_memory& m,
+                                                          const horizontal_use& h,
+                                                          core::time_point now,
+                                                          double& confidence) {
+    std::erase_if(m.history, [&](const auto& kv) { return kv.second.expired(now, m.config); });
+    std::vector<vertical::container_recommendation> out;
+    confidence = 0;
+    bool first = true;
+    for (const auto& [name, history] : m.history) {
+        if (history.cpu().empty() && history.memory_peaks().empty()) continue;
+        const double c = vertical::confidence_of(history, m.config);
+        confidence = first ? c : std::min(confidence, c);
+        first = false;
+        auto r =
+            vertical::apply_policy(name, vertical::estimate(history, m.config, m.history.size()),
+                                   vertical::policy_for(v.policies, name));
+        if (!r) continue;
+        if (h.cpu && !v.share_cpu) r->cpu = false;
+        if (h.memory && !v.share_memory) r->memory = false;
+        if (r->cpu || r->memory) out.push_back(std::move(*r));
+    }
+    return out;
+}
+
+std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
+    std::string left, shared;
+    for (const auto& [uses, allowed, name] :
+         {std::tuple{h.cpu, v.share_cpu, "cpu"}, std::tuple{h.memory, v.share_memory, "memory"}}) {
+        if (!uses) continue;
+        std::string& into = allowed ? shared : left;
+        into += (into.empty() ? "" : ", ") + std::string(name);
+    }
+    std::string m = "HPAPlus " + h.hpaplus + " scales " + v.target.kind + "/" + v.target.name;
+    if (!left.empty()) m += "; " + left + " left to it (not controlled here)";
+    if (!shared.empty()) m += "; " + shared + " controlled by both (allowSharedResources)";
+    if (left.empty() && shared.empty()) m += " on other metrics; nothing shared";
+    return m;
+}
+
+std::string checkpoint_name(const std::string& vpa, const std::string& container) {
+    return vpa + "-" + container;
+}
+
+asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vertical_memory& m) {
+    m.checkpoints_loaded = true;
+    auto response = co_await kube::list(env.client, kube::resources::vpapluscheckpoints, v.ns);
+    if (!response) {
+        spdlog::warn("{}/{}: checkpoints not read: {}", v.ns, v.name, message_of(response));
+        co_return;
+    }
+    rapidjson::Document doc;
+    doc.Parse(response.body.data(), response.body.size());
+    if (doc.HasParseError()) co_return;
+    kube::json_decoder d;
+    const kube::json_node items = kube::json_node{&doc, ""}["items"];
+    for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
+        const auto item = items.at(i);
+        if (d.opt_string(item["spec"]["vpaObjectName"]).value_or("") != v.name) continue;
+        const std::string container = d.opt_string(item["spec"]["containerName"]).value_or("");
+        const auto c = decode_checkpoint_status(item["status"]);
+        m.checkpoints_created.insert(checkpoint_name(v.name, container));
+        vertical::container_aggregate history(m.config);
+        if (container.empty() || !c || !history.load(*c)) {
+            spdlog::warn("{}/{}: checkpoint for container {} is unreadable; starting afresh", v.ns,
+                         v.name, container);
+            continue;
+        }
+        m.history.insert_or_assign(container, std::move(history));
+        spdlog::info("{}/{}: history of container {} restored ({} samples)", v.ns, v.name,
+                     container, c->total_samples);
+    }
+}
+
+asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, vertical_memory& m,
+                                        core::time_point now) {
+    if (m.last_checkpoint && now - *m.last_checkpoint < env.options.vertical.checkpoint_interval)
+        co_return;
+    m.last_checkpoint = now;
+    const auto& r = kube::resources::vpapluscheckpoints;
+    for (const auto& [container, history] : m.history) {
+        const std::string name = checkpoint_name(v.name, container);
+        if (!m.checkpoints_created.count(name)) {
+            const std::string body = R"({"apiVersion":")" + std::string(api_version) +
+                                     R"(","kind":"VPAPlusCheckpoint","metadata":{"name":")" + name +
+                                     R"(","ownerReferences":[{"apiVersion":")" + api_version +
+                                     R"(","kind":"VPAPlus","name":")" + v.name + R"(","uid":")" +
+                                     v.uid + R"("}]},"spec":{"vpaObjectName":")" + v.name +
+                                     R"(","containerName":")" + container + R"("}})";
+            auto created = co_await kube::create(env.client, r, v.ns, body);
+            if (!created && created.ec != kube::errc::already_exists) {
+                spdlog::warn("{}/{}: checkpoint {} not created: {}", v.ns, v.name, name,
+                             message_of(created));
+                continue;
+            }
+            m.checkpoints_created.insert(name);
+        }
+        const std::string patch =
+            R"({"status":)" + encode_checkpoint_status(history.save(), now) + "}";
+        auto written = co_await kube::merge_patch(env.client, r, v.ns, name, patch, "status");
+        if (!written) {
+            if (written.ec == kube::errc::not_found) m.checkpoints_created.erase(name);
+            spdlog::warn("{}/{}: checkpoint {} not written: {}", v.ns, v.name, name,
+                         message_of(written));
+        }
+    }
+}
+
+std::string describe_change(const vertical_pod& p, const std::vector<container_resources>& to) {
+    std::string out;
+    const auto part = [&](const char* what, const std::optional<std::int64_t>& a,
+                          const std::optional<std::int64_t>& b, bool cpu) {
+        if (a == b || !b) return;
+        const auto text = [&](const std::optional<std::int64_t>& v) {
+            return v ? (cpu ? cpu_text(*v) : memory_text(*v)) : std::string("none");
+        };
+        out += std::string(out.empty() ? "" : ", ") + what + " " + text(a) + "→" + text(b);
+    };
+    for (const auto& next : to) {
+        const auto* before = find_container(p.desired, next.name);
+        if (!before) continue;
+        const std::size_t mark = out.size();
+        part("cpu", before->cpu_request_milli, next.cpu_request_milli, true);
+        part("memory", before->memory_request_bytes, next.memory_request_bytes, false);
+        if (out.size() != mark) out.insert(mark + (mark ? 2 : 0), next.name + ": ");
+    }
+    return out;
+}
+
+struct pass {
+    vertical_env& env;
+    const vpaplus& v;
+    vertical_memory& m;
+    vpaplus_status& status;
+    involved_object involved;
+    core::time_point now;
+    vertical_outcome& out;
+
+    asio::awaitable<void> event(const char* type, const char* reason, std::string message) {
+        co_await env.events.record(involved, policy::event{type, reason, std::move(message)}, now);
+    }
+
+    // Evicts through the Eviction API, so PodDisruptionBudgets hold. True when the pod goes.
+    asio::awaitable<bool> evict(const vertical_pod& p, const std::string& why) {
+        auto r = co_await kube::evict_pod(env.client, v.ns, p.name);
+        if (!r) {
+            co_await event("Warning", "EvictionBlocked",
+                           "pod " + p.name + " not evicted (" + why + "): " + message_of(r));
+            co_return false;
+        }
+        m.evicted.insert(p.uid);
+        m.attempts.erase(p.uid);
+        ++status.evictions;
+        ++out.evicted;
+        co_await event("Normal", "EvictedByVPAPlus", "evicted pod " + p.name + ": " + why);
+        spdlog::info("{}/{}: evicted pod {}: {}", v.ns, v.name, p.name, why);
+        co_return true;
+    }
+
+    asio::awaitable<bool> resize(const vertical_pod& p,
+                                 const std::vector<container_resources>& to) {
+        const std::string patch = resize_patch(p, to);
+        auto r = co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch,
+                                           "resize");
+        if (!r) {
+            co_await event("Warning", "InPlaceResizeFailed",
+                           "pods/" + p.name + "/resize refused: " + message_of(r));
+            co_return false;
+        }
+        m.attempts[p.uid] = {now, patch};
+        ++status.in_place_resizes;
+        ++out.resized;
+        const std::string change = describe_change(p, to);
+        co_await event("Normal", "InPlaceResizedByVPAPlus",
+                       "resizing pod " + p.name + " in place: " + change);
+        spdlog::info("{}/{}: resizing pod {} in place: {}", v.ns, v.name, p.name, change);
+        co_return true;
+    }
+};
+
+// Why a resize under way should give way to eviction; "" while it should be waited for.
+std::string fallback_reason(const vertical_pod& p, const vertical_memory::attempt& a,
+                            core::time_point now, const vertical_options& o) {
+    if (p.resize_pending == "Infeasible") return "in-place resize is Infeasible";
+    if (p.resize_pending == "Deferred" && now - a.at > o.deferred_timeout)
+        return "in-place resize Deferred for longer than " +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::seconds>(o.deferred_timeout).count()) +
+               "s";
+    if (p.resize_in_progress && p.in_progress_reason == "Error")
+        return "in-place resize failed (PodResizeInProgress reason Error)";
+    if (p.resize_in_progress && now - a.at > o.in_progress_timeout)
+        return "in-place resize in progress for too long";
+    return "";
+}
+
+asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
+                                  const std::vector<vertical::container_recommendation>& recs,
+                                  std::int32_t configured) {
+    const auto& o = ps.env.options.vertical;
+    const auto mode = ps.v.mode;
+    const bool may_evict = mode == vertical::update_mode::recreate ||
+                           mode == vertical::update_mode::in_place_or_recreate;
+    const bool in_place = mode == vertical::update_mode::in_place ||
+                          mode == vertical::update_mode::in_place_or_recreate;
+    const std::int32_t min_replicas = ps.v.min_replicas.value_or(o.min_replicas);
+    std::int32_t live = 0;
+    vertical::group_state group;
+    group.configured = configured;
+    for (const auto& p : pods) {
+        if (p.deleting) continue;
+        ++live;
+        if (!p.pending) ++group.running;
+        if (ps.m.evicted.count(p.uid) || (ps.m.attempts.count(p.uid) && resizing(p)))
+            ++group.in_flight;
+    }
+    if (live < min_replicas) {
+        spdlog::debug("{}/{}: {} live pods, fewer than minReplicas {}: no update", ps.v.ns,
+                      ps.v.name, live, min_replicas);
+        co_return;
+    }
+    // Resizes under way first: done, still waiting, or time to fall back.
+    for (const auto& p : pods) {
+        const auto it = ps.m.attempts.find(p.uid);
+        if (it == ps.m.attempts.end() || p.deleting) continue;
+        if (!resizing(p)) {
+            ps.m.attempts.erase(it);
+            continue;
+        }
+        const std::string why = fallback_reason(p, it->second, ps.now, o);
+        if (why.empty()) continue;
+        if (may_evict) {
+            co_await ps.evict(p, why);
+        } else if (p.resize_pending == "Infeasible") {
+            // InPlace never evicts; the pod is asked again only when the recommendation moves.
+            const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
+            if (resize_patch(p, to) != it->second.patch &&
+                vertical::qos_of(to) == vertical::qos_of(p.desired))
+                co_await ps.resize(p, to);
+        }
+    }
+    struct candidate {
+        const vertical_pod* pod;
+        vertical::pod_priority priority;
+    };
+    std::vector<candidate> candidates;
+    for (const auto& p : pods) {
+        if (p.deleting || p.pending || !p.controlled || resizing(p) || ps.m.evicted.count(p.uid) ||
+            ps.m.attempts.count(p.uid))
+            continue;
+        const auto priority = vertical::priority_of(p.desired, vertical::for_pod(p.desired, recs));
+        bool quick_oom = false;
+        for (const auto& k : p.oom_kills)
+            quick_oom = quick_oom || k.finished - k.started < o.quick_oom;
+        if (vertical::wants_update(priority, p.start_time, quick_oom, ps.now, o))
+            candidates.push_back({&p, priority});
+    }
+    // Pods that need more first, then the largest change.
+    std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+        if (a.priority.scale_up != b.priority.scale_up) return a.priority.scale_up;
+        return a.priority.resource_diff > b.priority.resource_diff;
+    });
+    for (const auto& c : candidates) {
+        if (!vertical::can_disrupt(group, o.eviction_tolerance)) break;
+        const vertical_pod& p = *c.pod;
+        const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
+        if (vertical::qos_of(to) != vertical::qos_of(p.desired)) {
+            co_await ps.event(
+                "Warning", "ResizeWouldChangeQoS",
+                "pod " + p.name + " left as it is: the recommendation would make it " +
+                    std::string(vertical::to_string(vertical::qos_of(to))) + " (it is " +
+                    std::string(vertical::to_string(vertical::qos_of(p.desired))) + ")");
+            continue;
+        }
+        bool done = false;
+        if (in_place) done = co_await ps.resize(p, to);
+        if (!done && may_evict)
+            done = co_await ps.evict(p, in_place ? "in-place resize refused"
+                                                 : "requests outside the recommendation");
+        if (done) ++group.in_flight;
+    }
+}
+
+} // namespace
+
+namespace {
+
+// The resources an HPAPlus scales on (Resource and ContainerResource metrics).
+horizontal_use uses_of(const policy::autoscaler& hpa) {
+    horizontal_use use;
+    for (const auto& m : hpa.spec.metrics) {
+        if (m.type != policy::metric_source_type::resource &&
+            m.type != policy::metric_source_type::container_resource)
+            continue;
+        use.cpu = use.cpu || m.resource_name == "cpu";
+        use.memory = use.memory || m.resource_name == "memory";
+    }
+    return use;
+}
+
+} // namespace
+
+void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
+                       const policy::autoscaler& hpa, std::vector<policy::condition>& conditions,
+                       core::time_point now) {
+    const auto& ref = hpa.spec.scale_target_ref;
+    const auto items = vpapluses.items();
+    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
+        const auto& o = it->second;
+        if (o->namespace_ != ns) break;
+        rapidjson::Document doc;
+        doc.Parse(o->json.data(), o->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        const vpaplus v = decode_vpaplus(d, {&doc, ""});
+        if (!d.ok() || v.target.kind != ref.kind || v.target.name != ref.name) continue;
+        horizontal_use use = uses_of(hpa);
+        use.hpaplus = hpa.name;
+        policy::set_condition(
+            conditions, "CoordinatedWithVPAPlus", condition_status::true_,
+            (use.cpu && !v.share_cpu) || (use.memory && !v.share_memory) ? "ResourcesLeftToHPAPlus"
+                                                                         : "NoConflict",
+            "VPAPlus " + v.name + " sizes the pods; " + coordination_message(v, use), now);
+        return;
+    }
+    policy::remove_condition(conditions, "CoordinatedWithVPAPlus");
+}
+
+horizontal_use find_horizontal_use(const kube::informer& hpapluses, const std::string& ns,
+                                   const policy::object_reference& workload) {
+    horizontal_use use;
+    const auto items = hpapluses.items();
+    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
+        const auto& o = it->second;
+        if (o->namespace_ != ns) break;
+        rapidjson::Document doc;
+        doc.Parse(o->json.data(), o->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        const auto hpa = kube::decode_autoscaler(d, {&doc, ""});
+        const auto& ref = hpa.spec.scale_target_ref;
+        if (!d.ok() || ref.kind != workload.kind || ref.name != workload.name) continue;
+        use = uses_of(hpa);
+        use.hpaplus = o->name;
+        break;
+    }
+    return use;
+}
+
+asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::string& ns,
+                                              const std::string& name, vertical_memory& memory) {
+    vertical_outcome out;
+    const auto object = env.vpapluses.find(ns, name);
+    if (!object) {
+        out.exists = false;
+        co_return out;
+    }
+    rapidjson::Document doc;
+    doc.Parse(object->json.data(), object->json.size());
+    const kube::json_node root{&doc, ""};
+    kube::json_decoder d;
+    const vpaplus v = decode_vpaplus(d, root);
+    vpaplus_status status = decode_vpaplus_status(root["status"]);
+    status.observed_generation = v.generation;
+    const auto now = now_time();
+    const involved_object involved{ns, name, v.uid, "VPAPlus", api_version};
+    auto& conditions = status.conditions;
+    const auto finish = [&]() -> asio::awaitable<void> {
+        co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+                              encode_vpaplus_status(status));
+    };
+    if (!d.ok()) {
+        out.error = "invalid spec: " + d.error().to_string();
+        policy::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
+                              "InvalidSpec", *out.error, now);
+        co_await finish();
+        co_await env.events.record(involved, {"Warning", "InvalidSpec", *out.error}, now);
+        co_return out;
+    }
+    const target_view target =
+        co_await read_target(env.client, &env.deployments, ns, v.target, false);
+    if (!target.scale) {
+        out.error = "target " + v.target.kind + "/" + v.target.name + ": " + target.error;
+        policy::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
+                              "TargetUnreadable", *out.error, now);
+        co_await finish();
+        co_return out;
+    }
+    policy::set_condition(conditions, "ConfigUnsupported", condition_status::false_, "TargetFound",
+                          "target " + v.target.kind + "/" + v.target.name + " found", now);
+    const auto selector = core::parse_label_selector(target.scale->selector);
+    std::vector<vertical_pod> pods;
+    if (selector) {
+        for (const auto& p : env.pods.select(ns, *selector)) {
+            rapidjson::Document pd;
+            pd.Parse(p->json.data(), p->json.size());
+            if (!pd.HasParseError()) pods.push_back(decode_vertical_pod({&pd, ""}));
+        }
+    }
+    policy::set_condition(conditions, "NoPodsMatched",
+                          pods.empty() ? condition_status::true_ : condition_status::false_,
+                          pods.empty() ? "NoPodsMatched" : "PodsMatched",
+                          std::to_string(pods.size()) + " pods match the target's selector", now);
+    if (!memory.checkpoints_loaded) co_await load_checkpoints(env, v, memory);
+    forget_gone(memory, pods);
+    if (!pods.empty()) {
+        const auto answer =
+            co_await metrics::list_pod_metrics(env.client, ns, target.scale->selector);
+        if (!answer.error.empty()) out.error = "metrics: " + answer.error;
+        add_samples(memory, pods, answer);
+    }
+
+    const horizontal_use h = find_horizontal_use(env.hpapluses, ns, v.target);
+    status.shared_with = h.hpaplus;
+    if (h.hpaplus.empty())
+        policy::remove_condition(conditions, "CoordinatedWithHPAPlus");
+    else
+        policy::set_condition(conditions, "CoordinatedWithHPAPlus", condition_status::true_,
+                              (h.cpu && !v.share_cpu) || (h.memory && !v.share_memory)
+                                  ? "ResourcesLeftToHPAPlus"
+                                  : "NoConflict",
+                              coordination_message(v, h), now);
+    double confidence = 0;
+    status.recommendations = recommend(v, memory, h, now, confidence);
+    if (status.recommendations.empty()) {
+        policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
+                              "NoUsageSamples", "no usage samples of a controlled resource yet",
+                              now);
+    } else {
+        policy::set_condition(conditions, "RecommendationProvided", condition_status::true_,
+                              "RecommendationProvided", "recommendation from usage history", now);
+    }
+    const auto minutes = static_cast<long long>(confidence * 24 * 60);
+    policy::set_condition(
+        conditions, "LowConfidence",
+        confidence < 1 ? condition_status::true_ : condition_status::false_,
+        confidence < 1 ? "ShortHistory" : "EnoughHistory",
+        "about " + std::to_string(minutes) + " minutes of history at one sample a minute", now);
+
+    pass ps{env, v, memory, status, involved, now, out};
+    const bool updates = v.mode == vertical::update_mode::recreate ||
+                         v.mode == vertical::update_mode::in_place_or_recreate ||
+                         v.mode == vertical::update_mode::in_place;
+    if (updates && !status.recommendations.empty())
+        co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
+    co_await finish();
+    co_await write_checkpoints(env, v, memory, now);
+    co_return out;
+}
+
+} // namespace hpaplus::controller
