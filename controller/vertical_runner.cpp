@@ -192,7 +192,8 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
         }
         const std::string patch =
             R"({"status":)" + encode_checkpoint_status(history.save(), now) + "}";
-        auto written = co_await kube::merge_patch(env.client, r, v.ns, name, patch, "status");
+        const std::string sub = "status";
+        auto written = co_await kube::merge_patch(env.client, r, v.ns, name, patch, sub);
         if (!written) {
             if (written.ec == kube::errc::not_found) m.checkpoints_created.erase(name);
             spdlog::warn("{}/{}: checkpoint {} not written: {}", v.ns, v.name, name,
@@ -231,23 +232,26 @@ struct pass {
     core::time_point now;
     vertical_outcome& out;
 
-    asio::awaitable<void> event(const char* type, const char* reason, std::string message) {
-        co_await env.events.record(involved, policy::event{type, reason, std::move(message)}, now);
+    // GCC 12 mishandles temporaries in co_await arguments: callers pass a named event.
+    asio::awaitable<void> record(const policy::event& e) {
+        co_await env.events.record(involved, e, now);
     }
 
     // Evicts through the Eviction API, so PodDisruptionBudgets hold. True when the pod goes.
     asio::awaitable<bool> evict(const vertical_pod& p, const std::string& why) {
         auto r = co_await kube::evict_pod(env.client, v.ns, p.name);
         if (!r) {
-            co_await event("Warning", "EvictionBlocked",
-                           "pod " + p.name + " not evicted (" + why + "): " + message_of(r));
+            const policy::event e{"Warning", "EvictionBlocked",
+                                  "pod " + p.name + " not evicted (" + why + "): " + message_of(r)};
+            co_await record(e);
             co_return false;
         }
         m.evicted.insert(p.uid);
         m.attempts.erase(p.uid);
         ++status.evictions;
         ++out.evicted;
-        co_await event("Normal", "EvictedByVPAPlus", "evicted pod " + p.name + ": " + why);
+        const policy::event e{"Normal", "EvictedByVPAPlus", "evicted pod " + p.name + ": " + why};
+        co_await record(e);
         spdlog::info("{}/{}: evicted pod {}: {}", v.ns, v.name, p.name, why);
         co_return true;
     }
@@ -255,19 +259,22 @@ struct pass {
     asio::awaitable<bool> resize(const vertical_pod& p,
                                  const std::vector<container_resources>& to) {
         const std::string patch = resize_patch(p, to);
-        auto r = co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch,
-                                           "resize");
+        const std::string sub = "resize";
+        auto r =
+            co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch, sub);
         if (!r) {
-            co_await event("Warning", "InPlaceResizeFailed",
-                           "pods/" + p.name + "/resize refused: " + message_of(r));
+            const policy::event e{"Warning", "InPlaceResizeFailed",
+                                  "pods/" + p.name + "/resize refused: " + message_of(r)};
+            co_await record(e);
             co_return false;
         }
         m.attempts[p.uid] = {now, patch};
         ++status.in_place_resizes;
         ++out.resized;
         const std::string change = describe_change(p, to);
-        co_await event("Normal", "InPlaceResizedByVPAPlus",
-                       "resizing pod " + p.name + " in place: " + change);
+        const policy::event e{"Normal", "InPlaceResizedByVPAPlus",
+                              "resizing pod " + p.name + " in place: " + change};
+        co_await record(e);
         spdlog::info("{}/{}: resizing pod {} in place: {}", v.ns, v.name, p.name, change);
         co_return true;
     }
@@ -360,18 +367,21 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         const vertical_pod& p = *c.pod;
         const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
         if (vertical::qos_of(to) != vertical::qos_of(p.desired)) {
-            co_await ps.event(
+            const policy::event e{
                 "Warning", "ResizeWouldChangeQoS",
                 "pod " + p.name + " left as it is: the recommendation would make it " +
                     std::string(vertical::to_string(vertical::qos_of(to))) + " (it is " +
-                    std::string(vertical::to_string(vertical::qos_of(p.desired))) + ")");
+                    std::string(vertical::to_string(vertical::qos_of(p.desired))) + ")"};
+            co_await ps.record(e);
             continue;
         }
         bool done = false;
         if (in_place) done = co_await ps.resize(p, to);
-        if (!done && may_evict)
-            done = co_await ps.evict(p, in_place ? "in-place resize refused"
-                                                 : "requests outside the recommendation");
+        if (!done && may_evict) {
+            const std::string why =
+                in_place ? "in-place resize refused" : "requests outside the recommendation";
+            done = co_await ps.evict(p, why);
+        }
         if (done) ++group.in_flight;
     }
 }
@@ -460,16 +470,14 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     const auto now = now_time();
     const involved_object involved{ns, name, v.uid, "VPAPlus", api_version};
     auto& conditions = status.conditions;
-    const auto finish = [&]() -> asio::awaitable<void> {
-        co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
-                              encode_vpaplus_status(status));
-    };
     if (!d.ok()) {
         out.error = "invalid spec: " + d.error().to_string();
         policy::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
                               "InvalidSpec", *out.error, now);
-        co_await finish();
-        co_await env.events.record(involved, {"Warning", "InvalidSpec", *out.error}, now);
+        co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+                              encode_vpaplus_status(status));
+        const policy::event e{"Warning", "InvalidSpec", *out.error};
+        co_await env.events.record(involved, e, now);
         co_return out;
     }
     const target_view target =
@@ -478,7 +486,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         out.error = "target " + v.target.kind + "/" + v.target.name + ": " + target.error;
         policy::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
                               "TargetUnreadable", *out.error, now);
-        co_await finish();
+        co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+                              encode_vpaplus_status(status));
         co_return out;
     }
     policy::set_condition(conditions, "ConfigUnsupported", condition_status::false_, "TargetFound",
@@ -538,7 +547,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                          v.mode == vertical::update_mode::in_place;
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
-    co_await finish();
+    co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+                          encode_vpaplus_status(status));
     co_await write_checkpoints(env, v, memory, now);
     co_return out;
 }

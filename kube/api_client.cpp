@@ -351,7 +351,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 drop_connection();
             if (out.http_status >= 200 && out.http_status < 300) co_return out;
             decode_status(out);
-            const bool throttled = out.http_status == 429;
+            const bool throttled = out.http_status == 429 && r.retry_throttled;
             const bool retry_5xx = idempotent && out.http_status >= 500 && out.http_status != 501;
             if ((throttled || retry_5xx) && attempt < options.max_retries) {
                 auto wait = backoff(attempt);

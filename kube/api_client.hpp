@@ -56,6 +56,9 @@ struct api_request {
     std::string content_type = "application/json";
     /// Extra header fields (metric backends: their own headers, basic authentication).
     std::vector<std::pair<std::string, std::string>> headers = {};
+    /// false: a 429 is the server's answer to this call (an eviction a PodDisruptionBudget
+    /// forbids), returned at once instead of retried as throttling.
+    bool retry_throttled = true;
 };
 
 struct api_response {

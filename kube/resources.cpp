@@ -87,8 +87,10 @@ boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string&
                                                const std::string& name) {
     std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" +
                        name + R"(","namespace":")" + ns + R"("}})";
-    return call(c, "POST", resources::pods.path(ns, name, "eviction"), std::move(body),
-                "application/json");
+    api_request request{"POST", resources::pods.path(ns, name, "eviction"), std::move(body),
+                        "application/json"};
+    request.retry_throttled = false;
+    return c.send(std::move(request));
 }
 
 boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,

@@ -1,0 +1,291 @@
+// Integration tests of VPAPlus: the real controller against the simulated cluster, whose
+// simulated kubelet actuates pods/resize (PodResizeInProgress, then the new resources in
+// containerStatuses) or reports PodResizePending Deferred/Infeasible against its one node.
+#include "integration/controller_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+namespace hpaplus::test {
+namespace {
+
+const std::string vpapluses = "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/vpapluses/";
+const std::string checkpoints =
+    "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/vpapluscheckpoints/";
+const std::string pods_path = "/api/v1/namespaces/default/pods";
+
+// A Deployment whose pods use `cpu_load` in total (split between ready pods) and `memory` each;
+// its container asks for 100m and 128Mi (a Burstable pod).
+std::string workload(const std::string& name, int replicas, const std::string& cpu_load,
+                     const std::string& memory = "300Mi") {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations: {sim.hpaplus.io/cpu-load: \"" + cpu_load +
+           "\", sim.hpaplus.io/memory-per-pod: \"" + memory +
+           "\"}\nspec:\n  replicas: " + std::to_string(replicas) +
+           "\n  selector: {matchLabels: {app: " + name +
+           "}}\n  template:\n    metadata: {labels: {app: " + name +
+           "}}\n    spec:\n      containers:\n      - name: app\n        image: nginx\n"
+           "        resources: {requests: {cpu: 100m, memory: 128Mi}}\n";
+}
+
+std::string vpaplus(const std::string& name, const std::string& mode,
+                    const std::string& extra = "") {
+    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: VPAPlus\nmetadata:\n  name: " +
+           name +
+           "\n  namespace: default\nspec:\n  targetRef: {apiVersion: apps/v1, kind: Deployment, "
+           "name: " +
+           name + "}\n  updatePolicy: {updateMode: " + mode + "}\n" + extra;
+}
+
+struct pod_view {
+    std::string name, uid, cpu_request, memory_request, applied_cpu, resize_pending;
+    int restarts = 0;
+};
+
+class VerticalTest : public ControllerTest {
+  protected:
+    explicit VerticalTest(sim::cluster_options options = fast_cluster()) : ControllerTest(options) {
+        apply_manifest(sim, read_source_file("crds/vpaplus.yaml"));
+    }
+
+    static controller::controller_options vertical_options() {
+        auto o = test_controller_options();
+        o.enable_vertical = true;
+        o.vertical.interval = 300ms;
+        o.vertical.checkpoint_interval = 500ms;
+        // With seconds of history every bound is wide; pods are updated for a 10 % change at
+        // once instead of after 12 h.
+        o.vertical.lifetime_threshold = 0s;
+        return o;
+    }
+
+    std::vector<pod_view> pods(const std::string& app) {
+        std::vector<pod_view> out;
+        const auto doc = get_json(sim, pods_path + "?labelSelector=app%3D" + app);
+        if (!doc.IsObject()) return out;
+        for (const auto& p : doc["items"].GetArray()) {
+            if (p["metadata"].HasMember("deletionTimestamp")) continue;
+            pod_view v;
+            v.name = p["metadata"]["name"].GetString();
+            v.uid = p["metadata"]["uid"].GetString();
+            v.cpu_request = str(p, "/spec/containers/0/resources/requests/cpu");
+            v.memory_request = str(p, "/spec/containers/0/resources/requests/memory");
+            v.applied_cpu = str(p, "/status/containerStatuses/0/resources/requests/cpu");
+            const std::string restarts = str(p, "/status/containerStatuses/0/restartCount");
+            v.restarts = restarts.empty() || restarts[0] == '<' ? 0 : std::stoi(restarts);
+            if (p.HasMember("status") && p["status"].HasMember("conditions"))
+                for (const auto& c : p["status"]["conditions"].GetArray())
+                    if (std::string("PodResizePending") == c["type"].GetString())
+                        v.resize_pending = c["reason"].GetString();
+            out.push_back(v);
+        }
+        return out;
+    }
+    std::set<std::string> uids(const std::string& app) {
+        std::set<std::string> out;
+        for (const auto& p : pods(app))
+            out.insert(p.uid);
+        return out;
+    }
+    bool running(const std::string& app, std::size_t n) {
+        const auto ps = pods(app);
+        if (ps.size() != n) return false;
+        for (const auto& p : ps)
+            if (p.applied_cpu.empty() || p.applied_cpu[0] == '<') return false;
+        return true;
+    }
+    std::string vstatus(const std::string& name, const char* pointer) {
+        const auto doc = get_json(sim, vpapluses + name);
+        return doc.IsObject() ? str(doc, pointer) : "<missing>";
+    }
+    std::string vcondition(const std::string& name, const std::string& type) {
+        const auto doc = get_json(sim, vpapluses + name);
+        if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].HasMember("conditions"))
+            return "";
+        for (const auto& c : doc["status"]["conditions"].GetArray())
+            if (type == c["type"].GetString())
+                return std::string(c["status"].GetString()) + " " + c["reason"].GetString();
+        return "";
+    }
+    std::int64_t counter(const std::string& name, const char* pointer) {
+        const std::string v = vstatus(name, pointer);
+        return v.empty() || v[0] == '<' ? 0 : std::stoll(v);
+    }
+    static std::int64_t milli(const std::string& q) {
+        const auto parsed = core::quantity::parse(q);
+        return parsed ? parsed->milli_value() : -1;
+    }
+};
+
+TEST_F(VerticalTest, ResizesPodsWhoseUsageExceedsTheirRequestsInPlaceWithoutARestart) {
+    apply_manifest(sim, workload("web", 2, "1200m")); // 600m a pod against 100m requested
+    ASSERT_TRUE(eventually([&] { return running("web", 2); }));
+    const auto before = uids("web");
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("web", "InPlace"));
+
+    ASSERT_TRUE(eventually([&] {
+        const auto ps = pods("web");
+        if (ps.size() != 2) return false;
+        for (const auto& p : ps)
+            if (milli(p.cpu_request) < 600 || p.applied_cpu != p.cpu_request) return false;
+        return true;
+    })) << vstatus("web", "/status");
+    for (const auto& p : pods("web")) {
+        EXPECT_EQ(p.restarts, 0) << p.name;
+        EXPECT_GT(milli(p.memory_request), milli("300Mi")) << p.name;
+    }
+    EXPECT_EQ(uids("web"), before) << "the same pods, resized; none replaced";
+    EXPECT_EQ(vcondition("web", "RecommendationProvided"), "True RecommendationProvided");
+    EXPECT_EQ(vcondition("web", "LowConfidence"), "True ShortHistory");
+    EXPECT_GE(counter("web", "/status/inPlaceResizes"), 2);
+    EXPECT_EQ(counter("web", "/status/evictions"), 0);
+    EXPECT_GE(milli(vstatus("web", "/status/recommendation/containerRecommendations/0/target/cpu")),
+              600);
+    EXPECT_TRUE(has_event("web", "InPlaceResizedByVPAPlus"));
+}
+
+TEST_F(VerticalTest, OffModeRecommendsButNeverTouchesPods) {
+    apply_manifest(sim, workload("quiet", 2, "1200m"));
+    ASSERT_TRUE(eventually([&] { return running("quiet", 2); }));
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("quiet", "\"Off\""));
+    ASSERT_TRUE(eventually([&] {
+        return vcondition("quiet", "RecommendationProvided") == "True RecommendationProvided";
+    }));
+    std::this_thread::sleep_for(1500ms); // several passes
+    for (const auto& p : pods("quiet"))
+        EXPECT_EQ(p.cpu_request, "100m");
+    EXPECT_EQ(counter("quiet", "/status/inPlaceResizes"), 0);
+}
+
+// One node of 2 CPUs: a pod wanting ~3.5 CPUs can never be resized there (Infeasible).
+class VerticalSmallNodeTest : public VerticalTest {
+  protected:
+    VerticalSmallNodeTest() : VerticalTest(small_node()) {}
+    static sim::cluster_options small_node() {
+        auto o = fast_cluster();
+        o.workload.node_cpu_milli = 2000;
+        return o;
+    }
+};
+
+TEST_F(VerticalSmallNodeTest, InfeasibleFallsBackToEvictionInInPlaceOrRecreate) {
+    apply_manifest(sim, workload("big", 2, "6000m"));
+    ASSERT_TRUE(eventually([&] { return running("big", 2); }));
+    const auto before = uids("big");
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("big", "InPlaceOrRecreate"));
+    ASSERT_TRUE(eventually([&] { return counter("big", "/status/evictions") >= 1; }))
+        << vstatus("big", "/status");
+    EXPECT_TRUE(has_event("big", "EvictedByVPAPlus"));
+    EXPECT_TRUE(eventually([&] {
+        const auto now = uids("big");
+        for (const auto& uid : before)
+            if (!now.count(uid)) return true;
+        return false;
+    })) << "an evicted pod was replaced by the Deployment";
+}
+
+TEST_F(VerticalSmallNodeTest, InfeasibleNeverEvictsInInPlace) {
+    apply_manifest(sim, workload("pinned", 2, "6000m"));
+    ASSERT_TRUE(eventually([&] { return running("pinned", 2); }));
+    const auto before = uids("pinned");
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("pinned", "InPlace"));
+    ASSERT_TRUE(eventually([&] {
+        for (const auto& p : pods("pinned"))
+            if (p.resize_pending == "Infeasible") return true;
+        return false;
+    })) << vstatus("pinned", "/status");
+    std::this_thread::sleep_for(2s); // several passes past the Infeasible report
+    EXPECT_EQ(uids("pinned"), before);
+    EXPECT_EQ(counter("pinned", "/status/evictions"), 0);
+    EXPECT_FALSE(has_event("pinned", "EvictedByVPAPlus"));
+}
+
+TEST_F(VerticalSmallNodeTest, ADisruptionBudgetBlocksTheEvictionFallback) {
+    apply_manifest(sim, workload("guarded", 2, "6000m"));
+    apply_manifest(sim, "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: "
+                        "guarded\n  namespace: default\nspec:\n  minAvailable: 2\n  selector: "
+                        "{matchLabels: {app: guarded}}\n");
+    ASSERT_TRUE(eventually([&] { return running("guarded", 2); }));
+    const auto before = uids("guarded");
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("guarded", "InPlaceOrRecreate"));
+    ASSERT_TRUE(eventually([&] { return has_event("guarded", "EvictionBlocked"); }))
+        << vstatus("guarded", "/status");
+    std::this_thread::sleep_for(1s);
+    EXPECT_EQ(uids("guarded"), before);
+    EXPECT_EQ(counter("guarded", "/status/evictions"), 0);
+}
+
+TEST_F(VerticalTest, LeavesCpuToAnHpaPlusOnTheSameWorkloadAndSaysSoOnBoth) {
+    apply_manifest(sim, workload("shared", 2, "100m")); // 50m a pod: 50 % of 100m, at target
+    ASSERT_TRUE(eventually([&] { return running("shared", 2); }));
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, hpaplus("shared", "  syncPeriodSeconds: 1\n", 2, 6));
+    apply_manifest(sim, vpaplus("shared", "InPlace"));
+    // Memory (300Mi used, 128Mi requested) is resized; cpu stays the HPAPlus's.
+    ASSERT_TRUE(eventually([&] {
+        const auto ps = pods("shared");
+        if (ps.size() != 2) return false;
+        for (const auto& p : ps)
+            if (milli(p.memory_request) <= milli("300Mi")) return false;
+        return true;
+    })) << vstatus("shared", "/status");
+    for (const auto& p : pods("shared"))
+        EXPECT_EQ(p.cpu_request, "100m") << p.name;
+    EXPECT_EQ(vstatus("shared", "/status/recommendation/containerRecommendations/0/target/cpu"),
+              "<missing>");
+    EXPECT_EQ(vcondition("shared", "CoordinatedWithHPAPlus"), "True ResourcesLeftToHPAPlus");
+    EXPECT_EQ(vstatus("shared", "/status/sharedWith"), "shared");
+    ASSERT_TRUE(eventually([&] {
+        return condition("shared", "CoordinatedWithVPAPlus") == "True ResourcesLeftToHPAPlus";
+    }));
+    std::this_thread::sleep_for(1s);
+    EXPECT_EQ(replicas("shared"), 2) << "the HPAPlus saw no reason to scale";
+}
+
+TEST_F(VerticalTest, HistoryIsCheckpointedAndRestoredAfterARestart) {
+    apply_manifest(sim, workload("kept", 2, "400m"));
+    ASSERT_TRUE(eventually([&] { return running("kept", 2); }));
+    apply_manifest(sim, vpaplus("kept", "\"Off\""));
+    const auto samples = [&] {
+        const auto doc = get_json(sim, checkpoints + "kept-app");
+        const std::string n = doc.IsObject() ? str(doc, "/status/totalSamplesCount") : "";
+        return n.empty() || n[0] == '<' ? 0LL : std::stoll(n);
+    };
+    std::int64_t first = 0;
+    {
+        controller_runner controller(sim, vertical_options());
+        ASSERT_TRUE(eventually([&] { return (first = samples()) >= 4; }));
+        controller.shutdown();
+    }
+    EXPECT_EQ(str(get_json(sim, checkpoints + "kept-app"), "/spec/vpaObjectName"), "kept");
+    controller_runner again(sim, vertical_options());
+    // A fresh history would restart the count near zero; a restored one keeps growing from it.
+    ASSERT_TRUE(eventually([&] { return samples() > first; }));
+    EXPECT_GE(samples(), first);
+}
+
+TEST_F(VerticalTest, AnUnusableSpecOrTargetIsAConditionAndAnEvent) {
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("bad", "InPlace",
+                                "  resourcePolicy:\n    containerPolicies:\n    - {containerName: "
+                                "\"*\", minAllowed: {cpu: \"2\"}, maxAllowed: {cpu: \"1\"}}\n"));
+    apply_manifest(sim, vpaplus("orphan", "InPlace"));
+    ASSERT_TRUE(eventually([&] {
+        return vcondition("bad", "ConfigUnsupported") == "True InvalidSpec" &&
+               vcondition("orphan", "ConfigUnsupported") == "True TargetUnreadable";
+    })) << vstatus("bad", "/status")
+        << vstatus("orphan", "/status");
+    EXPECT_NE(vstatus("bad", "/status/conditions/0/message").find("maxAllowed"), std::string::npos);
+    EXPECT_TRUE(eventually([&] { return has_event("bad", "InvalidSpec"); }));
+    EXPECT_TRUE(controller.acting());
+}
+
+} // namespace
+} // namespace hpaplus::test
