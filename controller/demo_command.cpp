@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 namespace hpaplus::controller {
 namespace {
@@ -28,7 +29,7 @@ namespace asio = boost::asio;
 
 constexpr const char* demo_usage =
     "Usage: hpaplus demo [--duration SECONDS] [--report FILE] [--summary-json FILE]\n"
-    "                    [--listen ADDR:PORT]\n"
+    "                    [--listen ADDR:PORT] [--vertical]\n"
     "\n"
     "Runs HPAPlus end to end on the embedded simulated cluster: installs the CRDs, creates a\n"
     "Deployment 'web' with an HPAPlus (CPU 60 % of requests) and a CronHPA that pre-warms it\n"
@@ -41,6 +42,8 @@ constexpr const char* demo_usage =
     "                       (default hpaplus-demo-report.html)\n"
     "  --summary-json FILE  machine-readable summary (scaleUps, scaleDowns, maxReplicas, ...)\n"
     "  --listen ADDR:PORT   where the simulated API server listens (default 127.0.0.1:0)\n"
+    "  --vertical           also run the vertical module: a Deployment 'api' whose pods use more\n"
+    "                       than they request, and a VPAPlus that resizes them in place\n"
     "\n"
     "Exit codes: 0 the scenario completed, 1 runtime failure, 2 bad usage.\n";
 
@@ -54,7 +57,23 @@ struct demo_flags {
     std::string summary_json;
     std::string address = "127.0.0.1";
     unsigned short port = 0;
+    bool vertical = false;
 };
+
+// --vertical: pods that use 600m CPU and 300Mi each against 100m and 128Mi requested.
+std::string vertical_deployment_json() {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"api","namespace":"default",)"
+           R"("annotations":{"sim.hpaplus.io/cpu-load":"1200m","sim.hpaplus.io/memory-per-pod":"300Mi"}},)"
+           R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":)"
+           R"({"labels":{"app":"api"}},"spec":{"containers":[{"name":"app","image":"nginx",)"
+           R"("resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]}}}})";
+}
+
+std::string vpaplus_json() {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"VPAPlus","metadata":)"
+           R"({"name":"api","namespace":"default"},"spec":{"targetRef":{"apiVersion":"apps/v1",)"
+           R"("kind":"Deployment","name":"api"},"updatePolicy":{"updateMode":"InPlaceOrRecreate"}}})";
+}
 
 // The load over the scenario, as fractions of its length: steady, a rise, a peak, a fall.
 std::vector<std::pair<double, double>> load_profile() {
@@ -101,8 +120,8 @@ std::string cronhpa_json(int duration) {
            schedule_in(duration * 20 / 100) + R"(","targetSize":2}]}})";
 }
 
-std::optional<std::string> build_scenario(int duration, sim::scenario& out) {
-    for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml}) {
+std::optional<std::string> build_scenario(int duration, bool vertical, sim::scenario& out) {
+    for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml, vpaplus_crd_yaml}) {
         auto crds = kube::yaml_documents_to_json(yaml);
         if (!crds) return "a compiled-in CRD is not valid YAML: " + crds.error().text;
         out.objects.insert(out.objects.end(), crds->begin(), crds->end());
@@ -111,6 +130,10 @@ std::optional<std::string> build_scenario(int duration, sim::scenario& out) {
     out.objects.push_back(deployment_json());
     out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));
     out.objects.push_back(cronhpa_json(duration));
+    if (vertical) {
+        out.objects.push_back(vertical_deployment_json());
+        out.objects.push_back(vpaplus_json());
+    }
     for (const auto& [at, cores] : load_profile()) {
         sim::load_step step;
         step.at = std::chrono::milliseconds(static_cast<std::int64_t>(at * duration * 1000));
@@ -168,6 +191,7 @@ class recorder {
             }
         }
         note_cron_floor(store, s.seconds);
+        note_vertical_resizes(store, s.seconds);
         if (!samples_.empty() && s.replicas != samples_.back().replicas) {
             const int from = samples_.back().replicas;
             (s.replicas > from ? scale_ups_ : scale_downs_)++;
@@ -207,6 +231,39 @@ class recorder {
         std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
     }
 
+    // Notes each change of the requests of the `api` pods (the --vertical scenario).
+    void note_vertical_resizes(sim::object_store& store, double seconds) {
+        auto* pods = store.find("", "v1", "pods");
+        if (!pods) return;
+        for (const auto& [key, p] : pods->objects) {
+            const auto label = p->labels.find("app");
+            if (p->namespace_ != "default" || label == p->labels.end() || label->second != "api")
+                continue;
+            const auto* spec = member(&p->doc, "spec");
+            const auto* containers = member(spec, "containers");
+            if (!containers || !containers->IsArray() || containers->Empty()) continue;
+            const auto* requests = member(member(&(*containers)[0], "resources"), "requests");
+            const auto text = [&](const char* name) {
+                const auto* v = member(requests, name);
+                return v && v->IsString() ? std::string(v->GetString()) : std::string("none");
+            };
+            const std::string now = "cpu " + text("cpu") + ", memory " + text("memory");
+            auto [it, fresh] = pod_requests_.try_emplace(p->name, now);
+            if (fresh || it->second == now) continue;
+            const std::string before = it->second;
+            it->second = now;
+            ++vertical_resizes_;
+            const auto* statuses = member(member(&p->doc, "status"), "containerStatuses");
+            const int restarts = statuses && statuses->IsArray() && !statuses->Empty()
+                                     ? int_member(&(*statuses)[0], "restartCount")
+                                     : 0;
+            events_.push_back({seconds, "VPAPlus resized pod " + p->name + " in place: " + before +
+                                            " → " + now + " (restarts " + std::to_string(restarts) +
+                                            ")"});
+            std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
+        }
+    }
+
     demo_summary summary() const {
         demo_summary out;
         out.scale_ups = scale_ups_;
@@ -218,6 +275,7 @@ class recorder {
         out.errors = objects_.stats().errors;
         out.duration_seconds = elapsed();
         out.target_utilization = target_utilization;
+        out.vertical_resizes = vertical_resizes_;
         return out;
     }
     const std::vector<demo_sample>& samples() const { return samples_; }
@@ -232,6 +290,8 @@ class recorder {
     int scale_ups_ = 0;
     int scale_downs_ = 0;
     std::string cron_floor_ = "none";
+    std::map<std::string, std::string> pod_requests_; ///< api pod → its requests, as last seen
+    int vertical_resizes_ = 0;
 };
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -251,6 +311,10 @@ std::optional<std::string> parse_flags(int argc, char** argv, demo_flags& f, boo
         if (arg == "--help" || arg == "-h") {
             help = true;
             return std::nullopt;
+        }
+        if (arg == "--vertical") {
+            f.vertical = true;
+            continue;
         }
         if (i + 1 >= argc)
             return "'" + std::string(arg) + "' needs a value (see 'hpaplus demo --help')";
@@ -289,7 +353,7 @@ int run_demo(int argc, char** argv) {
         return 0;
     }
     sim::scenario scenario;
-    if (auto error = build_scenario(flags.duration, scenario)) {
+    if (auto error = build_scenario(flags.duration, flags.vertical, scenario)) {
         std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
         return 1;
     }
@@ -311,6 +375,13 @@ int run_demo(int argc, char** argv) {
         controller_options options;
         options.leader.enabled = false;
         options.ops_listen = "127.0.0.1:0";
+        if (flags.vertical) {
+            options.enable_vertical = true;
+            options.vertical.interval = std::chrono::seconds(2);
+            // Seconds of history keep every bound wide; like pods past the 12 h mark, they are
+            // updated for a change of 10 % or more.
+            options.vertical.lifetime_threshold = std::chrono::seconds(0);
+        }
         controller_process process(io, std::move(*config), options);
         recorder rec(cluster, process.objects());
 
@@ -321,8 +392,13 @@ int run_demo(int argc, char** argv) {
         std::printf("  load:      %s cores at 0 s, rising, then falling (CPU request 500m per pod, "
                     "target %d %%)\n",
                     "0.6", target_utilization);
-        std::printf("  cron:      CronHPA web-prewarm holds a floor of %d from %d s to %d s\n\n",
+        std::printf("  cron:      CronHPA web-prewarm holds a floor of %d from %d s to %d s\n",
                     prewarm_size, std::max(2, flags.duration * 6 / 100), flags.duration * 20 / 100);
+        if (flags.vertical)
+            std::printf(
+                "  vertical:  VPAPlus api resizes pods of Deployment api in place (they use "
+                "600m/300Mi against 100m/128Mi requested)\n");
+        std::printf("\n");
         std::fflush(stdout);
 
         int exit_code = 0;
@@ -370,6 +446,8 @@ int run_demo(int argc, char** argv) {
                     summary.scale_ups, summary.scale_downs, summary.max_replicas,
                     summary.final_replicas, static_cast<unsigned long long>(summary.reconciles),
                     static_cast<unsigned long long>(summary.errors));
+        if (flags.vertical)
+            std::printf("Vertical: %d in-place pod resizes.\n", summary.vertical_resizes);
         const std::string title = "HPAPlus demo: load and replicas over time";
         const std::string report = ends_with(flags.report, ".svg")
                                        ? render_svg(rec.samples(), rec.events(), title)

@@ -193,7 +193,8 @@ std::string summary_json(const demo_summary& s) {
            ",\"finalReplicas\":" + std::to_string(s.final_replicas) +
            ",\"reconciles\":" + std::to_string(s.reconciles) +
            ",\"errors\":" + std::to_string(s.errors) +
-           ",\"durationSeconds\":" + num(s.duration_seconds) + "}\n";
+           ",\"durationSeconds\":" + num(s.duration_seconds) +
+           ",\"verticalResizes\":" + std::to_string(s.vertical_resizes) + "}\n";
 }
 
 } // namespace hpaplus::controller

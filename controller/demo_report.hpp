@@ -32,6 +32,7 @@ struct demo_summary {
     std::uint64_t errors = 0;
     double duration_seconds = 0;
     int target_utilization = 0;
+    int vertical_resizes = 0; ///< --vertical: changes of the api pods' requests seen
 };
 
 /// A standalone SVG chart: load (cores) and replicas (spec and ready) over time.
@@ -44,7 +45,7 @@ std::string render_html(const std::vector<demo_sample>& samples,
                         const std::string& title);
 
 /// `{"scaleUps":..,"scaleDowns":..,"maxReplicas":..,"finalReplicas":..,"reconciles":..,"errors":..,
-/// "durationSeconds":..}`.
+/// "durationSeconds":..,"verticalResizes":..}`.
 std::string summary_json(const demo_summary& summary);
 
 } // namespace hpaplus::controller
