@@ -116,11 +116,18 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         {"custom.metrics.k8s.io", "pods/qps", "get"},
         {"external.metrics.k8s.io", "queue_length", "list"},
         {"", "events", "create"},
-        {"", "events", "patch"}};
+        {"", "events", "patch"},
+        {"autoscaling.hpaplus.io", "vpapluses", "watch"},
+        {"autoscaling.hpaplus.io", "vpapluses/status", "patch"},
+        {"autoscaling.hpaplus.io", "vpapluscheckpoints", "create"},
+        {"autoscaling.hpaplus.io", "vpapluscheckpoints/status", "patch"},
+        {"", "pods/resize", "patch"},
+        {"", "pods/eviction", "create"}};
     for (const auto& [group, resource, verb] : calls)
         EXPECT_TRUE(grants(role, group, resource, verb)) << group << " " << resource << " " << verb;
     EXPECT_FALSE(grants(role, "", "secrets", "get"));
     EXPECT_FALSE(grants(role, "apps", "deployments", "update"));
+    EXPECT_FALSE(grants(role, "", "pods", "delete")) << "pods go only through the Eviction API";
     const auto& lease_role = m.at("Role/hpaplus-leader-election");
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "create"));
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "update"));
