@@ -268,7 +268,7 @@ struct pass {
             co_await record(e);
             co_return false;
         }
-        m.attempts[p.uid] = {now, patch};
+        m.attempts[p.uid] = {now, to};
         ++status.in_place_resizes;
         ++out.resized;
         const std::string change = describe_change(p, to);
@@ -279,6 +279,13 @@ struct pass {
         co_return true;
     }
 };
+
+// A resize this updater asked for that has not finished (or that the cache has not seen yet, for
+// at most the in-progress timeout).
+bool under_way(const vertical_pod& p, const vertical_memory::attempt& a, core::time_point now,
+               const vertical_options& o) {
+    return resizing(p) || (p.desired != a.to && now - a.at < o.in_progress_timeout);
+}
 
 // Why a resize under way should give way to eviction; "" while it should be waited for.
 std::string fallback_reason(const vertical_pod& p, const vertical_memory::attempt& a,
@@ -313,7 +320,9 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         if (p.deleting) continue;
         ++live;
         if (!p.pending) ++group.running;
-        if (ps.m.evicted.count(p.uid) || (ps.m.attempts.count(p.uid) && resizing(p)))
+        const auto a = ps.m.attempts.find(p.uid);
+        if (ps.m.evicted.count(p.uid) ||
+            (a != ps.m.attempts.end() && under_way(p, a->second, ps.now, o)))
             ++group.in_flight;
     }
     if (live < min_replicas) {
@@ -325,10 +334,11 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
     for (const auto& p : pods) {
         const auto it = ps.m.attempts.find(p.uid);
         if (it == ps.m.attempts.end() || p.deleting) continue;
-        if (!resizing(p)) {
+        if (!under_way(p, it->second, ps.now, o)) {
             ps.m.attempts.erase(it);
             continue;
         }
+        if (!resizing(p)) continue; // the cache has not seen the PATCH yet
         const std::string why = fallback_reason(p, it->second, ps.now, o);
         if (why.empty()) continue;
         if (may_evict) {
@@ -336,8 +346,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         } else if (p.resize_pending == "Infeasible") {
             // InPlace never evicts; the pod is asked again only when the recommendation moves.
             const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
-            if (resize_patch(p, to) != it->second.patch &&
-                vertical::qos_of(to) == vertical::qos_of(p.desired))
+            if (to != it->second.to && vertical::qos_of(to) == vertical::qos_of(p.desired))
                 co_await ps.resize(p, to);
         }
     }

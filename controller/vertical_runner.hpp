@@ -10,6 +10,7 @@
 #include "kube/informer.hpp"
 #include "policy/types.hpp"
 #include "vertical/recommender/aggregate.hpp"
+#include "vertical/recommender/update_plan.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -38,7 +39,9 @@ struct vertical_memory {
     std::set<std::string> ooms_seen;                              ///< pod uid/container/finishedAt
     struct attempt {
         core::time_point at;
-        std::string patch; ///< what was asked (InPlace retries an Infeasible pod only on a change)
+        /// What was asked: until the cached pod shows it the resize is still under way (the
+        /// watch may lag the PATCH), and InPlace asks an Infeasible pod again only for another.
+        std::vector<vertical::container_resources> to;
     };
     std::map<std::string, attempt> attempts; ///< in-place resizes under way, by pod uid
     std::set<std::string> evicted;           ///< pod uids evicted and not yet gone
