@@ -133,6 +133,19 @@ std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
     return m;
 }
 
+const char* coordination_reason(const vpaplus& v, const horizontal_use& h) {
+    return (h.cpu && !v.share_cpu) || (h.memory && !v.share_memory) ? "ResourcesLeftToHPAPlus"
+                                                                    : "NoConflict";
+}
+
+const policy::object_reference& target_of(const vpaplus& v) {
+    return v.target;
+}
+
+const policy::object_reference& target_of(const policy::autoscaler& hpa) {
+    return hpa.spec.scale_target_ref;
+}
+
 std::string checkpoint_name(const std::string& vpa, const std::string& container) {
     return vpa + "-" + container;
 }
@@ -412,52 +425,49 @@ horizontal_use uses_of(const policy::autoscaler& hpa) {
     return use;
 }
 
+// The first cached object of `ns` that decodes (strictly) into a T aimed at `workload`.
+template <class T, class Decode>
+std::optional<T> find_aimed_at(const kube::informer& informer, const std::string& ns,
+                               const policy::object_reference& workload, Decode decode) {
+    const auto items = informer.items();
+    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
+        const auto& o = it->second;
+        if (o->namespace_ != ns) break;
+        rapidjson::Document doc;
+        doc.Parse(o->json.data(), o->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        T object = decode(d, kube::json_node{&doc, ""});
+        const policy::object_reference& target = target_of(object);
+        if (d.ok() && target.kind == workload.kind && target.name == workload.name) return object;
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
                        const policy::autoscaler& hpa, std::vector<policy::condition>& conditions,
                        core::time_point now) {
-    const auto& ref = hpa.spec.scale_target_ref;
-    const auto items = vpapluses.items();
-    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
-        const auto& o = it->second;
-        if (o->namespace_ != ns) break;
-        rapidjson::Document doc;
-        doc.Parse(o->json.data(), o->json.size());
-        if (doc.HasParseError()) continue;
-        kube::json_decoder d;
-        const vpaplus v = decode_vpaplus(d, {&doc, ""});
-        if (!d.ok() || v.target.kind != ref.kind || v.target.name != ref.name) continue;
-        horizontal_use use = uses_of(hpa);
-        use.hpaplus = hpa.name;
-        policy::set_condition(
-            conditions, "CoordinatedWithVPAPlus", condition_status::true_,
-            (use.cpu && !v.share_cpu) || (use.memory && !v.share_memory) ? "ResourcesLeftToHPAPlus"
-                                                                         : "NoConflict",
-            "VPAPlus " + v.name + " sizes the pods; " + coordination_message(v, use), now);
+    const auto v = find_aimed_at<vpaplus>(vpapluses, ns, hpa.spec.scale_target_ref, decode_vpaplus);
+    if (!v) {
+        policy::remove_condition(conditions, "CoordinatedWithVPAPlus");
         return;
     }
-    policy::remove_condition(conditions, "CoordinatedWithVPAPlus");
+    horizontal_use use = uses_of(hpa);
+    use.hpaplus = hpa.name;
+    policy::set_condition(
+        conditions, "CoordinatedWithVPAPlus", condition_status::true_, coordination_reason(*v, use),
+        "VPAPlus " + v->name + " sizes the pods; " + coordination_message(*v, use), now);
 }
 
 horizontal_use find_horizontal_use(const kube::informer& hpapluses, const std::string& ns,
                                    const policy::object_reference& workload) {
-    horizontal_use use;
-    const auto items = hpapluses.items();
-    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
-        const auto& o = it->second;
-        if (o->namespace_ != ns) break;
-        rapidjson::Document doc;
-        doc.Parse(o->json.data(), o->json.size());
-        if (doc.HasParseError()) continue;
-        kube::json_decoder d;
-        const auto hpa = kube::decode_autoscaler(d, {&doc, ""});
-        const auto& ref = hpa.spec.scale_target_ref;
-        if (!d.ok() || ref.kind != workload.kind || ref.name != workload.name) continue;
-        use = uses_of(hpa);
-        use.hpaplus = o->name;
-        break;
-    }
+    const auto hpa =
+        find_aimed_at<policy::autoscaler>(hpapluses, ns, workload, kube::decode_autoscaler);
+    if (!hpa) return {};
+    horizontal_use use = uses_of(*hpa);
+    use.hpaplus = hpa->name;
     return use;
 }
 
@@ -529,10 +539,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         policy::remove_condition(conditions, "CoordinatedWithHPAPlus");
     else
         policy::set_condition(conditions, "CoordinatedWithHPAPlus", condition_status::true_,
-                              (h.cpu && !v.share_cpu) || (h.memory && !v.share_memory)
-                                  ? "ResourcesLeftToHPAPlus"
-                                  : "NoConflict",
-                              coordination_message(v, h), now);
+                              coordination_reason(v, h), coordination_message(v, h), now);
     double confidence = 0;
     status.recommendations = recommend(v, memory, h, now, confidence);
     if (status.recommendations.empty()) {

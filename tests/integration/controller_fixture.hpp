@@ -67,7 +67,11 @@ class ControllerTest : public ::testing::Test {
         return doc.IsObject() ? str(doc, pointer) : "<missing>";
     }
     std::string condition(const std::string& name, const std::string& type) {
-        const auto doc = get_json(sim, hpapluses + name);
+        return condition_at(hpapluses + name, type);
+    }
+    /// "Status Reason" of the condition `type` of the object at `path` ("" when it has none).
+    std::string condition_at(const std::string& path, const std::string& type) {
+        const auto doc = get_json(sim, path);
         if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].HasMember("conditions"))
             return "";
         for (const auto& c : doc["status"]["conditions"].GetArray())

@@ -101,13 +101,7 @@ class VerticalTest : public ControllerTest {
         return doc.IsObject() ? str(doc, pointer) : "<missing>";
     }
     std::string vcondition(const std::string& name, const std::string& type) {
-        const auto doc = get_json(sim, vpapluses + name);
-        if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].HasMember("conditions"))
-            return "";
-        for (const auto& c : doc["status"]["conditions"].GetArray())
-            if (type == c["type"].GetString())
-                return std::string(c["status"].GetString()) + " " + c["reason"].GetString();
-        return "";
+        return condition_at(vpapluses + name, type);
     }
     std::int64_t counter(const std::string& name, const char* pointer) {
         const std::string v = vstatus(name, pointer);
