@@ -5,7 +5,6 @@
 #include "controller/manager.hpp"
 #include "controller/worker_slot.hpp"
 
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -53,56 +52,29 @@ struct cron_scheduler::worker : worker_slot {
 };
 
 cron_scheduler::cron_scheduler(cron_env env, floor_handler floor_changed)
-    : env_(env), floor_changed_(std::move(floor_changed)) {}
+    : env_(env), floor_changed_(std::move(floor_changed)),
+      workers_(
+          "CronHPA",
+          [](asio::any_io_executor ex, const std::string& ns, const std::string& name) {
+              return std::make_shared<worker>(std::move(ex), ns, name);
+          },
+          [this](std::shared_ptr<worker_slot> w) { return run_worker(std::move(w)); }) {}
 
-cron_scheduler::~cron_scheduler() {
-    stop();
-}
+cron_scheduler::~cron_scheduler() = default;
 
 void cron_scheduler::start(asio::any_io_executor ex, std::size_t& running) {
-    if (acting_) return;
-    executor_ = std::move(ex);
-    running_ = &running;
-    acting_ = true;
-    for (const auto& [key, object] : *env_.cronhpas.items())
-        spawn(object->namespace_, object->name);
-    spdlog::info("running {} CronHPA objects", workers_.size());
+    workers_.start(std::move(ex), running, *env_.cronhpas.items());
 }
 
 void cron_scheduler::stop() {
-    acting_ = false;
-    for (auto& [key, w] : workers_)
-        w->stop();
-    workers_.clear();
-}
-
-void cron_scheduler::spawn(const std::string& ns, const std::string& name) {
-    std::string key = ns + "/" + name;
-    if (!acting_ || workers_.count(key)) return;
-    auto w = std::make_shared<worker>(executor_, ns, name);
-    workers_.emplace(std::move(key), w);
-    ++*running_;
-    std::size_t* running = running_;
-    asio::co_spawn(executor_, run_worker(w), [running, w](std::exception_ptr e) {
-        --*running;
-        log_failure(w->key + ": CronHPA worker ended", e);
-    });
+    workers_.stop();
 }
 
 void cron_scheduler::on_change(const char* type, const kube::object_cptr& object,
                                const kube::object_cptr& previous) {
-    if (!acting_) return;
+    if (!workers_.acting()) return;
+    workers_.on_change(type, object, previous);
     const std::string_view t = type;
-    if (t == "DELETED") {
-        if (const auto it = workers_.find(object->key); it != workers_.end()) {
-            it->second->stop();
-            workers_.erase(it);
-        }
-    } else if (!workers_.count(object->key)) {
-        spawn(object->namespace_, object->name);
-    } else if (!previous || object->generation != previous->generation) {
-        workers_.at(object->key)->poke();
-    }
     // A floor that appears, moves or goes: the HPAPlus it is aimed at decides again now.
     const auto before = floor_of(previous);
     const auto after = t == "DELETED" ? std::nullopt : floor_of(object);
@@ -113,7 +85,8 @@ void cron_scheduler::on_change(const char* type, const kube::object_cptr& object
         floor_changed_(object->namespace_, after->target);
 }
 
-asio::awaitable<void> cron_scheduler::run_worker(std::shared_ptr<worker> w) {
+asio::awaitable<void> cron_scheduler::run_worker(std::shared_ptr<worker_slot> slot) {
+    const auto w = std::static_pointer_cast<worker>(slot);
     while (!w->stopped) {
         w->wake = false;
         cron_outcome outcome;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "controller/cron_runner.hpp"
+#include "controller/worker_set.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -39,15 +40,11 @@ class cron_scheduler {
 
   private:
     struct worker;
-    boost::asio::awaitable<void> run_worker(std::shared_ptr<worker> w);
-    void spawn(const std::string& ns, const std::string& name);
+    boost::asio::awaitable<void> run_worker(std::shared_ptr<worker_slot> slot);
 
     cron_env env_;
     floor_handler floor_changed_;
-    boost::asio::any_io_executor executor_;
-    std::size_t* running_ = nullptr;
-    bool acting_ = false;
-    std::map<std::string, std::shared_ptr<worker>, std::less<>> workers_;
+    worker_set workers_;
     std::uint64_t runs_ = 0;
 };
 

@@ -1,10 +1,6 @@
 // controller/vertical_scheduler.cpp — VPAPlus workers and their wake-ups.
 #include "controller/vertical_scheduler.hpp"
 
-#include "controller/manager.hpp"
-#include "controller/worker_slot.hpp"
-
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
@@ -18,58 +14,26 @@ struct vertical_scheduler::worker : worker_slot {
     vertical_memory memory;
 };
 
-vertical_scheduler::vertical_scheduler(vertical_env env) : env_(env) {}
+vertical_scheduler::vertical_scheduler(vertical_env env)
+    : env_(env), workers_(
+                     "VPAPlus",
+                     [](asio::any_io_executor ex, const std::string& ns, const std::string& name) {
+                         return std::make_shared<worker>(std::move(ex), ns, name);
+                     },
+                     [this](std::shared_ptr<worker_slot> w) { return run_worker(std::move(w)); }) {}
 
-vertical_scheduler::~vertical_scheduler() {
-    stop();
-}
+vertical_scheduler::~vertical_scheduler() = default;
 
 void vertical_scheduler::start(asio::any_io_executor ex, std::size_t& running) {
-    if (acting_) return;
-    executor_ = std::move(ex);
-    running_ = &running;
-    acting_ = true;
-    for (const auto& [key, object] : *env_.vpapluses.items())
-        spawn(object->namespace_, object->name);
-    spdlog::info("running {} VPAPlus objects", workers_.size());
+    workers_.start(std::move(ex), running, *env_.vpapluses.items());
 }
 
 void vertical_scheduler::stop() {
-    acting_ = false;
-    for (auto& [key, w] : workers_)
-        w->stop();
-    workers_.clear();
+    workers_.stop();
 }
 
-void vertical_scheduler::spawn(const std::string& ns, const std::string& name) {
-    std::string key = ns + "/" + name;
-    if (!acting_ || workers_.count(key)) return;
-    auto w = std::make_shared<worker>(executor_, ns, name);
-    workers_.emplace(std::move(key), w);
-    ++*running_;
-    std::size_t* running = running_;
-    asio::co_spawn(executor_, run_worker(w), [running, w](std::exception_ptr e) {
-        --*running;
-        log_failure(w->key + ": VPAPlus worker ended", e);
-    });
-}
-
-void vertical_scheduler::on_change(const char* type, const kube::object_cptr& object,
-                                   const kube::object_cptr& previous) {
-    if (!acting_) return;
-    if (std::string_view(type) == "DELETED") {
-        if (const auto it = workers_.find(object->key); it != workers_.end()) {
-            it->second->stop();
-            workers_.erase(it);
-        }
-    } else if (!workers_.count(object->key)) {
-        spawn(object->namespace_, object->name);
-    } else if (!previous || object->generation != previous->generation) {
-        workers_.at(object->key)->poke();
-    }
-}
-
-asio::awaitable<void> vertical_scheduler::run_worker(std::shared_ptr<worker> w) {
+asio::awaitable<void> vertical_scheduler::run_worker(std::shared_ptr<worker_slot> slot) {
+    const auto w = std::static_pointer_cast<worker>(slot);
     while (!w->stopped) {
         w->wake = false;
         vertical_outcome outcome;

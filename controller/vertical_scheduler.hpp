@@ -4,6 +4,7 @@
 #pragma once
 
 #include "controller/vertical_runner.hpp"
+#include "controller/worker_set.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -27,20 +28,18 @@ class vertical_scheduler {
     void stop();
     /// The VPAPlus informer's change handler.
     void on_change(const char* type, const kube::object_cptr& object,
-                   const kube::object_cptr& previous);
+                   const kube::object_cptr& previous) {
+        workers_.on_change(type, object, previous);
+    }
     std::size_t worker_count() const { return workers_.size(); }
     std::uint64_t passes() const { return passes_; }
 
   private:
     struct worker;
-    boost::asio::awaitable<void> run_worker(std::shared_ptr<worker> w);
-    void spawn(const std::string& ns, const std::string& name);
+    boost::asio::awaitable<void> run_worker(std::shared_ptr<worker_slot> slot);
 
     vertical_env env_;
-    boost::asio::any_io_executor executor_;
-    std::size_t* running_ = nullptr;
-    bool acting_ = false;
-    std::map<std::string, std::shared_ptr<worker>, std::less<>> workers_;
+    worker_set workers_;
     std::uint64_t passes_ = 0;
 };
 
