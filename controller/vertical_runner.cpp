@@ -293,6 +293,17 @@ struct pass {
     }
 };
 
+// The resources a resize asks for, as one comparable text.
+std::string key_of(const std::vector<container_resources>& to) {
+    std::string k;
+    for (const auto& c : to)
+        k += c.name + ":" + std::to_string(c.cpu_request_milli.value_or(-1)) + "/" +
+             std::to_string(c.memory_request_bytes.value_or(-1)) + "/" +
+             std::to_string(c.cpu_limit_milli.value_or(-1)) + "/" +
+             std::to_string(c.memory_limit_bytes.value_or(-1)) + ";";
+    return k;
+}
+
 // A resize this updater asked for that has not finished (or that the cache has not seen yet, for
 // at most the in-progress timeout).
 bool under_way(const vertical_pod& p, const vertical_memory::attempt& a, core::time_point now,
@@ -321,10 +332,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
                                   std::int32_t configured) {
     const auto& o = ps.env.options.vertical;
     const auto mode = ps.v.mode;
-    const bool may_evict = mode == vertical::update_mode::recreate ||
-                           mode == vertical::update_mode::in_place_or_recreate;
-    const bool in_place = mode == vertical::update_mode::in_place ||
-                          mode == vertical::update_mode::in_place_or_recreate;
+    const bool may_evict = mode == vertical::update_mode::in_place_or_recreate;
     const std::int32_t min_replicas = ps.v.min_replicas.value_or(o.min_replicas);
     std::int32_t live = 0;
     vertical::group_state group;
@@ -354,13 +362,28 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         if (!resizing(p)) continue; // the cache has not seen the PATCH yet
         const std::string why = fallback_reason(p, it->second, ps.now, o);
         if (why.empty()) continue;
-        if (may_evict) {
-            co_await ps.evict(p, why);
-        } else if (p.resize_pending == "Infeasible") {
-            // InPlace never evicts; the pod is asked again only when the recommendation moves.
-            const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
-            if (to != it->second.to && vertical::qos_of(to) == vertical::qos_of(p.desired))
-                co_await ps.resize(p, to);
+        const bool infeasible = p.resize_pending == "Infeasible";
+        // A replacement pod comes back with the template's requests (no admission webhook yet)
+        // and asks for the same again: when that was Infeasible before, evicting would loop.
+        const bool evicted_before =
+            infeasible && ps.m.evicted_infeasible.count(key_of(it->second.to));
+        if (may_evict && !evicted_before) {
+            const vertical_memory::attempt asked = it->second;
+            if (co_await ps.evict(p, why) && infeasible)
+                ps.m.evicted_infeasible.insert(key_of(asked.to));
+            continue;
+        }
+        if (!infeasible) continue; // InPlace waits for Deferred and in-progress resizes
+        // An Infeasible pod is asked again only when the recommendation has moved.
+        const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
+        if (to != it->second.to && vertical::qos_of(to) == vertical::qos_of(p.desired)) {
+            co_await ps.resize(p, to);
+        } else if (evicted_before) {
+            const policy::event e{"Warning", "ResizeInfeasible",
+                                  "pod " + p.name + ": " + why +
+                                      " again after an eviction; waiting for the recommendation "
+                                      "to change instead of evicting again"};
+            co_await ps.record(e);
         }
     }
     struct candidate {
@@ -397,11 +420,9 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
             co_await ps.record(e);
             continue;
         }
-        bool done = false;
-        if (in_place) done = co_await ps.resize(p, to);
+        bool done = co_await ps.resize(p, to);
         if (!done && may_evict) {
-            const std::string why =
-                in_place ? "in-place resize refused" : "requests outside the recommendation";
+            const std::string why = "in-place resize refused";
             done = co_await ps.evict(p, why);
         }
         if (done) ++group.in_flight;
@@ -509,8 +530,17 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                               encode_vpaplus_status(status));
         co_return out;
     }
-    policy::set_condition(conditions, "ConfigUnsupported", condition_status::false_, "TargetFound",
-                          "target " + v.target.kind + "/" + v.target.name + " found", now);
+    if (v.mode == vertical::update_mode::initial || v.mode == vertical::update_mode::recreate)
+        policy::set_condition(
+            conditions, "ConfigUnsupported", condition_status::true_, "NeedsAdmissionWebhook",
+            std::string("updateMode ") + std::string(vertical::to_string(v.mode)) +
+                " sets requests at pod creation, which needs the admission webhook (not built "
+                "yet): recommending only; InPlaceOrRecreate or InPlace update running pods",
+            now);
+    else
+        policy::set_condition(conditions, "ConfigUnsupported", condition_status::false_,
+                              "TargetFound",
+                              "target " + v.target.kind + "/" + v.target.name + " found", now);
     const auto selector = core::parse_label_selector(target.scale->selector);
     std::vector<vertical_pod> pods;
     if (selector) {
@@ -558,8 +588,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         "about " + std::to_string(minutes) + " minutes of history at one sample a minute", now);
 
     pass ps{env, v, memory, status, involved, now, out};
-    const bool updates = v.mode == vertical::update_mode::recreate ||
-                         v.mode == vertical::update_mode::in_place_or_recreate ||
+    const bool updates = v.mode == vertical::update_mode::in_place_or_recreate ||
                          v.mode == vertical::update_mode::in_place;
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);

@@ -45,6 +45,8 @@ struct vertical_memory {
     };
     std::map<std::string, attempt> attempts; ///< in-place resizes under way, by pod uid
     std::set<std::string> evicted;           ///< pod uids evicted and not yet gone
+    std::set<std::string>
+        evicted_infeasible; ///< resizes (key_of) that were Infeasible, then evicted
     bool checkpoints_loaded = false;
     std::set<std::string> checkpoints_created;
     std::optional<core::time_point> last_checkpoint;

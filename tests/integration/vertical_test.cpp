@@ -155,6 +155,22 @@ TEST_F(VerticalTest, OffModeRecommendsButNeverTouchesPods) {
     EXPECT_EQ(counter("quiet", "/status/inPlaceResizes"), 0);
 }
 
+TEST_F(VerticalTest, RecreateAndInitialRecommendOnlyAndSayWhy) {
+    apply_manifest(sim, workload("later", 2, "1200m"));
+    ASSERT_TRUE(eventually([&] { return running("later", 2); }));
+    const auto before = uids("later");
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim, vpaplus("later", "Recreate"));
+    ASSERT_TRUE(eventually([&] {
+        return vcondition("later", "ConfigUnsupported") == "True NeedsAdmissionWebhook" &&
+               vcondition("later", "RecommendationProvided") == "True RecommendationProvided";
+    })) << vstatus("later", "/status");
+    std::this_thread::sleep_for(1500ms);
+    EXPECT_EQ(uids("later"), before) << "no pod evicted into the same requests";
+    for (const auto& p : pods("later"))
+        EXPECT_EQ(p.cpu_request, "100m");
+}
+
 // One node of 2 CPUs: a pod wanting ~3.5 CPUs can never be resized there (Infeasible).
 class VerticalSmallNodeTest : public VerticalTest {
   protected:
