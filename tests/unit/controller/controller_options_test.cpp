@@ -50,6 +50,47 @@ TEST(ControllerFlags, DefaultsAreUpstreamsAndEveryFlagSetsItsField) {
     EXPECT_EQ(o->cron_max_sleep, 5s);
 }
 
+TEST(ControllerFlags, VerticalModuleFlags) {
+    const auto d = parse({});
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->enable_vertical);
+    EXPECT_EQ(d->vertical.interval, 1min);
+    EXPECT_EQ(d->vertical.min_replicas, 2);
+    EXPECT_DOUBLE_EQ(d->vertical.eviction_tolerance, 0.5);
+    EXPECT_EQ(d->vertical.deferred_timeout, 5min);
+    EXPECT_EQ(d->vertical.in_progress_timeout, 1h);
+    EXPECT_EQ(d->vertical.lifetime_threshold, 12h);
+
+    // A boolean flag alone means true, whether more flags follow or not.
+    for (const auto& args : {std::vector<std::string>{"--enable-vertical"},
+                             std::vector<std::string>{"--enable-vertical", "--namespace", "x"},
+                             std::vector<std::string>{"--enable-vertical=true"}}) {
+        const auto o = parse(args);
+        ASSERT_TRUE(o) << o.error().text;
+        EXPECT_TRUE(o->enable_vertical) << args.size();
+    }
+    const auto o = parse({"--vertical-interval=10s", "--vertical-checkpoint-interval=5m",
+                          "--vertical-min-replicas=1", "--vertical-eviction-tolerance=0.25",
+                          "--vertical-deferred-timeout=1m", "--vertical-in-progress-timeout=10m",
+                          "--vertical-lifetime-threshold=1h"});
+    ASSERT_TRUE(o) << o.error().text;
+    EXPECT_EQ(o->vertical.interval, 10s);
+    EXPECT_EQ(o->vertical.checkpoint_interval, 5min);
+    EXPECT_EQ(o->vertical.min_replicas, 1);
+    EXPECT_DOUBLE_EQ(o->vertical.eviction_tolerance, 0.25);
+    EXPECT_EQ(o->vertical.deferred_timeout, 1min);
+    EXPECT_EQ(o->vertical.in_progress_timeout, 10min);
+    EXPECT_EQ(o->vertical.lifetime_threshold, 1h);
+    for (const char* bad : {"--vertical-interval=0s", "--vertical-min-replicas=0",
+                            "--vertical-eviction-tolerance=-1", "--enable-vertical=yes"}) {
+        const auto r = parse({bad});
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().text.find(std::string(bad).substr(0, std::string(bad).find('='))),
+                  std::string::npos)
+            << r.error().text;
+    }
+}
+
 TEST(ControllerFlags, BadValuesNameTheFlag) {
     const std::pair<std::vector<std::string>, const char*> rows[] = {
         {{"--default-sync-period=0s"}, "--default-sync-period"},
