@@ -572,9 +572,14 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                               coordination_reason(v, h), coordination_message(v, h), now);
     double confidence = 0;
     status.recommendations = recommend(v, memory, h, now, confidence);
-    if (status.recommendations.empty()) {
+    if (status.recommendations.empty() && memory.history.empty()) {
         policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
-                              "NoUsageSamples", "no usage samples of a controlled resource yet",
+                              "NoUsageSamples", "no usage samples yet", now);
+    } else if (status.recommendations.empty()) {
+        policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
+                              "NothingToControl",
+                              "every container is turned off by the policy or its resources are "
+                              "left to an HPAPlus",
                               now);
     } else {
         policy::set_condition(conditions, "RecommendationProvided", condition_status::true_,
