@@ -60,7 +60,11 @@ class CronHpaTest : public ControllerTest {
         while (std::chrono::steady_clock::now() < deadline) {
             const int r = replicas(name);
             if (seen.empty() || seen.back() != r) seen.push_back(r);
-            if (done()) break;
+            if (done()) {
+                // done() read the replicas again: a change since `r` belongs to what was seen.
+                if (const int last = replicas(name); last != seen.back()) seen.push_back(last);
+                break;
+            }
             std::this_thread::sleep_for(50ms);
         }
         return seen;
