@@ -80,9 +80,7 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
                         " to " + std::to_string(size);
             co_return r;
         }
-        r.message =
-            "cannot scale " + ref.kind + "/" + ref.name + ": " +
-            (response.status.message.empty() ? response.ec.message() : response.status.message);
+        r.message = "cannot scale " + ref.kind + "/" + ref.name + ": " + response.message();
         if (response.ec != kube::errc::conflict || attempt >= env.options.scale_write_attempts)
             co_return r;
         fresh = true;
@@ -132,8 +130,7 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         out.exists = false;
         co_return out;
     }
-    const auto now_tp =
-        std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+    const auto now_tp = core::wall_now();
     const cron::instant now = std::chrono::floor<std::chrono::seconds>(now_tp);
     rapidjson::Document doc;
     doc.Parse(object->json.data(), object->json.size());

@@ -518,8 +518,7 @@ int run_evaluate(int argc, char** argv) {
         std::fprintf(stderr, "hpaplus evaluate: %s: the input is larger than 64 MiB\n", argv[1]);
         return 2;
     }
-    const auto now =
-        std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+    const auto now = core::wall_now();
     const evaluate_result result = evaluate_document(text, now);
     if (result.exit_code != 0) {
         std::fprintf(stderr, "hpaplus evaluate: %s: %s\n", argv[1], result.error.c_str());

@@ -67,9 +67,8 @@ boost::asio::awaitable<void> event_recorder::record(const involved_object& objec
     auto response =
         co_await kube::create(client_, kube::resources::events, object.namespace_, std::move(body));
     if (!response) {
-        spdlog::warn(
-            "{}/{}: recording Event {} failed: {}", object.namespace_, object.name, e.reason,
-            response.status.message.empty() ? response.ec.message() : response.status.message);
+        spdlog::warn("{}/{}: recording Event {} failed: {}", object.namespace_, object.name,
+                     e.reason, response.message());
         co_return;
     }
     ++created_;

@@ -17,14 +17,6 @@
 namespace hpaplus::controller {
 namespace {
 
-core::time_point wall_now() {
-    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
-}
-
-std::string message_of(const kube::api_response& r) {
-    return r.status.message.empty() ? r.ec.message() : r.status.message;
-}
-
 std::string uid_of(const rapidjson::Document& doc) {
     kube::json_decoder d;
     return d.opt_string(kube::json_node{&doc, ""}["metadata"]["uid"]).value_or("");
@@ -42,7 +34,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
         out.exists = false;
         co_return out;
     }
-    const core::time_point now = wall_now();
+    const core::time_point now = core::wall_now();
     rapidjson::Document doc;
     doc.Parse(object->json.data(), object->json.size());
     const kube::json_node root{&doc, ""};
@@ -108,7 +100,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
         auto response = co_await write_scale(env.client, ns, ref, decision.target_replicas,
                                              target.resource_version);
         if (response) break;
-        write_error = message_of(response);
+        write_error = response.message();
         if (response.ec != kube::errc::conflict || attempt >= env.options.scale_write_attempts)
             break;
         // The target changed since we read it: decide again on what it is now.

@@ -162,9 +162,7 @@ boost::asio::awaitable<bool> write_status(kube::api_client& client,
     auto response = co_await kube::merge_patch(client, resource, object.namespace_, object.name,
                                                std::move(patch), sub);
     if (!response && response.ec != kube::errc::not_found)
-        spdlog::warn("{}: writing status failed: {}", object.key,
-                     response.status.message.empty() ? response.ec.message()
-                                                     : response.status.message);
+        spdlog::warn("{}: writing status failed: {}", object.key, response.message());
     co_return static_cast<bool>(response);
 }
 

@@ -24,14 +24,6 @@ using vertical::container_resources;
 
 constexpr const char* api_version = "autoscaling.hpaplus.io/v1alpha1";
 
-core::time_point now_time() {
-    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
-}
-
-std::string message_of(const kube::api_response& r) {
-    return r.status.message.empty() ? r.ec.message() : r.status.message;
-}
-
 const container_resources* find_container(const std::vector<container_resources>& list,
                                           const std::string& name) {
     for (const auto& c : list)
@@ -154,7 +146,7 @@ asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vert
     m.checkpoints_loaded = true;
     auto response = co_await kube::list(env.client, kube::resources::vpapluscheckpoints, v.ns);
     if (!response) {
-        spdlog::warn("{}/{}: checkpoints not read: {}", v.ns, v.name, message_of(response));
+        spdlog::warn("{}/{}: checkpoints not read: {}", v.ns, v.name, response.message());
         co_return;
     }
     rapidjson::Document doc;
@@ -198,7 +190,7 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
             auto created = co_await kube::create(env.client, r, v.ns, body);
             if (!created && created.ec != kube::errc::already_exists) {
                 spdlog::warn("{}/{}: checkpoint {} not created: {}", v.ns, v.name, name,
-                             message_of(created));
+                             created.message());
                 continue;
             }
             m.checkpoints_created.insert(name);
@@ -210,7 +202,7 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
         if (!written) {
             if (written.ec == kube::errc::not_found) m.checkpoints_created.erase(name);
             spdlog::warn("{}/{}: checkpoint {} not written: {}", v.ns, v.name, name,
-                         message_of(written));
+                         written.message());
         }
     }
 }
@@ -255,7 +247,7 @@ struct pass {
         auto r = co_await kube::evict_pod(env.client, v.ns, p.name);
         if (!r) {
             const policy::event e{"Warning", "EvictionBlocked",
-                                  "pod " + p.name + " not evicted (" + why + "): " + message_of(r)};
+                                  "pod " + p.name + " not evicted (" + why + "): " + r.message()};
             co_await record(e);
             co_return false;
         }
@@ -277,7 +269,7 @@ struct pass {
             co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch, sub);
         if (!r) {
             const policy::event e{"Warning", "InPlaceResizeFailed",
-                                  "pods/" + p.name + "/resize refused: " + message_of(r)};
+                                  "pods/" + p.name + "/resize refused: " + r.message()};
             co_await record(e);
             co_return false;
         }
@@ -507,7 +499,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     const vpaplus v = decode_vpaplus(d, root);
     vpaplus_status status = decode_vpaplus_status(root["status"]);
     status.observed_generation = v.generation;
-    const auto now = now_time();
+    const auto now = core::wall_now();
     const involved_object involved{ns, name, v.uid, "VPAPlus", api_version};
     auto& conditions = status.conditions;
     if (!d.ok()) {

@@ -103,4 +103,8 @@ std::string format_rfc3339_nano(time_point t) {
     return format_impl(t, true);
 }
 
+time_point wall_now() {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
 } // namespace hpaplus::core

@@ -12,6 +12,9 @@ namespace hpaplus::core {
 /// Wall-clock instant with nanosecond resolution (what Go's time.Time compares at).
 using time_point = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
 
+/// The wall clock now, at time_point's resolution.
+time_point wall_now();
+
 /// Parses RFC 3339 (`2026-01-01T00:00:00Z`, fractional seconds, `+02:00` offsets).
 boost::system::result<time_point> parse_rfc3339(std::string_view text);
 

@@ -67,6 +67,8 @@ struct api_response {
     std::string body;
     api_status status; ///< filled when ec is set by the server
     explicit operator bool() const noexcept { return !ec; }
+    /// What went wrong: the server's Status message, else the transport's.
+    std::string message() const { return status.message.empty() ? ec.message() : status.message; }
 };
 
 struct client_options {

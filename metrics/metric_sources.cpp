@@ -20,10 +20,6 @@ namespace {
 
 constexpr std::size_t pod_metrics_task = std::numeric_limits<std::size_t>::max();
 
-core::time_point wall_now() {
-    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
-}
-
 // One object's readings while its fetches run; the last fetch to finish wakes the reader.
 struct gather {
     gather(const asio::any_io_executor& ex, std::size_t metrics)
@@ -78,7 +74,7 @@ fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
                    std::string query, template_values values, policy::metric_spec spec) {
     const backend_answer answer = co_await backend->fetch(std::move(query), std::move(values));
     const backend_config& config = backend->config();
-    set_backend_reading(answer, spec, config.name, config.pod_label, wall_now(),
+    set_backend_reading(answer, spec, config.name, config.pod_label, core::wall_now(),
                         state->readings[index]);
 }
 

@@ -14,8 +14,7 @@ namespace {
 const kube::resource_path pod_metrics_path{"metrics.k8s.io", "v1beta1", "pods", true};
 
 std::string failure(const char* api, const kube::api_response& r) {
-    return std::string("unable to fetch metrics from ") + api +
-           " metrics API: " + (r.status.message.empty() ? r.ec.message() : r.status.message);
+    return std::string("unable to fetch metrics from ") + api + " metrics API: " + r.message();
 }
 
 // The `items` of a list answer (or the answer itself when it is one object).
