@@ -1,9 +1,9 @@
 // kube/config.cpp — kubeconfig and in-cluster configuration (client-go clientcmd semantics).
 #include "kube/config.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include "net/base64.hpp"
 
-#include <openssl/evp.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
@@ -22,23 +22,6 @@ std::optional<std::string> read_file(const std::string& path) {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<std::string> base64_decode(const std::string& in) {
-    std::string clean;
-    for (char c : in)
-        if (!std::isspace(static_cast<unsigned char>(c))) clean.push_back(c);
-    if (clean.size() % 4 != 0) return std::nullopt;
-    std::string out(clean.size() / 4 * 3, '\0');
-    const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(clean.data()),
-                                  static_cast<int>(clean.size()));
-    if (n < 0) return std::nullopt;
-    std::size_t len = static_cast<std::size_t>(n);
-    if (!clean.empty() && clean.back() == '=') --len;
-    if (clean.size() > 1 && clean[clean.size() - 2] == '=') --len;
-    out.resize(len);
-    return out;
-}
 
 std::string trim(std::string s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
@@ -69,7 +52,7 @@ core::outcome<std::string> data_or_file(const YAML::Node& n, const char* data_ke
                                         const char* file_key, const std::string& base_dir,
                                         const std::string& where) {
     if (const std::string data = scalar(n, data_key); !data.empty()) {
-        auto decoded = base64_decode(data);
+        auto decoded = net::base64_decode(data);
         if (!decoded) return core::error_message(where + "." + data_key + ": not valid base64");
         return core::success(std::move(*decoded));
     }

@@ -3,6 +3,7 @@
 
 #include "kube/api_client.hpp"
 #include "metrics/circuit_breaker.hpp"
+#include "net/base64.hpp"
 #include "net/http_message.hpp"
 
 #include <boost/asio/redirect_error.hpp>
@@ -18,29 +19,6 @@ namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string base64(std::string_view in) {
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
-                           static_cast<unsigned char>(in[i + 1]) << 8 |
-                           static_cast<unsigned char>(in[i + 2]);
-        for (int shift : {18, 12, 6, 0})
-            out.push_back(alphabet[(v >> shift) & 63]);
-    }
-    if (i < in.size()) {
-        unsigned v = static_cast<unsigned char>(in[i]) << 16;
-        if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-        out.push_back(alphabet[(v >> 18) & 63]);
-        out.push_back(alphabet[(v >> 12) & 63]);
-        out.push_back(i + 1 < in.size() ? alphabet[(v >> 6) & 63] : '=');
-        out.push_back('=');
-    }
-    return out;
-}
 
 std::string slurp(const std::string& path) {
     auto text = kube::read_file(path);
@@ -112,8 +90,9 @@ struct http_backend::impl {
         while (!base_path.empty() && base_path.back() == '/')
             base_path.pop_back();
         if (!config.basic_username.empty())
-            headers.emplace_back("Authorization", "Basic " + base64(config.basic_username + ":" +
-                                                                    config.basic_password));
+            headers.emplace_back(
+                "Authorization",
+                "Basic " + net::base64_encode(config.basic_username + ":" + config.basic_password));
         for (const auto& [k, v] : config.headers)
             headers.emplace_back(k, v);
     }

@@ -2,6 +2,7 @@
 #include "sim/api_server.hpp"
 
 #include "core/label_selector.hpp"
+#include "sim/admission.hpp"
 #include "sim/metrics_api.hpp"
 #include "sim/pod_rules.hpp"
 #include "sim/protobuf.hpp"
@@ -177,6 +178,7 @@ struct api_server::impl {
     fault_injector faults;
     std::function<void(std::chrono::milliseconds)> restart;
     std::function<std::string()> prometheus;
+    admission* admission_chain = nullptr; ///< mutating webhooks, when the cluster has them
 
     impl(asio::any_io_executor ex, object_store& s, api_server_options o)
         : executor(ex), store(s), options(o) {
@@ -1081,6 +1083,8 @@ struct api_server::impl {
             if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
         }
         if (auto e = check_schema(c->type, t.name, body)) return error_response(*e);
+        if (auto e = prepare_webhook_configuration(c->type, t.name, body))
+            return error_response(*e);
         auto stored = store.update(*c, t.ns, t.name, std::move(body),
                                    t.sub == "status" ? write_mode::status : write_mode::main);
         return stored ? ok((*stored)->text) : error_response(stored.error());
@@ -1149,7 +1153,9 @@ struct api_server::impl {
                 const std::string ns = string_at(body, "metadata.namespace");
                 t.ns = ns.empty() ? "default" : ns;
             }
-            if (auto e = check_schema(c.type, string_at(body, "metadata.name"), body))
+            const std::string name = string_at(body, "metadata.name");
+            if (auto e = check_schema(c.type, name, body)) return error_response(*e);
+            if (auto e = prepare_webhook_configuration(c.type, name, body))
                 return error_response(*e);
             auto stored = store.create(c, t.ns, std::move(body));
             return stored ? ok((*stored)->text, 201) : error_response(stored.error());
@@ -1232,7 +1238,33 @@ struct api_server::impl {
             co_await watch(r, *t, out);
             co_return;
         }
+        if (r.method == "POST" && t->name.empty() && admission_chain) {
+            if (auto e = co_await admit(r, *t)) {
+                co_await out.send(error_response(*e));
+                co_return;
+            }
+        }
         co_await out.send(objects(r, *t));
+    }
+
+    // Mutating admission of a create: the webhooks' patches end up in the request body, which
+    // the create then stores (after schema validation, as on the real server).
+    asio::awaitable<std::optional<api_error>> admit(http_request& r, const target& t) {
+        collection* c = store.find(t.group, t.version, t.plural);
+        if (!c || !t.sub.empty()) co_return std::nullopt;
+        json_doc body;
+        body.Parse(r.body.c_str(), r.body.size());
+        if (body.HasParseError() || !body.IsObject()) co_return std::nullopt; // create says why
+        std::string ns = t.ns;
+        if (c->type.namespaced && ns.empty()) {
+            ns = string_at(body, "metadata.namespace");
+            if (ns.empty()) ns = "default";
+        }
+        if (!admission_chain->wants(c->type, ns, body)) co_return std::nullopt;
+        const resource_type type = c->type; // the collection may change while the calls run
+        auto error = co_await admission_chain->admit_create(type, ns, body);
+        if (!error) r.body = to_string(body);
+        co_return error;
     }
 };
 
@@ -1323,6 +1355,10 @@ fault_injector& api_server::faults() {
 
 void api_server::on_restart_request(std::function<void(std::chrono::milliseconds)> f) {
     impl_->restart = std::move(f);
+}
+
+void api_server::use_admission(admission& chain) {
+    impl_->admission_chain = &chain;
 }
 
 void api_server::serve_prometheus(std::function<std::string()> text) {

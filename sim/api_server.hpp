@@ -22,6 +22,8 @@ class steady_timer_holder;
 
 namespace hpaplus::sim {
 
+class admission;
+
 struct api_server_options {
     /// Longest watch when the client gives no timeoutSeconds (the real server uses ~30 min).
     std::chrono::seconds default_watch_timeout{1800};
@@ -56,6 +58,9 @@ class api_server {
     /// Called for POST /sim/v1/restart?downSeconds=N: the cluster closes its endpoint and opens it
     /// again after N seconds, keeping all state.
     void on_restart_request(std::function<void(std::chrono::milliseconds down)> f);
+
+    /// Calls `chain`'s mutating webhooks before every create (the chain must outlive the server).
+    void use_admission(admission& chain);
 
     /// Serves GET /sim/v1/prometheus from `text` (the Prometheus exposition of simulated pods).
     void serve_prometheus(std::function<std::string()> text);

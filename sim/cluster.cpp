@@ -1,23 +1,14 @@
 // sim/cluster.cpp — wiring of the simulated cluster.
 #include "sim/cluster.hpp"
 
+#include "net/base64.hpp"
+
 #include "sim/schema.hpp"
 
 #include "sim/prometheus.hpp"
 
-#include <openssl/evp.h>
-
 namespace hpaplus::sim {
 namespace {
-
-std::string base64(const std::string& data) {
-    std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
-    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                  reinterpret_cast<const unsigned char*>(data.data()),
-                                  static_cast<int>(data.size()));
-    out.resize(static_cast<std::size_t>(n));
-    return out;
-}
 
 core::time_point wall_clock() {
     return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
@@ -31,6 +22,9 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options)
     api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
     api_->bootstrap();
     workload_ = std::make_unique<workload_model>(io.get_executor(), store_, options.workload);
+    admission_ = std::make_unique<admission>(io.get_executor(), store_);
+    api_->use_admission(*admission_);
+    workload_->use_admission(*admission_);
     api_->serve_prometheus([this] { return prometheus_text(store_, *workload_); });
     api_->serve_resource_metrics(
         [this](const stored_object& pod) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
@@ -158,7 +152,8 @@ std::string cluster::url() const {
 std::string cluster::kubeconfig() const {
     std::string cluster_entry = "    server: " + url() + "\n";
     if (tls_)
-        cluster_entry += "    certificate-authority-data: " + base64(tls_->ca_cert_pem) + "\n";
+        cluster_entry +=
+            "    certificate-authority-data: " + net::base64_encode(tls_->ca_cert_pem) + "\n";
     return "apiVersion: v1\nkind: Config\n"
            "clusters:\n- name: hpaplus-sim\n  cluster:\n" +
            cluster_entry +

@@ -4,6 +4,7 @@
 
 #include "net/http_server.hpp"
 #include "net/tls.hpp"
+#include "sim/admission.hpp"
 #include "sim/api_server.hpp"
 #include "sim/scenario.hpp"
 #include "sim/store.hpp"
@@ -51,10 +52,12 @@ class cluster {
     object_store& store() { return store_; }
     api_server& api() { return *api_; }
     workload_model& workload() { return *workload_; }
+    admission& webhooks() { return *admission_; }
 
   private:
     std::optional<net::tls_material> tls_;
     object_store store_;
+    std::unique_ptr<admission> admission_; ///< before the API server and workloads that use it
     std::unique_ptr<api_server> api_;
     std::unique_ptr<workload_model> workload_;
     std::unique_ptr<net::http_server> http_;

@@ -201,4 +201,31 @@ bool equal(const json& a, const json& b) {
     return a == b;
 }
 
+core::outcome<core::label_selector> label_selector_of(const json* selector) {
+    core::label_selector_spec spec;
+    if (!selector || selector->IsNull()) return core::to_label_selector(spec);
+    if (!selector->IsObject()) return core::error_message("a label selector must be an object");
+    if (const json* ml = find_path(*selector, "matchLabels"); ml && !ml->IsNull()) {
+        if (!ml->IsObject()) return core::error_message("matchLabels must be an object");
+        for (const auto& m : ml->GetObject()) {
+            if (!m.value.IsString())
+                return core::error_message("matchLabels." + std::string(m.name.GetString()) +
+                                           " must be a string");
+            spec.match_labels.emplace(m.name.GetString(), m.value.GetString());
+        }
+    }
+    if (const json* me = find_path(*selector, "matchExpressions"); me && !me->IsNull()) {
+        if (!me->IsArray()) return core::error_message("matchExpressions must be a list");
+        for (const auto& e : me->GetArray()) {
+            core::label_selector_spec::expression x{
+                string_at(e, "key"), string_at(e, "operator"), {}};
+            if (const json* v = find_path(e, "values"); v && v->IsArray())
+                for (const auto& value : v->GetArray())
+                    if (value.IsString()) x.values.emplace_back(value.GetString());
+            spec.match_expressions.push_back(std::move(x));
+        }
+    }
+    return core::to_label_selector(spec);
+}
+
 } // namespace hpaplus::sim

@@ -1,6 +1,8 @@
 // sim/json_util.hpp — JSON tools the simulated API server needs: dotted paths, RFC 7386 merge
-// patches, RFC 6902 JSON patches, and text round trips.
+// patches, RFC 6902 JSON patches, text round trips, and label selectors in their JSON form.
 #pragma once
+
+#include "core/label_selector.hpp"
 
 #include <rapidjson/document.h>
 
@@ -39,5 +41,9 @@ json_doc clone(const json& v);
 
 /// Structural equality (object member order does not matter).
 bool equal(const json& a, const json& b);
+
+/// A metav1.LabelSelector (matchLabels, matchExpressions); absent or null selects everything.
+/// The error says what is malformed.
+core::outcome<core::label_selector> label_selector_of(const json* selector);
 
 } // namespace hpaplus::sim

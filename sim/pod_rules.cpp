@@ -165,15 +165,7 @@ std::optional<api_error> check_disruption_budgets(object_store& store, const sto
     if (!pdbs || !pods) return std::nullopt;
     for (const auto& [k, pdb] : pdbs->objects) {
         if (pdb->namespace_ != pod.namespace_) continue;
-        const json* selector_json = find_path(pdb->doc, "spec.selector");
-        core::label_selector_spec spec;
-        if (selector_json && selector_json->IsObject()) {
-            if (const json* ml = find_path(*selector_json, "matchLabels"); ml && ml->IsObject())
-                for (const auto& m : ml->GetObject())
-                    if (m.value.IsString())
-                        spec.match_labels.emplace(m.name.GetString(), m.value.GetString());
-        }
-        const auto selector = core::to_label_selector(spec);
+        const auto selector = label_selector_of(find_path(pdb->doc, "spec.selector"));
         if (!selector || !selector->matches(pod.labels)) continue;
         std::int64_t expected = 0, healthy = 0;
         for (const auto& [pk, p] : pods->objects) {

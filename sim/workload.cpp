@@ -2,6 +2,7 @@
 #include "sim/workload.hpp"
 
 #include "core/quantity.hpp"
+#include "sim/admission.hpp"
 #include "sim/pod_state.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -70,6 +71,10 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
     std::unique_ptr<asio::steady_timer> timer;
     bool stopped = false;
     std::uint32_t next_ip = 10;
+    admission* admission_chain = nullptr;
+    /// Pods being admitted (webhook calls under way), by "deployment uid/template hash": they
+    /// count as existing, as the ReplicaSet controller's expectations do, so none is made twice.
+    std::map<std::string, std::int64_t> creating;
 
     impl(asio::any_io_executor ex, object_store& s, workload_options o)
         : executor(ex), store(s), options(std::move(o)) {}
@@ -132,7 +137,61 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         owner.AddMember("controller", true, a);
         owners.PushBack(owner, a);
         set_path(pod, "metadata.ownerReferences", std::move(owners), a);
+        if (admission_chain && admission_chain->wants(pods.type, d.namespace_, pod)) {
+            const std::string key = string_at(d.doc, "metadata.uid") + "/" + hash;
+            ++creating[key];
+            asio::co_spawn(
+                executor,
+                create_admitted(shared_from_this(), d.namespace_, d.name, key, std::move(pod)),
+                asio::detached);
+            return;
+        }
         (void)store.create(pods, d.namespace_, std::move(pod));
+    }
+
+    // A pod through the mutating webhooks, then stored; a refusal is a FailedCreate Event on the
+    // Deployment and the next tick tries again.
+    static asio::awaitable<void> create_admitted(std::shared_ptr<impl> self, std::string ns,
+                                                 std::string deployment, std::string key,
+                                                 json_doc pod) {
+        collection* pods = self->store.find("", "v1", "pods");
+        if (!pods) co_return;
+        const resource_type type = pods->type;
+        const auto error = co_await self->admission_chain->admit_create(type, ns, pod);
+        if (--self->creating[key] <= 0) self->creating.erase(key);
+        if (self->stopped) co_return;
+        pods = self->store.find("", "v1", "pods");
+        if (!pods) co_return;
+        if (!error) {
+            (void)self->store.create(*pods, ns, std::move(pod));
+            co_return;
+        }
+        self->record_failed_create(ns, deployment, error->message);
+    }
+
+    void record_failed_create(const std::string& ns, const std::string& deployment,
+                              const std::string& message) {
+        collection* events = store.find("", "v1", "events");
+        collection* deployments = store.find("apps", "v1", "deployments");
+        const object_ptr d = deployments ? store.get(*deployments, ns, deployment) : nullptr;
+        if (!events || !d) return;
+        json_doc e(rapidjson::kObjectType);
+        auto& a = e.GetAllocator();
+        const std::string now = now_text();
+        set_path(e, "metadata.generateName", json((deployment + ".").c_str(), a), a);
+        set_path(e, "involvedObject.apiVersion", json("apps/v1"), a);
+        set_path(e, "involvedObject.kind", json("Deployment"), a);
+        set_path(e, "involvedObject.namespace", json(ns.c_str(), a), a);
+        set_path(e, "involvedObject.name", json(deployment.c_str(), a), a);
+        set_path(e, "involvedObject.uid", json(string_at(d->doc, "metadata.uid").c_str(), a), a);
+        set_path(e, "type", json("Warning"), a);
+        set_path(e, "reason", json("FailedCreate"), a);
+        set_path(e, "message", json(("Error creating: " + message).c_str(), a), a);
+        set_path(e, "source.component", json("deployment-controller"), a);
+        set_path(e, "firstTimestamp", json(now.c_str(), a), a);
+        set_path(e, "lastTimestamp", json(now.c_str(), a), a);
+        set_path(e, "count", json(1), a);
+        (void)store.create(*events, ns, std::move(e));
     }
 
     void reconcile_deployment(collection& deployments, collection& pods, const object_ptr& d) {
@@ -149,6 +208,8 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             const auto h = p->labels.find("pod-template-hash");
             (h != p->labels.end() && h->second == hash ? current : old).push_back(p);
         }
+        const auto admitting = creating.find(uid + "/" + hash);
+        const std::int64_t pending_creates = admitting == creating.end() ? 0 : admitting->second;
         auto ready_count = [](const std::vector<object_ptr>& v) {
             return static_cast<std::int64_t>(
                 std::count_if(v.begin(), v.end(), [](auto& p) { return pod_ready(*p); }));
@@ -159,13 +220,12 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(desired * 0.25)));
         const std::int64_t max_unavailable = static_cast<std::int64_t>(std::floor(desired * 0.25));
         if (!paused) {
-            const auto total = static_cast<std::int64_t>(current.size() + old.size());
-            if (static_cast<std::int64_t>(current.size()) < desired) {
+            const auto have = static_cast<std::int64_t>(current.size()) + pending_creates;
+            const auto total = have + static_cast<std::int64_t>(old.size());
+            if (have < desired) {
                 const std::int64_t room =
-                    old.empty() ? desired - static_cast<std::int64_t>(current.size())
-                                : std::min<std::int64_t>(
-                                      desired - static_cast<std::int64_t>(current.size()),
-                                      desired + surge - total);
+                    old.empty() ? desired - have
+                                : std::min<std::int64_t>(desired - have, desired + surge - total);
                 for (std::int64_t i = 0; i < room; ++i)
                     create_pod(pods, *d, hash);
             } else if (static_cast<std::int64_t>(current.size()) > desired) {
@@ -536,6 +596,10 @@ workload_model::workload_model(asio::any_io_executor executor, object_store& sto
 
 workload_model::~workload_model() {
     stop();
+}
+
+void workload_model::use_admission(admission& chain) {
+    impl_->admission_chain = &chain;
 }
 
 void workload_model::start() {

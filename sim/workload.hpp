@@ -19,6 +19,8 @@
 
 namespace hpaplus::sim {
 
+class admission;
+
 struct workload_options {
     std::chrono::milliseconds tick{100};             ///< how often controllers and pods advance
     std::chrono::milliseconds scheduling_delay{100}; ///< Pending → bound to a node
@@ -41,6 +43,10 @@ class workload_model {
     workload_model(boost::asio::any_io_executor executor, object_store& store,
                    workload_options options = {});
     ~workload_model();
+
+    /// Pods the Deployment controller makes go through `chain`'s mutating webhooks first (the
+    /// chain must outlive the model).
+    void use_admission(admission& chain);
 
     /// Starts the tick loop. Runs on: the executor.
     void start();
