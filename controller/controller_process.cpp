@@ -4,6 +4,7 @@
 #include "controller/leader_election.hpp"
 #include "controller/manager.hpp"
 #include "controller/ops_server.hpp"
+#include "controller/pod_admission.hpp"
 #include "controller/telemetry.hpp"
 #include "kube/api_client.hpp"
 #include "metrics/metric_sources.hpp"
@@ -49,6 +50,11 @@ struct controller_process::impl {
                                  return metrics.exposition();
                              }});
         }
+        if (!options.vertical.webhook_listen.empty() && objects.vpapluses())
+            webhook = std::make_unique<pod_admission_server>(
+                io.get_executor(), options.vertical.webhook_listen,
+                options.vertical.webhook_cert_file, options.vertical.webhook_key_file,
+                pod_admission_env{client, *objects.vpapluses(), objects.deployments()});
         if (options.leader.enabled)
             elector = std::make_unique<leader_elector>(
                 client, options.leader,
@@ -70,6 +76,11 @@ struct controller_process::impl {
         }
         ready = true;
         spdlog::info("caches synced: {} HPAPlus objects", objects.hpapluses().items()->size());
+        // Every replica answers admission reviews (from its caches), leader or not.
+        if (webhook) {
+            webhook->start();
+            spdlog::info("pod admission webhook at {}", webhook->url());
+        }
         if (stopping) co_return;
         if (!elector) {
             objects.start_workers();
@@ -87,6 +98,7 @@ struct controller_process::impl {
         if (elector) co_await elector->release();
         objects.stop_caches();
         if (ops) ops->stop();
+        if (webhook) webhook->stop();
         client.close();
         finish(0);
     }
@@ -104,6 +116,7 @@ struct controller_process::impl {
     metrics::metric_sources sources;
     manager objects;
     std::unique_ptr<ops_server> ops;
+    std::unique_ptr<pod_admission_server> webhook;
     std::unique_ptr<leader_elector> elector;
     std::function<void(int)> on_exit;
     bool ready = false;
@@ -150,6 +163,9 @@ bool controller_process::leading() const {
 }
 std::string controller_process::ops_url() const {
     return impl_->ops ? impl_->ops->url() : std::string();
+}
+std::string controller_process::webhook_url() const {
+    return impl_->webhook ? impl_->webhook->url() : std::string();
 }
 
 } // namespace hpaplus::controller

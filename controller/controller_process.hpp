@@ -38,6 +38,8 @@ class controller_process {
     /// API requests sent so far (every attempt; watches not counted). Read on the io_context.
     std::uint64_t api_requests() const;
     std::string ops_url() const; ///< "" when the ops endpoint is off
+    /// The pod admission webhook (https://ADDR:PORT/mutate-pods), "" when not served.
+    std::string webhook_url() const;
 
   private:
     struct impl;

@@ -80,6 +80,9 @@ class manager {
     std::size_t running_workers() const { return running_; }
     const manager_stats& stats() const { return stats_; }
     const kube::informer& hpapluses() const { return *hpapluses_; }
+    const kube::informer& deployments() const { return *deployments_; }
+    /// null without --enable-vertical
+    const kube::informer* vpapluses() const { return vpapluses_.get(); }
     /// Adds another observer of every reconcile (the demo's progress view).
     void add_observer(reconcile_observer* observer) { observers_.push_back(observer); }
 

@@ -201,6 +201,23 @@ const std::vector<flag>& flags() {
             "vertical-lifetime-threshold",
             "pods older than this are updated for a change of at least 10 % (upstream 12h)",
             [](auto& o) -> auto& { return o.vertical.lifetime_threshold; }, 1s),
+        {"vertical-webhook-listen",
+         "address of the pod admission webhook, served over TLS at /mutate-pods (\"\" = off)",
+         [](auto& o) { return o.vertical.webhook_listen; },
+         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
+             std::string address;
+             unsigned short port = 0;
+             if (!v.empty() && !split_listen(v, address, port))
+                 return bad("vertical-webhook-listen", "ADDR:PORT such as 0.0.0.0:8443", v);
+             o.vertical.webhook_listen = std::string(v);
+             return true;
+         }},
+        text_flag(
+            "vertical-webhook-cert-file", "PEM serving certificate of the admission webhook",
+            [](auto& o) -> auto& { return o.vertical.webhook_cert_file; }, false),
+        text_flag(
+            "vertical-webhook-key-file", "PEM private key of the admission webhook",
+            [](auto& o) -> auto& { return o.vertical.webhook_key_file; }, false),
         text_flag(
             "metric-backends",
             "file naming the Prometheus and monitor backends metrics may use (\"\" = none)",
@@ -305,6 +322,12 @@ core::outcome<controller_options> parse_controller_flags(const std::vector<std::
             return error_message("unknown flag --" + std::string(name) +
                                  " (see 'hpaplus controller --help')");
     }
+    if (!o.vertical.webhook_listen.empty() &&
+        (o.vertical.webhook_cert_file.empty() || o.vertical.webhook_key_file.empty()))
+        return error_message("--vertical-webhook-listen needs --vertical-webhook-cert-file and "
+                             "--vertical-webhook-key-file");
+    if (!o.vertical.webhook_listen.empty() && !o.enable_vertical)
+        return error_message("--vertical-webhook-listen needs --enable-vertical");
     if (o.leader.renew_deadline >= o.leader.lease_duration)
         return error_message("--leader-elect-renew-deadline must be shorter than "
                              "--leader-elect-lease-duration");

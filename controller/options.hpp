@@ -28,6 +28,12 @@ struct leader_election_options {
 struct vertical_options : vertical::updater_config {
     std::chrono::nanoseconds interval = std::chrono::minutes(1); ///< upstream recommender/updater
     std::chrono::nanoseconds checkpoint_interval = std::chrono::minutes(1);
+    /// The pod admission webhook (POST /mutate-pods over TLS): ADDR:PORT, "" = not served. While
+    /// it is not, Initial and Recreate only recommend (a recreated pod would not get the
+    /// recommendation).
+    std::string webhook_listen;
+    std::string webhook_cert_file; ///< PEM serving certificate (chain) of the webhook
+    std::string webhook_key_file;  ///< its PEM private key
 };
 
 struct controller_options {

@@ -324,7 +324,8 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
                                   std::int32_t configured) {
     const auto& o = ps.env.options.vertical;
     const auto mode = ps.v.mode;
-    const bool may_evict = mode == vertical::update_mode::in_place_or_recreate;
+    const bool recreate = mode == vertical::update_mode::recreate;
+    const bool may_evict = mode == vertical::update_mode::in_place_or_recreate || recreate;
     const std::int32_t min_replicas = ps.v.min_replicas.value_or(o.min_replicas);
     std::int32_t live = 0;
     vertical::group_state group;
@@ -355,8 +356,8 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         const std::string why = fallback_reason(p, it->second, ps.now, o);
         if (why.empty()) continue;
         const bool infeasible = p.resize_pending == "Infeasible";
-        // A replacement pod comes back with the template's requests (no admission webhook yet)
-        // and asks for the same again: when that was Infeasible before, evicting would loop.
+        // The node could not fit it; when the replacement asked for the same again (no admission
+        // webhook, or the recommendation has not moved), evicting once more would loop.
         const bool evicted_before =
             infeasible && ps.m.evicted_infeasible.count(key_of(it->second.to));
         if (may_evict && !evicted_before) {
@@ -402,6 +403,11 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
     for (const auto& c : candidates) {
         if (!vertical::can_disrupt(group, o.eviction_tolerance)) break;
         const vertical_pod& p = *c.pod;
+        if (recreate) { // the admission webhook gives the replacement the recommendation
+            const std::string why = "its requests are outside the recommended range or stale";
+            if (co_await ps.evict(p, why)) ++group.in_flight;
+            continue;
+        }
         const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
         if (vertical::qos_of(to) != vertical::qos_of(p.desired)) {
             const policy::event e{
@@ -522,12 +528,16 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                               encode_vpaplus_status(status));
         co_return out;
     }
-    if (v.mode == vertical::update_mode::initial || v.mode == vertical::update_mode::recreate)
+    const bool at_creation =
+        v.mode == vertical::update_mode::initial || v.mode == vertical::update_mode::recreate;
+    const bool webhook = !env.options.vertical.webhook_listen.empty();
+    if (at_creation && !webhook)
         policy::set_condition(
             conditions, "ConfigUnsupported", condition_status::true_, "NeedsAdmissionWebhook",
             std::string("updateMode ") + std::string(vertical::to_string(v.mode)) +
-                " sets requests at pod creation, which needs the admission webhook (not built "
-                "yet): recommending only; InPlaceOrRecreate or InPlace update running pods",
+                " sets requests at pod creation, which needs the pod admission webhook "
+                "(--vertical-webhook-listen): recommending only; InPlaceOrRecreate or InPlace "
+                "update running pods",
             now);
     else
         policy::set_condition(conditions, "ConfigUnsupported", condition_status::false_,
@@ -586,7 +596,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
 
     pass ps{env, v, memory, status, involved, now, out};
     const bool updates = v.mode == vertical::update_mode::in_place_or_recreate ||
-                         v.mode == vertical::update_mode::in_place;
+                         v.mode == vertical::update_mode::in_place ||
+                         (v.mode == vertical::update_mode::recreate && webhook);
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
     co_await write_status(env.client, kube::resources::vpapluses, *object, doc,

@@ -188,6 +188,34 @@ vpaplus_status decode_vpaplus_status(const kube::json_node& n) {
     return s;
 }
 
+std::vector<vertical::container_recommendation>
+decode_recommendations(const kube::json_node& status,
+                       const std::vector<vertical::container_policy>& policies) {
+    std::vector<vertical::container_recommendation> out;
+    kube::json_decoder d;
+    const auto list = status["recommendation"]["containerRecommendations"];
+    for (std::size_t i = 0, size = d.array(list); i < size && d.ok(); ++i) {
+        const auto n = list.at(i);
+        vertical::container_recommendation r;
+        r.container = d.string(n["containerName"]);
+        const auto read = [&](const char* key, vertical::amounts& into) {
+            const auto values = d.resources(n[key]);
+            into.cpu_milli = cpu_of(values).value_or(0);
+            into.memory_bytes = memory_of(values).value_or(0);
+        };
+        read("target", r.target);
+        read("lowerBound", r.lower_bound);
+        read("upperBound", r.upper_bound);
+        read("uncappedTarget", r.uncapped_target);
+        r.cpu = n["target"]["cpu"].present();
+        r.memory = n["target"]["memory"].present();
+        if (const auto* p = vertical::policy_for(policies, r.container)) r.values = p->values;
+        if (d.ok() && (r.cpu || r.memory)) out.push_back(std::move(r));
+    }
+    if (!d.ok()) out.clear(); // a status this controller did not write: apply nothing
+    return out;
+}
+
 std::string encode_vpaplus_status(const vpaplus_status& s) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
@@ -223,6 +251,7 @@ vertical_pod decode_vertical_pod(const kube::json_node& n) {
     p.name = d.opt_string(meta["name"]).value_or("");
     p.uid = d.opt_string(meta["uid"]).value_or("");
     p.deleting = meta["deletionTimestamp"].present();
+    p.has_annotations = meta["annotations"].present();
     const auto owners = meta["ownerReferences"];
     for (std::size_t i = 0, size = d.array(owners); i < size; ++i)
         if (d.opt_bool(owners.at(i)["controller"]).value_or(false)) p.controlled = true;
@@ -230,6 +259,8 @@ vertical_pod decode_vertical_pod(const kube::json_node& n) {
     for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
         const auto c = containers.at(i);
         p.desired.push_back(resources_of(d, d.opt_string(c["name"]).value_or(""), c["resources"]));
+        const auto r = c["resources"];
+        p.maps.push_back({r.present(), r["requests"].present(), r["limits"].present()});
     }
     const auto status = n["status"];
     p.pending = d.opt_string(status["phase"]).value_or("Pending") == "Pending";
@@ -278,44 +309,78 @@ bool resizing(const vertical_pod& p) {
     return false;
 }
 
-std::string resize_patch(const vertical_pod& p, const std::vector<container_resources>& to) {
-    rapidjson::Document doc(rapidjson::kArrayType);
-    auto& a = doc.GetAllocator();
-    const auto op = [&](const std::string& path, Value value) {
+namespace {
+
+// RFC 6902 operations, all "add" (which replaces an existing member).
+struct patch_builder {
+    rapidjson::Document doc{rapidjson::kArrayType};
+    void add(const std::string& path, Value value) {
+        auto& a = doc.GetAllocator();
         Value o(rapidjson::kObjectType);
         o.AddMember("op", "add", a);
         o.AddMember("path", kube::json_string(path, a), a);
         o.AddMember("value", value, a);
         doc.PushBack(o, a);
-    };
+    }
+    Value text(const std::string& s) { return kube::json_string(s, doc.GetAllocator()); }
+};
+
+void add_resource_operations(patch_builder& patch, const vertical_pod& p,
+                             const std::vector<container_resources>& to) {
     for (std::size_t i = 0; i < p.desired.size(); ++i) {
         const container_resources* next = nullptr;
         for (const auto& c : to)
             if (c.name == p.desired[i].name) next = &c;
         if (!next || *next == p.desired[i]) continue;
         const std::string base = "/spec/containers/" + std::to_string(i) + "/resources";
-        const auto& before = p.desired[i];
-        if (!before.cpu_request_milli && !before.memory_request_bytes && !before.cpu_limit_milli &&
-            !before.memory_limit_bytes)
-            op(base, Value(rapidjson::kObjectType));
-        const bool had_requests = before.cpu_request_milli || before.memory_request_bytes;
-        const bool had_limits = before.cpu_limit_milli || before.memory_limit_bytes;
-        if (!had_requests && (next->cpu_request_milli || next->memory_request_bytes))
-            op(base + "/requests", Value(rapidjson::kObjectType));
-        if (!had_limits && (next->cpu_limit_milli || next->memory_limit_bytes))
-            op(base + "/limits", Value(rapidjson::kObjectType));
+        const auto maps = i < p.maps.size() ? p.maps[i] : vertical_pod::resource_maps{};
+        if (!maps.resources) patch.add(base, Value(rapidjson::kObjectType));
+        if (!maps.requests && (next->cpu_request_milli || next->memory_request_bytes))
+            patch.add(base + "/requests", Value(rapidjson::kObjectType));
+        if (!maps.limits && (next->cpu_limit_milli || next->memory_limit_bytes))
+            patch.add(base + "/limits", Value(rapidjson::kObjectType));
         if (next->cpu_request_milli)
-            op(base + "/requests/cpu", kube::json_string(cpu_text(*next->cpu_request_milli), a));
+            patch.add(base + "/requests/cpu", patch.text(cpu_text(*next->cpu_request_milli)));
         if (next->memory_request_bytes)
-            op(base + "/requests/memory",
-               kube::json_string(memory_text(*next->memory_request_bytes), a));
+            patch.add(base + "/requests/memory",
+                      patch.text(memory_text(*next->memory_request_bytes)));
         if (next->cpu_limit_milli)
-            op(base + "/limits/cpu", kube::json_string(cpu_text(*next->cpu_limit_milli), a));
+            patch.add(base + "/limits/cpu", patch.text(cpu_text(*next->cpu_limit_milli)));
         if (next->memory_limit_bytes)
-            op(base + "/limits/memory",
-               kube::json_string(memory_text(*next->memory_limit_bytes), a));
+            patch.add(base + "/limits/memory", patch.text(memory_text(*next->memory_limit_bytes)));
     }
-    return kube::to_json_text(doc);
+}
+
+} // namespace
+
+std::string resize_patch(const vertical_pod& p, const std::vector<container_resources>& to) {
+    patch_builder patch;
+    add_resource_operations(patch, p, to);
+    return kube::to_json_text(patch.doc);
+}
+
+std::string admission_patch(const vertical_pod& p, const std::vector<container_resources>& to,
+                            const std::string& vpaplus) {
+    patch_builder patch;
+    add_resource_operations(patch, p, to);
+    std::string what;
+    for (const auto& next : to) {
+        std::string parts;
+        const auto add = [&](const std::optional<std::int64_t>& v, const char* name, bool cpu) {
+            if (!v) return;
+            parts += (parts.empty() ? "" : ", ") + std::string(name) + " " +
+                     (cpu ? cpu_text(*v) : memory_text(*v));
+        };
+        add(next.cpu_request_milli, "cpu request", true);
+        add(next.memory_request_bytes, "memory request", false);
+        add(next.cpu_limit_milli, "cpu limit", true);
+        add(next.memory_limit_bytes, "memory limit", false);
+        if (!parts.empty()) what += (what.empty() ? "" : "; ") + next.name + ": " + parts;
+    }
+    if (!p.has_annotations) patch.add("/metadata/annotations", Value(rapidjson::kObjectType));
+    patch.add("/metadata/annotations/vpaplus.hpaplus.io~1updates",
+              patch.text("Pod resources set by VPAPlus " + vpaplus + " at creation: " + what));
+    return kube::to_json_text(patch.doc);
 }
 
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c,

@@ -41,6 +41,12 @@ struct vpaplus_status {
 /// Reads the counters and conditions of a stored status (lenient: what cannot be read is left
 /// out).
 vpaplus_status decode_vpaplus_status(const kube::json_node& status);
+
+/// The recommendation a stored status holds (only the resources it names are controlled), with
+/// each container's controlledValues from `policies` — what the admission webhook applies.
+std::vector<vertical::container_recommendation>
+decode_recommendations(const kube::json_node& status,
+                       const std::vector<vertical::container_policy>& policies);
 std::string encode_vpaplus_status(const vpaplus_status& s);
 
 /// The parts of a v1 Pod the vertical updater reads (leniently).
@@ -52,6 +58,15 @@ struct vertical_pod {
     bool controlled = false; ///< has a controlling owner (pods without one are never updated)
     std::optional<core::time_point> start_time;
     std::vector<vertical::container_resources> desired; ///< spec.containers[].resources
+    /// Which of resources, requests and limits each container has as a map (by index), so a
+    /// patch adds only what is missing (other resources such as ephemeral-storage stay).
+    struct resource_maps {
+        bool resources = false;
+        bool requests = false;
+        bool limits = false;
+    };
+    std::vector<resource_maps> maps;
+    bool has_annotations = false;
     std::vector<vertical::container_resources> applied; ///< status.containerStatuses[].resources
     std::string resize_pending;                         ///< "", Deferred or Infeasible
     bool resize_in_progress = false;
@@ -72,6 +87,12 @@ bool resizing(const vertical_pod& p);
 /// to `to` (by index, as upstream does; maps are added first where missing).
 std::string resize_patch(const vertical_pod& p,
                          const std::vector<vertical::container_resources>& to);
+
+/// The admission webhook's patch of a pod being created: the resource operations of
+/// resize_patch plus the annotation `vpaplus.hpaplus.io/updates` saying what `vpaplus` set.
+std::string admission_patch(const vertical_pod& p,
+                            const std::vector<vertical::container_resources>& to,
+                            const std::string& vpaplus);
 
 /// A VPAPlusCheckpoint's status and back (nullopt when it is not a v3 checkpoint).
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c, core::time_point now);

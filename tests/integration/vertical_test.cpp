@@ -3,8 +3,15 @@
 // containerStatuses) or reports PodResizePending Deferred/Infeasible against its one node.
 #include "integration/controller_fixture.hpp"
 
+#include "net/base64.hpp"
+#include "net/http_client.hpp"
+#include "net/tls.hpp"
+#include "support/run_awaitable.hpp"
+
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -155,7 +162,7 @@ TEST_F(VerticalTest, OffModeRecommendsButNeverTouchesPods) {
     EXPECT_EQ(counter("quiet", "/status/inPlaceResizes"), 0);
 }
 
-TEST_F(VerticalTest, RecreateAndInitialRecommendOnlyAndSayWhy) {
+TEST_F(VerticalTest, WithoutTheWebhookRecreateRecommendsOnlyAndSaysWhy) {
     apply_manifest(sim, workload("later", 2, "1200m"));
     ASSERT_TRUE(eventually([&] { return running("later", 2); }));
     const auto before = uids("later");
@@ -169,6 +176,141 @@ TEST_F(VerticalTest, RecreateAndInitialRecommendOnlyAndSayWhy) {
     EXPECT_EQ(uids("later"), before) << "no pod evicted into the same requests";
     for (const auto& p : pods("later"))
         EXPECT_EQ(p.cpu_request, "100m");
+}
+
+// The controller serves the pod admission webhook over TLS (a certificate for 127.0.0.1 in a
+// temporary directory) and the simulated API server calls it for every pod it creates.
+class VerticalWebhookTest : public VerticalTest {
+  protected:
+    VerticalWebhookTest()
+        : tls_(net::make_self_signed({"127.0.0.1"})),
+          dir_(std::filesystem::temp_directory_path() /
+               ("hpaplus-webhook-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+        std::filesystem::create_directories(dir_);
+        std::ofstream(dir_ / "tls.crt") << tls_.cert_pem;
+        std::ofstream(dir_ / "tls.key") << tls_.key_pem;
+    }
+    ~VerticalWebhookTest() override { std::filesystem::remove_all(dir_); }
+
+    controller::controller_options webhook_options() {
+        auto o = vertical_options();
+        o.vertical.webhook_listen = "127.0.0.1:0";
+        o.vertical.webhook_cert_file = (dir_ / "tls.crt").string();
+        o.vertical.webhook_key_file = (dir_ / "tls.key").string();
+        return o;
+    }
+
+    // What deploy/admission-webhook.yaml registers, pointed at the test's controller by URL.
+    void register_webhook(controller_runner& controller) {
+        const std::string url = controller.webhook_url();
+        ASSERT_FALSE(url.empty());
+        apply_manifest(sim, "apiVersion: admissionregistration.k8s.io/v1\n"
+                            "kind: MutatingWebhookConfiguration\n"
+                            "metadata: {name: hpaplus-vpaplus}\n"
+                            "webhooks:\n"
+                            "- name: vpaplus.autoscaling.hpaplus.io\n"
+                            "  clientConfig: {url: \"" +
+                                url + "\", caBundle: " + net::base64_encode(tls_.ca_cert_pem) +
+                                "}\n"
+                                "  rules: [{operations: [CREATE], apiGroups: [\"\"], "
+                                "apiVersions: [v1], resources: [pods]}]\n"
+                                "  failurePolicy: Fail\n"
+                                "  sideEffects: None\n"
+                                "  admissionReviewVersions: [v1]\n");
+    }
+
+    net::client_response post_review(controller_runner& controller, const std::string& body) {
+        net::client_request r;
+        r.url = controller.webhook_url();
+        r.body = body;
+        r.ca_pem = tls_.ca_cert_pem;
+        boost::asio::io_context io;
+        return run_awaitable(io, net::send_once(io.get_executor(), r));
+    }
+
+    std::string annotation(const std::string& app) {
+        const auto doc = get_json(sim, pods_path + "?labelSelector=app%3D" + app);
+        std::string out;
+        for (const auto& p : doc["items"].GetArray())
+            out += str(p, "/metadata/annotations/vpaplus.hpaplus.io~1updates") + "\n";
+        return out;
+    }
+
+  private:
+    net::tls_material tls_;
+    std::filesystem::path dir_;
+};
+
+TEST_F(VerticalWebhookTest, RecreateEvictsAndTheReplacementsComeBackWithTheRecommendation) {
+    apply_manifest(sim, workload("again", 2, "1200m"));
+    ASSERT_TRUE(eventually([&] { return running("again", 2); }));
+    const auto before = uids("again");
+    controller_runner controller(sim, webhook_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    register_webhook(controller);
+    apply_manifest(sim, vpaplus("again", "Recreate"));
+    ASSERT_TRUE(eventually([&] {
+        const auto ps = pods("again");
+        if (ps.size() != 2) return false;
+        for (const auto& p : ps)
+            if (before.count(p.uid) || milli(p.cpu_request) < 600) return false;
+        return true;
+    })) << vstatus("again", "/status");
+    EXPECT_EQ(vcondition("again", "ConfigUnsupported"), "False TargetFound");
+    EXPECT_GE(counter("again", "/status/evictions"), 2);
+    EXPECT_EQ(counter("again", "/status/inPlaceResizes"), 0);
+    EXPECT_TRUE(has_event("again", "EvictedByVPAPlus"));
+    EXPECT_NE(annotation("again").find("Pod resources set by VPAPlus again at creation: app: cpu "
+                                       "request"),
+              std::string::npos)
+        << annotation("again");
+}
+
+TEST_F(VerticalWebhookTest, InitialSetsOnlyNewPodsAndBadReviewsAreRefused) {
+    apply_manifest(sim, workload("fresh", 2, "1200m"));
+    ASSERT_TRUE(eventually([&] { return running("fresh", 2); }));
+    const auto before = uids("fresh");
+    controller_runner controller(sim, webhook_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    register_webhook(controller);
+    apply_manifest(sim, vpaplus("fresh", "Initial"));
+    ASSERT_TRUE(eventually([&] {
+        return vcondition("fresh", "RecommendationProvided") == "True RecommendationProvided";
+    }));
+    std::this_thread::sleep_for(1500ms); // several passes: running pods stay as they are
+    EXPECT_EQ(uids("fresh"), before);
+    for (const auto& p : pods("fresh"))
+        EXPECT_EQ(p.cpu_request, "100m");
+    EXPECT_EQ(vcondition("fresh", "ConfigUnsupported"), "False TargetFound");
+
+    ASSERT_EQ(sim.request("PATCH", "/apis/apps/v1/namespaces/default/deployments/fresh/scale",
+                          R"({"spec":{"replicas":3}})", "application/merge-patch+json")
+                  .status,
+              200);
+    ASSERT_TRUE(eventually([&] { return pods("fresh").size() == 3; }));
+    for (const auto& p : pods("fresh")) {
+        if (before.count(p.uid))
+            EXPECT_EQ(p.cpu_request, "100m") << p.name;
+        else
+            EXPECT_GE(milli(p.cpu_request), 400) << p.name << " was created with the target";
+    }
+
+    const auto not_json = post_review(controller, "{not json");
+    EXPECT_EQ(not_json.status, 400) << not_json.error;
+    const auto not_a_review = post_review(controller, R"({"kind":"Pod"})");
+    EXPECT_EQ(not_a_review.status, 400);
+    // A pod no VPAPlus selects is allowed as it is.
+    const auto other = post_review(
+        controller,
+        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1",)"
+        R"("kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"default",)"
+        R"("object":{"metadata":{"labels":{"app":"nobody"}},"spec":{"containers":[{"name":"c"}]}}}})");
+    ASSERT_EQ(other.status, 200);
+    const auto review = parse(other.body);
+    EXPECT_EQ(str(review, "/response/uid"), "u1");
+    EXPECT_EQ(str(review, "/response/allowed"), "true");
+    EXPECT_EQ(str(review, "/response/patch"), "<missing>");
 }
 
 // One node of 2 CPUs: a pod wanting ~3.5 CPUs can never be resized there (Infeasible).

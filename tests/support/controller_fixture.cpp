@@ -108,6 +108,10 @@ std::string controller_runner::ops_url() {
     return on_thread<std::string>([this] { return process_->ops_url(); });
 }
 
+std::string controller_runner::webhook_url() {
+    return on_thread<std::string>([this] { return process_->webhook_url(); });
+}
+
 std::string read_source_file(const std::string& relative_path) {
     std::ifstream in(std::string(HPAPLUS_SOURCE_DIR) + "/" + relative_path, std::ios::binary);
     std::stringstream text;
@@ -126,6 +130,7 @@ std::string collection_of(const rapidjson::Document& doc) {
     const std::string base = api_version == "v1" ? "/api/v1" : "/apis/" + api_version;
     if (kind == "CustomResourceDefinition") return base + "/customresourcedefinitions";
     if (kind == "Namespace") return base + "/namespaces";
+    if (kind == "MutatingWebhookConfiguration") return base + "/mutatingwebhookconfigurations";
     std::string plural = kind;
     for (auto& c : plural)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

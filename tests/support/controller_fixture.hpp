@@ -37,6 +37,7 @@ class controller_runner {
     std::uint64_t reconciles();
     std::size_t workers();
     std::string ops_url();
+    std::string webhook_url();
 
   private:
     template <class T> T on_thread(std::function<T()> f);

@@ -81,6 +81,26 @@ TEST(ControllerFlags, VerticalModuleFlags) {
     EXPECT_EQ(o->vertical.deferred_timeout, 1min);
     EXPECT_EQ(o->vertical.in_progress_timeout, 10min);
     EXPECT_EQ(o->vertical.lifetime_threshold, 1h);
+    const auto w = parse({"--enable-vertical", "--vertical-webhook-listen=0.0.0.0:8443",
+                          "--vertical-webhook-cert-file=/tls/tls.crt",
+                          "--vertical-webhook-key-file=/tls/tls.key"});
+    ASSERT_TRUE(w) << w.error().text;
+    EXPECT_EQ(w->vertical.webhook_listen, "0.0.0.0:8443");
+    EXPECT_EQ(w->vertical.webhook_cert_file, "/tls/tls.crt");
+    EXPECT_EQ(d->vertical.webhook_listen, "") << "not served unless asked for";
+    const std::pair<std::vector<std::string>, const char*> webhook_rows[] = {
+        {{"--enable-vertical", "--vertical-webhook-listen=8443"}, "ADDR:PORT"},
+        {{"--enable-vertical", "--vertical-webhook-listen=:8443"},
+         "needs --vertical-webhook-cert-file and --vertical-webhook-key-file"},
+        {{"--vertical-webhook-listen=:8443", "--vertical-webhook-cert-file=a",
+          "--vertical-webhook-key-file=b"},
+         "needs --enable-vertical"},
+    };
+    for (const auto& [args, message] : webhook_rows) {
+        const auto r = parse(args);
+        ASSERT_FALSE(r) << message;
+        EXPECT_NE(r.error().text.find(message), std::string::npos) << r.error().text;
+    }
     for (const char* bad : {"--vertical-interval=0s", "--vertical-min-replicas=0",
                             "--vertical-eviction-tolerance=-1", "--enable-vertical=yes"}) {
         const auto r = parse({bad});

@@ -3,6 +3,8 @@
 #include "controller/options.hpp"
 #include "kube/yaml_json.hpp"
 #include "metrics/backend_config.hpp"
+#include "sim/admission.hpp"
+#include "sim/resource_type.hpp"
 
 #include <rapidjson/document.h>
 
@@ -72,7 +74,9 @@ TEST(DeployManifests, AllPartsArePresentAndParse) {
           "Service/hpaplus-controller-metrics", "FlowSchema/hpaplus-controller",
           "ConfigMap/hpaplus-metric-backends", "Deployment/hpaplus-adapter",
           "Service/hpaplus-adapter", "APIService/v1beta1.external.metrics.k8s.io",
-          "APIService/v1beta2.custom.metrics.k8s.io", "ClusterRole/hpaplus-adapter-metrics-reader"})
+          "Service/hpaplus-webhook", "MutatingWebhookConfiguration/hpaplus-vpaplus",
+          "Certificate/hpaplus-webhook", "APIService/v1beta2.custom.metrics.k8s.io",
+          "ClusterRole/hpaplus-adapter-metrics-reader"})
         EXPECT_EQ(m.count(key), 1u) << key;
 }
 
@@ -160,6 +164,57 @@ TEST(DeployManifests, BackendsFileParsesAndIsMountedWhereTheFlagsPointAndTheApiS
         EXPECT_STREQ(ref["namespace"].GetString(), service["metadata"]["namespace"].GetString());
         EXPECT_EQ(ref["port"].GetInt(), service["spec"]["ports"][0]["port"].GetInt());
     }
+}
+
+// The webhook configuration is one the API server accepts, reaches the controller's webhook port
+// through the Service, and the controller reads the certificate from the Secret it is mounted
+// from.
+TEST(DeployManifests, TheAdmissionWebhookReachesTheControllerWithTheMountedCertificate) {
+    auto m = manifests();
+    auto& configuration = m.at("MutatingWebhookConfiguration/hpaplus-vpaplus");
+    const auto types = sim::builtin_resource_types();
+    const auto type = std::find_if(types.begin(), types.end(), [](const auto& t) {
+        return t.plural == "mutatingwebhookconfigurations";
+    });
+    ASSERT_NE(type, types.end());
+    rapidjson::Document copy;
+    copy.CopyFrom(configuration, copy.GetAllocator());
+    const auto invalid = sim::prepare_webhook_configuration(*type, "hpaplus-vpaplus", copy);
+    EXPECT_FALSE(invalid) << (invalid ? invalid->message : "");
+    const auto& webhook = configuration["webhooks"][0];
+    EXPECT_STREQ(webhook["failurePolicy"].GetString(), "Ignore");
+    const auto& ref = webhook["clientConfig"]["service"];
+    EXPECT_STREQ(ref["path"].GetString(), "/mutate-pods");
+    const auto& service = m.at("Service/hpaplus-webhook");
+    EXPECT_STREQ(ref["name"].GetString(), service["metadata"]["name"].GetString());
+    EXPECT_STREQ(ref["namespace"].GetString(), service["metadata"]["namespace"].GetString());
+    EXPECT_EQ(ref["port"].GetInt(), service["spec"]["ports"][0]["port"].GetInt());
+    EXPECT_STREQ(m.at("Certificate/hpaplus-webhook")["spec"]["dnsNames"][0].GetString(),
+                 "hpaplus-webhook.hpaplus-system.svc");
+
+    const auto& deployment = m.at("Deployment/hpaplus-controller");
+    const auto& pod = deployment["spec"]["template"]["spec"];
+    const auto& container = pod["containers"][0];
+    std::vector<std::string> args;
+    for (const auto& a : container["args"].GetArray())
+        args.emplace_back(a.GetString());
+    bool help = false;
+    const auto options = controller::parse_controller_flags(args, help);
+    ASSERT_TRUE(options) << options.error().text;
+    std::string port_name = service["spec"]["ports"][0]["targetPort"].GetString();
+    int container_port = 0;
+    for (const auto& p : container["ports"].GetArray())
+        if (port_name == p["name"].GetString()) container_port = p["containerPort"].GetInt();
+    EXPECT_EQ(options->vertical.webhook_listen, "0.0.0.0:" + std::to_string(container_port));
+    std::string mount, secret;
+    for (const auto& v : container["volumeMounts"].GetArray())
+        if (std::string("webhook-tls") == v["name"].GetString()) mount = v["mountPath"].GetString();
+    for (const auto& v : pod["volumes"].GetArray())
+        if (std::string("webhook-tls") == v["name"].GetString())
+            secret = v["secret"]["secretName"].GetString();
+    EXPECT_EQ(options->vertical.webhook_cert_file, mount + "/tls.crt");
+    EXPECT_EQ(options->vertical.webhook_key_file, mount + "/tls.key");
+    EXPECT_EQ(secret, m.at("Certificate/hpaplus-webhook")["spec"]["secretName"].GetString());
 }
 
 } // namespace

@@ -168,6 +168,64 @@ TEST(ResizePatch, SetsRequestsAndLimitsByIndexAddingMissingMaps) {
     EXPECT_EQ(resize_patch(p, p.desired), "[]");
 }
 
+TEST(ResizePatch, KeepsOtherResourcesOfAMapThatExists) {
+    rapidjson::Document doc;
+    doc.Parse(R"({"metadata": {"name": "p"}, "spec": {"containers": [
+      {"name": "app", "resources": {"requests": {"ephemeral-storage": "1Gi"}}}]}})");
+    const auto p = decode_vertical_pod({&doc, ""});
+    auto to = p.desired;
+    to[0].cpu_request_milli = 250;
+    // requests exists (with ephemeral-storage only): it is not replaced by an empty map.
+    EXPECT_EQ(
+        resize_patch(p, to),
+        R"([{"op":"add","path":"/spec/containers/0/resources/requests/cpu","value":"250m"}])");
+}
+
+TEST(AdmissionPatch, SetsResourcesAndSaysWhichVpaPlusDidIt) {
+    rapidjson::Document doc;
+    doc.Parse(R"({"metadata": {"generateName": "web-"}, "spec": {"containers": [
+      {"name": "app", "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "200m"}}}]}})");
+    const auto p = decode_vertical_pod({&doc, ""});
+    auto to = p.desired;
+    to[0].cpu_request_milli = 300;
+    to[0].cpu_limit_milli = 600;
+    EXPECT_EQ(
+        admission_patch(p, to, "web"),
+        R"([{"op":"add","path":"/spec/containers/0/resources/requests/cpu","value":"300m"},)"
+        R"({"op":"add","path":"/spec/containers/0/resources/limits/cpu","value":"600m"},)"
+        R"({"op":"add","path":"/metadata/annotations","value":{}},)"
+        R"({"op":"add","path":"/metadata/annotations/vpaplus.hpaplus.io~1updates",)"
+        R"("value":"Pod resources set by VPAPlus web at creation: app: cpu request 300m, cpu limit 600m"}])");
+}
+
+TEST(StoredRecommendation, IsReadWithTheContainersControlledValues) {
+    rapidjson::Document doc;
+    doc.Parse(R"({"recommendation": {"containerRecommendations": [
+      {"containerName": "app", "target": {"cpu": "250m", "memory": "256Mi"},
+       "lowerBound": {"cpu": "100m", "memory": "128Mi"}, "upperBound": {"cpu": "1", "memory": "1Gi"},
+       "uncappedTarget": {"cpu": "250m", "memory": "256Mi"}},
+      {"containerName": "side", "target": {"memory": "64Mi"}, "lowerBound": {"memory": "32Mi"},
+       "upperBound": {"memory": "128Mi"}, "uncappedTarget": {"memory": "64Mi"}}]}})");
+    vertical::container_policy side;
+    side.container_name = "side";
+    side.values = vertical::controlled_values::requests_only;
+    const auto recs = decode_recommendations({&doc, ""}, {side});
+    ASSERT_EQ(recs.size(), 2u);
+    EXPECT_EQ(recs[0].target.cpu_milli, 250);
+    EXPECT_EQ(recs[0].upper_bound.memory_bytes, 1LL << 30);
+    EXPECT_TRUE(recs[0].cpu && recs[0].memory);
+    EXPECT_EQ(recs[0].values, vertical::controlled_values::requests_and_limits);
+    EXPECT_FALSE(recs[1].cpu);
+    EXPECT_TRUE(recs[1].memory);
+    EXPECT_EQ(recs[1].values, vertical::controlled_values::requests_only);
+
+    doc.Parse(R"({"recommendation": {"containerRecommendations": [{"target": {"cpu": "x"}}]}})");
+    EXPECT_TRUE(decode_recommendations({&doc, ""}, {}).empty())
+        << "an unreadable status applies nothing";
+    doc.Parse(R"({})");
+    EXPECT_TRUE(decode_recommendations({&doc, ""}, {}).empty());
+}
+
 TEST(Checkpoint, RoundTripsThroughItsJson) {
     vertical::recommender_config cfg;
     vertical::container_aggregate a(cfg);
