@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <random>
 
 namespace hpaplus::sim {
 namespace {
@@ -51,17 +50,6 @@ core::label_map labels_of(const json& object) {
         for (const auto& m : l->GetObject())
             if (m.value.IsString()) labels.emplace(m.name.GetString(), m.value.GetString());
     return labels;
-}
-
-std::string new_uid() {
-    static std::mt19937_64 random{std::random_device{}()};
-    static const char hex[] = "0123456789abcdef";
-    std::string uid;
-    for (int i = 0; i < 32; ++i) {
-        if (i == 8 || i == 12 || i == 16 || i == 20) uid.push_back('-');
-        uid.push_back(hex[random() & 15]);
-    }
-    return uid;
 }
 
 json group_version_member(const resource_type& type, const char* last_key, const std::string& last,

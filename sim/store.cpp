@@ -20,19 +20,6 @@ std::string random_suffix(std::size_t n) {
     return out;
 }
 
-std::string new_uid() {
-    static std::mt19937_64 rng{std::random_device{}()};
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    for (int i = 0; i < 32; ++i) {
-        if (i == 8 || i == 12 || i == 16 || i == 20) out.push_back('-');
-        out.push_back(i == 12   ? '4'
-                      : i == 16 ? "89ab"[rng() % 4]
-                                : hex[rng() % 16]); // version 4, RFC 4122 variant
-    }
-    return out;
-}
-
 // DNS-1123 subdomain: lower-case alphanumerics, '-' and '.', at most 253, alphanumeric at both
 // ends.
 bool valid_name(const std::string& name) {
@@ -70,6 +57,19 @@ std::optional<api_error> check_type_fields(const collection& c, const json& body
 }
 
 } // namespace
+
+std::string new_uid() {
+    static std::mt19937_64 rng{std::random_device{}()};
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (int i = 0; i < 32; ++i) {
+        if (i == 8 || i == 12 || i == 16 || i == 20) out.push_back('-');
+        out.push_back(i == 12   ? '4'
+                      : i == 16 ? "89ab"[rng() % 4]
+                                : hex[rng() % 16]); // version 4, RFC 4122 variant
+    }
+    return out;
+}
 
 object_store::object_store(clock now, std::size_t log_capacity)
     : now_(std::move(now)), log_capacity_(log_capacity) {}

@@ -57,6 +57,9 @@ struct object_range {
 };
 object_range namespace_range(const collection& c, const std::string& ns);
 
+/// A random RFC 4122 version 4 UUID (metadata.uid, admission review uids).
+std::string new_uid();
+
 template <class T> using api_result = boost::system::result<T, api_error>;
 
 /// How an update treats the incoming object.

@@ -24,6 +24,7 @@ namespace {
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
+using test::eventually;
 using test::parse;
 using test::str;
 
@@ -126,6 +127,16 @@ std::string pod(const std::string& name, const std::string& labels = R"({"app":"
 }
 
 struct SimAdmission : ::testing::Test {
+    void create_deployment(int replicas) {
+        const std::string deployment =
+            R"({"metadata":{"name":"web"},"spec":{"replicas":)" + std::to_string(replicas) +
+            R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
+            R"("spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
+        ASSERT_EQ(
+            sim.request("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status,
+            201);
+    }
+
     test::sim_fixture sim;
     webhook_stub webhook;
 
@@ -134,15 +145,6 @@ struct SimAdmission : ::testing::Test {
             "POST", configurations,
             configuration("vpa", url.empty() ? webhook.url() : url, webhook.ca_bundle(), extra));
         ASSERT_EQ(r.status, 201) << r.body;
-    }
-
-    bool eventually(const std::function<bool()>& done) {
-        const auto end = std::chrono::steady_clock::now() + 10s;
-        while (std::chrono::steady_clock::now() < end) {
-            if (done()) return true;
-            std::this_thread::sleep_for(50ms);
-        }
-        return done();
     }
 };
 
@@ -267,12 +269,7 @@ TEST_F(SimAdmission, DeploymentPodsAreAdmittedOnceEach) {
     // Slower than a tick: the Deployment controller must not create a pod twice meanwhile.
     webhook.set([](const std::string& uid) { return allow_with(uid, add_label); }, 300ms);
     register_webhook();
-    const std::string deployment =
-        R"({"metadata":{"name":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},)"
-        R"("template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
-    ASSERT_EQ(
-        sim.request("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status,
-        201);
+    create_deployment(3);
     ASSERT_TRUE(eventually([&] {
         return parse(sim.get(pods + "?labelSelector=admitted%3Dyes").body)["items"].Size() == 3;
     }));
@@ -283,12 +280,7 @@ TEST_F(SimAdmission, DeploymentPodsAreAdmittedOnceEach) {
 
 TEST_F(SimAdmission, ARefusedDeploymentPodIsAFailedCreateEventAndIsRetried) {
     register_webhook("", "https://127.0.0.1:1/mutate");
-    const std::string deployment =
-        R"({"metadata":{"name":"web"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},)"
-        R"("template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
-    ASSERT_EQ(
-        sim.request("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status,
-        201);
+    create_deployment(1);
     std::string message;
     ASSERT_TRUE(eventually([&] {
         const auto events = parse(sim.get("/api/v1/namespaces/default/events").body);

@@ -12,6 +12,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
+using test::eventually;
 using test::parse;
 using test::str;
 
@@ -27,16 +28,6 @@ std::string deployment(int replicas, const std::string& image = "nginx") {
 
 struct SimWorkload : ::testing::Test {
     test::sim_fixture sim;
-
-    // Polls until `done` holds or 10 s pass.
-    bool eventually(const std::function<bool()>& done) {
-        const auto end = std::chrono::steady_clock::now() + 10s;
-        while (std::chrono::steady_clock::now() < end) {
-            if (done()) return true;
-            std::this_thread::sleep_for(50ms);
-        }
-        return done();
-    }
 
     std::size_t ready_pods() {
         const auto list = parse(sim.get(pods + "?labelSelector=app%3Dweb").body);

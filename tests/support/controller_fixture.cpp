@@ -152,15 +152,6 @@ void apply_manifest(sim_fixture& sim, const std::string& yaml) {
     }
 }
 
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (condition()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return condition();
-}
-
 rapidjson::Document get_json(sim_fixture& sim, const std::string& path) {
     rapidjson::Document doc;
     const auto r = sim.get(path);

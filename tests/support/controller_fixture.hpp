@@ -53,10 +53,6 @@ class controller_runner {
 void apply_manifest(sim_fixture& sim, const std::string& yaml);
 std::string read_source_file(const std::string& relative_path);
 
-/// Polls `condition` every 50 ms until it holds or `limit` passes; returns whether it held.
-bool eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds limit = std::chrono::seconds(20));
-
 /// A plain-HTTP GET of `url` (http://HOST:PORT/path) on a fresh connection, with a 10 s deadline.
 http_result http_get(const std::string& url);
 

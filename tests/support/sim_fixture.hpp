@@ -7,6 +7,8 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +21,10 @@ struct http_result {
     std::string body;
     std::map<std::string, std::string> headers; ///< lower-case names
 };
+
+/// Polls `condition` every 50 ms until it holds or `limit` passes; returns whether it held.
+bool eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds limit = std::chrono::seconds(20));
 
 class sim_fixture {
   public:
