@@ -94,8 +94,16 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
     if (options.enable_vertical) {
         vpapluses_ = std::make_unique<kube::informer>(
             client, collection(kube::resources::vpapluses, ns), options.informer);
+        metrics::http_backend* history = nullptr;
+        if (const auto& name = options.vertical.history_backend; !name.empty()) {
+            history = sources.backend(name);
+            if (!history || history->config().type != metrics::backend_type::prometheus)
+                throw std::runtime_error("--vertical-history-backend: --metric-backends has no "
+                                         "prometheus backend named \"" +
+                                         name + "\"");
+        }
         verticals_ = std::make_unique<vertical_scheduler>(vertical_env{
-            client, *vpapluses_, *pods_, *deployments_, *hpapluses_, *events_, options});
+            client, *vpapluses_, *pods_, *deployments_, *hpapluses_, *events_, options, history});
         vpapluses_->on_change(
             [this](const char* type, const kube::object_cptr& o, const kube::object_cptr& prev) {
                 verticals_->on_change(type, o, prev);

@@ -219,6 +219,16 @@ const std::vector<flag>& flags() {
             "vertical-webhook-key-file", "PEM private key of the admission webhook",
             [](auto& o) -> auto& { return o.vertical.webhook_key_file; }, false),
         text_flag(
+            "vertical-history-backend",
+            "prometheus backend (of --metric-backends) a new VPAPlus's history is read from",
+            [](auto& o) -> auto& { return o.vertical.history_backend; }, false),
+        duration_flag(
+            "vertical-history-length", "how far back that history goes (upstream 8d)",
+            [](auto& o) -> auto& { return o.vertical.history_length; }, 1s),
+        duration_flag(
+            "vertical-history-resolution", "one history sample per this much time (upstream 1h)",
+            [](auto& o) -> auto& { return o.vertical.history_resolution; }, 1s),
+        text_flag(
             "metric-backends",
             "file naming the Prometheus and monitor backends metrics may use (\"\" = none)",
             [](auto& o) -> auto& { return o.metric_backends; }, false),
@@ -326,6 +336,12 @@ core::outcome<controller_options> parse_controller_flags(const std::vector<std::
         (o.vertical.webhook_cert_file.empty() || o.vertical.webhook_key_file.empty()))
         return error_message("--vertical-webhook-listen needs --vertical-webhook-cert-file and "
                              "--vertical-webhook-key-file");
+    if (!o.vertical.history_backend.empty() && (!o.enable_vertical || o.metric_backends.empty()))
+        return error_message("--vertical-history-backend needs --enable-vertical and "
+                             "--metric-backends");
+    if (o.vertical.history_length / o.vertical.history_resolution > 11000)
+        return error_message("--vertical-history-length / --vertical-history-resolution must be "
+                             "at most 11000 points (Prometheus' limit per series)");
     if (!o.vertical.webhook_listen.empty() && !o.enable_vertical)
         return error_message("--vertical-webhook-listen needs --enable-vertical");
     if (o.leader.renew_deadline >= o.leader.lease_duration)

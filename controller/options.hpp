@@ -34,6 +34,11 @@ struct vertical_options : vertical::updater_config {
     std::string webhook_listen;
     std::string webhook_cert_file; ///< PEM serving certificate (chain) of the webhook
     std::string webhook_key_file;  ///< its PEM private key
+    /// A prometheus backend of --metric-backends to seed a VPAPlus's history from when it has no
+    /// checkpoint yet (upstream --storage=prometheus); "" = metrics API and checkpoints only.
+    std::string history_backend;
+    std::chrono::nanoseconds history_length = std::chrono::hours(24 * 8);
+    std::chrono::nanoseconds history_resolution = std::chrono::hours(1);
 };
 
 struct controller_options {

@@ -3,7 +3,9 @@
 
 #include "controller/scale_target.hpp"
 #include "controller/status.hpp"
+#include "controller/vertical_history.hpp"
 #include "controller/vpaplus_object.hpp"
+#include "core/duration.hpp"
 #include "kube/decode.hpp"
 #include "kube/resources.hpp"
 #include "metrics/metrics_api.hpp"
@@ -128,6 +130,37 @@ std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
 const char* coordination_reason(const vpaplus& v, const horizontal_use& h) {
     return (h.cpu && !v.share_cpu) || (h.memory && !v.share_memory) ? "ResourcesLeftToHPAPlus"
                                                                     : "NoConflict";
+}
+
+// A VPAPlus without checkpoints starts from Prometheus' history (once per worker); the
+// HistoryLoaded condition says what came of it.
+asio::awaitable<void> seed_history(vertical_env& env, const vpaplus& v, vertical_memory& m,
+                                   vpaplus_status& status, core::time_point now) {
+    m.history_loaded = true;
+    const auto& o = env.options.vertical;
+    if (!m.history.empty()) {
+        policy::set_condition(status.conditions, "HistoryLoaded", condition_status::false_,
+                              "FromCheckpoints",
+                              "history restored from checkpoints; Prometheus not read", now);
+        co_return;
+    }
+    const auto loaded = co_await load_history(*env.history, v.ns, v.target.name, o, m, now);
+    const std::string from = "backend " + o.history_backend + " (the last " +
+                             core::format_go_duration(o.history_length) + ", one point per " +
+                             core::format_go_duration(o.history_resolution) + ")";
+    if (!loaded.error.empty()) {
+        spdlog::warn("{}/{}: no history from Prometheus: {}", v.ns, v.name, loaded.error);
+        policy::set_condition(status.conditions, "HistoryLoaded", condition_status::false_,
+                              "PrometheusUnavailable",
+                              loaded.error + "; recommending from the metrics API only", now);
+        co_return;
+    }
+    const std::string what = std::to_string(loaded.cpu_samples) + " cpu and " +
+                             std::to_string(loaded.memory_samples) + " memory samples of " +
+                             std::to_string(loaded.containers) + " containers from " + from;
+    spdlog::info("{}/{}: history: {}", v.ns, v.name, what);
+    policy::set_condition(status.conditions, "HistoryLoaded", condition_status::true_,
+                          "PrometheusHistory", what, now);
 }
 
 const policy::object_reference& target_of(const vpaplus& v) {
@@ -557,6 +590,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                           pods.empty() ? "NoPodsMatched" : "PodsMatched",
                           std::to_string(pods.size()) + " pods match the target's selector", now);
     if (!memory.checkpoints_loaded) co_await load_checkpoints(env, v, memory);
+    if (env.history && !memory.history_loaded) co_await seed_history(env, v, memory, status, now);
     forget_gone(memory, pods);
     if (!pods.empty()) {
         const auto answer =

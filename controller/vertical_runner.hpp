@@ -8,6 +8,7 @@
 #include "controller/event_recorder.hpp"
 #include "controller/options.hpp"
 #include "kube/informer.hpp"
+#include "metrics/http_backend.hpp"
 #include "policy/types.hpp"
 #include "vertical/recommender/aggregate.hpp"
 #include "vertical/recommender/update_plan.hpp"
@@ -29,6 +30,7 @@ struct vertical_env {
     const kube::informer& hpapluses;
     event_recorder& events;
     const controller_options& options;
+    metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set
 };
 
 /// What a VPAPlus worker keeps between passes.
@@ -48,6 +50,7 @@ struct vertical_memory {
     std::set<std::string>
         evicted_infeasible; ///< resizes (key_of) that were Infeasible, then evicted
     bool checkpoints_loaded = false;
+    bool history_loaded = false; ///< the Prometheus history was read (or tried)
     std::set<std::string> checkpoints_created;
     std::optional<core::time_point> last_checkpoint;
 };

@@ -114,6 +114,48 @@ backend_answer parse_prometheus(std::string_view body, const std::string& pod_la
     return a;
 }
 
+range_answer parse_prometheus_matrix(std::string_view body) {
+    range_answer out;
+    rapidjson::Document doc;
+    if (!parse(doc, body) || !doc.IsObject()) {
+        out.error = "the answer is not a JSON object";
+        return out;
+    }
+    if (auto error = prometheus_error(body); !error.empty()) {
+        out.error = error;
+        return out;
+    }
+    const rapidjson::Value* type = at(doc, "/data/resultType");
+    const rapidjson::Value* result = at(doc, "/data/result");
+    if (!type || !type->IsString() || std::string_view(type->GetString()) != "matrix" || !result ||
+        !result->IsArray()) {
+        out.error = "the answer is not a matrix (data.resultType/data.result)";
+        return out;
+    }
+    for (const auto& s : result->GetArray()) {
+        range_series series;
+        if (const rapidjson::Value* labels = s.IsObject() ? at(s, "/metric") : nullptr;
+            labels && labels->IsObject())
+            for (const auto& l : labels->GetObject())
+                if (l.value.IsString())
+                    series.labels.emplace(l.name.GetString(), l.value.GetString());
+        const rapidjson::Value* values = s.IsObject() ? at(s, "/values") : nullptr;
+        if (!values || !values->IsArray()) {
+            out.error = "a series has no values";
+            out.series.clear();
+            return out;
+        }
+        for (const auto& v : values->GetArray()) {
+            if (!v.IsArray() || v.Size() != 2) continue;
+            const auto when = timestamp(&v[0]);
+            const auto value = number(&v[1]);
+            if (when && value && std::isfinite(*value)) series.points.emplace_back(*when, *value);
+        }
+        out.series.push_back(std::move(series));
+    }
+    return out;
+}
+
 backend_answer parse_monitor(std::string_view body, const response_mapping& m, double scale) {
     rapidjson::Document doc;
     if (!parse(doc, body)) return failed(answer_kind::bad_answer, "the answer is not JSON");

@@ -6,6 +6,7 @@
 #include "core/time.hpp"
 #include "metrics/backend_config.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,20 @@ struct backend_answer {
 /// that holds pod names; values are multiplied by `scale`.
 backend_answer parse_prometheus(std::string_view body, const std::string& pod_label,
                                 double scale = 1);
+
+/// One series of a Prometheus range query: its labels and [time, value] points in time order.
+struct range_series {
+    std::map<std::string, std::string, std::less<>> labels;
+    std::vector<std::pair<core::time_point, double>> points;
+};
+
+struct range_answer {
+    std::string error; ///< "" when the answer is a matrix (possibly empty)
+    std::vector<range_series> series;
+};
+
+/// A Prometheus /api/v1/query_range answer (a matrix).
+range_answer parse_prometheus_matrix(std::string_view body);
 
 /// A monitor's JSON answer, read through `mapping`; values are multiplied by `scale`.
 backend_answer parse_monitor(std::string_view body, const response_mapping& mapping,

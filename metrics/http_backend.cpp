@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -180,6 +181,44 @@ http_backend::~http_backend() {
 
 const backend_config& http_backend::config() const {
     return impl_->config;
+}
+
+asio::awaitable<range_answer> http_backend::query_range(std::string query, core::time_point start,
+                                                        core::time_point end,
+                                                        std::chrono::seconds step) {
+    const auto self = impl_;
+    range_answer out;
+    const std::string who = "backend " + self->config.name + ": ";
+    if (self->config.type != backend_type::prometheus) {
+        out.error = who + "not a prometheus backend";
+        co_return out;
+    }
+    const auto unix_seconds = [](core::time_point t) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f",
+                      std::chrono::duration<double>(t.time_since_epoch()).count());
+        return std::string(buf);
+    };
+    kube::api_request request;
+    request.headers = self->headers;
+    request.method = "POST";
+    request.target = self->base_path + "/api/v1/query_range";
+    request.body = "query=" + net::percent_encode(query) + "&start=" + unix_seconds(start) +
+                   "&end=" + unix_seconds(end) + "&step=" + std::to_string(step.count()) +
+                   "&timeout=" + seconds_text(self->config.timeout);
+    request.content_type = "application/x-www-form-urlencoded";
+    const auto response = co_await self->client.send(std::move(request));
+    if (!response) {
+        const std::string said = prometheus_error(response.body);
+        out.error =
+            who + (response.http_status == 0 ? response.message()
+                                             : "HTTP " + std::to_string(response.http_status) +
+                                                   (said.empty() ? "" : ": " + said));
+        co_return out;
+    }
+    out = parse_prometheus_matrix(response.body);
+    if (!out.error.empty()) out.error = who + out.error;
+    co_return out;
 }
 
 backend_stats http_backend::stats() const {

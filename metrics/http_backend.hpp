@@ -10,6 +10,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,14 @@ class http_backend {
     /// Runs on: the executor given to the constructor. Cancellation: none (bounded by the
     /// backend's timeout).
     boost::asio::awaitable<backend_answer> fetch(std::string query, template_values values);
+
+    /// A PromQL range query (prometheus backends only): `/api/v1/query_range` from `start` to
+    /// `end` every `step`. A one-off read of history: not coalesced, not counted by the circuit
+    /// breaker. Errors name the backend. Runs on: the executor. Cancellation: none (bounded by the
+    /// backend's timeout).
+    boost::asio::awaitable<range_answer> query_range(std::string query, core::time_point start,
+                                                     core::time_point end,
+                                                     std::chrono::seconds step);
 
     backend_stats stats() const;
 

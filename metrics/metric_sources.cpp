@@ -160,4 +160,8 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
     co_return std::move(state->readings);
 }
 
+http_backend* metric_sources::backend(const std::string& name) const {
+    return find_backend(impl_->backends, name);
+}
+
 } // namespace hpaplus::metrics

@@ -35,6 +35,9 @@ class metric_sources {
     read(const policy::autoscaler& hpa, const std::string& target_name,
          const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods);
 
+    /// The prometheus or monitor backend named `name`, or null.
+    http_backend* backend(const std::string& name) const;
+
     struct impl; // the fetch coroutines keep it alive while they run
 
   private:

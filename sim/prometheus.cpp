@@ -31,7 +31,7 @@ std::string number(double v) {
 
 std::string prometheus_text(object_store& store, const workload_model& workload) {
     collection* pods = store.find("", "v1", "pods");
-    std::string cpu, seconds, memory, custom;
+    std::string cpu, seconds, memory, custom, container_seconds, container_memory;
     for (const auto& [k, p] : pods->objects) {
         const auto usage = workload.usage_of(*p);
         if (!usage) continue;
@@ -47,6 +47,23 @@ std::string prometheus_text(object_store& store, const workload_model& workload)
                    number(workload.cpu_seconds_of(*p)) + "\n";
         memory += "sim_pod_memory_usage_bytes{" + labels + "} " +
                   number(static_cast<double>(usage->memory_bytes)) + "\n";
+        // cAdvisor's per-container series (what VPA's Prometheus history reads): the pod's
+        // usage split evenly over its containers, as the simulated metrics API splits it.
+        const json* containers = find_path(p->doc, "spec.containers");
+        const auto count =
+            containers && containers->IsArray() && !containers->Empty() ? containers->Size() : 1u;
+        for (rapidjson::SizeType i = 0; i < count; ++i) {
+            const std::string name =
+                count == 1 && !(containers && containers->IsArray() && !containers->Empty())
+                    ? std::string("app")
+                    : string_at((*containers)[i], "name");
+            const std::string c = "namespace=\"" + escape(p->namespace_) + "\",pod=\"" +
+                                  escape(p->name) + "\",container=\"" + escape(name) + "\"";
+            container_seconds += "container_cpu_usage_seconds_total{" + c + "} " +
+                                 number(workload.cpu_seconds_of(*p) / count) + "\n";
+            container_memory += "container_memory_working_set_bytes{" + c + "} " +
+                                number(static_cast<double>(usage->memory_bytes) / count) + "\n";
+        }
         for (const auto& [name, value] : pod_custom_metrics(store, *p))
             custom += "sim_pod_metric{" + labels + ",metric=\"" + escape(name) + "\"} " +
                       number(value) + "\n";
@@ -62,7 +79,13 @@ std::string prometheus_text(object_store& store, const workload_model& workload)
            memory +
            "# HELP sim_pod_metric A custom per-pod metric of a simulated pod.\n"
            "# TYPE sim_pod_metric gauge\n" +
-           custom;
+           custom +
+           "# HELP container_cpu_usage_seconds_total CPU seconds a container has used.\n"
+           "# TYPE container_cpu_usage_seconds_total counter\n" +
+           container_seconds +
+           "# HELP container_memory_working_set_bytes A container's working set.\n"
+           "# TYPE container_memory_working_set_bytes gauge\n" +
+           container_memory;
 }
 
 } // namespace hpaplus::sim

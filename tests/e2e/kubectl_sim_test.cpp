@@ -191,6 +191,12 @@ TEST(SimScenario, PlaysObjectsAndLoad) {
     EXPECT_NE(scrape.output.find("sim_pod_cpu_usage_cores{namespace=\"default\",pod=\"web-"),
               std::string::npos)
         << scrape.output;
+    // cAdvisor's per-container series, as VPAPlus's Prometheus history reads them.
+    EXPECT_NE(
+        scrape.output.find("container_cpu_usage_seconds_total{namespace=\"default\",pod=\"web-"),
+        std::string::npos)
+        << scrape.output;
+    EXPECT_NE(scrape.output.find("container_memory_working_set_bytes{"), std::string::npos);
 }
 
 TEST(SimScenario, BadScenarioIsExitTwo) {

@@ -174,11 +174,17 @@ class MetricBackendsE2E : public ::testing::Test {
         return path;
     }
 
-    void start_controller() {
-        controller = std::make_unique<test::child_process>(std::vector<std::string>{
-            HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
-            "--leader-elect=false", "--ops-listen=", "--metric-backends=" + backends_file(),
-            "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
+    void start_controller(const std::vector<std::string>& extra = {}) {
+        std::vector<std::string> args{HPAPLUS_BINARY,
+                                      "controller",
+                                      "--kubeconfig",
+                                      dir.path() + "/kubeconfig",
+                                      "--leader-elect=false",
+                                      "--ops-listen=",
+                                      "--metric-backends=" + backends_file(),
+                                      "--horizontal-pod-autoscaler-cpu-initialization-period=1s"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        controller = std::make_unique<test::child_process>(args);
         ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
     }
 
@@ -409,6 +415,52 @@ TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) 
     })) << r.output;
     EXPECT_EQ(raw("/healthz").output, "ok");
     EXPECT_EQ(adapter.terminate(), 0);
+}
+
+// A new VPAPlus starts from the workload's history in Prometheus (cAdvisor's per-container
+// series, scraped from the simulated pods), not from nothing.
+TEST_F(MetricBackendsE2E, AVpaPlusStartsFromItsWorkloadsHistoryInPrometheus) {
+    ASSERT_EQ(apply("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: hist\n  namespace: "
+                    "default\n  annotations: {sim.hpaplus.io/cpu-load: 1200m, "
+                    "sim.hpaplus.io/memory-per-pod: 300Mi}\nspec:\n  replicas: 2\n  selector: "
+                    "{matchLabels: {app: hist}}\n  template:\n    metadata: {labels: {app: "
+                    "hist}}\n    spec:\n      containers:\n        - name: app\n          image: "
+                    "nginx\n          resources: {requests: {cpu: 100m, memory: 128Mi}}\n")
+                  .exit_code,
+              0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("container_cpu_usage_seconds_total{pod=~\"hist-.*\"}")
+                   .output.find("\"value\"") != std::string::npos;
+    })) << prometheus_query("container_cpu_usage_seconds_total").output;
+    std::this_thread::sleep_for(15s); // some history to read
+    // One pass an hour: without the history the first recommendation rests on 2 samples.
+    start_controller({"--enable-vertical", "--vertical-history-backend=prom",
+                      "--vertical-history-length=1m", "--vertical-history-resolution=3s",
+                      "--vertical-interval=1h", "--vertical-checkpoint-interval=1s"});
+    ASSERT_EQ(apply("apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: VPAPlus\nmetadata:\n  "
+                    "name: hist\n  namespace: default\nspec:\n  targetRef: {apiVersion: apps/v1, "
+                    "kind: Deployment, name: hist}\n  updatePolicy: {updateMode: \"Off\"}\n")
+                  .exit_code,
+              0);
+    EXPECT_TRUE(eventually([&] {
+        return condition("vpap hist", "HistoryLoaded", "reason") == "PrometheusHistory";
+    })) << kubectl("get vpap hist -o yaml").output;
+    EXPECT_NE(condition("vpap hist", "HistoryLoaded", "message").find("of 1 containers"),
+              std::string::npos)
+        << kubectl("get vpap hist -o yaml").output;
+    std::string samples;
+    EXPECT_TRUE(eventually([&] {
+        samples = jsonpath("vpapluscheckpoints hist-app", "{.status.totalSamplesCount}");
+        return !samples.empty() && std::stoll(samples) >= 6;
+    })) << samples
+        << "\n"
+        << kubectl("get vpapluscheckpoints -o yaml").output;
+    EXPECT_EQ(condition("vpap hist", "RecommendationProvided", "status"), "True");
+    // 600m a pod over 15 s of history: the target is well above the 100m request.
+    const std::string target =
+        jsonpath("vpap hist", "{.status.recommendation.containerRecommendations[0].target.cpu}");
+    EXPECT_FALSE(target.empty());
+    EXPECT_NE(target, "100m");
 }
 
 } // namespace

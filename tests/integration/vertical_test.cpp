@@ -110,6 +110,14 @@ class VerticalTest : public ControllerTest {
     std::string vcondition(const std::string& name, const std::string& type) {
         return condition_at(vpapluses + name, type);
     }
+    std::string vmessage(const std::string& name, const std::string& type) {
+        const auto doc = get_json(sim, vpapluses + name);
+        if (!doc.IsObject() || !doc.HasMember("status") || !doc["status"].HasMember("conditions"))
+            return "";
+        for (const auto& c : doc["status"]["conditions"].GetArray())
+            if (type == c["type"].GetString()) return c["message"].GetString();
+        return "";
+    }
     std::int64_t counter(const std::string& name, const char* pointer) {
         const std::string v = vstatus(name, pointer);
         return v.empty() || v[0] == '<' ? 0 : std::stoll(v);
@@ -421,6 +429,31 @@ TEST_F(VerticalTest, HistoryIsCheckpointedAndRestoredAfterARestart) {
     // A fresh history would restart the count near zero; a restored one keeps growing from it.
     ASSERT_TRUE(eventually([&] { return samples() > first; }));
     EXPECT_GE(samples(), first);
+}
+
+TEST_F(VerticalTest, AnUnreachableHistoryBackendIsAConditionAndTheMetricsApiCarriesOn) {
+    apply_manifest(sim, workload("seed", 2, "1200m"));
+    ASSERT_TRUE(eventually([&] { return running("seed", 2); }));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("hpaplus-history-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "backends.yaml") << "backends:\n"
+                                            "  - name: prom\n"
+                                            "    type: prometheus\n"
+                                            "    url: http://127.0.0.1:1\n" // nothing listens
+                                            "    timeoutSeconds: 1\n";
+    auto o = vertical_options();
+    o.metric_backends = (dir / "backends.yaml").string();
+    o.vertical.history_backend = "prom";
+    controller_runner controller(sim, o);
+    apply_manifest(sim, vpaplus("seed", "\"Off\""));
+    EXPECT_TRUE(eventually([&] {
+        return vcondition("seed", "HistoryLoaded") == "False PrometheusUnavailable" &&
+               vcondition("seed", "RecommendationProvided") == "True RecommendationProvided";
+    })) << vstatus("seed", "/status");
+    EXPECT_NE(vmessage("seed", "HistoryLoaded").find("backend prom"), std::string::npos)
+        << vstatus("seed", "/status");
+    std::filesystem::remove_all(dir);
 }
 
 TEST_F(VerticalTest, AnUnusableSpecOrTargetIsAConditionAndAnEvent) {

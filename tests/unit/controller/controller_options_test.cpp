@@ -101,6 +101,26 @@ TEST(ControllerFlags, VerticalModuleFlags) {
         ASSERT_FALSE(r) << message;
         EXPECT_NE(r.error().text.find(message), std::string::npos) << r.error().text;
     }
+    EXPECT_EQ(d->vertical.history_backend, "");
+    EXPECT_EQ(d->vertical.history_length, 192h);
+    EXPECT_EQ(d->vertical.history_resolution, 1h);
+    const auto h = parse({"--enable-vertical", "--metric-backends=b.yaml",
+                          "--vertical-history-backend=prom", "--vertical-history-length=1h",
+                          "--vertical-history-resolution=5s"});
+    ASSERT_TRUE(h) << h.error().text;
+    EXPECT_EQ(h->vertical.history_backend, "prom");
+    EXPECT_EQ(h->vertical.history_length, 1h);
+    EXPECT_EQ(h->vertical.history_resolution, 5s);
+    for (const auto& [args, message] :
+         std::initializer_list<std::pair<std::vector<std::string>, const char*>>{
+             {{"--enable-vertical", "--vertical-history-backend=prom"},
+              "needs --enable-vertical and --metric-backends"},
+             {{"--vertical-history-resolution=1s", "--vertical-history-length=24h"},
+              "at most 11000 points"}}) {
+        const auto r = parse(args);
+        ASSERT_FALSE(r) << message;
+        EXPECT_NE(r.error().text.find(message), std::string::npos) << r.error().text;
+    }
     for (const char* bad : {"--vertical-interval=0s", "--vertical-min-replicas=0",
                             "--vertical-eviction-tolerance=-1", "--enable-vertical=yes"}) {
         const auto r = parse({bad});

@@ -1,6 +1,7 @@
 // crds/vpaplus.yaml and the controller's VPAPlus codec: examples valid and accepted, bad specs
 // refused with a reason, pods read as the updater needs them, the resize patch, checkpoints, and
 // the HPAPlus side reading the resources a pod actually has.
+#include "controller/vertical_history.hpp"
 #include "controller/vpaplus_object.hpp"
 #include "kube/decode.hpp"
 #include "kube/yaml_json.hpp"
@@ -224,6 +225,14 @@ TEST(StoredRecommendation, IsReadWithTheContainersControlledValues) {
         << "an unreadable status applies nothing";
     doc.Parse(R"({})");
     EXPECT_TRUE(decode_recommendations({&doc, ""}, {}).empty());
+}
+
+TEST(PrometheusHistory, SelectsTheWorkloadsPodsAndRealContainers) {
+    EXPECT_EQ(history_selector("shop", "web"),
+              R"({namespace="shop",pod=~"web-.+",container!="",container!="POD"})");
+    // A dot in the name is a literal dot in the regex (escaped for PromQL's string, too).
+    EXPECT_EQ(history_selector("a", "api.v2"),
+              R"({namespace="a",pod=~"api\\.v2-.+",container!="",container!="POD"})");
 }
 
 TEST(Checkpoint, RoundTripsThroughItsJson) {

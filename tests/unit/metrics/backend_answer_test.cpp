@@ -55,6 +55,32 @@ INSTANTIATE_TEST_SUITE_P(Cases, Prometheus, ::testing::Values(
     [](const auto& info) { return std::string(info.param.name); });
 // clang-format on
 
+TEST(PrometheusMatrix, SeriesWithLabelsAndPointsInOrder) {
+    const auto a = parse_prometheus_matrix(
+        R"({"status":"success","data":{"resultType":"matrix","result":[)"
+        R"({"metric":{"pod":"web-1","container":"app"},"values":[[1700000000,"0.5"],[1700003600,"0.75"],[1700007200,"NaN"]]},)"
+        R"({"metric":{"pod":"web-2","container":"app"},"values":[]}]}})");
+    ASSERT_EQ(a.error, "");
+    ASSERT_EQ(a.series.size(), 2u);
+    EXPECT_EQ(a.series[0].labels.at("container"), "app");
+    ASSERT_EQ(a.series[0].points.size(), 2u) << "NaN points are skipped";
+    EXPECT_DOUBLE_EQ(a.series[0].points[1].second, 0.75);
+    EXPECT_EQ(a.series[0].points[1].first - a.series[0].points[0].first, std::chrono::hours(1));
+    EXPECT_TRUE(a.series[1].points.empty());
+    const std::pair<const char*, const char*> bad[] = {
+        {R"({"status":"success","data":{"resultType":"vector","result":[]}})", "not a matrix"},
+        {R"({"status":"error","errorType":"bad_data","error":"exceeded maximum resolution"})",
+         "exceeded maximum resolution"},
+        {"<html>", "not a JSON object"},
+        {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{}}]}})",
+         "no values"}};
+    for (const auto& [body, error] : bad) {
+        const auto r = parse_prometheus_matrix(body);
+        EXPECT_NE(r.error.find(error), std::string::npos) << r.error;
+        EXPECT_TRUE(r.series.empty());
+    }
+}
+
 class Monitor : public ::testing::TestWithParam<answer_case> {};
 
 const response_mapping influx{"/results/0/series", "/values/0/1", "/tags/pod", "/results/0/error",
