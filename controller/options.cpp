@@ -71,6 +71,21 @@ flag text_flag(const char* name, const char* help, Access field, bool show_defau
             }};
 }
 
+// ADDR:PORT, or "" for off.
+template <class Access>
+flag listen_flag(const char* name, const char* help, Access field, const char* example) {
+    return {
+        name, help, [field](const controller_options& o) { return std::string(field(o)); },
+        [name, field, example](std::string_view v, controller_options& o) -> core::outcome<bool> {
+            std::string address;
+            unsigned short port = 0;
+            if (!v.empty() && !split_listen(v, address, port))
+                return bad(name, std::string("ADDR:PORT such as ") + example, v);
+            field(o) = std::string(v);
+            return true;
+        }};
+}
+
 template <class Access> flag number_flag(const char* name, const char* help, Access field) {
     return {name, help, [field](const controller_options& o) { return show(field(o)); },
             [name, field](std::string_view v, controller_options& o) -> core::outcome<bool> {
@@ -201,17 +216,10 @@ const std::vector<flag>& flags() {
             "vertical-lifetime-threshold",
             "pods older than this are updated for a change of at least 10 % (upstream 12h)",
             [](auto& o) -> auto& { return o.vertical.lifetime_threshold; }, 1s),
-        {"vertical-webhook-listen",
-         "address of the pod admission webhook, served over TLS at /mutate-pods (\"\" = off)",
-         [](auto& o) { return o.vertical.webhook_listen; },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             std::string address;
-             unsigned short port = 0;
-             if (!v.empty() && !split_listen(v, address, port))
-                 return bad("vertical-webhook-listen", "ADDR:PORT such as 0.0.0.0:8443", v);
-             o.vertical.webhook_listen = std::string(v);
-             return true;
-         }},
+        listen_flag(
+            "vertical-webhook-listen",
+            "address of the pod admission webhook, served over TLS at /mutate-pods (\"\" = off)",
+            [](auto& o) -> auto& { return o.vertical.webhook_listen; }, "0.0.0.0:8443"),
         text_flag(
             "vertical-webhook-cert-file", "PEM serving certificate of the admission webhook",
             [](auto& o) -> auto& { return o.vertical.webhook_cert_file; }, false),
@@ -251,16 +259,9 @@ const std::vector<flag>& flags() {
         duration_flag(
             "leader-elect-retry-period", "how often the Lease is tried and renewed",
             [](auto& o) -> auto& { return o.leader.retry_period; }),
-        {"ops-listen", "address of /healthz, /readyz and /metrics (\"\" = off)",
-         [](auto& o) { return o.ops_listen; },
-         [](std::string_view v, controller_options& o) -> core::outcome<bool> {
-             std::string address;
-             unsigned short port = 0;
-             if (!v.empty() && !split_listen(v, address, port))
-                 return bad("ops-listen", "ADDR:PORT such as 0.0.0.0:8080", v);
-             o.ops_listen = std::string(v);
-             return true;
-         }},
+        listen_flag(
+            "ops-listen", "address of /healthz, /readyz and /metrics (\"\" = off)",
+            [](auto& o) -> auto& { return o.ops_listen; }, "0.0.0.0:8080"),
         duration_flag(
             "shutdown-grace", "after SIGTERM, how long in-flight reconciles may take",
             [](auto& o) -> auto& { return o.shutdown_grace; }, 0s),
