@@ -1,6 +1,7 @@
 // crds/hpaplus.yaml as the API server applies it (sim/schema.hpp): every example in crds/examples/
 // is valid, gets the CRD's defaults, and decodes into a spec the controller accepts; broken
 // objects are refused with the server's wording; unknown fields are pruned.
+#include "../../support/manifest_files.hpp"
 #include "controller/cronhpa_object.hpp"
 #include "cron/exclusions.hpp"
 #include "kube/decode.hpp"
@@ -12,46 +13,23 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace hpaplus {
 namespace {
 
+using test::json_of;
+
 namespace fs = std::filesystem;
-
-std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-rapidjson::Document json_of(const std::string& yaml) {
-    auto docs = kube::yaml_documents_to_json(yaml);
-    EXPECT_TRUE(docs) << docs.error().text;
-    rapidjson::Document d;
-    if (docs && !docs->empty()) d.Parse(docs->front().c_str());
-    return d;
-}
 
 // The examples in crds/examples/ of one kind, by file name.
 std::vector<std::pair<std::string, rapidjson::Document>> examples_of(const std::string& kind) {
-    std::vector<std::pair<std::string, rapidjson::Document>> out;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "crds/examples")) {
-        if (entry.path().extension() != ".yaml") continue;
-        auto object = json_of(read(entry.path()));
-        if (object.IsObject() && object.HasMember("kind") && kind == object["kind"].GetString())
-            out.emplace_back(entry.path().filename().string(), std::move(object));
-    }
-    return out;
+    return test::examples_of(HPAPLUS_SOURCE_DIR, kind);
 }
 
 class HpaplusCrd : public ::testing::Test {
   protected:
     HpaplusCrd() {
-        crd = json_of(read(fs::path(HPAPLUS_SOURCE_DIR) / "crds/hpaplus.yaml"));
+        crd = json_of(test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/hpaplus.yaml"));
         schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
     }
     sim::field_errors apply(rapidjson::Document& object) {
@@ -140,7 +118,7 @@ TEST_F(HpaplusCrd, PrunesUnknownFieldsAndNullsAndKeepsMetadata) {
 // crds/cronhpa.yaml: every CronHPA example is valid for the schema and for the controller (zone,
 // schedules, excluded dates all readable).
 TEST(CronHpaCrd, EveryExampleIsValidDefaultedAndUsable) {
-    auto crd = json_of(read(fs::path(HPAPLUS_SOURCE_DIR) / "crds/cronhpa.yaml"));
+    auto crd = json_of(test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/cronhpa.yaml"));
     const rapidjson::Value& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
     EXPECT_STREQ(crd["spec"]["names"]["shortNames"][0].GetString(), "chpa");
     auto examples = examples_of("CronHPA");

@@ -1,6 +1,7 @@
 // crds/vpaplus.yaml and the controller's VPAPlus codec: examples valid and accepted, bad specs
 // refused with a reason, pods read as the updater needs them, the resize patch, checkpoints, and
 // the HPAPlus side reading the resources a pod actually has.
+#include "../../support/manifest_files.hpp"
 #include "controller/vertical_history.hpp"
 #include "controller/vpaplus_object.hpp"
 #include "kube/decode.hpp"
@@ -10,51 +11,32 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace hpaplus::controller {
 namespace {
 
+using test::json_of;
+
 namespace fs = std::filesystem;
 
-rapidjson::Document json_of(const std::string& yaml) {
-    auto docs = kube::yaml_documents_to_json(yaml);
-    EXPECT_TRUE(docs) << docs.error().text;
-    rapidjson::Document d;
-    if (docs && !docs->empty()) d.Parse(docs->front().c_str());
-    return d;
-}
-
-std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 TEST(VpaplusCrd, EveryExampleIsValidDefaultedAndAccepted) {
-    auto crd = json_of(read(fs::path(HPAPLUS_SOURCE_DIR) / "crds/vpaplus.yaml"));
+    auto crd = json_of(test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/vpaplus.yaml"));
     EXPECT_STREQ(crd["spec"]["names"]["shortNames"][0].GetString(), "vpap");
     const auto& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
-    int seen = 0;
-    for (const auto& entry :
-         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "crds/examples")) {
-        auto object = json_of(read(entry.path()));
-        if (!object.IsObject() || std::string(object["kind"].GetString()) != "VPAPlus") continue;
-        ++seen;
+    auto examples = test::examples_of(HPAPLUS_SOURCE_DIR, "VPAPlus");
+    for (auto& [file, object] : examples) {
         const auto errors = sim::apply_schema(schema, object, object.GetAllocator());
-        EXPECT_TRUE(errors.empty()) << entry.path() << ": " << errors.front().second;
+        EXPECT_TRUE(errors.empty()) << file << ": " << errors.front().second;
         kube::json_decoder d;
         const auto v = decode_vpaplus(d, {&object, ""});
-        EXPECT_TRUE(d.ok()) << entry.path() << ": " << d.error().to_string();
+        EXPECT_TRUE(d.ok()) << file << ": " << d.error().to_string();
         EXPECT_FALSE(v.target.name.empty());
     }
-    EXPECT_GE(seen, 3);
+    EXPECT_GE(examples.size(), 3u);
 }
 
 TEST(VpaplusCrd, DefaultsTheModeAndRefusesUnknownModes) {
-    auto crd = json_of(read(fs::path(HPAPLUS_SOURCE_DIR) / "crds/vpaplus.yaml"));
+    auto crd = json_of(test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/vpaplus.yaml"));
     const auto& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
     auto ok = json_of("kind: VPAPlus\nmetadata: {name: x}\nspec: {targetRef: {kind: Deployment, "
                       "name: w}, updatePolicy: {}}");
