@@ -29,15 +29,38 @@ if ((${#missing[@]})); then
 fi
 
 # kubectl for the end-to-end tests: the machine image's kubectl package when its repository is
-# configured, otherwise Debian's kubernetes-client.
+# configured, otherwise Debian's kubernetes-client (kubectl 1.20).
 if ! command -v kubectl >/dev/null; then
   echo "setup: installing kubectl"
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubectl >/dev/null 2>&1 ||
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubernetes-client >/dev/null
 fi
+kubectl_version() { "$1" version --client 2>/dev/null | grep -o -m1 'v[0-9][0-9.]*' | head -n1; }
+echo "setup: kubectl $(kubectl_version kubectl) at $(command -v kubectl)"
+
+# The end-to-end tests also run with Debian's kubectl 1.20 (the oldest client we support) when the
+# kubectl on PATH is another version: it is unpacked, not installed, under .cache/kubectl-debian.
+extra_kubectls=()
+if [[ $(kubectl_version kubectl) != v1.20.* ]]; then
+  debian_kubectl=$PWD/.cache/kubectl-debian/usr/bin/kubectl
+  if [[ ! -x $debian_kubectl ]]; then
+    download=$(mktemp -d)
+    chmod 755 "$download" # apt-get download runs as _apt where it can
+    if (cd "$download" && apt-get download -qq kubernetes-client >/dev/null 2>&1 ||
+        { "${sudo_cmd[@]}" apt-get update -qq && apt-get download -qq kubernetes-client >/dev/null 2>&1; }); then
+      rm -rf .cache/kubectl-debian && mkdir -p .cache/kubectl-debian
+      dpkg-deb -x "$download"/kubernetes-client_*.deb .cache/kubectl-debian
+    fi
+    rm -rf "$download"
+  fi
+  [[ -x $debian_kubectl ]] || { echo "setup: could not fetch Debian's kubernetes-client" >&2; exit 1; }
+  echo "setup: the end-to-end tests also run with Debian's kubectl $(kubectl_version "$debian_kubectl") ($debian_kubectl)"
+  extra_kubectls+=("$debian_kubectl")
+fi
 
 build_dir=${HPAPLUS_BUILD_DIR:-build}
 # shellcheck disable=SC2086 # HPAPLUS_CMAKE_ARGS is a list of arguments
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DHPAPLUS_EXTRA_KUBECTLS=$(IFS=';'; echo "${extra_kubectls[*]}")" ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build_dir" -j2

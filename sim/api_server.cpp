@@ -4,6 +4,7 @@
 #include "core/label_selector.hpp"
 #include "sim/admission.hpp"
 #include "sim/metrics_api.hpp"
+#include "sim/openapi.hpp"
 #include "sim/pod_rules.hpp"
 #include "sim/protobuf.hpp"
 #include "sim/schema.hpp"
@@ -179,6 +180,9 @@ struct api_server::impl {
     std::function<void(std::chrono::milliseconds)> restart;
     std::function<std::string()> prometheus;
     admission* admission_chain = nullptr; ///< mutating webhooks, when the cluster has them
+    std::uint64_t crd_changes = 0;        ///< bumped on every CRD write: the served kinds may change
+    std::uint64_t openapi_v2_built_at = ~std::uint64_t{0};
+    std::shared_ptr<const openapi_v2_document> openapi_v2_cache;
 
     impl(asio::any_io_executor ex, object_store& s, api_server_options o)
         : executor(ex), store(s), options(o) {
@@ -258,6 +262,7 @@ struct api_server::impl {
     }
 
     void on_crd_change(const watch_event& e) {
+        ++crd_changes;
         const json& crd = e.object->doc;
         auto type = crd_type(crd);
         if (!type) return;
@@ -458,7 +463,39 @@ struct api_server::impl {
         return ok(to_string(doc));
     }
 
-    std::optional<http_response> discovery(const std::vector<std::string>& parts) {
+    // OpenAPI v2 as kube-openapi serves it: JSON or protobuf by Accept (406 for anything else),
+    // an ETag per encoding, 304 for a matching If-None-Match. Rebuilt only after a CRD changed.
+    http_response openapi_v2(const http_request& r) {
+        if (!openapi_v2_cache || openapi_v2_built_at != crd_changes) {
+            std::vector<const resource_type*> types;
+            for (collection* c : store.collections())
+                types.push_back(&c->type);
+            openapi_v2_cache = std::make_shared<const openapi_v2_document>(build_openapi_v2(types));
+            openapi_v2_built_at = crd_changes;
+        }
+        const openapi_encoding* chosen = nullptr;
+        const char* content_type = nullptr;
+        switch (negotiate_openapi_v2(r.header("accept"))) {
+        case openapi_format::json:
+            chosen = &openapi_v2_cache->json;
+            content_type = json_type;
+            break;
+        case openapi_format::protobuf:
+            chosen = &openapi_v2_cache->protobuf;
+            content_type = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+            break;
+        case openapi_format::none:
+            return http_response{406, "text/plain", "", {{"Vary", "Accept"}}};
+        }
+        net::header_list headers{{"Vary", "Accept"}, {"ETag", chosen->etag}};
+        if (etag_matches(r.header("if-none-match"), chosen->etag))
+            return http_response{304, content_type, "", std::move(headers)};
+        return http_response{200, content_type, chosen->body, std::move(headers)};
+    }
+
+    std::optional<http_response> discovery(const http_request& r,
+                                           const std::vector<std::string>& parts) {
+        if (parts.size() == 2 && parts[0] == "openapi" && parts[1] == "v2") return openapi_v2(r);
         if (parts.size() == 1 && parts[0] == "version") {
             return ok(
                 R"({"major":"1","minor":"33","gitVersion":"v1.33.0-hpaplus-sim","gitCommit":"0000000000000000000000000000000000000000",)"
@@ -1208,7 +1245,7 @@ struct api_server::impl {
             co_return;
         }
         if (auto delay = co_await apply_faults(r, parts, out); delay) co_return;
-        if (auto d = discovery(parts)) {
+        if (auto d = discovery(r, parts)) {
             co_await out.send(std::move(*d));
             co_return;
         }

@@ -25,7 +25,7 @@ std::string read_file(const std::string& path) {
 class ControllerProcess : public ::testing::Test {
   protected:
     void SetUp() override {
-        ASSERT_EQ(test::run_command("kubectl version --client").exit_code, 0)
+        ASSERT_EQ(test::run_command(test::kubectl_program() + " version --client").exit_code, 0)
             << "kubectl is not installed: run scripts/setup.sh (it installs kubectl)";
         sim = std::make_unique<test::child_process>(std::vector<std::string>{
             HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"});
@@ -42,8 +42,7 @@ class ControllerProcess : public ::testing::Test {
         }
     }
     test::command_result kubectl(const std::string& args) {
-        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
-                                 dir.path() + "/cache " + args);
+        return test::run_kubectl(dir.path(), args);
     }
     bool eventually(const std::function<bool()>& f, std::chrono::seconds limit = 30s) {
         const auto deadline = std::chrono::steady_clock::now() + limit;

@@ -17,7 +17,7 @@ const std::string fixtures = std::string(HPAPLUS_SOURCE_DIR) + "/tests/e2e/fixtu
 class KubectlOnSim : public ::testing::TestWithParam<bool> {
   protected:
     void SetUp() override {
-        ASSERT_EQ(test::run_command("kubectl version --client").exit_code, 0)
+        ASSERT_EQ(test::run_command(test::kubectl_program() + " version --client").exit_code, 0)
             << "kubectl is not installed: run scripts/setup.sh (it installs kubectl)";
         std::vector<std::string> argv{HPAPLUS_BINARY, "sim", "--kubeconfig-out",
                                       dir.path() + "/kubeconfig"};
@@ -35,8 +35,7 @@ class KubectlOnSim : public ::testing::TestWithParam<bool> {
     }
 
     test::command_result kubectl(const std::string& args) {
-        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
-                                 dir.path() + "/cache " + args);
+        return test::run_kubectl(dir.path(), args);
     }
 
     test::temp_dir dir;
@@ -120,7 +119,7 @@ TEST_P(KubectlOnSim, WatchSeesChanges) {
     ASSERT_EQ(kubectl("create namespace watched").exit_code, 0);
     // kubectl get -w prints the current state and then every change until it is stopped.
     test::child_process watcher({"/bin/sh", "-c",
-                                 "exec kubectl --kubeconfig " + dir.path() +
+                                 "exec " + test::kubectl_program() + " --kubeconfig " + dir.path() +
                                      "/kubeconfig --cache-dir " + dir.path() +
                                      "/cache get configmaps -n watched -w"});
     std::this_thread::sleep_for(1s);
@@ -174,8 +173,7 @@ TEST(SimScenario, PlaysObjectsAndLoad) {
     ASSERT_FALSE(line.empty());
     const std::string url = line.substr(line.find("http"));
     auto kubectl = [&](const std::string& args) {
-        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
-                                 dir.path() + "/cache " + args);
+        return test::run_kubectl(dir.path(), args);
     };
     EXPECT_EQ(kubectl("rollout status deployment/web --timeout=30s").exit_code, 0);
     // the first load step (1.6 CPU at 1 s) spreads over the two pods

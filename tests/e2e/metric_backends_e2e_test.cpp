@@ -38,14 +38,15 @@ void write_file(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-bool installed(const char* program) {
-    return test::run_command(std::string("which ") + program).exit_code == 0;
+bool installed(const std::string& program) {
+    return test::run_command("which " + program).exit_code == 0;
 }
 
 class MetricBackendsE2E : public ::testing::Test {
   protected:
     void SetUp() override {
-        for (const char* program : {"kubectl", "prometheus", "influxd"})
+        for (const std::string& program : {test::kubectl_program(), std::string("prometheus"),
+                                           std::string("influxd")})
             ASSERT_TRUE(installed(program))
                 << program
                 << " is not installed: run scripts/setup.sh (it installs kubectl and "
@@ -189,8 +190,7 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     test::command_result kubectl(const std::string& args) {
-        return test::run_command("kubectl --kubeconfig " + dir.path() + "/kubeconfig --cache-dir " +
-                                 dir.path() + "/cache " + args);
+        return test::run_kubectl(dir.path(), args);
     }
     test::command_result apply(const std::string& yaml) {
         write_file(dir.path() + "/object.yaml", yaml);
@@ -376,7 +376,7 @@ TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) 
     ASSERT_NE(line.find("https://"), std::string::npos) << line;
     const std::string url = line.substr(line.find("https://"));
     auto raw = [&](const std::string& path) {
-        return test::run_command("kubectl --kubeconfig /dev/null --server " + url +
+        return test::run_command(test::kubectl_program() + " --kubeconfig /dev/null --server " + url +
                                  " --insecure-skip-tls-verify --token test get --raw '" + path +
                                  "'");
     };

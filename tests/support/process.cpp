@@ -119,4 +119,15 @@ temp_dir::~temp_dir() {
     std::filesystem::remove_all(path_, ec);
 }
 
+std::string kubectl_program() {
+    const char* chosen = std::getenv("HPAPLUS_KUBECTL");
+    return chosen && *chosen ? chosen : "kubectl";
+}
+
+command_result run_kubectl(const std::string& dir, const std::string& args, int timeout_seconds) {
+    return run_command(kubectl_program() + " --kubeconfig " + dir + "/kubeconfig --cache-dir " +
+                           dir + "/cache " + args,
+                       timeout_seconds);
+}
+
 } // namespace hpaplus::test

@@ -40,6 +40,14 @@ struct command_result {
 /// Runs a shell command with a time limit (`timeout`), capturing its output.
 command_result run_command(const std::string& command, int timeout_seconds = 60);
 
+/// The kubectl the end-to-end tests run: $HPAPLUS_KUBECTL when set (the tests are registered once
+/// per kubectl that scripts/setup.sh provides), otherwise `kubectl` from PATH.
+std::string kubectl_program();
+
+/// Runs kubectl against the kubeconfig `DIR/kubeconfig`, with its cache in `DIR/cache`.
+command_result run_kubectl(const std::string& dir, const std::string& args,
+                           int timeout_seconds = 60);
+
 /// A fresh temporary directory, removed with everything in it at destruction.
 class temp_dir {
   public:

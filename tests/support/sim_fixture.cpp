@@ -70,10 +70,13 @@ namespace {
 template <class Stream>
 http_result exchange(Stream& stream, const std::string& method, const std::string& target,
                      const std::string& body, const std::string& content_type,
-                     const std::string& accept) {
+                     const std::string& accept,
+                     const std::vector<std::pair<std::string, std::string>>& headers) {
     http::request<http::string_body> req{http::string_to_verb(method), target, 11};
     req.set(http::field::host, "127.0.0.1");
     req.set(http::field::accept, accept);
+    for (const auto& [name, value] : headers)
+        req.set(name, value);
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
         req.set(http::field::content_type,
                 content_type.empty() ? "application/json" : content_type);
@@ -99,20 +102,21 @@ http_result exchange(Stream& stream, const std::string& method, const std::strin
 
 http_result sim_fixture::request(const std::string& method, const std::string& target,
                                  const std::string& body, const std::string& content_type,
-                                 const std::string& accept) {
+                                 const std::string& accept,
+                                 const std::vector<std::pair<std::string, std::string>>& headers) {
     asio::io_context io;
     beast::tcp_stream tcp_stream(io);
     tcp_stream.connect(tcp::endpoint(asio::ip::make_address(host_), port_));
     timeval tv{10, 0}; // bound blocking reads (Beast's timers only apply to async operations)
     setsockopt(tcp_stream.socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (!tls_) return exchange(tcp_stream, method, target, body, content_type, accept);
+    if (!tls_) return exchange(tcp_stream, method, target, body, content_type, accept, headers);
     asio::ssl::context ctx(asio::ssl::context::tls_client);
     ctx.add_certificate_authority(asio::buffer(cluster_->tls()->ca_cert_pem));
     ctx.set_verify_mode(asio::ssl::verify_peer);
     beast::ssl_stream<beast::tcp_stream&> tls(tcp_stream, ctx);
     tls.set_verify_callback(asio::ssl::host_name_verification("127.0.0.1"));
     tls.handshake(asio::ssl::stream_base::client);
-    return exchange(tls, method, target, body, content_type, accept);
+    return exchange(tls, method, target, body, content_type, accept, headers);
 }
 
 std::vector<std::string> sim_fixture::watch(const std::string& target, std::size_t lines,

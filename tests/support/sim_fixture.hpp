@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace hpaplus::test {
 
@@ -35,10 +37,12 @@ class sim_fixture {
     sim::cluster& cluster() { return *cluster_; }
     std::string url() const { return url_; }
 
-    /// One request on a fresh connection; `content_type` empty = application/json.
+    /// One request on a fresh connection; `content_type` empty = application/json; `headers` are
+    /// sent besides Host, Accept and Content-Type.
     http_result request(const std::string& method, const std::string& target,
                         const std::string& body = "", const std::string& content_type = "",
-                        const std::string& accept = "application/json");
+                        const std::string& accept = "application/json",
+                        const std::vector<std::pair<std::string, std::string>>& headers = {});
     http_result get(const std::string& target) { return request("GET", target); }
 
     /// Reads a streaming response (a watch) until `lines` newline-terminated lines arrived or the
