@@ -60,6 +60,9 @@ if [[ $(kubectl_version kubectl) != v1.20.* ]]; then
 fi
 
 build_dir=${HPAPLUS_BUILD_DIR:-build}
+# ccache hits across clones (CI builds in a fresh clone each time): paths relative to the checkout,
+# and the working directory left out of the hash of objects with debug information.
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 # shellcheck disable=SC2086 # HPAPLUS_CMAKE_ARGS is a list of arguments
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DHPAPLUS_EXTRA_KUBECTLS=$(IFS=';'; echo "${extra_kubectls[*]}")" ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
