@@ -8,6 +8,7 @@
 #include "sim/pod_rules.hpp"
 #include "sim/protobuf.hpp"
 #include "sim/schema.hpp"
+#include "sim/strategic_merge.hpp"
 #include "sim/table.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -796,9 +797,14 @@ struct api_server::impl {
                 return api_error{422, "Invalid", *e, {}, {}, {}, {}, std::nullopt};
             return std::nullopt;
         }
-        const bool strategic = ct.find("application/strategic-merge-patch+json") == 0;
-        if (ct.find("application/merge-patch+json") == 0 || (strategic && !type.custom)) {
-            // Strategic merge patches are applied as merge patches (lists are replaced whole).
+        if (ct.find("application/strategic-merge-patch+json") == 0 && !type.custom) {
+            if (auto e = strategic_merge_patch(
+                    base, patch, builtin_kind_schema(type.group, type.version, type.kind),
+                    base.GetAllocator()))
+                return bad_request(*e);
+            return std::nullopt;
+        }
+        if (ct.find("application/merge-patch+json") == 0) {
             merge_patch(base, patch, base.GetAllocator());
             return std::nullopt;
         }
@@ -1119,7 +1125,7 @@ struct api_server::impl {
         if (t.sub.empty()) {
             if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
         }
-        if (auto e = check_schema(c->type, t.name, body)) return error_response(*e);
+        if (auto e = check_schema(r, c->type, t.name, body)) return error_response(*e);
         if (auto e = prepare_webhook_configuration(c->type, t.name, body))
             return error_response(*e);
         auto stored = store.update(*c, t.ns, t.name, std::move(body),
@@ -1127,13 +1133,19 @@ struct api_server::impl {
         return stored ? ok((*stored)->text) : error_response(stored.error());
     }
 
-    // A custom resource is pruned, defaulted and validated against its CRD's schema.
-    static std::optional<api_error> check_schema(const resource_type& type, const std::string& name,
-                                                 json_doc& body) {
+    // A custom resource is pruned, defaulted and validated against its CRD's schema; with
+    // `fieldValidation=Strict` (what kubectl sends by default) an unknown field is refused.
+    static std::optional<api_error> check_schema(const http_request& r, const resource_type& type,
+                                                 const std::string& name, json_doc& body) {
         if (!type.schema) return std::nullopt;
-        auto errors = apply_schema(*type.schema, body, body.GetAllocator());
-        if (errors.empty()) return std::nullopt;
-        return invalid(type, name, std::move(errors));
+        std::vector<std::string> unknown;
+        auto errors = apply_schema(*type.schema, body, body.GetAllocator(), &unknown);
+        if (!errors.empty()) return invalid(type, name, std::move(errors));
+        if (unknown.empty() || r.query_param("fieldValidation") != "Strict") return std::nullopt;
+        std::string message = "strict decoding error: ";
+        for (std::size_t i = 0; i < unknown.size(); ++i)
+            message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
+        return bad_request(message);
     }
 
     // pods/eviction (policy/v1 Eviction): deletes the pod unless a disruption budget forbids it.
@@ -1191,7 +1203,7 @@ struct api_server::impl {
                 t.ns = ns.empty() ? "default" : ns;
             }
             const std::string name = string_at(body, "metadata.name");
-            if (auto e = check_schema(c.type, name, body)) return error_response(*e);
+            if (auto e = check_schema(r, c.type, name, body)) return error_response(*e);
             if (auto e = prepare_webhook_configuration(c.type, name, body))
                 return error_response(*e);
             auto stored = store.create(c, t.ns, std::move(body));

@@ -292,14 +292,44 @@ json list_definition(const std::string& item_name, std::string_view group, std::
     return d;
 }
 
-const json_doc& builtin() {
-    static const json_doc doc = [] {
-        json_doc d;
+/// The built-in definitions, expanded once: each kind with apiVersion, kind, metadata and its
+/// group-version-kind, a `…List` beside it.
+struct builtin_set {
+    json_doc definitions{rapidjson::kObjectType};
+    std::map<std::string, std::string, std::less<>> kind_names; ///< "group/version/kind" → name
+};
+
+const builtin_set& builtin() {
+    static const builtin_set set = [] {
+        builtin_set out;
+        auto& a = out.definitions.GetAllocator();
+        json_doc base;
         const auto text = builtin_openapi_definitions();
-        d.Parse(text.data(), text.size());
-        return d;
+        base.Parse(text.data(), text.size());
+        for (auto& m : base["definitions"].GetObject())
+            out.definitions.AddMember(json(m.name, a), json(m.value, a), a);
+        for (const auto& k : base["kinds"].GetArray()) {
+            const std::string name = k["name"].GetString();
+            const std::string_view group = k["group"].GetString(),
+                                   version = k["version"].GetString(), kind = k["kind"].GetString();
+            json d(rapidjson::kObjectType);
+            d.AddMember("type", "object", a);
+            if (k.HasMember("required")) d.AddMember("required", json(k["required"], a), a);
+            d.AddMember("properties", json(k["properties"], a), a);
+            add_type_meta(d, object_meta_ref, a);
+            d.AddMember("x-kubernetes-group-version-kind", gvk_extension(group, version, kind, a), a);
+            out.definitions.AddMember(json(name.c_str(), a), d, a);
+            out.kind_names.emplace(std::string(group) + "/" + std::string(version) + "/" +
+                                       std::string(kind),
+                                   name);
+            if (!k.HasMember("list"))
+                out.definitions.AddMember(
+                    json((name + "List").c_str(), a),
+                    list_definition(name, group, version, std::string(kind) + "List", a), a);
+        }
+        return out;
     }();
-    return doc;
+    return set;
 }
 
 std::string etag_of(std::string_view body) { // FNV-1a, 64 bits: stable for equal bodies
@@ -329,6 +359,29 @@ std::string openapi_definition_name(std::string_view group, std::string_view ver
 }
 
 json openapi_v2_schema(const json& v3, json_alloc& a) { return convert(v3, a, 0); }
+
+const json* builtin_kind_schema(std::string_view group, std::string_view version,
+                                std::string_view kind) {
+    const auto& set = builtin();
+    const auto it = set.kind_names.find(std::string(group) + "/" + std::string(version) + "/" +
+                                        std::string(kind));
+    if (it == set.kind_names.end()) return nullptr;
+    const auto d = set.definitions.FindMember(it->second.c_str());
+    return d == set.definitions.MemberEnd() ? nullptr : &d->value;
+}
+
+const json* resolve_builtin_ref(const json* schema) {
+    for (int hops = 0; schema && schema->IsObject() && hops < 8; ++hops) {
+        const auto ref = schema->FindMember("$ref");
+        if (ref == schema->MemberEnd() || !ref->value.IsString()) return schema;
+        const std::string_view target = ref->value.GetString();
+        const auto name = target.substr(target.rfind('/') + 1);
+        const auto& defs = builtin().definitions;
+        const auto d = defs.FindMember(json(rapidjson::StringRef(name.data(), name.size())));
+        schema = d == defs.MemberEnd() ? nullptr : &d->value;
+    }
+    return schema;
+}
 
 namespace {
 
@@ -443,24 +496,8 @@ openapi_v2_document build_openapi_v2(const std::vector<const resource_type*>& ty
     json_doc doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     std::map<std::string, json> definitions; // sorted by name, as the real server's JSON is
-    const json_doc& base = builtin();
-    for (const auto& m : base["definitions"].GetObject())
+    for (const auto& m : builtin().definitions.GetObject())
         definitions.emplace(m.name.GetString(), json(m.value, a));
-    for (const auto& k : base["kinds"].GetArray()) {
-        const std::string name = k["name"].GetString();
-        const std::string_view group = k["group"].GetString(), version = k["version"].GetString(),
-                               kind = k["kind"].GetString();
-        json d(rapidjson::kObjectType);
-        d.AddMember("type", "object", a);
-        if (k.HasMember("required")) d.AddMember("required", json(k["required"], a), a);
-        d.AddMember("properties", json(k["properties"], a), a);
-        add_type_meta(d, object_meta_ref, a);
-        d.AddMember("x-kubernetes-group-version-kind", gvk_extension(group, version, kind, a), a);
-        definitions.emplace(name, std::move(d));
-        if (!k.HasMember("list"))
-            definitions.emplace(name + "List",
-                                list_definition(name, group, version, std::string(kind) + "List", a));
-    }
     for (const resource_type* t : types) {
         if (!t->custom) continue;
         const std::string name = openapi_definition_name(t->group, t->version, t->kind);

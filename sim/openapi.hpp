@@ -51,6 +51,13 @@ bool etag_matches(std::string_view if_none_match, std::string_view etag);
 std::string openapi_definition_name(std::string_view group, std::string_view version,
                                     std::string_view kind);
 
+/// A built-in kind's schema in the document (apiVersion, kind and metadata included), or nullptr
+/// for a kind it does not describe. Strategic merge patches read their patch metadata from it.
+const json* builtin_kind_schema(std::string_view group, std::string_view version,
+                                std::string_view kind);
+/// Follows `$ref`s among the built-in definitions (nullptr in, or a dangling ref: nullptr out).
+const json* resolve_builtin_ref(const json* schema);
+
 /// The built-in kinds' definitions (sim/openapi_builtin.cpp): `{"kinds": [...], "definitions": {}}`.
 std::string_view builtin_openapi_definitions();
 

@@ -47,6 +47,7 @@ bool has_type(const json& v, const std::string& type) {
 struct walker {
     json_alloc& a;
     field_errors errors;
+    std::vector<std::string>* unknown = nullptr; ///< paths of the unknown fields pruned
 
     void fail(const std::string& path, std::string message) {
         errors.emplace_back(path, std::move(message));
@@ -140,6 +141,7 @@ struct walker {
                                                                              : nullptr;
             const bool known = item_schema || keep_unknown ||
                                (additional && additional->IsBool() && additional->GetBool());
+            if (!known && unknown) unknown->push_back(prefix + it->name.GetString());
             if (!known ||
                 (it->value.IsNull() && !(item_schema && flag(*item_schema, "nullable")))) {
                 it = v.EraseMember(it);
@@ -167,8 +169,9 @@ struct walker {
 
 } // namespace
 
-field_errors apply_schema(const json& schema, json& object, json_alloc& a) {
-    walker w{a, {}};
+field_errors apply_schema(const json& schema, json& object, json_alloc& a,
+                          std::vector<std::string>* unknown_fields) {
+    walker w{a, {}, unknown_fields};
     if (!object.IsObject())
         w.fail("", "Invalid value: the object must be a JSON object");
     else

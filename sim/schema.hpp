@@ -17,7 +17,10 @@ namespace hpaplus::sim {
 /// (field path, message) pairs for an Invalid (422) Status; empty when the object is valid.
 using field_errors = std::vector<std::pair<std::string, std::string>>;
 
-/// Prunes, defaults and validates `object` in place against `schema` (the openAPIV3Schema).
-field_errors apply_schema(const json& schema, json& object, json_alloc& a);
+/// Prunes, defaults and validates `object` in place against `schema` (the openAPIV3Schema). The
+/// paths of the unknown fields it pruned go to `unknown_fields` when given (`spec.replicaz`), for
+/// `fieldValidation=Strict`.
+field_errors apply_schema(const json& schema, json& object, json_alloc& a,
+                          std::vector<std::string>* unknown_fields = nullptr);
 
 } // namespace hpaplus::sim

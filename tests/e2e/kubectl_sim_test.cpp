@@ -115,6 +115,54 @@ TEST_P(KubectlOnSim, PodsAndEvents) {
     EXPECT_NE(kubectl("get pods").output.find("No resources found"), std::string::npos);
 }
 
+// `kubectl apply` validates against /openapi/v2 (kubectl 1.20) or lets the server validate (newer
+// kubectl), and a second apply sends a strategic merge patch that the server merges by key.
+TEST_P(KubectlOnSim, ApplyValidatesAndReapplyRemovesWhatTheManifestDropped) {
+    const std::string manifest = dir.path() + "/web.yaml";
+    const std::string deployment = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        env: [{name: A, value: "1"}, {name: B, value: "2"}]
+)";
+    std::ofstream(manifest) << deployment;
+    auto r = kubectl("apply -f " + manifest);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::string without_b = deployment;
+    without_b.replace(without_b.find(", {name: B"), std::string(R"(, {name: B, value: "2"})").size(),
+                      "");
+    std::ofstream(manifest) << without_b;
+    r = kubectl("apply -f " + manifest);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(kubectl("get deployment web -o jsonpath={.spec.template.spec.containers[0].env}").output,
+              R"([{"name":"A","value":"1"}])");
+    // The CRDs and their examples apply with validation on; a misspelt field is refused.
+    r = kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/crds/");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_EQ(kubectl("create namespace shop").exit_code, 0);
+    r = kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/crds/examples/");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::ofstream(dir.path() + "/typo.yaml") << R"(apiVersion: autoscaling.hpaplus.io/v1alpha1
+kind: HPAPlus
+metadata: {name: typo}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 3
+  maxReplicaz: 4
+)";
+    r = kubectl("apply -f " + dir.path() + "/typo.yaml");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("maxReplicaz"), std::string::npos) << r.output;
+}
+
 TEST_P(KubectlOnSim, WatchSeesChanges) {
     ASSERT_EQ(kubectl("create namespace watched").exit_code, 0);
     // kubectl get -w prints the current state and then every change until it is stopped.

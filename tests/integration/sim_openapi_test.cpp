@@ -5,6 +5,7 @@
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
 #include "sim/openapi.hpp"
+#include "sim/strategic_merge.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -248,8 +249,123 @@ TEST_F(SimOpenApi, CrdSchemasAreConvertedAsTheRealServerPublishesThem) {
               "Widget");
 }
 
+TEST_F(SimOpenApi, StrictFieldValidationRefusesUnknownFieldsOthersArePruned) {
+    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                          gadget_crd)
+                  .status,
+              201);
+    const std::string gadgets = "/apis/example.hpaplus.io/v1/namespaces/default/gadgets";
+    const std::string body =
+        R"({"apiVersion":"example.hpaplus.io/v1","kind":"Gadget","metadata":{"name":"g"},)"
+        R"("spec":{"size":1,"note":"n","sise":2}})";
+    const auto strict = sim.request("POST", gadgets + "?fieldValidation=Strict", body);
+    EXPECT_EQ(strict.status, 400);
+    EXPECT_NE(strict.body.find(R"(unknown field \"spec.sise\")"), std::string::npos) << strict.body;
+    const auto pruned = sim.request("POST", gadgets, body);
+    ASSERT_EQ(pruned.status, 201) << pruned.body;
+    EXPECT_FALSE(parse(pruned.body)["spec"].HasMember("sise"));
+}
+
 TEST_F(SimOpenApi, UnacceptableFormatIs406) {
     EXPECT_EQ(sim.request("GET", "/openapi/v2", "", "", "text/html").status, 406);
+}
+
+// Strategic merge patches read their merge keys from the same schema kubectl does.
+struct strategic_case {
+    const char* name;
+    const char* original;
+    const char* patch;
+    const char* expected; ///< nullptr: the patch is refused
+};
+
+class StrategicMergePatch : public ::testing::TestWithParam<strategic_case> {};
+
+TEST_P(StrategicMergePatch, AppliesAsApimachineryDoes) {
+    const auto& c = GetParam();
+    rapidjson::Document target = parse(c.original);
+    const rapidjson::Document patch = parse(c.patch);
+    const auto error = sim::strategic_merge_patch(
+        target, patch, sim::builtin_kind_schema("apps", "v1", "Deployment"),
+        target.GetAllocator());
+    if (!c.expected) {
+        EXPECT_TRUE(error.has_value());
+        return;
+    }
+    ASSERT_FALSE(error) << *error;
+    EXPECT_TRUE(sim::equal(target, parse(c.expected)))
+        << sim::to_string(target) << "\n expected " << c.expected;
+}
+
+#define POD(containers) R"({"spec":{"template":{"spec":{"containers":)" containers "}}}}"
+INSTANTIATE_TEST_SUITE_P(
+    Deployment, StrategicMergePatch,
+    ::testing::Values(
+        strategic_case{"ContainersMergeByName",
+                       POD(R"([{"name":"app","image":"nginx"}])"),
+                       POD(R"([{"name":"side","image":"busybox"}])"),
+                       POD(R"([{"name":"app","image":"nginx"},{"name":"side","image":"busybox"}])")},
+        strategic_case{"KubectlApplyDropsAnEnvVar",
+                       POD(R"([{"name":"app","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}])"),
+                       R"({"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"app"}],)"
+                       R"("containers":[{"name":"app","$setElementOrder/env":[{"name":"A"}],)"
+                       R"("env":[{"$patch":"delete","name":"B"}]}]}}}})",
+                       POD(R"([{"name":"app","env":[{"name":"A","value":"1"}]}])")},
+        strategic_case{"SetElementOrderReorders",
+                       POD(R"([{"name":"a"},{"name":"b"}])"),
+                       R"({"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"a"}]}}}})",
+                       POD(R"([{"name":"b"},{"name":"a"}])")},
+        strategic_case{"ReplaceDirectiveInAList",
+                       POD(R"([{"name":"a"},{"name":"b"}])"),
+                       POD(R"([{"$patch":"replace"},{"name":"c"}])"),
+                       POD(R"([{"name":"c"}])")},
+        strategic_case{"ListsWithoutAMergeKeyAreReplaced",
+                       POD(R"([{"name":"a","args":["x","y"]}])"),
+                       POD(R"([{"name":"a","args":["z","z"]}])"),
+                       POD(R"([{"name":"a","args":["z","z"]}])")},
+        strategic_case{"NullDeletesAField",
+                       R"({"spec":{"replicas":2,"paused":true}})", R"({"spec":{"paused":null}})",
+                       R"({"spec":{"replicas":2}})"},
+        strategic_case{"DeleteFromPrimitiveList",
+                       R"({"metadata":{"finalizers":["a","b","c"]}})",
+                       R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["b"]}})",
+                       R"({"metadata":{"finalizers":["a","c"]}})"},
+        strategic_case{"RetainKeysClearsTheOldStrategy",
+                       R"({"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}}}})",
+                       R"({"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}})",
+                       R"({"spec":{"strategy":{"type":"Recreate"}}})"},
+        strategic_case{"AMapReplacedWhole", R"({"spec":{"selector":{"matchLabels":{"a":"1"}}}})",
+                       R"({"spec":{"selector":{"$patch":"replace","matchLabels":{"b":"2"}}}})",
+                       R"({"spec":{"selector":{"matchLabels":{"b":"2"}}}})"},
+        strategic_case{"AnElementWithoutItsMergeKeyIsRefused", POD(R"([{"name":"a"}])"),
+                       POD(R"([{"image":"nginx"}])"), nullptr},
+        strategic_case{"AnUnknownPatchTypeIsRefused", R"({"spec":{}})",
+                       R"({"spec":{"$patch":"sideways"}})", nullptr}),
+    [](const auto& info) { return std::string(info.param.name); });
+#undef POD
+
+TEST_F(SimOpenApi, StrategicMergePatchOverHttpMergesContainersByName) {
+    const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+    ASSERT_EQ(sim.request("POST", deployments,
+                          R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)"
+                          R"("spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
+                          R"("spec":{"containers":[{"name":"app","image":"nginx","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]}}}})")
+                  .status,
+              201);
+    const auto patched = sim.request(
+        "PATCH", deployments + "/web",
+        R"({"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"$patch":"delete","name":"B"}]},{"name":"side","image":"busybox"}]}}}})",
+        "application/strategic-merge-patch+json");
+    ASSERT_EQ(patched.status, 200) << patched.body;
+    const auto doc = parse(patched.body);
+    const auto& containers = doc["spec"]["template"]["spec"]["containers"];
+    ASSERT_EQ(containers.Size(), 2u);
+    EXPECT_EQ(std::string(containers[0]["image"].GetString()), "nginx");
+    ASSERT_EQ(containers[0]["env"].Size(), 1u);
+    EXPECT_EQ(std::string(containers[0]["env"][0]["name"].GetString()), "A");
+    const auto refused = sim.request("PATCH", deployments + "/web",
+                                     R"({"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}})",
+                                     "application/strategic-merge-patch+json");
+    EXPECT_EQ(refused.status, 400) << refused.body;
 }
 
 struct negotiation_case {
