@@ -509,8 +509,7 @@ openapi_v2_document build_openapi_v2(const std::vector<const resource_type*>& ty
             d.AddMember("type", "object", a);
         } else {
             d = openapi_v2_schema(*t->schema, a);
-            if (!d.HasMember("type")) d.AddMember("type", "object", a);
-            add_type_meta(d, object_meta_ref, a);
+            add_type_meta(d, object_meta_ref, a); // also sets type: object
         }
         d.RemoveMember("x-kubernetes-group-version-kind");
         d.AddMember("x-kubernetes-group-version-kind", gvk_extension(t->group, t->version, t->kind, a),
