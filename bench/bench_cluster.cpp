@@ -2,7 +2,7 @@
 #include "bench_cluster.hpp"
 
 #include "../tests/support/process.hpp"
-#include "controller/embedded_crds.hpp"
+#include "demo/embedded_crds.hpp"
 #include "kube/api_client.hpp"
 #include "kube/yaml_json.hpp"
 
@@ -192,7 +192,7 @@ std::string bench_cluster::pod_metrics_target(int object) {
 
 void bench_cluster::populate(const cluster_layout& layout) {
     std::vector<creation> crds;
-    for (const char* yaml : {controller::hpaplus_crd_yaml, controller::cronhpa_crd_yaml}) {
+    for (const char* yaml : {demo::hpaplus_crd_yaml, demo::cronhpa_crd_yaml}) {
         auto docs = kube::yaml_documents_to_json(yaml);
         if (!docs) throw std::runtime_error("a compiled-in CRD: " + docs.error().text);
         for (auto& d : *docs)

@@ -10,8 +10,8 @@
 #include "process_stats.hpp"
 
 #include "../tests/support/process.hpp"
-#include "controller/controller_process.hpp"
-#include "controller/manager.hpp"
+#include "controller/runtime/manager.hpp"
+#include "controller/runtime/process.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>

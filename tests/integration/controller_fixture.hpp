@@ -2,7 +2,7 @@
 // for workloads and HPAPlus objects, and readers of what the controller wrote.
 #pragma once
 
-#include "controller/manager.hpp"
+#include "controller/runtime/manager.hpp"
 #include "support/controller_fixture.hpp"
 #include "support/json_access.hpp"
 

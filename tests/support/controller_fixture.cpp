@@ -1,8 +1,8 @@
 // tests/support/controller_fixture.cpp — running the controller in a test.
 #include "controller_fixture.hpp"
 
-#include "controller/controller_process.hpp"
-#include "controller/manager.hpp"
+#include "controller/runtime/manager.hpp"
+#include "controller/runtime/process.hpp"
 #include "kube/config.hpp"
 #include "kube/yaml_json.hpp"
 

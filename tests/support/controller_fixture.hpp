@@ -3,7 +3,7 @@
 // a condition with a deadline.
 #pragma once
 
-#include "controller/options.hpp"
+#include "controller/runtime/options.hpp"
 #include "sim_fixture.hpp"
 
 #include <rapidjson/document.h>

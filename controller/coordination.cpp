@@ -1,0 +1,173 @@
+// controller/coordination.cpp — the rules between kinds.
+#include "controller/coordination.hpp"
+
+#include "kube/api/cronhpa.hpp"
+#include "kube/api/vpaplus.hpp"
+#include "kube/decode.hpp"
+#include "policy/conditions.hpp"
+
+#include <rapidjson/document.h>
+
+namespace hpaplus::controller {
+namespace {
+
+using kube::cron_active;
+using kube::cronhpa;
+using kube::vpaplus;
+using policy::condition_status;
+using vertical::horizontal_use;
+
+// The resources an HPAPlus scales on (Resource and ContainerResource metrics).
+horizontal_use uses_of(const policy::autoscaler& hpa) {
+    horizontal_use use;
+    for (const auto& m : hpa.spec.metrics) {
+        if (m.type != policy::metric_source_type::resource &&
+            m.type != policy::metric_source_type::container_resource)
+            continue;
+        use.cpu = use.cpu || m.resource_name == "cpu";
+        use.memory = use.memory || m.resource_name == "memory";
+    }
+    return use;
+}
+
+const policy::object_reference& target_of(const vpaplus& v) {
+    return v.target;
+}
+
+const policy::object_reference& target_of(const policy::autoscaler& hpa) {
+    return hpa.spec.scale_target_ref;
+}
+
+// The first cached object of `ns` that decodes (strictly) into a T aimed at `workload`.
+template <class T, class Decode>
+std::optional<T> find_aimed_at(const kube::informer& informer, const std::string& ns,
+                               const policy::object_reference& workload, Decode decode) {
+    const auto items = informer.items();
+    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
+        const auto& o = it->second;
+        if (o->namespace_ != ns) break;
+        rapidjson::Document doc;
+        doc.Parse(o->json.data(), o->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        T object = decode(d, kube::json_node{&doc, ""});
+        const policy::object_reference& target = target_of(object);
+        if (d.ok() && target.kind == workload.kind && target.name == workload.name) return object;
+    }
+    return std::nullopt;
+}
+
+// What of a cached CronHPA decides a floor: its target and the job in force.
+struct floor_view {
+    policy::object_reference target;
+    std::optional<kube::cron_active> active;
+};
+
+std::optional<floor_view> floor_of(const kube::object_cptr& o) {
+    if (!o) return std::nullopt;
+    rapidjson::Document doc;
+    doc.Parse(o->json.data(), o->json.size());
+    if (doc.HasParseError()) return std::nullopt;
+    kube::json_decoder d;
+    kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
+    return floor_view{std::move(c.spec.target), std::move(c.status.active)};
+}
+
+bool same_floor(const std::optional<floor_view>& a, const std::optional<floor_view>& b) {
+    const auto key = [](const std::optional<floor_view>& f) {
+        if (!f) return std::string();
+        std::string k = f->target.kind + "/" + f->target.name;
+        if (f->active)
+            k += "|" + f->active->job + "|" + std::to_string(f->active->target_size) + "|" +
+                 std::to_string(f->active->schedule_time.time_since_epoch().count());
+        return k;
+    };
+    return key(a) == key(b);
+}
+
+} // namespace
+
+bool aims_at(const policy::object_reference& ref, const std::string& hpaplus,
+             const policy::object_reference& workload) {
+    if (ref.kind == kube::hpaplus_kind) return ref.name == hpaplus;
+    return ref.kind == workload.kind && ref.name == workload.name;
+}
+
+std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas,
+                                                  const std::string& ns, const std::string& hpaplus,
+                                                  const policy::object_reference& workload) {
+    std::optional<policy::cron_floor> best;
+    for (const auto& object : cronhpas.select(ns, core::label_selector{})) {
+        rapidjson::Document doc;
+        doc.Parse(object->json.data(), object->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        const kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
+        if (!d.ok() || !c.status.active || !aims_at(c.spec.target, hpaplus, workload)) continue;
+        const kube::cron_active& a = *c.status.active;
+        const auto since = std::chrono::time_point_cast<std::chrono::nanoseconds>(a.schedule_time);
+        if (best && (a.target_size < best->replicas ||
+                     (a.target_size == best->replicas && since <= best->since)))
+            continue;
+        best = policy::cron_floor{a.target_size, c.name, a.job, since};
+    }
+    return best;
+}
+
+std::vector<policy::object_reference> floor_changes(const kube::object_cptr& previous,
+                                                    const kube::object_cptr& current) {
+    const auto before = floor_of(previous);
+    const auto after = floor_of(current);
+    if (same_floor(before, after)) return {};
+    std::vector<policy::object_reference> out;
+    if (before) out.push_back(before->target);
+    if (after && (!before || after->target.kind != before->target.kind ||
+                  after->target.name != before->target.name))
+        out.push_back(after->target);
+    return out;
+}
+
+// The HPAPlus of `ns` that scales `workload` ("" when none).
+std::string hpaplus_scaling(const kube::informer& hpapluses, const std::string& ns,
+                            const policy::object_reference& workload) {
+    for (const auto& object : hpapluses.select(ns, core::label_selector{})) {
+        rapidjson::Document doc;
+        doc.Parse(object->json.data(), object->json.size());
+        if (doc.HasParseError()) continue;
+        kube::json_decoder d;
+        const kube::json_node ref = kube::json_node{&doc, ""}["spec"]["scaleTargetRef"];
+        if (d.opt_string(ref["kind"]).value_or("") == workload.kind &&
+            d.opt_string(ref["name"]).value_or("") == workload.name)
+            return object->name;
+    }
+    return "";
+}
+
+void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
+                       const policy::autoscaler& hpa, std::vector<policy::condition>& conditions,
+                       core::time_point now) {
+    const auto v =
+        find_aimed_at<vpaplus>(vpapluses, ns, hpa.spec.scale_target_ref, kube::decode_vpaplus);
+    if (!v) {
+        policy::remove_condition(conditions, "CoordinatedWithVPAPlus");
+        return;
+    }
+    horizontal_use use = uses_of(hpa);
+    use.hpaplus = hpa.name;
+    policy::set_condition(
+        conditions, "CoordinatedWithVPAPlus", condition_status::true_,
+        vertical::coordination_reason(*v, use),
+        "VPAPlus " + v->name + " sizes the pods; " + vertical::coordination_message(*v, use), now);
+}
+
+horizontal_use find_horizontal_use(const kube::informer& hpapluses, const std::string& ns,
+                                   const policy::object_reference& workload) {
+    const auto hpa =
+        find_aimed_at<policy::autoscaler>(hpapluses, ns, workload, kube::decode_autoscaler);
+    if (!hpa) return {};
+    horizontal_use use = uses_of(*hpa);
+    use.hpaplus = hpa->name;
+    return use;
+}
+
+} // namespace hpaplus::controller

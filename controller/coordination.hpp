@@ -1,0 +1,46 @@
+// controller/coordination.hpp — every rule between kinds, in one place: which HPAPlus a CronHPA or
+// a VPAPlus is aimed at, the floor the CronHPAs hold on an HPAPlus (and when it changed), and the
+// resources an HPAPlus and a VPAPlus on the same workload share. Reads the informer caches only.
+#pragma once
+
+#include "kube/informer.hpp"
+#include "policy/decision.hpp"
+#include "vertical/runner.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpaplus::controller {
+
+/// True when `ref` (a CronHPA's target) names the HPAPlus `hpaplus` or the workload `workload`.
+bool aims_at(const policy::object_reference& ref, const std::string& hpaplus,
+             const policy::object_reference& workload);
+
+/// The floor the cached CronHPAs of `ns` hold on the HPAPlus `hpaplus` that scales `workload`:
+/// the largest targetSize of their jobs in force (ties: the latest); nullopt when none.
+std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas,
+                                                  const std::string& ns, const std::string& hpaplus,
+                                                  const policy::object_reference& workload);
+
+/// The targets whose floor may have changed when a CronHPA went from `previous` to `current`
+/// (either null: created or deleted): none when neither its target nor its job in force moved.
+std::vector<policy::object_reference> floor_changes(const kube::object_cptr& previous,
+                                                    const kube::object_cptr& current);
+
+/// The HPAPlus of `ns` that scales `workload` ("" when none).
+std::string hpaplus_scaling(const kube::informer& hpapluses, const std::string& ns,
+                            const policy::object_reference& workload);
+
+/// The resources (cpu, memory) that an HPAPlus in `ns` scaling `workload` scales on, and its name
+/// (empty when none): what the VPAPlus on that workload leaves to it.
+vertical::horizontal_use find_horizontal_use(const kube::informer& hpapluses, const std::string& ns,
+                                             const policy::object_reference& workload);
+
+/// The HPAPlus side: sets its CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes
+/// the pods of its target (says which resources stay with the HPAPlus), removes it otherwise.
+void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
+                       const policy::autoscaler& hpa, std::vector<policy::condition>& conditions,
+                       core::time_point now);
+
+} // namespace hpaplus::controller

@@ -1,9 +1,0 @@
-// controller/cron_command.hpp — `hpaplus cron next` (DESIGN §4.3): the next fire times of a
-// schedule in a time zone.
-#pragma once
-
-namespace hpaplus::controller {
-
-int run_cron(int argc, char** argv);
-
-} // namespace hpaplus::controller

@@ -1,0 +1,66 @@
+// controller/hpaplus/reconciler.hpp — one reconcile of one HPAPlus: cached reads → metrics →
+// policy → `/scale` only when replicas change (conflicts retried on fresh data) → status only when
+// it changed → Events. Everything an object remembers between reconciles is in `object_memory`.
+#pragma once
+
+#include "controller/runtime/options.hpp"
+#include "controller/runtime/pod_cache.hpp"
+#include "kube/event_recorder.hpp"
+#include "kube/informer.hpp"
+#include "kube/scale_target.hpp"
+#include "metrics/metric_sources.hpp"
+#include "policy/behavior.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace hpaplus::controller {
+
+/// What the controller keeps per object (upstream keeps the same in memory; after a restart the
+/// first reconcile seeds it again).
+struct object_memory {
+    policy::history hist;
+    pod_cache::selection
+        pods; ///< the target's pods, reused while its namespace's pods are unchanged
+    kube::target_view target; ///< the last view of the target (not decoded again while unchanged)
+};
+
+/// The shared, read-mostly things a reconcile uses.
+struct reconcile_env {
+    kube::api_client& client;
+    metrics::metric_sources& metrics;
+    const kube::informer& hpapluses;
+    pod_cache& pods;
+    const kube::informer& deployments;
+    kube::event_recorder& events;
+    const controller_options& options;
+    const kube::informer* cronhpas = nullptr; ///< their floors; null with --kube::cronhpa=false
+    /// VPAPluses sizing the same pods (a condition says who controls what); null without
+    /// --enable-vertical.
+    const kube::informer* vpapluses = nullptr;
+};
+
+struct reconcile_outcome {
+    bool exists = true;               ///< false: the object is gone from the cache
+    bool valid = true;                ///< false: the spec cannot be used (condition + Event)
+    std::chrono::seconds period{15};  ///< the object's sync period
+    std::string target;               ///< `Kind/name` of the scale target ("" when invalid)
+    std::optional<std::string> error; ///< the reconcile's error (metrics, scale read/write)
+    std::int32_t current_replicas = 0;
+    std::int32_t desired_replicas = 0;
+    bool rescaled = false;
+    bool status_written = false;
+    std::size_t events = 0;
+    /// Time spent reading metrics, per backend ("metricsAPI" for the Kubernetes APIs); 0 = none.
+    std::chrono::nanoseconds metrics_latency{0};
+};
+
+/// Runs on: the client's executor (informers are read there). Cancellation: none; bounded by
+/// the request timeouts.
+boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const std::string& ns,
+                                                    const std::string& name, object_memory& memory);
+
+} // namespace hpaplus::controller

@@ -1,0 +1,143 @@
+// controller/runtime/leader_election.cpp — Lease-based leader election.
+#include "controller/runtime/leader_election.hpp"
+
+#include "kube/resources.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+namespace hpaplus::controller {
+namespace {
+
+namespace asio = boost::asio;
+
+// metav1.MicroTime: RFC 3339 with exactly six fractional digits.
+std::string micro_time(std::chrono::system_clock::time_point t) {
+    const auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count() %
+        1000000;
+    std::string s = core::format_rfc3339(std::chrono::time_point_cast<std::chrono::nanoseconds>(
+        std::chrono::floor<std::chrono::seconds>(t)));
+    char fraction[16];
+    std::snprintf(fraction, sizeof fraction, ".%06lld", static_cast<long long>(micros));
+    s.insert(s.size() - 1, fraction); // before the trailing Z
+    return s;
+}
+
+} // namespace
+
+std::string default_identity() {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "hpaplus");
+    return std::string(host) + "_" + std::to_string(::getpid());
+}
+
+leader_elector::leader_elector(kube::api_client& client, leader_election_options options,
+                               std::function<void()> on_started_leading,
+                               std::function<void()> on_stopped_leading)
+    : client_(client), options_(std::move(options)), on_started_(std::move(on_started_leading)),
+      on_stopped_(std::move(on_stopped_leading)) {
+    if (options_.identity.empty()) options_.identity = default_identity();
+}
+
+asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
+    const auto& ns = options_.lease_namespace;
+    const auto& name = options_.lease_name;
+    const auto now = std::chrono::steady_clock::now();
+    const auto duration_seconds = static_cast<std::int32_t>(
+        std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(
+                                      options_.lease_duration + std::chrono::milliseconds(999))
+                                      .count()));
+    kube::lease_info next;
+    next.holder = options_.identity;
+    next.duration_seconds = duration_seconds;
+    next.renew_time = micro_time(std::chrono::system_clock::now());
+
+    auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
+    if (!current && current.ec == kube::errc::not_found) {
+        next.acquire_time = next.renew_time;
+        std::string body = kube::lease_body(ns, name, next);
+        auto created = co_await kube::create(client_, kube::resources::leases, ns, std::move(body));
+        if (!created) co_return false;
+        observed_at_ = now;
+        co_return true;
+    }
+    if (!current) co_return false;
+    auto lease = kube::parse_lease(current.body);
+    if (!lease) co_return false;
+    const std::string record =
+        lease->holder + "\n" + lease->renew_time + "\n" + lease->resource_version;
+    if (record != observed_record_) {
+        observed_record_ = record;
+        observed_at_ = now;
+    }
+    const auto held_for = std::chrono::seconds(lease->duration_seconds);
+    const bool mine = lease->holder == options_.identity;
+    if (!mine && !lease->holder.empty() && observed_at_ + held_for > now) co_return false;
+
+    next.resource_version = lease->resource_version;
+    next.acquire_time = mine ? lease->acquire_time : next.renew_time;
+    next.transitions = mine ? lease->transitions : lease->transitions + 1;
+    std::string body = kube::lease_body(ns, name, next);
+    const std::string no_sub; // named: GCC 12 mishandles temporaries in co_await calls
+    auto updated =
+        co_await kube::update(client_, kube::resources::leases, ns, name, std::move(body), no_sub);
+    if (!updated) co_return false;
+    observed_at_ = now;
+    co_return true;
+}
+
+asio::awaitable<void> leader_elector::run() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    auto last_renew = std::chrono::steady_clock::now();
+    while (!stopped_) {
+        const bool held = co_await try_acquire_or_renew();
+        const auto now = std::chrono::steady_clock::now();
+        if (held) {
+            last_renew = now;
+            if (!leading_ && !stopped_) {
+                leading_ = true;
+                spdlog::info("leader election: {} became the leader ({}/{})", options_.identity,
+                             options_.lease_namespace, options_.lease_name);
+                on_started_();
+            }
+        } else if (leading_ && now - last_renew > options_.renew_deadline) {
+            leading_ = false;
+            spdlog::warn("leader election: {} could not renew the Lease within {} ms; stopping",
+                         options_.identity, options_.renew_deadline.count());
+            on_stopped_();
+        }
+        timer.expires_after(options_.retry_period);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+asio::awaitable<void> leader_elector::release() {
+    if (!leading_) co_return;
+    leading_ = false;
+    const auto& ns = options_.lease_namespace;
+    const auto& name = options_.lease_name;
+    auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
+    auto lease = current ? kube::parse_lease(current.body) : std::nullopt;
+    if (!lease || lease->holder != options_.identity) co_return;
+    // As client-go's ReleaseOnCancel: no holder, a one-second duration.
+    lease->holder.clear();
+    lease->duration_seconds = 1;
+    lease->renew_time = micro_time(std::chrono::system_clock::now());
+    std::string body = kube::lease_body(ns, name, *lease);
+    const std::string no_sub;
+    auto released =
+        co_await kube::update(client_, kube::resources::leases, ns, name, std::move(body), no_sub);
+    if (released)
+        spdlog::info("leader election: {} released the Lease", options_.identity);
+    else
+        spdlog::warn("leader election: releasing the Lease failed: {}", released.status.message);
+}
+
+} // namespace hpaplus::controller

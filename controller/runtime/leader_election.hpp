@@ -1,0 +1,53 @@
+// controller/runtime/leader_election.hpp — one acting replica, elected on a coordination.k8s.io/v1
+// Lease the way client-go's leaderelection does it: a candidate takes the Lease when it is free or
+// its holder has not renewed it for leaseDurationSeconds (measured on the candidate's own clock
+// from when it last saw the record change, so clock skew does not matter); the leader renews every
+// retry period and stops acting when it could not renew within the renew deadline; on shutdown it
+// releases the Lease so another replica takes over at once.
+#pragma once
+
+#include "controller/runtime/options.hpp"
+#include "kube/api_client.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace hpaplus::controller {
+
+class leader_elector {
+  public:
+    leader_elector(kube::api_client& client, leader_election_options options,
+                   std::function<void()> on_started_leading,
+                   std::function<void()> on_stopped_leading);
+
+    /// Campaigns and leads until stop(); leading can start and stop several times.
+    /// Runs on: the client's executor. Cancellation: stop() ends it within one retry period.
+    boost::asio::awaitable<void> run();
+    void stop() { stopped_ = true; }
+    /// Gives the Lease up (holder cleared) if this replica holds it. Runs on: the executor.
+    boost::asio::awaitable<void> release();
+
+    bool leading() const { return leading_; }
+    const std::string& identity() const { return options_.identity; }
+
+  private:
+    boost::asio::awaitable<bool> try_acquire_or_renew();
+
+    kube::api_client& client_;
+    leader_election_options options_;
+    std::function<void()> on_started_;
+    std::function<void()> on_stopped_;
+    bool stopped_ = false;
+    bool leading_ = false;
+    std::string observed_record_; ///< holder + renewTime + resourceVersion last seen
+    std::chrono::steady_clock::time_point observed_at_{};
+    std::string resource_version_;
+};
+
+/// `hostname_pid`, the default identity.
+std::string default_identity();
+
+} // namespace hpaplus::controller

@@ -1,0 +1,58 @@
+// controller/runtime/lifecycle.cpp — logging, environment and stop signals.
+#include "controller/runtime/lifecycle.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
+
+#include <unistd.h>
+
+extern char** environ;
+
+namespace hpaplus::controller {
+
+void configure_logging() {
+    auto logger = spdlog::stderr_logger_mt("hpaplus");
+    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+    spdlog::set_default_logger(logger);
+    if (const char* level = std::getenv("HPAPLUS_LOG_LEVEL"))
+        spdlog::set_level(spdlog::level::from_str(level));
+}
+
+std::map<std::string, std::string> environment() {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry = *e;
+        const auto eq = entry.find('=');
+        if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    return env;
+}
+
+struct stop_signal::impl {
+    explicit impl(boost::asio::io_context& io) : signals(io, SIGINT, SIGTERM) {}
+    boost::asio::signal_set signals;
+};
+
+stop_signal::stop_signal(boost::asio::io_context& io, std::function<void()> on_signal)
+    : impl_(std::make_unique<impl>(io)) {
+    impl_->signals.async_wait(
+        [on_signal = std::move(on_signal)](const boost::system::error_code& ec, int) {
+            if (!ec) on_signal();
+        });
+}
+
+stop_signal::~stop_signal() {
+    cancel();
+}
+
+void stop_signal::cancel() {
+    boost::system::error_code ignored;
+    impl_->signals.cancel(ignored);
+}
+
+} // namespace hpaplus::controller

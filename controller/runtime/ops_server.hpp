@@ -1,0 +1,36 @@
+// controller/runtime/ops_server.hpp — /healthz (the process serves), /readyz (caches synced) and
+// /metrics (Prometheus text format) on their own port.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace hpaplus::net {
+class http_server;
+}
+
+namespace hpaplus::controller {
+
+struct ops_handlers {
+    std::function<bool()> ready;
+    std::function<std::string()> metrics;
+};
+
+class ops_server {
+  public:
+    /// Binds `address:port` (throws std::system_error when taken: a start-up error).
+    ops_server(boost::asio::any_io_executor executor, const std::string& address,
+               unsigned short port, ops_handlers handlers);
+    ~ops_server();
+    void start();
+    void stop();
+    std::string url() const;
+
+  private:
+    std::unique_ptr<net::http_server> server_;
+};
+
+} // namespace hpaplus::controller

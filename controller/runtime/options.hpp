@@ -1,0 +1,61 @@
+// controller/runtime/options.hpp — every period, timeout and limit of `hpaplus controller` in one
+// struct, with its default; each is a flag (`hpaplus controller --help` lists them from these
+// defaults).
+#pragma once
+
+#include "kube/api_client.hpp"
+#include "kube/informer.hpp"
+#include "policy/types.hpp"
+#include "vertical/options.hpp"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace hpaplus::controller {
+
+struct leader_election_options {
+    bool enabled = true;
+    std::string lease_namespace = "hpaplus-system";
+    std::string lease_name = "hpaplus-controller";
+    std::string identity; ///< "" = hostname_pid
+    std::chrono::milliseconds lease_duration{15000};
+    std::chrono::milliseconds renew_deadline{10000};
+    std::chrono::milliseconds retry_period{2000};
+};
+
+struct controller_options {
+    std::string kubeconfig; ///< "" = $KUBECONFIG, in-cluster, ~/.kube/config (in that order)
+    std::string context;
+    std::string watch_namespace; ///< "" = all namespaces
+    kube::client_options client;
+    kube::informer_options informer;  ///< watch timeout, idle timeout, relist backoff
+    policy::controller_config policy; ///< the kube-controller-manager HPA flags
+    /// Period of an object without spec.syncPeriodSeconds.
+    std::chrono::seconds default_sync_period{15};
+    /// Attempts to write /scale when the target changed under us (409), each on fresh data.
+    int scale_write_attempts = 3;
+    /// Run CronHPA objects (their CRD must be installed).
+    bool enable_cronhpa = true;
+    /// Run VPAPlus objects (their CRD must be installed).
+    bool enable_vertical = false;
+    vertical::vertical_options vertical;
+    /// The metric backends file (docs/metrics-backends.md); "" = only the Kubernetes metrics APIs.
+    std::string metric_backends;
+    /// Runs each CronHPA keeps in status.history (newest first).
+    int cron_history_limit = 10;
+    /// A CronHPA worker sleeps until its next fire time but at most this long, so a wall-clock
+    /// step (NTP, VM resume) delays a run by no more than this.
+    std::chrono::milliseconds cron_max_sleep{60000};
+    /// Identical Events about one object within this window update one Event's count.
+    std::chrono::seconds event_aggregation_window{600};
+    /// How long start-up waits for the informers' first lists before it fails.
+    std::chrono::milliseconds cache_sync_timeout{120000};
+    leader_election_options leader;
+    /// Address of /healthz, /readyz and /metrics ("" = off).
+    std::string ops_listen = "0.0.0.0:8080";
+    /// After SIGTERM, how long in-flight reconciles may take before the process exits.
+    std::chrono::milliseconds shutdown_grace{10000};
+};
+
+} // namespace hpaplus::controller

@@ -1,0 +1,53 @@
+// controller/runtime/pod_cache.hpp — the pod informer's pods, decoded once per resourceVersion. A
+// reconcile used to parse every pod of its target from JSON each time; at thousands of reconciles
+// a second that was most of the controller's CPU. Pods are decoded on first use (most pods of a
+// cluster are never autoscaled) and forgotten when the informer drops them.
+#pragma once
+
+#include "kube/informer.hpp"
+#include "policy/types.hpp"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace hpaplus::controller {
+
+using pod_cptr = std::shared_ptr<const policy::pod_info>;
+
+class pod_cache {
+  public:
+    explicit pod_cache(kube::informer& pods);
+    pod_cache(const pod_cache&) = delete;
+    pod_cache& operator=(const pod_cache&) = delete;
+
+    /// The pods of namespace `ns` that match `selector` (the label selector's text; unparseable
+    /// pods left out), kept in `last`: the pointers stay valid while `last` holds them, whatever
+    /// the informer does. `last` — the previous answer to the same question — is reused while no
+    /// pod of the namespace changed, so the steady-state reconcile neither scans nor matches.
+    struct selection {
+        std::string ns, selector;
+        std::uint64_t generation = 0; ///< 0: nothing selected yet
+        std::vector<pod_cptr> pods;
+    };
+    const std::vector<pod_cptr>& select(const std::string& ns, const std::string& selector,
+                                        selection& last);
+
+  private:
+    /// Appends the decoded pods of `ns` matching `selector` to `out`.
+    void select(const std::string& ns, const core::label_selector& selector,
+                std::vector<pod_cptr>& out);
+
+    struct entry {
+        std::string resource_version;
+        pod_cptr pod; ///< null: the pod's JSON could not be decoded
+    };
+    const kube::informer& pods_;
+    std::unordered_map<std::string, entry> decoded_; ///< by namespace/name
+    /// Per namespace: bumped (from one counter, never reused) on every change of one of its pods.
+    std::unordered_map<std::string, std::uint64_t> generations_;
+    std::uint64_t changes_ = 0;
+};
+
+} // namespace hpaplus::controller

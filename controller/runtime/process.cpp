@@ -1,0 +1,173 @@
+// controller/runtime/process.cpp — wiring and lifecycle of the controller.
+#include "controller/runtime/process.hpp"
+
+#include "controller/runtime/leader_election.hpp"
+#include "controller/runtime/manager.hpp"
+#include "controller/runtime/ops_server.hpp"
+#include "controller/runtime/telemetry.hpp"
+#include "kube/api_client.hpp"
+#include "metrics/metric_sources.hpp"
+#include "net/listen_address.hpp"
+#include "vertical/admission_webhook.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <spdlog/spdlog.h>
+
+namespace hpaplus::controller {
+
+namespace asio = boost::asio;
+
+namespace {
+// The --metric-backends file; a mistake in it is a start-up error.
+metrics::backends_file backends_of(const controller_options& options) {
+    if (options.metric_backends.empty()) return {};
+    auto file = metrics::load_backends(options.metric_backends);
+    if (!file) throw std::runtime_error("--metric-backends: " + file.error().text);
+    return std::move(*file);
+}
+} // namespace
+
+struct controller_process::impl {
+    impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
+        : io(io_), options(std::move(options_)),
+          client(io.get_executor(), std::move(config), options.client),
+          sources(io.get_executor(), client, backends_of(options)),
+          objects(client, sources, options, &metrics) {
+        client.set_request_observer(
+            [this](const std::string& method, int code) { metrics.api_request(method, code); });
+        if (!options.ops_listen.empty()) {
+            std::string address;
+            unsigned short port = 0;
+            if (!net::split_listen(options.ops_listen, address, port))
+                throw std::runtime_error("--ops-listen: want ADDR:PORT, got \"" +
+                                         options.ops_listen + "\"");
+            ops = std::make_unique<ops_server>(
+                io.get_executor(), address, port,
+                ops_handlers{[this] { return ready; },
+                             [this] {
+                                 metrics.set_workers(objects.worker_count());
+                                 metrics.set_leader(objects.acting());
+                                 return metrics.exposition();
+                             }});
+        }
+        if (!options.vertical.webhook_listen.empty() && objects.vpapluses())
+            webhook = std::make_unique<vertical::pod_admission_server>(
+                io.get_executor(), options.vertical.webhook_listen,
+                options.vertical.webhook_cert_file, options.vertical.webhook_key_file,
+                vertical::pod_admission_env{client, *objects.vpapluses(), objects.deployments()});
+        if (options.leader.enabled)
+            elector = std::make_unique<leader_elector>(
+                client, options.leader,
+                [this] {
+                    if (!stopping) objects.start_workers();
+                },
+                [this] { objects.stop_workers(); });
+    }
+
+    asio::awaitable<void> run() {
+        const bool synced = co_await objects.start_caches();
+        if (!synced) {
+            spdlog::error(
+                "the caches did not sync within {} ms ({}); are the CRDs installed "
+                "(kubectl apply -f crds/; or --kube::cronhpa=false without the CronHPA one) "
+                "and is the API server reachable?",
+                options.cache_sync_timeout.count(), objects.unsynced_report());
+            finish(1);
+            co_return;
+        }
+        ready = true;
+        spdlog::info("caches synced: {} HPAPlus objects", objects.hpapluses().items()->size());
+        // Every replica answers admission reviews (from its caches), leader or not.
+        if (webhook) {
+            webhook->start();
+            spdlog::info("pod admission webhook at {}", webhook->url());
+        }
+        if (stopping) co_return;
+        if (!elector) {
+            objects.start_workers();
+            co_return;
+        }
+        co_await elector->run();
+    }
+
+    asio::awaitable<void> stop() {
+        spdlog::info("shutting down: finishing in-flight reconciles (at most {} ms)",
+                     options.shutdown_grace.count());
+        if (elector) elector->stop();
+        objects.stop_workers();
+        co_await objects.drain(options.shutdown_grace);
+        if (elector) co_await elector->release();
+        objects.stop_caches();
+        if (ops) ops->stop();
+        if (webhook) webhook->stop();
+        client.close();
+        finish(0);
+    }
+
+    void finish(int code) {
+        if (exited) return;
+        exited = true;
+        if (on_exit) on_exit(code);
+    }
+
+    asio::io_context& io;
+    controller_options options;
+    kube::api_client client;
+    telemetry metrics;
+    metrics::metric_sources sources;
+    manager objects;
+    std::unique_ptr<ops_server> ops;
+    std::unique_ptr<vertical::pod_admission_server> webhook;
+    std::unique_ptr<leader_elector> elector;
+    std::function<void(int)> on_exit;
+    bool ready = false;
+    bool stopping = false;
+    bool exited = false;
+};
+
+namespace {
+void log_exception(std::exception_ptr e) {
+    log_failure("controller", e);
+}
+} // namespace
+
+controller_process::controller_process(asio::io_context& io, kube::cluster_config config,
+                                       controller_options options)
+    : impl_(std::make_unique<impl>(io, std::move(config), std::move(options))) {}
+
+controller_process::~controller_process() = default;
+
+void controller_process::start(std::function<void(int)> on_exit) {
+    impl_->on_exit = std::move(on_exit);
+    if (impl_->ops) impl_->ops->start();
+    asio::co_spawn(impl_->io, impl_->run(), log_exception);
+}
+
+std::uint64_t controller_process::api_requests() const {
+    return impl_->client.attempts();
+}
+
+void controller_process::shutdown() {
+    if (impl_->stopping) return;
+    impl_->stopping = true;
+    asio::co_spawn(impl_->io, impl_->stop(), log_exception);
+}
+
+manager& controller_process::objects() {
+    return impl_->objects;
+}
+telemetry& controller_process::metrics() {
+    return impl_->metrics;
+}
+bool controller_process::leading() const {
+    return impl_->objects.acting();
+}
+std::string controller_process::ops_url() const {
+    return impl_->ops ? impl_->ops->url() : std::string();
+}
+std::string controller_process::webhook_url() const {
+    return impl_->webhook ? impl_->webhook->url() : std::string();
+}
+
+} // namespace hpaplus::controller

@@ -1,0 +1,121 @@
+// controller/runtime/telemetry.cpp — metric families and their updates.
+#include "controller/runtime/telemetry.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <map>
+
+namespace hpaplus::controller {
+
+namespace {
+const prometheus::Histogram::BucketBoundaries latency_buckets = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+} // namespace
+
+struct telemetry::impl {
+    std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+    prometheus::Family<prometheus::Counter>& reconciles = prometheus::BuildCounter()
+                                                              .Name("hpaplus_reconciles_total")
+                                                              .Help("Reconciles per HPAPlus object")
+                                                              .Register(*registry);
+    prometheus::Family<prometheus::Counter>& errors =
+        prometheus::BuildCounter()
+            .Name("hpaplus_reconcile_errors_total")
+            .Help("Reconciles that ended with an error (metrics, scale, invalid spec) per object")
+            .Register(*registry);
+    prometheus::Family<prometheus::Counter>& rescales =
+        prometheus::BuildCounter()
+            .Name("hpaplus_rescales_total")
+            .Help("Successful /scale writes per object")
+            .Register(*registry);
+    prometheus::Family<prometheus::Gauge>& desired =
+        prometheus::BuildGauge()
+            .Name("hpaplus_desired_replicas")
+            .Help("Desired replicas of the last reconcile per object")
+            .Register(*registry);
+    prometheus::Family<prometheus::Gauge>& current =
+        prometheus::BuildGauge()
+            .Name("hpaplus_current_replicas")
+            .Help("Current replicas seen by the last reconcile per object")
+            .Register(*registry);
+    prometheus::Histogram& duration = prometheus::BuildHistogram()
+                                          .Name("hpaplus_reconcile_duration_seconds")
+                                          .Help("Duration of one reconcile")
+                                          .Register(*registry)
+                                          .Add({}, latency_buckets);
+    prometheus::Family<prometheus::Histogram>& fetch =
+        prometheus::BuildHistogram()
+            .Name("hpaplus_metric_fetch_duration_seconds")
+            .Help("Time to read one object's metrics, per backend")
+            .Register(*registry);
+    prometheus::Family<prometheus::Counter>& requests =
+        prometheus::BuildCounter()
+            .Name("hpaplus_api_requests_total")
+            .Help("Kubernetes API requests by verb and HTTP code (0 = no answer)")
+            .Register(*registry);
+    prometheus::Gauge& workers = prometheus::BuildGauge()
+                                     .Name("hpaplus_workers")
+                                     .Help("Worker coroutines (one per HPAPlus object)")
+                                     .Register(*registry)
+                                     .Add({});
+    prometheus::Gauge& leader = prometheus::BuildGauge()
+                                    .Name("hpaplus_leader")
+                                    .Help("1 while this replica holds the leader Lease")
+                                    .Register(*registry)
+                                    .Add({});
+    std::map<std::pair<std::string, int>, prometheus::Counter*> request_counters;
+};
+
+telemetry::telemetry() : impl_(std::make_unique<impl>()) {}
+telemetry::~telemetry() = default;
+
+void telemetry::reconciled(const std::string& ns, const std::string& name,
+                           const reconcile_outcome& outcome, std::chrono::nanoseconds took) {
+    const prometheus::Labels labels{{"namespace", ns}, {"name", name}};
+    impl_->reconciles.Add(labels).Increment();
+    if (outcome.error) impl_->errors.Add(labels).Increment();
+    if (outcome.rescaled) impl_->rescales.Add(labels).Increment();
+    if (outcome.valid) {
+        impl_->desired.Add(labels).Set(outcome.desired_replicas);
+        impl_->current.Add(labels).Set(outcome.current_replicas);
+    }
+    impl_->duration.Observe(std::chrono::duration<double>(took).count());
+    if (outcome.metrics_latency.count() > 0)
+        impl_->fetch.Add({{"backend", "metricsAPI"}}, latency_buckets)
+            .Observe(std::chrono::duration<double>(outcome.metrics_latency).count());
+}
+
+void telemetry::forgotten(const std::string& ns, const std::string& name) {
+    const prometheus::Labels labels{{"namespace", ns}, {"name", name}};
+    // Family::Add returns the existing child; Remove drops its series from the exposition.
+    impl_->reconciles.Remove(&impl_->reconciles.Add(labels));
+    impl_->errors.Remove(&impl_->errors.Add(labels));
+    impl_->rescales.Remove(&impl_->rescales.Add(labels));
+    impl_->desired.Remove(&impl_->desired.Add(labels));
+    impl_->current.Remove(&impl_->current.Add(labels));
+}
+
+void telemetry::api_request(const std::string& method, int http_status) {
+    auto& counter = impl_->request_counters[{method, http_status}];
+    if (!counter)
+        counter = &impl_->requests.Add({{"verb", method}, {"code", std::to_string(http_status)}});
+    counter->Increment();
+}
+
+void telemetry::set_workers(std::size_t count) {
+    impl_->workers.Set(static_cast<double>(count));
+}
+
+void telemetry::set_leader(bool leading) {
+    impl_->leader.Set(leading ? 1 : 0);
+}
+
+std::string telemetry::exposition() const {
+    return prometheus::TextSerializer().Serialize(impl_->registry->Collect());
+}
+
+} // namespace hpaplus::controller

@@ -1,0 +1,473 @@
+// demo/demo_command.cpp — `hpaplus demo` (DESIGN §4.4): the simulated cluster and the real
+// controller in one process, talking HTTP over loopback; a traffic scenario that rises and falls;
+// live progress; a report with load and replicas over time, and a JSON summary.
+#include "demo/demo_command.hpp"
+#include "controller/runtime/lifecycle.hpp"
+#include "controller/runtime/manager.hpp"
+#include "controller/runtime/options.hpp"
+#include "controller/runtime/process.hpp"
+#include "core/quantity.hpp"
+#include "demo/embedded_crds.hpp"
+#include "demo/report.hpp"
+#include "kube/yaml_json.hpp"
+#include "net/listen_address.hpp"
+#include "sim/cluster.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+namespace hpaplus::demo {
+namespace {
+
+namespace asio = boost::asio;
+using controller::controller_options;
+using controller::controller_process;
+using controller::manager;
+
+constexpr const char* demo_usage =
+    "Usage: hpaplus demo [--duration SECONDS] [--report FILE] [--summary-json FILE]\n"
+    "                    [--listen ADDR:PORT] [--vertical]\n"
+    "\n"
+    "Runs HPAPlus end to end on the embedded simulated cluster: installs the CRDs, creates a\n"
+    "Deployment 'web' with an HPAPlus (CPU 60 % of requests) and a CronHPA that pre-warms it\n"
+    "before the load rises, plays a load that rises and falls, and runs the real controller\n"
+    "against the cluster over HTTP. While it runs, kubectl works:\n"
+    "  kubectl --server http://127.0.0.1:PORT get hpap,chpa,deploy,pods\n"
+    "\n"
+    "  --duration SECONDS   length of the scenario (default 120, at least 30)\n"
+    "  --report FILE        chart of load and replicas: .svg for the chart alone, otherwise HTML\n"
+    "                       (default hpaplus-demo-report.html)\n"
+    "  --summary-json FILE  machine-readable summary (scaleUps, scaleDowns, maxReplicas, ...)\n"
+    "  --listen ADDR:PORT   where the simulated API server listens (default 127.0.0.1:0)\n"
+    "  --vertical           also run the vertical module: a Deployment 'api' whose pods use more\n"
+    "                       than they request, and a VPAPlus that resizes them in place\n"
+    "\n"
+    "Exit codes: 0 the scenario completed, 1 runtime failure, 2 bad usage.\n";
+
+constexpr int target_utilization = 60;
+constexpr int prewarm_size = 6;       ///< the CronHPA's floor before the load rises
+constexpr double cores_per_pod = 0.5; // the pods' CPU request
+
+struct demo_flags {
+    int duration = 120;
+    std::string report = "hpaplus-demo-report.html";
+    std::string summary_json;
+    std::string address = "127.0.0.1";
+    unsigned short port = 0;
+    bool vertical = false;
+};
+
+// --vertical: pods that use 600m CPU and 300Mi each against 100m and 128Mi requested.
+std::string vertical_deployment_json() {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"api","namespace":"default",)"
+           R"("annotations":{"sim.hpaplus.io/cpu-load":"1200m","sim.hpaplus.io/memory-per-pod":"300Mi"}},)"
+           R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"api"}},"template":{"metadata":)"
+           R"({"labels":{"app":"api"}},"spec":{"containers":[{"name":"app","image":"nginx",)"
+           R"("resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]}}}})";
+}
+
+std::string vpaplus_json() {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"VPAPlus","metadata":)"
+           R"({"name":"api","namespace":"default"},"spec":{"targetRef":{"apiVersion":"apps/v1",)"
+           R"("kind":"Deployment","name":"api"},"updatePolicy":{"updateMode":"InPlaceOrRecreate"}}})";
+}
+
+// The load over the scenario, as fractions of its length: steady, a rise, a peak, a fall.
+std::vector<std::pair<double, double>> load_profile() {
+    return {{0.0, 0.6}, {0.12, 2.4}, {0.30, 4.0}, {0.50, 0.9}, {0.75, 0.5}};
+}
+
+std::string deployment_json() {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default",)"
+           R"("labels":{"app":"web"},"annotations":{"sim.hpaplus.io/cpu-load":"600m"}},)"
+           R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":)"
+           R"({"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx",)"
+           R"("resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]}}}})";
+}
+
+std::string hpaplus_json(int scale_down_window) {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":)"
+           R"({"name":"web","namespace":"default"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1",)"
+           R"("kind":"Deployment","name":"web"},"minReplicas":2,"maxReplicas":12,)"
+           R"("syncPeriodSeconds":2,"metrics":[{"type":"Resource","resource":{"name":"cpu",)"
+           R"("target":{"type":"Utilization","averageUtilization":)" +
+           std::to_string(target_utilization) +
+           R"(}}}],"behavior":{"scaleDown":{"stabilizationWindowSeconds":)" +
+           std::to_string(scale_down_window) + "}}}}";
+}
+
+// A 6-field schedule firing once a day, `seconds` from now on the UTC wall clock.
+std::string schedule_in(int seconds) {
+    const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
+                   std::chrono::seconds(seconds);
+    const std::chrono::hh_mm_ss tod(t - std::chrono::floor<std::chrono::days>(t));
+    return std::to_string(tod.seconds().count()) + " " + std::to_string(tod.minutes().count()) +
+           " " + std::to_string(tod.hours().count()) + " * * *";
+}
+
+// The CronHPA: a floor of 6 on the HPAPlus shortly before the load rises (pre-warming for a known
+// peak), released once the load itself holds the replicas up.
+std::string cronhpa_json(int duration) {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"CronHPA","metadata":)"
+           R"({"name":"web-prewarm","namespace":"default"},"spec":{"scaleTargetRef":)"
+           R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","name":"web"},)"
+           R"("timeZone":"UTC","jobs":[{"name":"prewarm","schedule":")" +
+           schedule_in(std::max(2, duration * 6 / 100)) + R"(","targetSize":)" +
+           std::to_string(prewarm_size) + R"(},{"name":"release","schedule":")" +
+           schedule_in(duration * 20 / 100) + R"(","targetSize":2}]}})";
+}
+
+std::optional<std::string> build_scenario(int duration, bool vertical, sim::scenario& out) {
+    for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml, vpaplus_crd_yaml}) {
+        auto crds = kube::yaml_documents_to_json(yaml);
+        if (!crds) return "a compiled-in CRD is not valid YAML: " + crds.error().text;
+        out.objects.insert(out.objects.end(), crds->begin(), crds->end());
+    }
+    // The window is a sixth of the run, so the scale-down visibly waits for it.
+    out.objects.push_back(deployment_json());
+    out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));
+    out.objects.push_back(cronhpa_json(duration));
+    if (vertical) {
+        out.objects.push_back(vertical_deployment_json());
+        out.objects.push_back(vpaplus_json());
+    }
+    for (const auto& [at, cores] : load_profile()) {
+        sim::load_step step;
+        step.at = std::chrono::milliseconds(static_cast<std::int64_t>(at * duration * 1000));
+        step.deployment = "web";
+        step.cpu = std::to_string(static_cast<int>(std::lround(cores * 1000))) + "m";
+        out.load.push_back(step);
+    }
+    return std::nullopt;
+}
+
+const rapidjson::Value* member(const rapidjson::Value* v, const char* name) {
+    if (!v || !v->IsObject()) return nullptr;
+    const auto it = v->FindMember(name);
+    return it == v->MemberEnd() ? nullptr : &it->value;
+}
+
+int int_member(const rapidjson::Value* v, const char* name) {
+    const auto* m = member(v, name);
+    return m && m->IsInt() ? m->GetInt() : 0;
+}
+
+// Samples the cluster's state (read in process: the store is on this thread).
+class recorder {
+  public:
+    recorder(sim::cluster& cluster, manager& objects)
+        : cluster_(cluster), objects_(objects), start_(std::chrono::steady_clock::now()) {}
+
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+    void sample(bool print) {
+        demo_sample s;
+        s.seconds = elapsed();
+        auto& store = cluster_.store();
+        if (auto* deployments = store.find("apps", "v1", "deployments")) {
+            if (auto d = store.get(*deployments, "default", "web")) {
+                s.replicas = int_member(member(&d->doc, "spec"), "replicas");
+                s.ready = int_member(member(&d->doc, "status"), "readyReplicas");
+                const auto* load = member(member(member(&d->doc, "metadata"), "annotations"),
+                                          "sim.hpaplus.io/cpu-load");
+                if (load && load->IsString())
+                    if (auto q = core::quantity::parse(load->GetString()))
+                        s.load_cores = q->as_double();
+            }
+        }
+        if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses")) {
+            if (auto h = store.get(*hpas, "default", "web")) {
+                const auto* metrics = member(member(&h->doc, "status"), "currentMetrics");
+                if (metrics && metrics->IsArray() && !metrics->Empty()) {
+                    const auto* u = member(member(member(&(*metrics)[0], "resource"), "current"),
+                                           "averageUtilization");
+                    if (u && u->IsInt()) s.utilization = u->GetInt();
+                }
+            }
+        }
+        note_cron_floor(store, s.seconds);
+        note_vertical_resizes(store, s.seconds);
+        if (!samples_.empty() && s.replicas != samples_.back().replicas) {
+            const int from = samples_.back().replicas;
+            (s.replicas > from ? scale_ups_ : scale_downs_)++;
+            events_.push_back({s.seconds, "scaled " +
+                                              std::string(s.replicas > from ? "up" : "down") +
+                                              " from " + std::to_string(from) + " to " +
+                                              std::to_string(s.replicas) + " replicas"});
+            std::printf("[%4.0fs] %s\n", s.seconds, events_.back().text.c_str());
+        }
+        samples_.push_back(s);
+        if (print) {
+            const std::string cpu =
+                s.utilization ? std::to_string(*s.utilization) + "%" : std::string("  ?");
+            std::printf("[%4.0fs] load %4.2f cores | replicas %2d (ready %2d) | cpu %4s/%d%% | "
+                        "reconciles %llu\n",
+                        s.seconds, s.load_cores, s.replicas, s.ready, cpu.c_str(),
+                        target_utilization,
+                        static_cast<unsigned long long>(objects_.stats().reconciles));
+        }
+        std::fflush(stdout);
+    }
+
+    // Notes when the CronHPA's floor on the HPAPlus changes.
+    void note_cron_floor(sim::object_store& store, double seconds) {
+        std::string floor = "none";
+        if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses"))
+            if (auto h = store.get(*hpas, "default", "web"))
+                if (const auto* f = member(member(&h->doc, "status"), "cronFloor")) {
+                    const auto* job = member(f, "job");
+                    floor = std::to_string(int_member(f, "replicas")) + " (CronHPA job " +
+                            (job && job->IsString() ? job->GetString() : "?") + ")";
+                }
+        if (floor == cron_floor_) return;
+        cron_floor_ = floor;
+        if (floor == "none" && samples_.empty()) return;
+        events_.push_back({seconds, "cron floor " + floor});
+        std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
+    }
+
+    // Notes each change of the requests of the `api` pods (the --vertical scenario).
+    void note_vertical_resizes(sim::object_store& store, double seconds) {
+        auto* pods = store.find("", "v1", "pods");
+        if (!pods) return;
+        for (const auto& [key, p] : pods->objects) {
+            const auto label = p->labels.find("app");
+            if (p->namespace_ != "default" || label == p->labels.end() || label->second != "api")
+                continue;
+            const auto* spec = member(&p->doc, "spec");
+            const auto* containers = member(spec, "containers");
+            if (!containers || !containers->IsArray() || containers->Empty()) continue;
+            const auto* requests = member(member(&(*containers)[0], "resources"), "requests");
+            const auto text = [&](const char* name) {
+                const auto* v = member(requests, name);
+                return v && v->IsString() ? std::string(v->GetString()) : std::string("none");
+            };
+            const std::string now = "cpu " + text("cpu") + ", memory " + text("memory");
+            auto [it, fresh] = pod_requests_.try_emplace(p->name, now);
+            if (fresh || it->second == now) continue;
+            const std::string before = it->second;
+            it->second = now;
+            ++vertical_resizes_;
+            const auto* statuses = member(member(&p->doc, "status"), "containerStatuses");
+            const int restarts = statuses && statuses->IsArray() && !statuses->Empty()
+                                     ? int_member(&(*statuses)[0], "restartCount")
+                                     : 0;
+            events_.push_back({seconds, "VPAPlus resized pod " + p->name + " in place: " + before +
+                                            " → " + now + " (restarts " + std::to_string(restarts) +
+                                            ")"});
+            std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
+        }
+    }
+
+    demo_summary summary() const {
+        demo_summary out;
+        out.scale_ups = scale_ups_;
+        out.scale_downs = scale_downs_;
+        for (const auto& s : samples_)
+            out.max_replicas = std::max(out.max_replicas, s.replicas);
+        out.final_replicas = samples_.empty() ? 0 : samples_.back().replicas;
+        out.reconciles = objects_.stats().reconciles;
+        out.errors = objects_.stats().errors;
+        out.duration_seconds = elapsed();
+        out.target_utilization = target_utilization;
+        out.vertical_resizes = vertical_resizes_;
+        return out;
+    }
+    const std::vector<demo_sample>& samples() const { return samples_; }
+    const std::vector<demo_event>& events() const { return events_; }
+
+  private:
+    sim::cluster& cluster_;
+    manager& objects_;
+    std::chrono::steady_clock::time_point start_;
+    std::vector<demo_sample> samples_;
+    std::vector<demo_event> events_;
+    int scale_ups_ = 0;
+    int scale_downs_ = 0;
+    std::string cron_floor_ = "none";
+    std::map<std::string, std::string> pod_requests_; ///< api pod → its requests, as last seen
+    int vertical_resizes_ = 0;
+};
+
+bool write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    return static_cast<bool>(out);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<std::string> parse_flags(int argc, char** argv, demo_flags& f, bool& help) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            help = true;
+            return std::nullopt;
+        }
+        if (arg == "--vertical") {
+            f.vertical = true;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return "'" + std::string(arg) + "' needs a value (see 'hpaplus demo --help')";
+        const std::string value = argv[++i];
+        if (arg == "--duration") {
+            int v = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec != std::errc{} || end != value.data() + value.size() || v < 30 || v > 86400)
+                return "--duration: want whole seconds from 30 to 86400, got \"" + value + "\"";
+            f.duration = v;
+        } else if (arg == "--report") {
+            f.report = value;
+        } else if (arg == "--summary-json") {
+            f.summary_json = value;
+        } else if (arg == "--listen") {
+            if (!net::split_listen(value, f.address, f.port))
+                return "--listen: want ADDR:PORT, got \"" + value + "\"";
+        } else {
+            return "unknown option '" + std::string(arg) + "' (see 'hpaplus demo --help')";
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+int run_demo(int argc, char** argv) {
+    demo_flags flags;
+    bool help = false;
+    if (auto error = parse_flags(argc, argv, flags, help)) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
+        return 2;
+    }
+    if (help) {
+        std::fputs(demo_usage, stdout);
+        return 0;
+    }
+    sim::scenario scenario;
+    if (auto error = build_scenario(flags.duration, flags.vertical, scenario)) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
+        return 1;
+    }
+    controller::configure_logging();
+    if (!std::getenv("HPAPLUS_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);
+    try {
+        asio::io_context io(1);
+        sim::cluster_options cluster_options;
+        cluster_options.address = flags.address;
+        cluster_options.port = flags.port;
+        sim::cluster cluster(io, cluster_options);
+        cluster.start();
+        if (auto error = cluster.play(scenario)) {
+            std::fprintf(stderr, "hpaplus demo: setting up the scenario: %s\n", error->c_str());
+            return 1;
+        }
+        auto config = kube::parse_kubeconfig(cluster.kubeconfig(), "/");
+        if (!config) throw std::runtime_error(config.error().text);
+        controller_options options;
+        options.leader.enabled = false;
+        options.ops_listen = "127.0.0.1:0";
+        if (flags.vertical) {
+            options.enable_vertical = true;
+            options.vertical.interval = std::chrono::seconds(2);
+            // Seconds of history keep every bound wide; like pods past the 12 h mark, they are
+            // updated for a change of 10 % or more.
+            options.vertical.lifetime_threshold = std::chrono::seconds(0);
+        }
+        controller_process process(io, std::move(*config), options);
+        recorder rec(cluster, process.objects());
+
+        std::printf("HPAPlus demo: %d s on the simulated cluster at %s\n", flags.duration,
+                    cluster.url().c_str());
+        std::printf("  watch it:  kubectl --server %s get hpap,chpa,deploy\n",
+                    cluster.url().c_str());
+        std::printf("  load:      %s cores at 0 s, rising, then falling (CPU request 500m per pod, "
+                    "target %d %%)\n",
+                    "0.6", target_utilization);
+        std::printf("  cron:      CronHPA web-prewarm holds a floor of %d from %d s to %d s\n",
+                    prewarm_size, std::max(2, flags.duration * 6 / 100), flags.duration * 20 / 100);
+        if (flags.vertical)
+            std::printf(
+                "  vertical:  VPAPlus api resizes pods of Deployment api in place (they use "
+                "600m/300Mi against 100m/128Mi requested)\n");
+        std::printf("\n");
+        std::fflush(stdout);
+
+        int exit_code = 0;
+        bool finished = false;
+        auto finish = [&](int code) {
+            if (finished) return;
+            finished = true;
+            exit_code = code;
+            process.shutdown();
+        };
+        process.start([&](int code) {
+            if (code != 0) exit_code = code;
+            cluster.stop();
+            io.stop();
+        });
+        if (!process.ops_url().empty())
+            std::printf("  metrics:   %s/metrics\n\n", process.ops_url().c_str());
+
+        controller::stop_signal signals(io, [&] { finish(130); });
+        asio::steady_timer tick(io);
+        int ticks = 0;
+        std::function<void()> schedule = [&] {
+            tick.expires_after(std::chrono::milliseconds(500));
+            tick.async_wait([&](const boost::system::error_code& ec) {
+                if (ec || finished) return;
+                rec.sample(++ticks % 6 == 0);
+                if (rec.elapsed() >= flags.duration) {
+                    signals.cancel();
+                    finish(0);
+                    return;
+                }
+                schedule();
+            });
+        };
+        rec.sample(true);
+        schedule();
+        io.run();
+
+        const demo_summary summary = rec.summary();
+        std::printf("\nDone: %d scale-ups, %d scale-downs, at most %d replicas, %d at the end; "
+                    "%llu reconciles, %llu errors.\n",
+                    summary.scale_ups, summary.scale_downs, summary.max_replicas,
+                    summary.final_replicas, static_cast<unsigned long long>(summary.reconciles),
+                    static_cast<unsigned long long>(summary.errors));
+        if (flags.vertical)
+            std::printf("Vertical: %d in-place pod resizes.\n", summary.vertical_resizes);
+        const std::string title = "HPAPlus demo: load and replicas over time";
+        const std::string report = ends_with(flags.report, ".svg")
+                                       ? render_svg(rec.samples(), rec.events(), title)
+                                       : render_html(rec.samples(), rec.events(), summary, title);
+        if (!write_file(flags.report, report)) {
+            std::fprintf(stderr, "hpaplus demo: cannot write the report %s\n",
+                         flags.report.c_str());
+            return 1;
+        }
+        std::printf("Report: %s (open it in a browser)\n", flags.report.c_str());
+        if (!flags.summary_json.empty() && !write_file(flags.summary_json, summary_json(summary))) {
+            std::fprintf(stderr, "hpaplus demo: cannot write %s\n", flags.summary_json.c_str());
+            return 1;
+        }
+        return exit_code;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace hpaplus::demo

@@ -1,0 +1,51 @@
+// demo/report.hpp — what `hpaplus demo` records and the report it writes: an SVG chart
+// of load and replicas over time (alone, or inside an HTML page with the summary and the scaling
+// events), and the machine-readable summary.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpaplus::demo {
+
+struct demo_sample {
+    double seconds = 0;             ///< since the scenario started
+    double load_cores = 0;          ///< the load put on the workload
+    int replicas = 0;               ///< the Deployment's spec.replicas
+    int ready = 0;                  ///< its ready replicas
+    std::optional<int> utilization; ///< HPAPlus status: current CPU utilization (%)
+};
+
+struct demo_event {
+    double seconds = 0;
+    std::string text;
+};
+
+struct demo_summary {
+    int scale_ups = 0;
+    int scale_downs = 0;
+    int max_replicas = 0;
+    int final_replicas = 0;
+    std::uint64_t reconciles = 0;
+    std::uint64_t errors = 0;
+    double duration_seconds = 0;
+    int target_utilization = 0;
+    int vertical_resizes = 0; ///< --vertical: changes of the api pods' requests seen
+};
+
+/// A standalone SVG chart: load (cores) and replicas (spec and ready) over time.
+std::string render_svg(const std::vector<demo_sample>& samples,
+                       const std::vector<demo_event>& events, const std::string& title);
+
+/// An HTML page: the chart, the summary and the list of scaling events.
+std::string render_html(const std::vector<demo_sample>& samples,
+                        const std::vector<demo_event>& events, const demo_summary& summary,
+                        const std::string& title);
+
+/// `{"scaleUps":..,"scaleDowns":..,"maxReplicas":..,"finalReplicas":..,"reconciles":..,"errors":..,
+/// "durationSeconds":..,"verticalResizes":..}`.
+std::string summary_json(const demo_summary& summary);
+
+} // namespace hpaplus::demo

@@ -1,0 +1,26 @@
+// kube/api/hpaplus_status.hpp — the HPAPlus status a reconcile writes: the autoscaling/v2 status
+// fields, each metric's proposal, and the one-line summaries `kubectl get hpap` shows.
+#pragma once
+
+#include "policy/decision.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace hpaplus::kube {
+
+/// The `status` object (JSON) after decision `d` on `hpa`.
+std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d);
+
+/// The `status` object for a spec that cannot be used: the object's status with the condition
+/// `ScalingActive=False, reason InvalidSpec` and `message`.
+std::string encode_invalid_status(const policy::autoscaler_status& current, std::int64_t generation,
+                                  const std::string& message, core::time_point now);
+
+/// `cpu: 45%/60%, qps: 120/100` — kubectl's TARGETS column for the metrics of `d`.
+std::string targets_summary(const policy::autoscaler_spec& spec, const policy::decision& d);
+
+/// `3 -> 5 (recommended 5, stabilized 5, limited 5: DesiredWithinRange)` — what the reconcile did.
+std::string decision_summary(const policy::decision& d);
+
+} // namespace hpaplus::kube

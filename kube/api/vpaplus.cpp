@@ -1,0 +1,422 @@
+// kube/api/vpaplus.cpp — VPAPlus, Pod and checkpoint decoding and encoding.
+#include "kube/api/vpaplus.hpp"
+
+#include "kube/decode.hpp"
+#include "kube/encode.hpp"
+
+#include <rapidjson/document.h>
+
+namespace hpaplus::kube {
+namespace {
+
+using rapidjson::Value;
+using vertical::container_resources;
+
+std::optional<std::int64_t> cpu_of(const policy::resource_list& list) {
+    const auto* q = policy::find_resource(list, "cpu");
+    return q ? std::optional(q->milli_value()) : std::nullopt;
+}
+
+std::optional<std::int64_t> memory_of(const policy::resource_list& list) {
+    const auto* q = policy::find_resource(list, "memory");
+    return q ? std::optional(q->value()) : std::nullopt;
+}
+
+container_resources resources_of(kube::json_decoder& d, const std::string& name,
+                                 const kube::json_node& resources) {
+    const auto requests = d.resources(resources["requests"]);
+    const auto limits = d.resources(resources["limits"]);
+    return {name, cpu_of(requests), memory_of(requests), cpu_of(limits), memory_of(limits)};
+}
+
+vertical::bounds decode_bounds(kube::json_decoder& d, const kube::json_node& n) {
+    vertical::bounds b;
+    const auto list = d.resources(n);
+    b.cpu_milli = cpu_of(list);
+    b.memory_bytes = memory_of(list);
+    for (const auto& [name, q] : list)
+        if (name != "cpu" && name != "memory")
+            d.fail(n[name], "only cpu and memory can be bounded");
+    return b;
+}
+
+vertical::container_policy decode_policy(kube::json_decoder& d, const kube::json_node& n) {
+    vertical::container_policy p;
+    if (!d.object(n)) return p;
+    d.known_fields(n, {"containerName", "mode", "minAllowed", "maxAllowed", "controlledResources",
+                       "controlledValues"});
+    p.container_name = d.string(n["containerName"]);
+    const std::string mode = d.opt_string(n["mode"]).value_or("Auto");
+    if (mode != "Auto" && mode != "Off")
+        d.fail(n["mode"], "must be Auto or Off, got \"" + mode + "\"");
+    p.off = mode == "Off";
+    p.min_allowed = decode_bounds(d, n["minAllowed"]);
+    p.max_allowed = decode_bounds(d, n["maxAllowed"]);
+    if (const auto r = n["controlledResources"]; r.present()) {
+        p.control_cpu = p.control_memory = false;
+        for (std::size_t i = 0, size = d.array(r); i < size; ++i) {
+            const std::string name = d.string(r.at(i));
+            if (name == "cpu")
+                p.control_cpu = true;
+            else if (name == "memory")
+                p.control_memory = true;
+            else
+                d.fail(r.at(i), "must be cpu or memory, got \"" + name + "\"");
+        }
+    }
+    const std::string values = d.opt_string(n["controlledValues"]).value_or("RequestsAndLimits");
+    if (values == "RequestsOnly")
+        p.values = vertical::controlled_values::requests_only;
+    else if (values != "RequestsAndLimits")
+        d.fail(n["controlledValues"],
+               "must be RequestsAndLimits or RequestsOnly, got \"" + values + "\"");
+    if (p.min_allowed.cpu_milli && p.max_allowed.cpu_milli && *p.max_allowed.cpu_milli > 0 &&
+        *p.min_allowed.cpu_milli > *p.max_allowed.cpu_milli)
+        d.fail(n["minAllowed"]["cpu"], "must not be above maxAllowed.cpu");
+    if (p.min_allowed.memory_bytes && p.max_allowed.memory_bytes &&
+        *p.max_allowed.memory_bytes > 0 &&
+        *p.min_allowed.memory_bytes > *p.max_allowed.memory_bytes)
+        d.fail(n["minAllowed"]["memory"], "must not be above maxAllowed.memory");
+    return p;
+}
+
+Value resource_map(const vertical::amounts& v, bool cpu, bool memory, kube::json_allocator& a) {
+    Value m(rapidjson::kObjectType);
+    if (cpu) m.AddMember("cpu", kube::json_string(cpu_text(v.cpu_milli), a), a);
+    if (memory) m.AddMember("memory", kube::json_string(memory_text(v.memory_bytes), a), a);
+    return m;
+}
+
+Value encode_histogram(const vertical::histogram_checkpoint& h, kube::json_allocator& a) {
+    Value v(rapidjson::kObjectType);
+    v.AddMember("referenceTimestamp", kube::json_string(core::format_rfc3339_nano(h.reference), a),
+                a);
+    v.AddMember("totalWeight", h.total_weight, a);
+    Value weights(rapidjson::kObjectType);
+    for (const auto& [bucket, w] : h.bucket_weights)
+        weights.AddMember(kube::json_string(std::to_string(bucket), a), Value(w), a);
+    v.AddMember("bucketWeights", weights, a);
+    return v;
+}
+
+std::optional<vertical::histogram_checkpoint> decode_histogram(kube::json_decoder& d,
+                                                               const kube::json_node& n) {
+    vertical::histogram_checkpoint h;
+    if (!d.object(n)) return std::nullopt;
+    h.reference = d.opt_time(n["referenceTimestamp"]).value_or(core::time_point{});
+    h.total_weight = d.opt_number(n["totalWeight"]).value_or(0);
+    const auto weights = n["bucketWeights"];
+    if (weights.present() && weights.value->IsObject()) {
+        for (const auto& m : weights.value->GetObject()) {
+            const std::string key = m.name.GetString();
+            if (!m.value.IsUint() || key.empty() ||
+                key.find_first_not_of("0123456789") != std::string::npos || key.size() > 6)
+                return std::nullopt;
+            h.bucket_weights[std::stoul(key)] = m.value.GetUint();
+        }
+    }
+    if (!d.ok()) return std::nullopt;
+    return h;
+}
+
+} // namespace
+
+std::string cpu_text(std::int64_t milli) {
+    return core::quantity::from_milli(milli, core::quantity_format::decimal_si).to_string();
+}
+
+std::string memory_text(std::int64_t bytes) {
+    return core::quantity::from_value(bytes, core::quantity_format::binary_si).to_string();
+}
+
+vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
+    vpaplus v;
+    if (!d.object(n)) return v;
+    const auto meta = n["metadata"];
+    v.ns = d.opt_string(meta["namespace"]).value_or("");
+    v.name = d.opt_string(meta["name"]).value_or("");
+    v.uid = d.opt_string(meta["uid"]).value_or("");
+    v.generation = d.opt_int(meta["generation"], 0, INT64_MAX).value_or(0);
+    const auto spec = n["spec"];
+    if (!spec.present()) {
+        d.fail(spec, "required field is missing");
+        return v;
+    }
+    if (!d.object(spec)) return v;
+    d.known_fields(spec, {"targetRef", "updatePolicy", "resourcePolicy", "allowSharedResources",
+                          "recommenders"});
+    v.target = kube::decode_reference(d, spec["targetRef"]);
+    if (const auto u = spec["updatePolicy"]; u.present() && d.object(u)) {
+        d.known_fields(u, {"updateMode", "minReplicas", "evictionRequirements"});
+        const std::string mode = d.opt_string(u["updateMode"]).value_or("InPlaceOrRecreate");
+        if (const auto m = vertical::parse_update_mode(mode))
+            v.mode = *m;
+        else
+            d.fail(u["updateMode"], "must be Off, Initial, Recreate, InPlaceOrRecreate or InPlace, "
+                                    "got \"" +
+                                        mode + "\"");
+        v.min_replicas = d.opt_int32(u["minReplicas"], 1);
+    }
+    if (const auto r = spec["resourcePolicy"]; r.present() && d.object(r)) {
+        d.known_fields(r, {"containerPolicies"});
+        const auto list = r["containerPolicies"];
+        for (std::size_t i = 0, size = d.array(list); i < size; ++i)
+            v.policies.push_back(decode_policy(d, list.at(i)));
+    }
+    const auto shared = spec["allowSharedResources"];
+    for (std::size_t i = 0, size = d.array(shared); i < size; ++i) {
+        const std::string r = d.string(shared.at(i));
+        if (r == "cpu")
+            v.share_cpu = true;
+        else if (r == "memory")
+            v.share_memory = true;
+        else
+            d.fail(shared.at(i), "must be cpu or memory, got \"" + r + "\"");
+    }
+    return v;
+}
+
+vpaplus_status decode_vpaplus_status(const kube::json_node& n) {
+    vpaplus_status s;
+    kube::json_decoder d;
+    if (!n.present() || !d.object(n)) return s;
+    s.in_place_resizes = d.opt_int(n["inPlaceResizes"], 0, INT64_MAX).value_or(0);
+    s.evictions = d.opt_int(n["evictions"], 0, INT64_MAX).value_or(0);
+    kube::json_decoder cd;
+    auto conditions = kube::decode_conditions(cd, n["conditions"]);
+    if (cd.ok()) s.conditions = std::move(conditions);
+    return s;
+}
+
+std::vector<vertical::container_recommendation>
+decode_recommendations(const kube::json_node& status,
+                       const std::vector<vertical::container_policy>& policies) {
+    std::vector<vertical::container_recommendation> out;
+    kube::json_decoder d;
+    const auto list = status["recommendation"]["containerRecommendations"];
+    for (std::size_t i = 0, size = d.array(list); i < size && d.ok(); ++i) {
+        const auto n = list.at(i);
+        vertical::container_recommendation r;
+        r.container = d.string(n["containerName"]);
+        const auto read = [&](const char* key, vertical::amounts& into) {
+            const auto values = d.resources(n[key]);
+            into.cpu_milli = cpu_of(values).value_or(0);
+            into.memory_bytes = memory_of(values).value_or(0);
+        };
+        read("target", r.target);
+        read("lowerBound", r.lower_bound);
+        read("upperBound", r.upper_bound);
+        read("uncappedTarget", r.uncapped_target);
+        r.cpu = n["target"]["cpu"].present();
+        r.memory = n["target"]["memory"].present();
+        if (const auto* p = vertical::policy_for(policies, r.container)) r.values = p->values;
+        if (d.ok() && (r.cpu || r.memory)) out.push_back(std::move(r));
+    }
+    if (!d.ok()) out.clear(); // a status this controller did not write: apply nothing
+    return out;
+}
+
+std::string encode_vpaplus_status(const vpaplus_status& s) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("observedGeneration", s.observed_generation, a);
+    Value list(rapidjson::kArrayType);
+    for (const auto& r : s.recommendations) {
+        Value c(rapidjson::kObjectType);
+        c.AddMember("containerName", kube::json_string(r.container, a), a);
+        c.AddMember("target", resource_map(r.target, r.cpu, r.memory, a), a);
+        c.AddMember("lowerBound", resource_map(r.lower_bound, r.cpu, r.memory, a), a);
+        c.AddMember("upperBound", resource_map(r.upper_bound, r.cpu, r.memory, a), a);
+        c.AddMember("uncappedTarget", resource_map(r.uncapped_target, r.cpu, r.memory, a), a);
+        list.PushBack(c, a);
+    }
+    Value recommendation(rapidjson::kObjectType);
+    recommendation.AddMember("containerRecommendations", list, a);
+    doc.AddMember("recommendation", recommendation, a);
+    doc.AddMember("inPlaceResizes", s.in_place_resizes, a);
+    doc.AddMember("evictions", s.evictions, a);
+    if (s.shared_with.empty())
+        doc.AddMember("sharedWith", Value(rapidjson::kNullType), a);
+    else
+        doc.AddMember("sharedWith", kube::json_string(s.shared_with, a), a);
+    doc.AddMember("conditions", kube::encode_conditions(s.conditions, a), a);
+    return kube::to_json_text(doc);
+}
+
+vertical_pod decode_vertical_pod(const kube::json_node& n) {
+    vertical_pod p;
+    kube::json_decoder d;
+    if (!d.object(n)) return p;
+    const auto meta = n["metadata"];
+    p.name = d.opt_string(meta["name"]).value_or("");
+    p.uid = d.opt_string(meta["uid"]).value_or("");
+    p.deleting = meta["deletionTimestamp"].present();
+    p.has_annotations = meta["annotations"].present();
+    const auto owners = meta["ownerReferences"];
+    for (std::size_t i = 0, size = d.array(owners); i < size; ++i)
+        if (d.opt_bool(owners.at(i)["controller"]).value_or(false)) p.controlled = true;
+    const auto containers = n["spec"]["containers"];
+    for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
+        const auto c = containers.at(i);
+        p.desired.push_back(resources_of(d, d.opt_string(c["name"]).value_or(""), c["resources"]));
+        const auto r = c["resources"];
+        p.maps.push_back({r.present(), r["requests"].present(), r["limits"].present()});
+    }
+    const auto status = n["status"];
+    p.pending = d.opt_string(status["phase"]).value_or("Pending") == "Pending";
+    p.start_time = d.opt_time(status["startTime"]);
+    const auto statuses = status["containerStatuses"];
+    for (std::size_t i = 0, size = d.array(statuses); i < size; ++i) {
+        const auto s = statuses.at(i);
+        const std::string name = d.opt_string(s["name"]).value_or("");
+        if (s["resources"].present()) p.applied.push_back(resources_of(d, name, s["resources"]));
+        const auto terminated = s["lastState"]["terminated"];
+        if (d.opt_string(terminated["reason"]).value_or("") == "OOMKilled") {
+            const auto started = d.opt_time(terminated["startedAt"]);
+            const auto finished = d.opt_time(terminated["finishedAt"]);
+            if (started && finished) p.oom_kills.push_back({name, *started, *finished});
+        }
+    }
+    const auto conditions = status["conditions"];
+    for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
+        const auto c = conditions.at(i);
+        const std::string type = d.opt_string(c["type"]).value_or("");
+        if (d.opt_string(c["status"]).value_or("") != "True") continue;
+        if (type == "PodResizePending")
+            p.resize_pending = d.opt_string(c["reason"]).value_or("Deferred");
+        if (type == "PodResizeInProgress") {
+            p.resize_in_progress = true;
+            p.in_progress_reason = d.opt_string(c["reason"]).value_or("");
+        }
+    }
+    // Clusters before 1.33 report status.resize instead; unknown values count as Deferred.
+    if (const auto legacy = d.opt_string(status["resize"]); legacy && !legacy->empty()) {
+        if (*legacy == "InProgress" || *legacy == "Proposed")
+            p.resize_in_progress = true;
+        else if (*legacy == "Infeasible")
+            p.resize_pending = "Infeasible";
+        else
+            p.resize_pending = "Deferred";
+    }
+    return p;
+}
+
+bool resizing(const vertical_pod& p) {
+    if (!p.resize_pending.empty() || p.resize_in_progress) return true;
+    for (const auto& want : p.desired)
+        for (const auto& have : p.applied)
+            if (have.name == want.name && !(have == want)) return true;
+    return false;
+}
+
+namespace {
+
+// RFC 6902 operations, all "add" (which replaces an existing member).
+struct patch_builder {
+    rapidjson::Document doc{rapidjson::kArrayType};
+    void add(const std::string& path, Value value) {
+        auto& a = doc.GetAllocator();
+        Value o(rapidjson::kObjectType);
+        o.AddMember("op", "add", a);
+        o.AddMember("path", kube::json_string(path, a), a);
+        o.AddMember("value", value, a);
+        doc.PushBack(o, a);
+    }
+    Value text(const std::string& s) { return kube::json_string(s, doc.GetAllocator()); }
+};
+
+void add_resource_operations(patch_builder& patch, const vertical_pod& p,
+                             const std::vector<container_resources>& to) {
+    for (std::size_t i = 0; i < p.desired.size(); ++i) {
+        const container_resources* next = nullptr;
+        for (const auto& c : to)
+            if (c.name == p.desired[i].name) next = &c;
+        if (!next || *next == p.desired[i]) continue;
+        const std::string base = "/spec/containers/" + std::to_string(i) + "/resources";
+        const auto maps = i < p.maps.size() ? p.maps[i] : vertical_pod::resource_maps{};
+        if (!maps.resources) patch.add(base, Value(rapidjson::kObjectType));
+        if (!maps.requests && (next->cpu_request_milli || next->memory_request_bytes))
+            patch.add(base + "/requests", Value(rapidjson::kObjectType));
+        if (!maps.limits && (next->cpu_limit_milli || next->memory_limit_bytes))
+            patch.add(base + "/limits", Value(rapidjson::kObjectType));
+        if (next->cpu_request_milli)
+            patch.add(base + "/requests/cpu", patch.text(cpu_text(*next->cpu_request_milli)));
+        if (next->memory_request_bytes)
+            patch.add(base + "/requests/memory",
+                      patch.text(memory_text(*next->memory_request_bytes)));
+        if (next->cpu_limit_milli)
+            patch.add(base + "/limits/cpu", patch.text(cpu_text(*next->cpu_limit_milli)));
+        if (next->memory_limit_bytes)
+            patch.add(base + "/limits/memory", patch.text(memory_text(*next->memory_limit_bytes)));
+    }
+}
+
+} // namespace
+
+std::string resize_patch(const vertical_pod& p, const std::vector<container_resources>& to) {
+    patch_builder patch;
+    add_resource_operations(patch, p, to);
+    return kube::to_json_text(patch.doc);
+}
+
+std::string admission_patch(const vertical_pod& p, const std::vector<container_resources>& to,
+                            const std::string& vpaplus) {
+    patch_builder patch;
+    add_resource_operations(patch, p, to);
+    std::string what;
+    for (const auto& next : to) {
+        std::string parts;
+        const auto add = [&](const std::optional<std::int64_t>& v, const char* name, bool cpu) {
+            if (!v) return;
+            parts += (parts.empty() ? "" : ", ") + std::string(name) + " " +
+                     (cpu ? cpu_text(*v) : memory_text(*v));
+        };
+        add(next.cpu_request_milli, "cpu request", true);
+        add(next.memory_request_bytes, "memory request", false);
+        add(next.cpu_limit_milli, "cpu limit", true);
+        add(next.memory_limit_bytes, "memory limit", false);
+        if (!parts.empty()) what += (what.empty() ? "" : "; ") + next.name + ": " + parts;
+    }
+    if (!p.has_annotations) patch.add("/metadata/annotations", Value(rapidjson::kObjectType));
+    patch.add("/metadata/annotations/vpaplus.hpaplus.io~1updates",
+              patch.text("Pod resources set by VPAPlus " + vpaplus + " at creation: " + what));
+    return kube::to_json_text(patch.doc);
+}
+
+std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c,
+                                     core::time_point now) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("version", "v3", a);
+    doc.AddMember("lastUpdateTime", kube::json_string(core::format_rfc3339(now), a), a);
+    if (c.first_sample)
+        doc.AddMember("firstSampleStart",
+                      kube::json_string(core::format_rfc3339_nano(*c.first_sample), a), a);
+    if (c.last_sample)
+        doc.AddMember("lastSampleStart",
+                      kube::json_string(core::format_rfc3339_nano(*c.last_sample), a), a);
+    doc.AddMember("totalSamplesCount", Value(static_cast<std::uint64_t>(c.total_samples)), a);
+    doc.AddMember("cpuHistogram", encode_histogram(c.cpu, a), a);
+    doc.AddMember("memoryHistogram", encode_histogram(c.memory, a), a);
+    return kube::to_json_text(doc);
+}
+
+std::optional<vertical::aggregate_checkpoint> decode_checkpoint_status(const kube::json_node& n) {
+    kube::json_decoder d;
+    if (!n.present() || !d.object(n) || d.opt_string(n["version"]).value_or("") != "v3")
+        return std::nullopt;
+    vertical::aggregate_checkpoint c;
+    const auto cpu = decode_histogram(d, n["cpuHistogram"]);
+    const auto memory = decode_histogram(d, n["memoryHistogram"]);
+    if (!cpu || !memory) return std::nullopt;
+    c.cpu = *cpu;
+    c.memory = *memory;
+    c.first_sample = d.opt_time(n["firstSampleStart"]);
+    c.last_sample = d.opt_time(n["lastSampleStart"]);
+    c.total_samples =
+        static_cast<std::uint64_t>(d.opt_int(n["totalSamplesCount"], 0, INT64_MAX).value_or(0));
+    if (!d.ok()) return std::nullopt;
+    return c;
+}
+
+} // namespace hpaplus::kube

@@ -1,0 +1,55 @@
+// kube/event_recorder.hpp — core/v1 Events about autoscalers, aggregated as client-go's
+// recorder does: the same reason and message about the same object within a window bump one
+// Event's count instead of creating another.
+#pragma once
+
+#include "core/time.hpp"
+#include "kube/api_client.hpp"
+#include "policy/decision.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+namespace hpaplus::kube {
+
+struct involved_object {
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+    std::string kind = "HPAPlus";
+    std::string api_version = "autoscaling.hpaplus.io/v1alpha1";
+};
+
+class event_recorder {
+  public:
+    event_recorder(kube::api_client& client, std::string host, std::chrono::seconds window);
+
+    /// Creates the Event or bumps the count of the one recorded in the window. A failure is
+    /// logged and dropped: an Event is never worth failing a reconcile over.
+    /// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
+    boost::asio::awaitable<void> record(const involved_object& object, const policy::event& e,
+                                        core::time_point now);
+
+    std::uint64_t created() const { return created_; }
+    std::uint64_t aggregated() const { return aggregated_; }
+
+  private:
+    struct recorded {
+        std::string event_name;
+        std::int32_t count = 0;
+        core::time_point last{};
+    };
+    void forget_older_than(core::time_point cutoff);
+
+    kube::api_client& client_;
+    std::string host_;
+    std::chrono::seconds window_;
+    std::map<std::string, recorded, std::less<>> recent_; ///< ns/name/type/reason/message
+    std::uint64_t created_ = 0;
+    std::uint64_t aggregated_ = 0;
+};
+
+} // namespace hpaplus::kube

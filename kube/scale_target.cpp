@@ -1,0 +1,98 @@
+// kube/scale_target.cpp — reading and writing the target's Scale.
+#include "kube/scale_target.hpp"
+
+#include "kube/decode.hpp"
+
+#include <rapidjson/document.h>
+
+namespace hpaplus::kube {
+namespace {
+
+bool is_deployment(const policy::object_reference& ref) {
+    return ref.kind == "Deployment" && (ref.api_version == "apps/v1" || ref.api_version.empty());
+}
+
+std::string scale_error(const kube::api_response& r, const policy::object_reference& ref) {
+    if (!r.status.message.empty()) return r.status.message;
+    const auto path = kube::target_resource(ref);
+    return r.ec.message() + " (get " + path.plural + (path.group.empty() ? "" : "." + path.group) +
+           " " + ref.name + ")";
+}
+
+} // namespace
+
+target_view scale_from_deployment(const std::string& json) {
+    target_view v;
+    rapidjson::Document doc;
+    doc.Parse(json.data(), json.size());
+    kube::json_decoder d;
+    const kube::json_node root{&doc, ""};
+    if (doc.HasParseError() || !doc.IsObject()) {
+        v.error = "the cached Deployment is not valid JSON";
+        return v;
+    }
+    policy::scale_snapshot s;
+    // The Deployment's /scale: spec.replicas defaults to 1 on the server.
+    s.spec_replicas = d.opt_int32(root["spec"]["replicas"], 0).value_or(1);
+    s.status_replicas = d.opt_int32(root["status"]["replicas"], 0).value_or(0);
+    if (auto spec = d.selector(root["spec"]["selector"])) {
+        auto selector = core::to_label_selector(*spec);
+        if (selector) s.selector = core::to_string(*selector);
+    }
+    v.resource_version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
+    v.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root));
+    if (!d.ok()) {
+        v.error = "the cached Deployment cannot be read: " + d.error().to_string();
+        v.rollout.reset();
+        return v;
+    }
+    v.scale = s;
+    return v;
+}
+
+boost::asio::awaitable<target_view>
+read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
+            const policy::object_reference& ref, bool fresh, const target_view* last) {
+    if (deployments && is_deployment(ref) && !fresh) {
+        if (auto cached = deployments->find(ns, ref.name)) {
+            if (last && last->scale && last->resource_version == cached->resource_version)
+                co_return *last;
+            co_return scale_from_deployment(cached->json);
+        }
+        target_view missing;
+        missing.error = "deployments.apps \"" + ref.name + "\" not found";
+        co_return missing;
+    }
+    const kube::resource_path path = kube::target_resource(ref);
+    const std::string scale_name = ref.name + "/scale";
+    auto response = co_await kube::get(client, path, ns, scale_name);
+    target_view v;
+    if (!response) {
+        v.error = scale_error(response, ref);
+        co_return v;
+    }
+    auto scale = kube::parse_scale(response.body);
+    if (!scale) {
+        v.error = "the /scale of " + ref.kind + "/" + ref.name + " is not an autoscaling/v1 Scale";
+        co_return v;
+    }
+    v.scale = policy::scale_snapshot{scale->spec_replicas, scale->status_replicas, scale->selector};
+    v.resource_version = scale->resource_version;
+    if (deployments && is_deployment(ref)) {
+        // Keep the rollout view from the cache (the Scale does not carry it).
+        if (auto cached = deployments->find(ns, ref.name))
+            v.rollout = scale_from_deployment(cached->json).rollout;
+    }
+    co_return v;
+}
+
+boost::asio::awaitable<kube::api_response>
+write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
+            std::int32_t replicas, const std::string& resource_version) {
+    const kube::resource_path path = kube::target_resource(ref);
+    std::string body = kube::scale_body(ref.name, ns, replicas, resource_version);
+    const std::string sub = "scale"; // named: GCC 12 mishandles temporaries in co_await calls
+    co_return co_await kube::update(client, path, ns, ref.name, std::move(body), sub);
+}
+
+} // namespace hpaplus::kube

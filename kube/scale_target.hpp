@@ -1,0 +1,41 @@
+// kube/scale_target.hpp — the autoscaler's target as a Scale: read from the Deployment
+// cache when the target is an apps/v1 Deployment (no request), through `/scale` otherwise or when
+// fresh data is needed after a conflict; and the conditional `/scale` write.
+#pragma once
+
+#include "kube/informer.hpp"
+#include "kube/resources.hpp"
+#include "policy/rollout.hpp"
+#include "policy/types.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <optional>
+#include <string>
+
+namespace hpaplus::kube {
+
+struct target_view {
+    std::optional<policy::scale_snapshot> scale; ///< nullopt: `error` says why
+    std::string error;
+    std::string resource_version;                 ///< precondition of the /scale write
+    std::optional<policy::rollout_state> rollout; ///< Deployments only
+};
+
+/// The target's Scale view of a cached Deployment (nullopt when `json` is not one).
+target_view scale_from_deployment(const std::string& json);
+
+/// Reads the target. `deployments` may be null; `fresh` forces a GET of `/scale`. `last`, when
+/// given, is the previous view of the same target: a cached Deployment still at its
+/// resourceVersion is not decoded again.
+/// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
+boost::asio::awaitable<target_view>
+read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
+            const policy::object_reference& ref, bool fresh, const target_view* last = nullptr);
+
+/// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved).
+boost::asio::awaitable<kube::api_response>
+write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
+            std::int32_t replicas, const std::string& resource_version);
+
+} // namespace hpaplus::kube

@@ -1,0 +1,45 @@
+// kube/status_writer.cpp — comparing and merge-patching status subresources.
+#include "kube/status_writer.hpp"
+
+#include "kube/encode.hpp"
+
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
+
+namespace hpaplus::kube {
+
+bool status_differs(const rapidjson::Value& object, std::string_view status_json) {
+    rapidjson::Document status;
+    status.Parse(status_json.data(), status_json.size());
+    if (status.HasParseError() || !object.IsObject() || !status.IsObject()) return true;
+    const auto current = object.FindMember("status");
+    if (current == object.MemberEnd() || !current->value.IsObject()) return true;
+    // A merge patch leaves the fields it does not name alone, so only the named ones count.
+    // rapidjson compares objects member by member in any order.
+    for (const auto& member : status.GetObject()) {
+        const auto theirs = current->value.FindMember(member.name);
+        if (theirs == current->value.MemberEnd()) {
+            if (!member.value.IsNull()) return true; // null = remove, and it is already gone
+        } else if (theirs->value != member.value) {
+            return true;
+        }
+    }
+    return false;
+}
+
+boost::asio::awaitable<bool> write_status(kube::api_client& client,
+                                          const kube::resource_path& resource,
+                                          const kube::cached_object& object,
+                                          const rapidjson::Value& parsed,
+                                          const std::string& status) {
+    if (!status_differs(parsed, status)) co_return false;
+    std::string patch = "{\"status\":" + status + "}";
+    const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
+    auto response = co_await kube::merge_patch(client, resource, object.namespace_, object.name,
+                                               std::move(patch), sub);
+    if (!response && response.ec != kube::errc::not_found)
+        spdlog::warn("{}: writing status failed: {}", object.key, response.message());
+    co_return static_cast<bool>(response);
+}
+
+} // namespace hpaplus::kube

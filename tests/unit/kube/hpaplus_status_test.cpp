@@ -1,0 +1,55 @@
+// The status helpers a reconcile uses to decide whether to write (kube/status_writer.hpp) and the
+// summaries of an HPAPlus status (kube/api/hpaplus_status.hpp): tables of inputs and outputs.
+#include "kube/api/hpaplus_status.hpp"
+#include "kube/status_writer.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+namespace hpaplus::kube {
+namespace {
+
+TEST(StatusDiffers, ComparesTheFieldsWeWriteInAnyOrder) {
+    auto parsed = [](const char* text) {
+        rapidjson::Document d;
+        d.Parse(text);
+        return d;
+    };
+    const auto object = parsed(
+        R"({"metadata":{"name":"a"},"status":{"desiredReplicas":3,"currentReplicas":2,"extra":1}})");
+    EXPECT_FALSE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":3})"));
+    EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":4})"));
+    EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"lastDecision":"x"})"));
+    EXPECT_TRUE(status_differs(parsed(R"({"metadata":{}})"), R"({"currentReplicas":2})"));
+    EXPECT_TRUE(status_differs(parsed("not json"), R"({"currentReplicas":2})"));
+}
+
+TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {
+    policy::autoscaler_spec spec;
+    policy::metric_spec cpu;
+    cpu.resource_name = "cpu";
+    cpu.target.average_utilization = 60;
+    policy::metric_spec qps;
+    qps.type = policy::metric_source_type::pods;
+    qps.metric.name = "qps";
+    qps.target.type = policy::metric_target_type::average_value;
+    qps.target.average_value = core::quantity::parse("100").value();
+    spec.metrics = {cpu, qps};
+    policy::decision d;
+    d.metrics.resize(2);
+    d.metrics[0].status.emplace();
+    d.metrics[0].status->current.average_utilization = 45;
+    EXPECT_EQ(targets_summary(spec, d), "cpu: 45%/60%, qps: <unknown>/100");
+
+    d.current_replicas = 3;
+    d.rescale = true;
+    d.target_replicas = 5;
+    d.stages.recommended = 6;
+    d.stages.stabilized = 6;
+    d.stages.limited = 5;
+    d.stages.limit_reason = "ScaleUpLimit";
+    EXPECT_EQ(decision_summary(d), "3 -> 5: recommended 6, stabilized 6, limited 5 (ScaleUpLimit)");
+}
+
+} // namespace
+} // namespace hpaplus::kube

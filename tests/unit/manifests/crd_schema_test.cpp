@@ -1,0 +1,159 @@
+// crds/hpaplus.yaml as the API server applies it (sim/schema.hpp): every example in crds/examples/
+// is valid, gets the CRD's defaults, and decodes into a spec the controller accepts; broken
+// objects are refused with the server's wording; unknown fields are pruned.
+#include "../../support/manifest_files.hpp"
+#include "cron/exclusions.hpp"
+#include "kube/api/cronhpa.hpp"
+#include "kube/decode.hpp"
+#include "kube/yaml_json.hpp"
+#include "policy/defaults.hpp"
+#include "policy/validation.hpp"
+#include "sim/schema.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace hpaplus {
+namespace {
+
+using test::json_of;
+
+namespace fs = std::filesystem;
+
+// The examples in crds/examples/ of one kind, by file name.
+std::vector<std::pair<std::string, rapidjson::Document>> examples_of(const std::string& kind) {
+    return test::examples_of(HPAPLUS_SOURCE_DIR, kind);
+}
+
+class HpaplusCrd : public ::testing::Test {
+  protected:
+    HpaplusCrd() {
+        crd = json_of(test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/hpaplus.yaml"));
+        schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    }
+    sim::field_errors apply(rapidjson::Document& object) {
+        return sim::apply_schema(*schema, object, object.GetAllocator());
+    }
+    rapidjson::Document crd;
+    const rapidjson::Value* schema = nullptr;
+};
+
+TEST_F(HpaplusCrd, EveryExampleIsValidDefaultedAndAcceptedByTheController) {
+    auto examples = examples_of("HPAPlus");
+    for (auto& [name, object] : examples) {
+        const auto errors = apply(object);
+        EXPECT_TRUE(errors.empty())
+            << name << ": " << errors.front().first << ": " << errors.front().second;
+        EXPECT_TRUE(object["spec"].HasMember("mode")) << name << ": the default was not applied";
+        EXPECT_TRUE(object["spec"].HasMember("syncPeriodSeconds")) << name;
+        kube::json_decoder d;
+        auto hpa = kube::decode_autoscaler(d, {&object, ""});
+        ASSERT_TRUE(d.ok()) << name << ": " << d.error().to_string();
+        policy::apply_defaults(hpa.spec);
+        const auto invalid = policy::validate(hpa.spec);
+        EXPECT_TRUE(invalid.empty())
+            << name << ": " << invalid.front().field << ": " << invalid.front().message;
+    }
+    EXPECT_GE(examples.size(), 4U);
+}
+
+struct broken_case {
+    const char* name;
+    const char* spec_yaml; ///< the object's spec
+    const char* field;
+    const char* message;
+};
+void PrintTo(const broken_case& c, std::ostream* os) {
+    *os << c.name;
+}
+
+class HpaplusCrdRejects : public HpaplusCrd, public ::testing::WithParamInterface<broken_case> {};
+
+TEST_P(HpaplusCrdRejects, WithTheServersWording) {
+    auto object = json_of(std::string("apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\n"
+                                      "metadata: {name: x}\nspec: ") +
+                          GetParam().spec_yaml);
+    const auto errors = apply(object);
+    ASSERT_FALSE(errors.empty());
+    EXPECT_EQ(errors.front().first, GetParam().field);
+    EXPECT_EQ(errors.front().second, GetParam().message);
+}
+
+// clang-format off
+INSTANTIATE_TEST_SUITE_P(Table, HpaplusCrdRejects, ::testing::Values(
+    broken_case{"NoMax", "{scaleTargetRef: {kind: Deployment, name: web}}", "spec.maxReplicas", "Required value"},
+    broken_case{"NoTarget", "{maxReplicas: 3}", "spec.scaleTargetRef", "Required value"},
+    broken_case{"ZeroMax", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 0}", "spec.maxReplicas",
+                "Invalid value: 0: spec.maxReplicas in body should be greater than or equal to 1"},
+    broken_case{"StringMax", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: ten}", "spec.maxReplicas",
+                "Invalid value: \"string\": spec.maxReplicas in body must be of type integer: \"string\""},
+    broken_case{"BadMode", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, mode: Fast}", "spec.mode",
+                "Unsupported value: \"Fast\": supported values: \"Auto\", \"DryRun\", \"Off\""},
+    broken_case{"EmptyName", "{scaleTargetRef: {kind: Deployment, name: ''}, maxReplicas: 3}", "spec.scaleTargetRef.name",
+                "Invalid value: \"\": spec.scaleTargetRef.name in body should be at least 1 chars long"},
+    broken_case{"ZeroPeriod", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, syncPeriodSeconds: 0}",
+                "spec.syncPeriodSeconds", "Invalid value: 0: spec.syncPeriodSeconds in body should be greater than or equal to 1"},
+    broken_case{"BadMetricType", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Cpu}]}",
+                "spec.metrics[0].type", "Unsupported value: \"Cpu\": supported values: \"Resource\", \"ContainerResource\", \"Pods\", \"Object\", \"External\""},
+    broken_case{"ObjectQuantity", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Pods, pods: {metric: {name: qps}, target: {type: AverageValue, averageValue: {a: 1}}}}]}",
+                "spec.metrics[0].pods.target.averageValue", "Invalid value: {\"a\":1}: spec.metrics[0].pods.target.averageValue in body must be of type integer,string: \"object\""}),
+    [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
+
+TEST_F(HpaplusCrd, PrunesUnknownFieldsAndNullsAndKeepsMetadata) {
+    auto object = json_of("apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\n"
+                          "metadata: {name: x, labels: {a: b}}\nextra: 1\n"
+                          "spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, "
+                          "minReplicas: null, typo: 2}\n");
+    ASSERT_TRUE(apply(object).empty());
+    EXPECT_FALSE(object.HasMember("extra"));
+    EXPECT_FALSE(object["spec"].HasMember("typo"));
+    EXPECT_FALSE(object["spec"].HasMember("minReplicas"));
+    EXPECT_STREQ(object["metadata"]["labels"]["a"].GetString(), "b");
+    EXPECT_STREQ(object["spec"]["rolloutPolicy"].GetString(), "Continue");
+    EXPECT_EQ(object["spec"]["syncPeriodSeconds"].GetInt(), 15);
+}
+
+// crds/cronhpa.yaml: every CronHPA example is valid for the schema and for the controller (zone,
+// schedules, excluded dates all readable).
+TEST(CronHpaCrd, EveryExampleIsValidDefaultedAndUsable) {
+    auto crd = json_of(test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/cronhpa.yaml"));
+    const rapidjson::Value& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    EXPECT_STREQ(crd["spec"]["names"]["shortNames"][0].GetString(), "chpa");
+    auto examples = examples_of("CronHPA");
+    for (auto& [name, object] : examples) {
+        const auto errors = sim::apply_schema(schema, object, object.GetAllocator());
+        EXPECT_TRUE(errors.empty())
+            << name << ": " << errors.front().first << ": " << errors.front().second;
+        kube::json_decoder d;
+        const auto c = kube::decode_cronhpa(d, {&object, ""});
+        ASSERT_TRUE(d.ok()) << name << ": " << d.error().to_string();
+        EXPECT_NE(cron::find_zone(c.spec.time_zone), nullptr) << name;
+        for (const auto& job : c.spec.jobs)
+            EXPECT_TRUE(cron::parse_schedule(job.schedule)) << name << ": " << job.schedule;
+        std::vector<cron::exclusion_error> bad;
+        cron::parse_exclusions(c.spec.exclude_dates, bad);
+        EXPECT_TRUE(bad.empty()) << name << ": " << bad.front().message;
+        for (const auto& job : object["spec"]["jobs"].GetArray())
+            EXPECT_TRUE(job.HasMember("runOnce")) << name << ": the default was not applied";
+    }
+    EXPECT_GE(examples.size(), 2U);
+}
+
+TEST(CronHpaCrd, ControllerRefusesWhatTheSchemaCannotSay) {
+    for (const char* spec :
+         {"{scaleTargetRef: {kind: Deployment, name: w}, jobs: []}",
+          "{scaleTargetRef: {kind: Deployment, name: w}, jobs: [{name: a, schedule: '@daily', "
+          "targetSize: 1}, {name: a, schedule: '@hourly', targetSize: 2}]}",
+          "{scaleTargetRef: {kind: Deployment, name: w}, jobs: [{name: a, schedule: '@daily'}]}",
+          "{jobs: [{name: a, schedule: '@daily', targetSize: 1}]}"}) {
+        auto object = json_of(std::string("kind: CronHPA\nmetadata: {name: x}\nspec: ") + spec);
+        kube::json_decoder d;
+        kube::decode_cronhpa(d, {&object, ""});
+        EXPECT_FALSE(d.ok()) << spec;
+    }
+}
+
+} // namespace
+} // namespace hpaplus

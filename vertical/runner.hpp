@@ -1,0 +1,87 @@
+// vertical/runner.hpp — one pass of one VPAPlus: read it and its workload from the
+// caches, feed the PodMetrics (and OOM kills) into the history, write the recommendation and
+// conditions, then — by updateMode — resize pods in place through pods/<name>/resize, follow
+// PodResizePending / PodResizeInProgress, and fall back to the Eviction API where allowed.
+// Histograms are checkpointed to VPAPlusCheckpoint objects so a restart keeps the history.
+#pragma once
+
+#include "kube/api/vpaplus.hpp"
+#include "kube/event_recorder.hpp"
+#include "kube/informer.hpp"
+#include "metrics/http_backend.hpp"
+#include "policy/types.hpp"
+#include "vertical/options.hpp"
+#include "vertical/recommender/aggregate.hpp"
+#include "vertical/updater/plan.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace hpaplus::vertical {
+
+/// The resources (cpu, memory) a horizontal autoscaler scaling a workload scales on, and its name
+/// ("" when none scales it): what the VPAPlus on that workload leaves to it.
+struct horizontal_use {
+    std::string hpaplus;
+    bool cpu = false;
+    bool memory = false;
+};
+
+struct vertical_env {
+    kube::api_client& client;
+    const kube::informer& vpapluses;
+    const kube::informer& pods;
+    const kube::informer& deployments;
+    /// Who scales a workload of a namespace horizontally (controller/coordination.hpp).
+    std::function<horizontal_use(const std::string& ns, const policy::object_reference& workload)>
+        horizontal_use_of;
+    kube::event_recorder& events;
+    const vertical_options& options;
+    metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set
+};
+
+/// What a VPAPlus worker keeps between passes.
+struct vertical_memory {
+    vertical::recommender_config config;
+    std::map<std::string, vertical::container_aggregate> history; ///< by container name
+    std::map<std::string, vertical::container_window> windows;    ///< by pod uid/container
+    std::set<std::string> ooms_seen;                              ///< pod uid/container/finishedAt
+    struct attempt {
+        core::time_point at;
+        /// What was asked: until the cached pod shows it the resize is still under way (the
+        /// watch may lag the PATCH), and InPlace asks an Infeasible pod again only for another.
+        std::vector<vertical::container_resources> to;
+    };
+    std::map<std::string, attempt> attempts; ///< in-place resizes under way, by pod uid
+    std::set<std::string> evicted;           ///< pod uids evicted and not yet gone
+    std::set<std::string>
+        evicted_infeasible; ///< resizes (key_of) that were Infeasible, then evicted
+    bool checkpoints_loaded = false;
+    bool history_loaded = false; ///< the Prometheus history was read (or tried)
+    std::set<std::string> checkpoints_created;
+    std::optional<core::time_point> last_checkpoint;
+};
+
+struct vertical_outcome {
+    bool exists = true;
+    std::optional<std::string> error;
+    std::size_t resized = 0;
+    std::size_t evicted = 0;
+};
+
+/// Runs on: the client's executor. Cancellation: none; bounded by the request timeouts.
+/// The CoordinatedWith* condition's reason and message for a VPAPlus `v` beside the horizontal
+/// autoscaler `h` (both sides say the same).
+const char* coordination_reason(const kube::vpaplus& v, const horizontal_use& h);
+std::string coordination_message(const kube::vpaplus& v, const horizontal_use& h);
+
+boost::asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::string& ns,
+                                                     const std::string& name,
+                                                     vertical_memory& memory);
+
+} // namespace hpaplus::vertical
