@@ -10,6 +10,7 @@
 #include "process_stats.hpp"
 
 #include "../tests/support/process.hpp"
+#include "controller/hpaplus/worker.hpp"
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/process.hpp"
 

@@ -2,6 +2,7 @@
 // controller in one process, talking HTTP over loopback; a traffic scenario that rises and falls;
 // live progress; a report with load and replicas over time, and a JSON summary.
 #include "demo/demo_command.hpp"
+#include "controller/hpaplus/worker.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/options.hpp"

@@ -82,29 +82,41 @@ object_cptr informer::find(std::string_view ns, std::string_view name) const {
     return it == objects_.end() ? nullptr : it->second;
 }
 
-void informer::notify(const char* type, const object_cptr& object, const object_cptr& previous) {
-    snapshot_.reset();
-    for (auto& h : handlers_)
-        h(type, object, previous);
+std::string_view to_string(change what) {
+    switch (what) {
+    case change::added:
+        return "ADDED";
+    case change::modified:
+        return "MODIFIED";
+    case change::deleted:
+        return "DELETED";
+    }
+    return "";
 }
 
-void informer::apply(const char* type, std::string_view json) {
+void informer::notify(change what, const object_cptr& object, const object_cptr& previous) {
+    snapshot_.reset();
+    for (auto& h : handlers_)
+        h(what, object, previous);
+}
+
+void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
     doc.Parse(json.data(), json.size());
     if (doc.HasParseError() || !doc.IsObject()) return;
     object_cptr object = object_from(doc);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
-    if (std::string_view(type) == "BOOKMARK") return;
+    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
     const auto it = objects_.find(object->key);
     object_cptr previous = it == objects_.end() ? nullptr : it->second;
-    if (std::string_view(type) == "DELETED") {
+    if (type == "DELETED") {
         if (it == objects_.end()) return;
         objects_.erase(it);
-        notify("DELETED", object, previous);
+        notify(change::deleted, object, previous);
         return;
     }
     objects_[object->key] = object;
-    notify(previous ? "MODIFIED" : "ADDED", object, previous);
+    notify(previous ? change::modified : change::added, object, previous);
 }
 
 asio::awaitable<bool> informer::list() {
@@ -145,11 +157,11 @@ asio::awaitable<bool> informer::list() {
         const auto it = objects_.find(key);
         if (it == objects_.end()) {
             objects_[key] = object;
-            notify("ADDED", object, nullptr);
+            notify(change::added, object, nullptr);
         } else if (it->second->resource_version != object->resource_version) {
             object_cptr previous = it->second;
             it->second = object;
-            notify("MODIFIED", object, previous);
+            notify(change::modified, object, previous);
         }
     }
     for (auto it = objects_.begin(); it != objects_.end();) {
@@ -159,7 +171,7 @@ asio::awaitable<bool> informer::list() {
         }
         object_cptr gone = it->second;
         it = objects_.erase(it);
-        notify("DELETED", gone, gone);
+        notify(change::deleted, gone, gone);
     }
     resource_version_ = version;
     synced_ = true;
@@ -176,11 +188,7 @@ asio::awaitable<api_response> informer::watch() {
         query += "&labelSelector=" + net::percent_encode(options_.label_selector);
     std::string target = with_query(collection_, query);
     api_client::event_handler handler = [this](std::string_view type, std::string_view object) {
-        const char* t = type == "ADDED"      ? "ADDED"
-                        : type == "MODIFIED" ? "MODIFIED"
-                        : type == "DELETED"  ? "DELETED"
-                                             : "BOOKMARK";
-        apply(t, object);
+        apply(type, object);
         return !stopped_;
     };
     co_return co_await client_.watch(std::move(target), std::move(handler), options_.idle_timeout);

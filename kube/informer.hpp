@@ -43,16 +43,20 @@ struct informer_options {
     std::chrono::milliseconds max_backoff{30000};
 };
 
+/// What happened to a cached object (a watch event's type; bookmarks change nothing).
+enum class change { added, modified, deleted };
+/// ADDED, MODIFIED or DELETED, as the watch says it.
+std::string_view to_string(change what);
+
 class informer {
   public:
     /// `collection` is the list path, e.g. `/api/v1/pods` or
     /// `/apis/apps/v1/namespaces/ns/deployments`.
     informer(api_client& client, std::string collection, informer_options options = {});
 
-    /// ADDED, MODIFIED or DELETED, with the new (or last) object and the previous one (may be
-    /// null).
-    using handler = std::function<void(const char* type, const object_cptr& object,
-                                       const object_cptr& previous)>;
+    /// Told of every change with the new (or last) object and the previous one (may be null).
+    using handler =
+        std::function<void(change what, const object_cptr& object, const object_cptr& previous)>;
     void on_change(handler h) { handlers_.push_back(std::move(h)); }
 
     /// Lists and watches until stop(). Runs on: the client's executor.
@@ -82,8 +86,10 @@ class informer {
   private:
     boost::asio::awaitable<bool> list();
     boost::asio::awaitable<api_response> watch();
-    void apply(const char* type, std::string_view json);
-    void notify(const char* type, const object_cptr& object, const object_cptr& previous);
+    /// Applies one watch event (`type` as on the wire; anything else than ADDED, MODIFIED or
+    /// DELETED only moves the resourceVersion).
+    void apply(std::string_view type, std::string_view json);
+    void notify(change what, const object_cptr& object, const object_cptr& previous);
 
     api_client& client_;
     std::string collection_;

@@ -22,8 +22,8 @@ pod_cptr decode(const kube::cached_object& object) {
 
 pod_cache::pod_cache(kube::informer& pods) : pods_(pods) {
     pods.on_change(
-        [this](const char* type, const kube::object_cptr& object, const kube::object_cptr&) {
-            if (std::string_view(type) == "DELETED") decoded_.erase(object->key);
+        [this](kube::change what, const kube::object_cptr& object, const kube::object_cptr&) {
+            if (what == kube::change::deleted) decoded_.erase(object->key);
             generations_[object->namespace_] = ++changes_;
         });
 }

@@ -46,7 +46,7 @@ struct controller_process::impl {
                 io.get_executor(), address, port,
                 ops_handlers{[this] { return ready; },
                              [this] {
-                                 metrics.set_workers(objects.worker_count());
+                                 metrics.observe_pools(objects.pools());
                                  metrics.set_leader(objects.acting());
                                  return metrics.exposition();
                              }});

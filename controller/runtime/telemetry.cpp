@@ -59,9 +59,26 @@ struct telemetry::impl {
             .Register(*registry);
     prometheus::Gauge& workers = prometheus::BuildGauge()
                                      .Name("hpaplus_workers")
-                                     .Help("Worker coroutines (one per HPAPlus object)")
+                                     .Help("Worker coroutines (one per object, every kind)")
                                      .Register(*registry)
                                      .Add({});
+    prometheus::Family<prometheus::Gauge>& kind_workers =
+        prometheus::BuildGauge()
+            .Name("hpaplus_kind_workers")
+            .Help("Worker coroutines per kind (HPAPlus, CronHPA, VPAPlus)")
+            .Register(*registry);
+    prometheus::Family<prometheus::Counter>& kind_reconciles =
+        prometheus::BuildCounter()
+            .Name("hpaplus_kind_reconciles_total")
+            .Help("Passes of the workers of a kind (reconciles, CronHPA runs, VPAPlus passes)")
+            .Register(*registry);
+    prometheus::Family<prometheus::Counter>& kind_errors =
+        prometheus::BuildCounter()
+            .Name("hpaplus_kind_reconcile_errors_total")
+            .Help("Passes of the workers of a kind that ended with an error")
+            .Register(*registry);
+    /// What the pools had counted at the last scrape, per kind (counters only go up by the news).
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>, std::less<>> pool_counts;
     prometheus::Gauge& leader = prometheus::BuildGauge()
                                     .Name("hpaplus_leader")
                                     .Help("1 while this replica holds the leader Lease")
@@ -106,8 +123,21 @@ void telemetry::api_request(const std::string& method, int http_status) {
     counter->Increment();
 }
 
-void telemetry::set_workers(std::size_t count) {
-    impl_->workers.Set(static_cast<double>(count));
+void telemetry::observe_pools(const std::vector<const worker_pool*>& pools) {
+    std::size_t total = 0;
+    for (const worker_pool* pool : pools) {
+        const prometheus::Labels labels{{"kind", pool->kind()}};
+        total += pool->size();
+        impl_->kind_workers.Add(labels).Set(static_cast<double>(pool->size()));
+        auto& [passes, errors] = impl_->pool_counts[pool->kind()];
+        auto& reconciles = impl_->kind_reconciles.Add(labels);
+        auto& failed = impl_->kind_errors.Add(labels);
+        reconciles.Increment(static_cast<double>(pool->stats().passes - passes));
+        failed.Increment(static_cast<double>(pool->stats().errors - errors));
+        passes = pool->stats().passes;
+        errors = pool->stats().errors;
+    }
+    impl_->workers.Set(static_cast<double>(total));
 }
 
 void telemetry::set_leader(bool leading) {

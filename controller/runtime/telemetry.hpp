@@ -1,13 +1,16 @@
 // controller/runtime/telemetry.hpp — the controller's Prometheus metrics (prometheus-cpp registry,
 // text exposition): reconciles and errors per object, reconcile duration, desired and current
 // replicas per object, metric fetch latency per backend, API requests by verb and code, workers,
-// leadership. prometheus-cpp stays out of this header.
+// reconciles and errors of every kind (HPAPlus, CronHPA, VPAPlus), leadership. prometheus-cpp
+// stays out of this header.
 #pragma once
 
-#include "controller/runtime/manager.hpp"
+#include "controller/hpaplus/worker.hpp"
+#include "controller/runtime/workers.hpp"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hpaplus::controller {
 
@@ -20,7 +23,8 @@ class telemetry : public reconcile_observer {
                     const reconcile_outcome& outcome, std::chrono::nanoseconds took) override;
     void forgotten(const std::string& ns, const std::string& name) override;
     void api_request(const std::string& method, int http_status);
-    void set_workers(std::size_t count);
+    /// Reads the worker pools of every kind: their workers, passes and errors (at scrape time).
+    void observe_pools(const std::vector<const worker_pool*>& pools);
     void set_leader(bool leading);
 
     /// The Prometheus text exposition of every metric.

@@ -33,8 +33,8 @@ struct Informer : ::testing::Test {
         options.initial_backoff = 50ms;
         cache = std::make_unique<kube::informer>(*client, configmaps, options);
         cache->on_change(
-            [this](const char* type, const kube::object_cptr& o, const kube::object_cptr&) {
-                seen.push_back(std::string(type) + " " + o->key);
+            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr&) {
+                seen.push_back(std::string(kube::to_string(what)) + " " + o->key);
             });
         boost::asio::co_spawn(io, cache->run(), boost::asio::detached);
     }

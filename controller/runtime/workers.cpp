@@ -1,0 +1,124 @@
+// controller/runtime/workers.cpp — spawning, waking, stopping and running per-object workers.
+#include "controller/runtime/workers.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+
+namespace hpaplus::controller {
+
+namespace asio = boost::asio;
+
+void log_failure(const std::string& what, std::exception_ptr e) {
+    if (!e) return;
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+        spdlog::error("{}: {}", what, x.what());
+    }
+}
+
+worker_pool::worker_pool(std::string kind, worker_rules& rules)
+    : kind_(std::move(kind)), rules_(rules) {}
+
+worker_pool::~worker_pool() {
+    stop();
+}
+
+void worker_pool::start(asio::any_io_executor ex, std::size_t& running,
+                        const kube::snapshot& objects) {
+    if (acting_) return;
+    executor_ = std::move(ex);
+    running_ = &running;
+    acting_ = true;
+    for (const auto& [key, object] : objects)
+        spawn(object->namespace_, object->name, true);
+    spdlog::info("acting on {} {} objects", workers_.size(), kind_);
+}
+
+void worker_pool::stop() {
+    acting_ = false;
+    for (auto& [key, w] : workers_)
+        w->stop();
+    workers_.clear();
+}
+
+void worker_pool::spawn(const std::string& ns, const std::string& name, bool listed) {
+    std::string key = ns + "/" + name;
+    if (!acting_ || workers_.count(key)) return;
+    auto w = rules_.make(executor_, ns, name);
+    const auto first_delay = rules_.first_delay(*w, listed);
+    workers_.emplace(std::move(key), w);
+    ++*running_;
+    std::size_t* running = running_;
+    asio::co_spawn(executor_, run(w, first_delay),
+                   [running, w, kind = kind_](std::exception_ptr e) {
+                       --*running;
+                       log_failure(w->key + ": " + kind + " worker ended", e);
+                   });
+}
+
+void worker_pool::forget(const std::string& key) {
+    const auto it = workers_.find(key);
+    if (it == workers_.end()) return;
+    it->second->stop();
+    rules_.forgotten(*it->second);
+    workers_.erase(it);
+}
+
+void worker_pool::poke(std::string_view key) {
+    if (const auto it = workers_.find(key); it != workers_.end()) it->second->poke();
+}
+
+void worker_pool::poke_aimed_at(std::string_view ns, std::string_view target) {
+    const std::string prefix = std::string(ns) + "/";
+    for (auto it = workers_.lower_bound(prefix);
+         it != workers_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+        if (it->second->target == target) it->second->poke();
+    }
+}
+
+void worker_pool::on_change(kube::change what, const kube::object_cptr& object,
+                            const kube::object_cptr& previous) {
+    if (!acting_) return;
+    if (what == kube::change::deleted) {
+        forget(object->key);
+    } else if (!workers_.count(object->key)) {
+        spawn(object->namespace_, object->name, false);
+    } else if (!previous || object->generation != previous->generation) {
+        // Our own status writes keep the generation; a spec edit bumps it.
+        workers_.at(object->key)->poke();
+    }
+}
+
+asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
+                                       std::chrono::milliseconds first_delay) {
+    auto next = std::chrono::steady_clock::now() + first_delay;
+    while (!w->stopped) {
+        if (!w->wake && next > std::chrono::steady_clock::now()) {
+            w->timer.expires_at(next);
+            boost::system::error_code ec;
+            co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            if (w->stopped) break;
+            if (!ec) stats_.lateness.record(std::chrono::steady_clock::now() - w->timer.expiry());
+        }
+        w->wake = false;
+        pass_result result;
+        try {
+            result = co_await rules_.pass(*w);
+        } catch (const std::exception& e) {
+            // A bug, not an expected failure: log it, count it, and keep the object alive.
+            ++stats_.failures;
+            spdlog::error("{}: {} pass failed unexpectedly: {}", w->key, kind_, e.what());
+            result.error = true;
+            result.next = std::chrono::steady_clock::now() + rules_.after_failure(*w);
+        }
+        if (!result.exists) break; // deleted; the DELETED event forgets the worker
+        ++stats_.passes;
+        if (result.error) ++stats_.errors;
+        next = result.next;
+    }
+}
+
+} // namespace hpaplus::controller

@@ -1,0 +1,23 @@
+// controller/vpaplus/worker.hpp — the VPAPlus worker rules: a pass of the vertical module
+// (vertical/runner.hpp) every --vertical-interval.
+#pragma once
+
+#include "controller/runtime/workers.hpp"
+#include "vertical/runner.hpp"
+
+namespace hpaplus::controller {
+
+class vpaplus_rules : public worker_rules {
+  public:
+    explicit vpaplus_rules(vertical::vertical_env env) : env_(std::move(env)) {}
+
+    std::shared_ptr<worker_slot> make(boost::asio::any_io_executor ex, const std::string& ns,
+                                      const std::string& name) override;
+    boost::asio::awaitable<pass_result> pass(worker_slot& w) override;
+    std::chrono::steady_clock::duration after_failure(const worker_slot& w) override;
+
+  private:
+    vertical::vertical_env env_;
+};
+
+} // namespace hpaplus::controller
