@@ -3,9 +3,9 @@
 
 #include "net/base64.hpp"
 
-#include "sim/schema.hpp"
+#include "sim/apiserver/schema.hpp"
 
-#include "sim/prometheus.hpp"
+#include "sim/workload/prometheus.hpp"
 
 namespace hpaplus::sim {
 namespace {

@@ -4,11 +4,11 @@
 
 #include "net/http_server.hpp"
 #include "net/tls.hpp"
-#include "sim/admission.hpp"
-#include "sim/api_server.hpp"
-#include "sim/scenario.hpp"
+#include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/api_server.hpp"
+#include "sim/workload/scenario.hpp"
 #include "sim/store.hpp"
-#include "sim/workload.hpp"
+#include "sim/workload/workload.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>

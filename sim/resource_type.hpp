@@ -42,7 +42,7 @@ struct resource_type {
     bool custom = false;                 ///< served from a CustomResourceDefinition
     bool read_only = false;              ///< computed on request (metrics APIs): get and list only
     std::shared_ptr<const json_doc> schema =
-        nullptr; ///< a CRD version's openAPIV3Schema (sim/schema.hpp)
+        nullptr; ///< a CRD version's openAPIV3Schema (sim/apiserver/schema.hpp)
 
     std::string group_version() const { return group.empty() ? version : group + "/" + version; }
     /// `deployments.apps`, `pods` — how Status messages name the resource.

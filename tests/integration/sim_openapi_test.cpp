@@ -4,8 +4,8 @@
 // `kubectl apply` against this document).
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
-#include "sim/openapi.hpp"
-#include "sim/strategic_merge.hpp"
+#include "sim/apiserver/openapi.hpp"
+#include "sim/apiserver/strategic_merge.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

@@ -1,4 +1,4 @@
-// crds/hpaplus.yaml as the API server applies it (sim/schema.hpp): every example in crds/examples/
+// crds/hpaplus.yaml as the API server applies it (sim/apiserver/schema.hpp): every example in crds/examples/
 // is valid, gets the CRD's defaults, and decodes into a spec the controller accepts; broken
 // objects are refused with the server's wording; unknown fields are pruned.
 #include "../../support/manifest_files.hpp"
@@ -8,7 +8,7 @@
 #include "kube/yaml_json.hpp"
 #include "policy/defaults.hpp"
 #include "policy/validation.hpp"
-#include "sim/schema.hpp"
+#include "sim/apiserver/schema.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include "cli/controller_flags.hpp"
 #include "kube/yaml_json.hpp"
 #include "metrics/backend_config.hpp"
-#include "sim/admission.hpp"
+#include "sim/apiserver/admission.hpp"
 #include "sim/resource_type.hpp"
 
 #include <rapidjson/document.h>

@@ -1,0 +1,136 @@
+// sim/apiserver/api_server.cpp — request routing: protobuf bodies decoded, /sim/v1 controls,
+// faults, discovery, the metrics APIs, watches, admission, then the verbs on objects; and the
+// public face of the server.
+#include "sim/apiserver/server.hpp"
+
+#include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/openapi.hpp"
+#include "sim/apiserver/protobuf.hpp"
+
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hpaplus::sim {
+
+api_server::impl::impl(asio::any_io_executor ex, object_store& s, api_server_options o)
+    : executor(ex), store(s), options(o) {
+    store.on_change([this](collection& c, const watch_event& e) {
+        wake_watches();
+        if (c.type.plural == "customresourcedefinitions" && c.type.group == "apiextensions.k8s.io")
+            on_crd_change(e);
+    });
+}
+
+void api_server::impl::wake_watches() {
+    for (auto* t : waiting)
+        t->cancel();
+}
+
+core::time_point api_server::impl::now_time() {
+    return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
+}
+
+asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& out) {
+    if (std::getenv("HPAPLUS_SIM_TRACE"))
+        std::fprintf(stderr, "sim: %s %s [%s] accept=[%s] %zu bytes\n", r.method.c_str(),
+                     r.target.c_str(), std::string(r.header("content-type")).c_str(),
+                     std::string(r.header("accept")).c_str(), r.body.size());
+    // kubectl's typed commands send built-in kinds as protobuf; we decode them and answer JSON.
+    if (r.header("content-type").find("application/vnd.kubernetes.protobuf") == 0 &&
+        !r.body.empty()) {
+        auto decoded = protobuf_to_json(r.body);
+        if (!decoded) {
+            co_await out.send(error_response(unsupported_media_type(decoded.error().text)));
+            co_return;
+        }
+        r.body = std::move(*decoded);
+        for (auto& [k, v] : r.headers)
+            if (k == "content-type") v = json_type;
+    }
+    const auto parts = split(r.path);
+    if (parts.size() >= 2 && parts[0] == "sim" && parts[1] == "v1") {
+        co_await out.send(control(r, parts));
+        co_return;
+    }
+    if (auto delay = co_await apply_faults(r, parts, out); delay) co_return;
+    if (auto d = discovery(r, parts)) {
+        co_await out.send(std::move(*d));
+        co_return;
+    }
+    const std::optional<target> t = resource_target(parts);
+    if (!t) {
+        co_await out.send(error_response(not_found_path(r.path)));
+        co_return;
+    }
+    if (t->group == "custom.metrics.k8s.io" || t->group == "external.metrics.k8s.io") {
+        co_await out.send(metrics_apis(r, parts));
+        co_return;
+    }
+    if (t->group == "metrics.k8s.io" && usage) {
+        co_await out.send(resource_metrics(r, *t));
+        co_return;
+    }
+    const auto w = r.query_param("watch");
+    if (r.method == "GET" && t->name.empty() && w && (*w == "true" || *w == "1")) {
+        if (!store.find(t->group, t->version, t->plural)) {
+            co_await out.send(error_response(not_found_path(r.path)));
+            co_return;
+        }
+        co_await watch(r, *t, out);
+        co_return;
+    }
+    if (r.method == "POST" && t->name.empty() && admission_chain) {
+        if (auto e = co_await admit(r, *t)) {
+            co_await out.send(error_response(*e));
+            co_return;
+        }
+    }
+    co_await out.send(objects(r, *t));
+}
+
+api_server::api_server(asio::any_io_executor executor, object_store& store,
+                       api_server_options options)
+    : impl_(std::make_unique<impl>(executor, store, options)) {
+    for (auto& t : builtin_resource_types())
+        store.add_type(std::move(t));
+}
+
+api_server::~api_server() = default;
+
+asio::awaitable<void> api_server::handle(http_request& request, http_responder& responder) {
+    return impl_->handle(request, responder);
+}
+
+void api_server::stop() {
+    impl_->stopped = true;
+    impl_->wake_watches();
+}
+
+fault_injector& api_server::faults() {
+    return impl_->faults;
+}
+
+void api_server::on_restart_request(std::function<void(std::chrono::milliseconds)> f) {
+    impl_->restart = std::move(f);
+}
+
+void api_server::use_admission(admission& chain) {
+    impl_->admission_chain = &chain;
+}
+
+void api_server::serve_prometheus(std::function<std::string()> text) {
+    impl_->prometheus = std::move(text);
+}
+
+void api_server::bootstrap() {
+    collection* namespaces = impl_->store.find("", "v1", "namespaces");
+    for (const char* ns : {"default", "kube-system", "kube-public"}) {
+        json_doc doc;
+        doc.Parse((std::string(R"({"metadata":{"name":")") + ns + R"("}})").c_str());
+        (void)impl_->store.create(*namespaces, "", std::move(doc));
+    }
+}
+
+} // namespace hpaplus::sim

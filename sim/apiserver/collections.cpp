@@ -1,0 +1,265 @@
+// sim/apiserver/collections.cpp — the verbs on objects and collections: get, list, create, update,
+// patch, delete, deletecollection, with schema checks and mutating admission of creates.
+#include "sim/apiserver/server.hpp"
+
+#include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/openapi.hpp"
+#include "sim/apiserver/pod_rules.hpp"
+#include "sim/apiserver/schema.hpp"
+#include "sim/apiserver/strategic_merge.hpp"
+#include "sim/apiserver/table.hpp"
+
+#include <boost/asio/use_awaitable.hpp>
+
+#include <charconv>
+
+namespace hpaplus::sim {
+
+bool api_server::impl::wants_table(const http_request& r) {
+    const auto accept = r.header("accept");
+    return accept.find("as=Table") != std::string_view::npos;
+}
+
+std::optional<filter> api_server::impl::make_filter(const http_request& r, const target& t,
+                                                    api_error& error) {
+    filter f;
+    f.ns = t.ns;
+    if (auto ls = r.query_param("labelSelector")) {
+        auto parsed = core::parse_label_selector(*ls);
+        if (!parsed) {
+            error = bad_request("unable to parse requirement: " + parsed.error().text);
+            return std::nullopt;
+        }
+        f.labels = std::move(*parsed);
+    }
+    if (auto fs = r.query_param("fieldSelector"); fs && !fs->empty()) {
+        auto parsed = parse_field_selector(*fs);
+        if (!parsed) {
+            error = bad_request("invalid field selector: \"" + std::string(*fs) + "\"");
+            return std::nullopt;
+        }
+        f.fields = std::move(*parsed);
+    }
+    return f;
+}
+
+http_response api_server::impl::list(const http_request& r, collection& c, const target& t) {
+    api_error error;
+    auto f = make_filter(r, t, error);
+    if (!f) return error_response(error);
+    std::size_t limit = 0;
+    if (auto l = r.query_param("limit")) {
+        const auto* end = l->data() + l->size();
+        if (std::from_chars(l->data(), end, limit).ptr != end)
+            return error_response(bad_request("invalid limit"));
+    }
+    std::string after; // continue token: "<rv>:<last key>"
+    if (auto token = r.query_param("continue"); token && !token->empty()) {
+        const auto colon = token->find(':');
+        std::uint64_t token_rv = 0;
+        if (colon == std::string_view::npos ||
+            std::from_chars(token->data(), token->data() + colon, token_rv).ec != std::errc())
+            return error_response(bad_request("continue key is not valid"));
+        if (token_rv < c.compacted_rv)
+            return error_response(
+                expired("The provided continue parameter is too old to display a consistent "
+                        "list result. "
+                        "You can start a new list without the continue parameter."));
+        after = std::string(token->substr(colon + 1));
+    }
+    std::vector<object_ptr> items;
+    std::string next;
+    for (auto it = after.empty() ? c.objects.begin() : c.objects.upper_bound(after);
+         it != c.objects.end(); ++it) {
+        if (!f->matches(*it->second)) continue;
+        if (limit > 0 && items.size() == limit) {
+            next = std::to_string(store.resource_version()) + ":" + std::prev(it)->first;
+            break;
+        }
+        items.push_back(it->second);
+    }
+    if (wants_table(r)) return ok(table_json(c.type, items, store.resource_version(), now_time()));
+    std::string body = R"({"kind":")" + c.type.list_kind + R"(","apiVersion":")" +
+                       c.type.group_version() + R"(","metadata":{"resourceVersion":")" +
+                       std::to_string(store.resource_version()) + "\"";
+    if (!next.empty()) body += R"(,"continue":")" + next + "\"";
+    body += R"(},"items":[)";
+    for (std::size_t i = 0; i < items.size(); ++i)
+        body += (i ? "," : "") + items[i]->text;
+    body += "]}";
+    return ok(std::move(body));
+}
+
+// Every request but a watch: one complete response.
+http_response api_server::impl::objects(http_request& r, target t) {
+    collection* c = store.find(t.group, t.version, t.plural);
+    if (!c || (!c->type.namespaced && !t.ns.empty())) return error_response(not_found_path(r.path));
+    const std::string& method = r.method;
+    if (t.name.empty()) return collection_request(r, *c, t);
+
+    const bool pod = c->type.plural == "pods" && c->type.group.empty();
+    if (!t.sub.empty() && t.sub != "status" && !(t.sub == "scale" && c->type.scale) &&
+        !(pod && (t.sub == "resize" || t.sub == "eviction")))
+        return error_response(not_found_path(r.path));
+    const object_ptr current = store.get(*c, t.ns, t.name);
+    if (!current) return error_response(not_found(c->type, t.name));
+    if (pod && t.sub == "eviction") return evict(r, *c, *current);
+    if (pod && t.sub == "resize" && method != "GET") return resize(r, *c, *current);
+    if (method == "GET") {
+        if (t.sub == "scale") {
+            auto scale = scale_of(*c, *current);
+            return scale ? ok(*scale) : error_response(scale.error());
+        }
+        if (wants_table(r))
+            return ok(table_json(c->type, {current}, store.resource_version(), now_time()));
+        return ok(current->text);
+    }
+    if (method == "DELETE") {
+        if (!t.sub.empty()) return error_response(method_not_supported(c->type, method));
+        if (c->type.plural == "namespaces" && c->type.group.empty())
+            delete_namespace_contents(t.name);
+        auto removed = store.remove(*c, t.ns, t.name);
+        return removed ? ok((*removed)->text) : error_response(removed.error());
+    }
+    if (method != "PUT" && method != "PATCH")
+        return error_response(method_not_supported(c->type, method));
+
+    json_doc body;
+    if (method == "PUT") {
+        body.Parse(r.body.c_str(), r.body.size());
+        if (body.HasParseError())
+            return error_response(
+                bad_request("the body of the request could not be decoded as JSON"));
+    } else {
+        if (t.sub == "scale") {
+            auto scale = scale_of(*c, *current);
+            if (!scale) return error_response(scale.error());
+            body.Parse(scale->c_str());
+        } else {
+            body = clone(current->doc);
+        }
+        if (auto e = apply_patch(r, c->type, body)) return error_response(*e);
+    }
+    if (t.sub == "scale") return write_scale(*c, t, *current, body);
+    if (t.sub.empty()) {
+        if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
+    }
+    if (auto e = check_schema(r, c->type, t.name, body)) return error_response(*e);
+    if (auto e = prepare_webhook_configuration(c->type, t.name, body)) return error_response(*e);
+    auto stored = store.update(*c, t.ns, t.name, std::move(body),
+                               t.sub == "status" ? write_mode::status : write_mode::main);
+    return stored ? ok((*stored)->text) : error_response(stored.error());
+}
+
+// List, create, or delete a collection.
+http_response api_server::impl::collection_request(const http_request& r, collection& c,
+                                                   target& t) {
+    if (r.method == "GET") return list(r, c, t);
+    if (r.method == "POST") {
+        json_doc body;
+        body.Parse(r.body.c_str(), r.body.size());
+        if (body.HasParseError())
+            return error_response(
+                bad_request("the body of the request could not be decoded as JSON"));
+        if (c.type.namespaced && t.ns.empty()) {
+            const std::string ns = string_at(body, "metadata.namespace");
+            t.ns = ns.empty() ? "default" : ns;
+        }
+        const std::string name = string_at(body, "metadata.name");
+        if (auto e = check_schema(r, c.type, name, body)) return error_response(*e);
+        if (auto e = prepare_webhook_configuration(c.type, name, body)) return error_response(*e);
+        auto stored = store.create(c, t.ns, std::move(body));
+        return stored ? ok((*stored)->text, 201) : error_response(stored.error());
+    }
+    if (r.method == "DELETE") {
+        api_error error;
+        auto f = make_filter(r, t, error);
+        if (!f) return error_response(error);
+        std::vector<object_ptr> doomed;
+        for (const auto& [k, o] : c.objects)
+            if (f->matches(*o)) doomed.push_back(o);
+        for (const auto& o : doomed)
+            (void)store.remove(c, o->namespace_, o->name);
+        return ok(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"})");
+    }
+    return error_response(method_not_supported(c.type, r.method));
+}
+
+// Applies a PATCH body to `base` according to its content type.
+std::optional<api_error> api_server::impl::apply_patch(const http_request& r,
+                                                       const resource_type& type, json_doc& base) {
+    const std::string_view ct = r.header("content-type");
+    json_doc patch;
+    patch.Parse(r.body.c_str(), r.body.size());
+    if (patch.HasParseError())
+        return bad_request("the body of the request could not be decoded as JSON");
+    if (ct.find("application/json-patch+json") == 0) {
+        if (auto e = json_patch(base, patch))
+            return api_error{422, "Invalid", *e, {}, {}, {}, {}, std::nullopt};
+        return std::nullopt;
+    }
+    if (ct.find("application/strategic-merge-patch+json") == 0 && !type.custom) {
+        if (auto e = strategic_merge_patch(base, patch,
+                                           builtin_kind_schema(type.group, type.version, type.kind),
+                                           base.GetAllocator()))
+            return bad_request(*e);
+        return std::nullopt;
+    }
+    if (ct.find("application/merge-patch+json") == 0) {
+        merge_patch(base, patch, base.GetAllocator());
+        return std::nullopt;
+    }
+    return unsupported_media_type(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json");
+}
+
+// A custom resource is pruned, defaulted and validated against its CRD's schema; with
+// `fieldValidation=Strict` (what kubectl sends by default) an unknown field is refused.
+std::optional<api_error> api_server::impl::check_schema(const http_request& r,
+                                                        const resource_type& type,
+                                                        const std::string& name, json_doc& body) {
+    if (!type.schema) return std::nullopt;
+    std::vector<std::string> unknown;
+    auto errors = apply_schema(*type.schema, body, body.GetAllocator(), &unknown);
+    if (!errors.empty()) return invalid(type, name, std::move(errors));
+    if (unknown.empty() || r.query_param("fieldValidation") != "Strict") return std::nullopt;
+    std::string message = "strict decoding error: ";
+    for (std::size_t i = 0; i < unknown.size(); ++i)
+        message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
+    return bad_request(message);
+}
+
+void api_server::impl::delete_namespace_contents(const std::string& ns) {
+    for (collection* c : store.collections()) {
+        if (!c->type.namespaced) continue;
+        std::vector<object_ptr> doomed;
+        for (const auto& [k, o] : c->objects)
+            if (o->namespace_ == ns) doomed.push_back(o);
+        for (const auto& o : doomed)
+            (void)store.remove(*c, ns, o->name);
+    }
+}
+
+// Mutating admission of a create: the webhooks' patches end up in the request body, which
+// the create then stores (after schema validation, as on the real server).
+asio::awaitable<std::optional<api_error>> api_server::impl::admit(http_request& r,
+                                                                  const target& t) {
+    collection* c = store.find(t.group, t.version, t.plural);
+    if (!c || !t.sub.empty()) co_return std::nullopt;
+    json_doc body;
+    body.Parse(r.body.c_str(), r.body.size());
+    if (body.HasParseError() || !body.IsObject()) co_return std::nullopt; // create says why
+    std::string ns = t.ns;
+    if (c->type.namespaced && ns.empty()) {
+        ns = string_at(body, "metadata.namespace");
+        if (ns.empty()) ns = "default";
+    }
+    if (!admission_chain->wants(c->type, ns, body)) co_return std::nullopt;
+    const resource_type type = c->type; // the collection may change while the calls run
+    auto error = co_await admission_chain->admit_create(type, ns, body);
+    if (!error) r.body = to_string(body);
+    co_return error;
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,199 @@
+// sim/apiserver/metrics_apis.cpp — metrics.k8s.io computed from the workload model as
+// metrics-server would, and routing of the custom and external metrics APIs.
+#include "sim/apiserver/server.hpp"
+
+#include "sim/apiserver/custom_metrics.hpp"
+
+namespace hpaplus::sim {
+
+// metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
+std::string api_server::impl::pod_metrics_json(const stored_object& pod,
+                                               const std::pair<std::int64_t, std::int64_t>& use) {
+    json_doc doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "PodMetrics", a);
+    doc.AddMember("apiVersion", "metrics.k8s.io/v1beta1", a);
+    json meta(rapidjson::kObjectType);
+    meta.AddMember("name", json(pod.name.c_str(), a), a);
+    meta.AddMember("namespace", json(pod.namespace_.c_str(), a), a);
+    const std::string now = core::format_rfc3339(now_time());
+    meta.AddMember("creationTimestamp", json(now.c_str(), a), a);
+    if (const json* labels = find_path(pod.doc, "metadata.labels"))
+        meta.AddMember("labels", json(*labels, a), a);
+    doc.AddMember("metadata", meta, a);
+    doc.AddMember("timestamp",
+                  json(core::format_rfc3339(now_time() - std::chrono::seconds(1)).c_str(), a), a);
+    doc.AddMember("window", "15s", a);
+    json containers(rapidjson::kArrayType);
+    const json* spec = find_path(pod.doc, "spec.containers");
+    const auto count = spec && spec->IsArray() && spec->Size() > 0 ? spec->Size() : 1u;
+    for (rapidjson::SizeType i = 0; i < count; ++i) {
+        // CPU in nanocores and memory in Ki, as metrics-server reports them.
+        const std::int64_t cpu = use.first / count + (i == 0 ? use.first % count : 0);
+        const std::int64_t mem = use.second / count;
+        json c(rapidjson::kObjectType);
+        const std::string name =
+            spec && spec->IsArray() && spec->Size() > i ? string_at((*spec)[i], "name") : "app";
+        c.AddMember("name", json(name.c_str(), a), a);
+        json usage_obj(rapidjson::kObjectType);
+        usage_obj.AddMember("cpu", json((std::to_string(cpu * 1000000) + "n").c_str(), a), a);
+        usage_obj.AddMember("memory", json((std::to_string(mem / 1024) + "Ki").c_str(), a), a);
+        c.AddMember("usage", usage_obj, a);
+        containers.PushBack(c, a);
+    }
+    doc.AddMember("containers", containers, a);
+    return to_string(doc);
+}
+
+http_response api_server::impl::resource_metrics(const http_request& r, const target& t) {
+    if (r.method != "GET")
+        return error_response(api_error{405,
+                                        "MethodNotAllowed",
+                                        "only get and list are supported",
+                                        {},
+                                        "metrics.k8s.io",
+                                        t.plural,
+                                        {},
+                                        std::nullopt});
+    collection* pods = store.find("", "v1", "pods");
+    if (t.plural == "nodes") {
+        std::int64_t cpu = 0, mem = 0;
+        for (const auto& [k, p] : pods->objects)
+            if (auto u = usage(*p)) cpu += u->first, mem += u->second;
+        const std::string node =
+            R"({"kind":"NodeMetrics","apiVersion":"metrics.k8s.io/v1beta1","metadata":{"name":"sim-node-1"},"timestamp":")" +
+            core::format_rfc3339(now_time()) + R"(","window":"15s","usage":{"cpu":")" +
+            std::to_string(cpu * 1000000) + R"(n","memory":")" + std::to_string(mem / 1024) +
+            R"(Ki"}})";
+        if (!t.name.empty())
+            return t.name == "sim-node-1"
+                       ? ok(node)
+                       : error_response(
+                             api_error{404,
+                                       "NotFound",
+                                       "nodemetrics.metrics.k8s.io \"" + t.name + "\" not found",
+                                       t.name,
+                                       "metrics.k8s.io",
+                                       "nodes",
+                                       {},
+                                       std::nullopt});
+        return ok(
+            R"({"kind":"NodeMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)" +
+            node + "]}");
+    }
+    if (t.plural != "pods") return error_response(not_found_path(r.path));
+    api_error error;
+    auto f = make_filter(r, t, error);
+    if (!f) return error_response(error);
+    if (!t.name.empty()) {
+        const object_ptr pod = store.get(*pods, t.ns, t.name);
+        const auto u = pod ? usage(*pod) : std::nullopt;
+        if (!u)
+            return error_response(
+                api_error{404,
+                          "NotFound",
+                          "podmetrics.metrics.k8s.io \"" + t.ns + "/" + t.name + "\" not found",
+                          t.name,
+                          "metrics.k8s.io",
+                          "pods",
+                          {},
+                          std::nullopt});
+        return ok(pod_metrics_json(*pod, *u));
+    }
+    std::string body =
+        R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)";
+    bool first = true;
+    for (const auto& [k, p] : namespace_range(*pods, f->ns)) {
+        if (!f->matches(*p)) continue;
+        const auto u = usage(*p);
+        if (!u) continue;
+        body += (first ? "" : ",") + pod_metrics_json(*p, *u);
+        first = false;
+    }
+    return ok(body + "]}");
+}
+
+http_response api_server::impl::metrics_apis(const http_request& r,
+                                             const std::vector<std::string>& parts) {
+    if (r.method != "GET")
+        return error_response(api_error{
+            405, "MethodNotAllowed", "only get is supported", {}, {}, {}, {}, std::nullopt});
+    core::label_selector selector;
+    if (auto ls = r.query_param("labelSelector")) {
+        auto parsed = core::parse_label_selector(*ls);
+        if (!parsed)
+            return error_response(
+                bad_request("unable to parse requirement: " + parsed.error().text));
+        selector = std::move(*parsed);
+    }
+    const std::vector<std::string> rest(parts.begin() + 3, parts.end());
+    const auto answer = parts[1] == "custom.metrics.k8s.io"
+                            ? custom_metrics(store, rest, selector)
+                            : external_metrics(store, rest, selector);
+    return ok(answer.body, answer.status);
+}
+
+void api_server::serve_resource_metrics(usage_function usage) {
+    impl_->usage = std::move(usage);
+    resource_type pods{"metrics.k8s.io",
+                       "v1beta1",
+                       "pods",
+                       "",
+                       "PodMetrics",
+                       "PodMetricsList",
+                       {},
+                       {},
+                       true,
+                       false,
+                       {},
+                       {},
+                       false,
+                       true};
+    resource_type nodes{"metrics.k8s.io",
+                        "v1beta1",
+                        "nodes",
+                        "",
+                        "NodeMetrics",
+                        "NodeMetricsList",
+                        {},
+                        {},
+                        false,
+                        false,
+                        {},
+                        {},
+                        false,
+                        true};
+    impl_->store.add_type(std::move(pods));
+    impl_->store.add_type(std::move(nodes));
+    // custom and external metrics, for discovery (requests are answered by metrics_api.cpp)
+    impl_->store.add_type({"custom.metrics.k8s.io",
+                           "v1beta2",
+                           "pods/*",
+                           "",
+                           "MetricValueList",
+                           "MetricValueList",
+                           {},
+                           {},
+                           true,
+                           false,
+                           {},
+                           {},
+                           false,
+                           true});
+    impl_->store.add_type({"external.metrics.k8s.io",
+                           "v1beta1",
+                           "*",
+                           "",
+                           "ExternalMetricValueList",
+                           "ExternalMetricValueList",
+                           {},
+                           {},
+                           true,
+                           false,
+                           {},
+                           {},
+                           false,
+                           true});
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,432 @@
+// sim/apiserver/protobuf.cpp — a schema-driven protobuf decoder for the subset of k8s.io/api
+// messages that kubectl's generators produce. Field numbers follow the generated.proto files of
+// k8s.io/api and k8s.io/apimachinery; fields not in the tables are skipped (they are optional in
+// every message).
+#include "sim/apiserver/protobuf.hpp"
+
+#include "core/time.hpp"
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace hpaplus::sim {
+namespace {
+
+enum class kind {
+    string,
+    int32,
+    int64,
+    boolean,
+    message,
+    string_map,
+    quantity_map,
+    bytes_map,
+    time,
+    quantity,
+    int_or_string
+};
+
+struct message;
+struct field {
+    int number;
+    const char* name;
+    kind type;
+    const message* sub = nullptr;
+    bool repeated = false;
+    /// A pointer field in Go (`*int32`): present means set, so a zero is kept. Plain scalars are
+    /// always written by Go's encoder, and their zero values are what JSON's omitempty leaves out.
+    bool pointer = false;
+};
+struct message {
+    std::vector<field> fields;
+};
+
+// --- schema (field numbers from generated.proto) --------------------------------------------
+extern const message object_meta, label_selector, label_selector_requirement, owner_reference,
+    pod_template_spec, pod_spec, container, container_port, env_var, resource_requirements,
+    deployment_spec, deployment_strategy, rolling_update, namespace_spec, key_to_path, volume,
+    config_map_volume, empty_dir, toleration, probe, http_get, tcp_socket, exec_action, deployment,
+    namespace_obj, config_map, service_account_obj, secret;
+
+const message label_selector_requirement{{{1, "key", kind::string},
+                                          {2, "operator", kind::string},
+                                          {3, "values", kind::string, nullptr, true}}};
+const message label_selector{
+    {{1, "matchLabels", kind::string_map},
+     {2, "matchExpressions", kind::message, &label_selector_requirement, true}}};
+const message owner_reference{{{1, "kind", kind::string},
+                               {3, "name", kind::string},
+                               {4, "uid", kind::string},
+                               {5, "apiVersion", kind::string},
+                               {6, "controller", kind::boolean, nullptr, false, true},
+                               {7, "blockOwnerDeletion", kind::boolean, nullptr, false, true}}};
+const message object_meta{{{1, "name", kind::string},
+                           {2, "generateName", kind::string},
+                           {3, "namespace", kind::string},
+                           {5, "uid", kind::string},
+                           {6, "resourceVersion", kind::string},
+                           {7, "generation", kind::int64},
+                           {8, "creationTimestamp", kind::time},
+                           {11, "labels", kind::string_map},
+                           {12, "annotations", kind::string_map},
+                           {13, "ownerReferences", kind::message, &owner_reference, true},
+                           {14, "finalizers", kind::string, nullptr, true}}};
+const message container_port{{{1, "name", kind::string},
+                              {2, "hostPort", kind::int32},
+                              {3, "containerPort", kind::int32},
+                              {4, "protocol", kind::string},
+                              {5, "hostIP", kind::string}}};
+const message env_var{{{1, "name", kind::string}, {2, "value", kind::string}}};
+const message resource_requirements{
+    {{1, "limits", kind::quantity_map}, {2, "requests", kind::quantity_map}}};
+const message http_get{{{1, "path", kind::string},
+                        {2, "port", kind::int_or_string},
+                        {3, "host", kind::string},
+                        {4, "scheme", kind::string}}};
+const message tcp_socket{{{1, "port", kind::int_or_string}, {2, "host", kind::string}}};
+const message exec_action{{{1, "command", kind::string, nullptr, true}}};
+const message probe{{{1, "exec", kind::message, &exec_action},
+                     {2, "httpGet", kind::message, &http_get},
+                     {3, "tcpSocket", kind::message, &tcp_socket}}};
+const message container{{{1, "name", kind::string},
+                         {2, "image", kind::string},
+                         {3, "command", kind::string, nullptr, true},
+                         {4, "args", kind::string, nullptr, true},
+                         {5, "workingDir", kind::string},
+                         {6, "ports", kind::message, &container_port, true},
+                         {7, "env", kind::message, &env_var, true},
+                         {8, "resources", kind::message, &resource_requirements},
+                         {14, "imagePullPolicy", kind::string},
+                         {24, "restartPolicy", kind::string}}};
+const message key_to_path{{{1, "key", kind::string}, {2, "path", kind::string}}};
+const message config_map_volume{
+    {{1, "name", kind::string}, {2, "items", kind::message, &key_to_path, true}}};
+const message empty_dir{{{1, "medium", kind::string}}};
+const message volume{{{1, "name", kind::string}}};
+const message toleration{{{1, "key", kind::string},
+                          {2, "operator", kind::string},
+                          {3, "value", kind::string},
+                          {4, "effect", kind::string},
+                          {5, "tolerationSeconds", kind::int64, nullptr, false, true}}};
+const message pod_spec{{{2, "containers", kind::message, &container, true},
+                        {3, "restartPolicy", kind::string},
+                        {4, "terminationGracePeriodSeconds", kind::int64, nullptr, false, true},
+                        {6, "dnsPolicy", kind::string},
+                        {7, "nodeSelector", kind::string_map},
+                        {8, "serviceAccountName", kind::string},
+                        {10, "nodeName", kind::string},
+                        {19, "schedulerName", kind::string},
+                        {20, "initContainers", kind::message, &container, true},
+                        {22, "tolerations", kind::message, &toleration, true}}};
+const message pod_template_spec{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &pod_spec}}};
+const message rolling_update{
+    {{1, "maxUnavailable", kind::int_or_string}, {2, "maxSurge", kind::int_or_string}}};
+const message deployment_strategy{
+    {{1, "type", kind::string}, {2, "rollingUpdate", kind::message, &rolling_update}}};
+const message deployment_spec{{{1, "replicas", kind::int32, nullptr, false, true},
+                               {2, "selector", kind::message, &label_selector},
+                               {3, "template", kind::message, &pod_template_spec},
+                               {4, "strategy", kind::message, &deployment_strategy},
+                               {5, "minReadySeconds", kind::int32},
+                               {6, "revisionHistoryLimit", kind::int32, nullptr, false, true},
+                               {7, "paused", kind::boolean},
+                               {9, "progressDeadlineSeconds", kind::int32, nullptr, false, true}}};
+const message deployment{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &deployment_spec}}};
+const message namespace_spec{{{1, "finalizers", kind::string, nullptr, true}}};
+const message namespace_obj{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &namespace_spec}}};
+const message config_map{{{1, "metadata", kind::message, &object_meta},
+                          {2, "data", kind::string_map},
+                          {3, "binaryData", kind::bytes_map},
+                          {4, "immutable", kind::boolean, nullptr, false, true}}};
+const message service_account_obj{{{1, "metadata", kind::message, &object_meta}}};
+const message secret{{{1, "metadata", kind::message, &object_meta},
+                      {2, "data", kind::bytes_map},
+                      {3, "type", kind::string},
+                      {4, "stringData", kind::string_map}}};
+
+const std::map<std::string, const message*, std::less<>> kinds = {
+    {"apps/v1/Deployment", &deployment},
+    {"v1/Namespace", &namespace_obj},
+    {"v1/ConfigMap", &config_map},
+    {"v1/ServiceAccount", &service_account_obj},
+    {"v1/Secret", &secret}};
+
+// --- wire reading --------------------------------------------------------------------------
+
+struct reader {
+    std::string_view data;
+    std::size_t pos = 0;
+    bool failed = false;
+
+    bool done() const { return pos >= data.size() || failed; }
+    std::uint64_t varint() {
+        std::uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (pos >= data.size()) {
+                failed = true;
+                return 0;
+            }
+            const auto b = static_cast<std::uint8_t>(data[pos++]);
+            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+            if (!(b & 0x80)) return v;
+        }
+        failed = true;
+        return 0;
+    }
+    std::string_view bytes() {
+        const std::uint64_t n = varint();
+        if (failed || n > data.size() - pos) {
+            failed = true;
+            return {};
+        }
+        std::string_view out = data.substr(pos, n);
+        pos += n;
+        return out;
+    }
+    void skip(unsigned wire) {
+        switch (wire) {
+        case 0:
+            varint();
+            break;
+        case 1:
+            pos += 8;
+            break;
+        case 2:
+            bytes();
+            break;
+        case 5:
+            pos += 4;
+            break;
+        default:
+            failed = true;
+        }
+        if (pos > data.size()) failed = true;
+    }
+};
+
+bool decode(std::string_view data, const message& schema, json& out, json_alloc& a);
+
+// map<string, V> entries are messages {1: key, 2: value}.
+bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a) {
+    reader r{data};
+    std::string key;
+    json value;
+    while (!r.done()) {
+        const std::uint64_t tag = r.varint();
+        const auto number = tag >> 3;
+        if (number == 1)
+            key = std::string(r.bytes());
+        else if (number == 2 && type == kind::quantity_map) {
+            reader q{r.bytes()};
+            while (!q.done()) {
+                const std::uint64_t t = q.varint();
+                if ((t >> 3) == 1) {
+                    auto s = q.bytes();
+                    value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+                } else {
+                    q.skip(t & 7);
+                }
+            }
+            if (q.failed) return false;
+        } else if (number == 2 && type == kind::bytes_map) {
+            static const char b64[] =
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            const auto raw = r.bytes();
+            std::string enc;
+            for (std::size_t i = 0; i < raw.size(); i += 3) {
+                const unsigned n =
+                    (static_cast<unsigned char>(raw[i]) << 16) |
+                    (i + 1 < raw.size() ? static_cast<unsigned char>(raw[i + 1]) << 8 : 0) |
+                    (i + 2 < raw.size() ? static_cast<unsigned char>(raw[i + 2]) : 0);
+                enc += b64[(n >> 18) & 63];
+                enc += b64[(n >> 12) & 63];
+                enc += i + 1 < raw.size() ? b64[(n >> 6) & 63] : '=';
+                enc += i + 2 < raw.size() ? b64[n & 63] : '=';
+            }
+            value = json(enc.c_str(), static_cast<rapidjson::SizeType>(enc.size()), a);
+        } else if (number == 2) {
+            auto s = r.bytes();
+            value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+        } else {
+            r.skip(tag & 7);
+        }
+    }
+    if (r.failed) return false;
+    if (value.IsNull()) value = json("", a);
+    if (!out.IsObject()) out.SetObject();
+    out.AddMember(json(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), a), value, a);
+    return true;
+}
+
+bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_alloc& a) {
+    switch (f.type) {
+    case kind::string: {
+        auto s = r.bytes();
+        value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+        return !r.failed;
+    }
+    case kind::int32:
+        value = json(static_cast<std::int32_t>(r.varint()));
+        return !r.failed;
+    case kind::int64:
+        value = json(static_cast<std::int64_t>(r.varint()));
+        return !r.failed;
+    case kind::boolean:
+        value = json(r.varint() != 0);
+        return !r.failed;
+    case kind::message:
+        value.SetObject();
+        return decode(r.bytes(), *f.sub, value, a) && !r.failed;
+    case kind::time: {
+        reader t{r.bytes()};
+        std::int64_t seconds = 0;
+        while (!t.done()) {
+            const std::uint64_t tag = t.varint();
+            if ((tag >> 3) == 1)
+                seconds = static_cast<std::int64_t>(t.varint());
+            else
+                t.skip(tag & 7);
+        }
+        if (seconds == 0) { // the zero Time is null in JSON
+            value.SetNull();
+            return true;
+        }
+        const std::string text =
+            core::format_rfc3339(core::time_point{std::chrono::seconds(seconds)});
+        value = json(text.c_str(), a);
+        return !t.failed;
+    }
+    case kind::quantity: {
+        reader q{r.bytes()};
+        while (!q.done()) {
+            const std::uint64_t tag = q.varint();
+            if ((tag >> 3) == 1) {
+                auto s = q.bytes();
+                value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+            } else {
+                q.skip(tag & 7);
+            }
+        }
+        return !q.failed;
+    }
+    case kind::int_or_string: {
+        reader q{r.bytes()};
+        std::int64_t type = 0, int_val = 0;
+        std::string str_val;
+        while (!q.done()) {
+            const std::uint64_t tag = q.varint();
+            if ((tag >> 3) == 1)
+                type = static_cast<std::int64_t>(q.varint());
+            else if ((tag >> 3) == 2)
+                int_val = static_cast<std::int32_t>(q.varint());
+            else if ((tag >> 3) == 3)
+                str_val = std::string(q.bytes());
+            else
+                q.skip(tag & 7);
+        }
+        value = type == 1 ? json(str_val.c_str(), a) : json(int_val);
+        return !q.failed;
+    }
+    case kind::string_map:
+    case kind::quantity_map:
+    case kind::bytes_map:
+        (void)wire;
+        return decode_map_entry(r.bytes(), f.type, value, a) && !r.failed;
+    }
+    return false;
+}
+
+bool decode(std::string_view data, const message& schema, json& out, json_alloc& a) {
+    reader r{data};
+    while (!r.done()) {
+        const std::uint64_t tag = r.varint();
+        const int number = static_cast<int>(tag >> 3);
+        const unsigned wire = static_cast<unsigned>(tag & 7);
+        const field* f = nullptr;
+        for (const auto& candidate : schema.fields)
+            if (candidate.number == number && candidate.name[0]) f = &candidate;
+        if (!f) {
+            r.skip(wire);
+            continue;
+        }
+        const json name(rapidjson::StringRef(f->name));
+        auto it = out.FindMember(name);
+        const bool is_map = f->type == kind::string_map || f->type == kind::quantity_map ||
+                            f->type == kind::bytes_map;
+        if (is_map) {
+            if (it == out.MemberEnd()) {
+                out.AddMember(json(rapidjson::StringRef(f->name)), json(rapidjson::kObjectType), a);
+                it = out.FindMember(name);
+            }
+            if (!decode_value(r, wire, *f, it->value, a)) return false;
+            continue;
+        }
+        json value;
+        if (!decode_value(r, wire, *f, value, a)) return false;
+        const bool zero = (value.IsString() && value.GetStringLength() == 0) ||
+                          (value.IsInt64() && value.GetInt64() == 0) ||
+                          (value.IsBool() && !value.GetBool());
+        if (zero && !f->repeated && !f->pointer && f->type != kind::time) continue; // omitempty
+        if (f->repeated) {
+            if (it == out.MemberEnd()) {
+                out.AddMember(json(rapidjson::StringRef(f->name)), json(rapidjson::kArrayType), a);
+                it = out.FindMember(name);
+            }
+            it->value.PushBack(value, a);
+        } else if (it != out.MemberEnd()) {
+            it->value = std::move(value);
+        } else {
+            out.AddMember(json(rapidjson::StringRef(f->name)), value, a);
+        }
+    }
+    return !r.failed;
+}
+
+} // namespace
+
+core::outcome<std::string> protobuf_to_json(std::string_view body) {
+    if (body.size() < 4 || body.substr(0, 4) != std::string_view("k8s\0", 4))
+        return core::error_message(
+            "the protobuf body does not start with the Kubernetes magic prefix");
+    reader envelope{body.substr(4)};
+    std::string api_version, kind_name;
+    std::string_view raw;
+    while (!envelope.done()) {
+        const std::uint64_t tag = envelope.varint();
+        const auto number = tag >> 3;
+        if (number == 1) {
+            reader type_meta{envelope.bytes()};
+            while (!type_meta.done()) {
+                const std::uint64_t t = type_meta.varint();
+                if ((t >> 3) == 1)
+                    api_version = std::string(type_meta.bytes());
+                else if ((t >> 3) == 2)
+                    kind_name = std::string(type_meta.bytes());
+                else
+                    type_meta.skip(t & 7);
+            }
+        } else if (number == 2) {
+            raw = envelope.bytes();
+        } else {
+            envelope.skip(tag & 7);
+        }
+    }
+    if (envelope.failed) return core::error_message("the protobuf envelope is truncated");
+    const auto schema = kinds.find(api_version + "/" + kind_name);
+    if (schema == kinds.end())
+        return core::error_message("protobuf is not supported for " + api_version + " " +
+                                   kind_name + " by the simulated cluster; send application/json");
+    json_doc doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("apiVersion", json(api_version.c_str(), a), a);
+    doc.AddMember("kind", json(kind_name.c_str(), a), a);
+    if (!decode(raw, *schema->second, doc, a))
+        return core::error_message("the protobuf body of " + kind_name + " is malformed");
+    return core::success(to_string(doc));
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,57 @@
+// sim/apiserver/request.hpp — what every handler of the simulated API server reads from a request:
+// its path, the resource it names and its selectors; and the two ways it answers.
+#pragma once
+
+#include "core/label_selector.hpp"
+#include "net/http_server.hpp"
+#include "sim/store.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpaplus::sim {
+
+inline constexpr const char* json_type = "application/json";
+
+/// The Status body of `e` with its code (and Retry-After when it has one).
+net::http_response error_response(const api_error& e);
+/// A JSON answer.
+net::http_response ok(std::string body, int status = 200);
+
+/// A URL path's segments, empty ones dropped.
+std::vector<std::string> split(std::string_view path);
+
+/// Where a REST path points.
+struct target {
+    std::string group, version, ns, plural, name, sub;
+};
+
+/// `/api/v1/...` or `/apis/G/V/...` after the group-version prefix (`start` is the index of the
+/// first segment after it).
+std::optional<target> parse_resource_path(const std::vector<std::string>& parts, std::size_t start,
+                                          std::string group, std::string version);
+
+/// The resource a request path names, whether under /api/v1 or /apis/G/V.
+std::optional<target> resource_target(const std::vector<std::string>& parts);
+
+/// Field selectors: `path=value`, `path==value`, `path!=value`, ANDed; values compared as text.
+struct field_requirement {
+    std::string path;
+    std::string value;
+    bool equals = true;
+};
+
+std::optional<std::vector<field_requirement>> parse_field_selector(std::string_view s);
+
+/// A list's or watch's selection: namespace, labelSelector and fieldSelector.
+struct filter {
+    std::string ns; ///< "" = all namespaces
+    core::label_selector labels;
+    std::vector<field_requirement> fields;
+
+    bool matches(const stored_object& o) const;
+};
+
+} // namespace hpaplus::sim

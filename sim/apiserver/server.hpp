@@ -1,0 +1,154 @@
+// sim/apiserver/server.hpp — the simulated API server's state and handlers, shared by the files
+// of sim/apiserver/ that each hold one job (routing, CRDs, discovery, collections, watch,
+// subresources, metrics APIs, faults). Internal to sim/apiserver.
+#pragma once
+
+#include "sim/apiserver/api_server.hpp"
+#include "sim/apiserver/request.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpaplus::sim {
+
+namespace asio = boost::asio;
+using net::http_request;
+using net::http_responder;
+using net::http_response;
+
+struct openapi_v2_document;
+
+struct api_server::impl {
+    asio::any_io_executor executor;
+    object_store& store;
+    api_server_options options;
+    std::set<asio::steady_timer*> waiting; ///< idle watches, woken on every write
+    std::uint64_t expire_epoch = 0;        ///< bumped to end every watch with 410
+    bool stopped = false;
+    api_server::usage_function usage; ///< resource metrics, when served
+    fault_injector faults;
+    std::function<void(std::chrono::milliseconds)> restart;
+    std::function<std::string()> prometheus;
+    admission* admission_chain = nullptr; ///< mutating webhooks, when the cluster has them
+    std::uint64_t crd_changes = 0; ///< bumped on every CRD write: the served kinds may change
+    std::uint64_t openapi_v2_built_at = ~std::uint64_t{0};
+    std::shared_ptr<const openapi_v2_document> openapi_v2_cache;
+
+    // --- lifecycle and routing (api_server.cpp)
+
+    impl(asio::any_io_executor ex, object_store& s, api_server_options o);
+
+    void wake_watches();
+
+    static core::time_point now_time();
+
+    asio::awaitable<void> handle(http_request& r, http_responder& out);
+
+    // --- CustomResourceDefinitions (crd_registry.cpp)
+
+    std::optional<resource_type> crd_type(const json& crd) const;
+
+    void on_crd_change(const watch_event& e);
+
+    // --- discovery and OpenAPI (discovery.cpp)
+
+    std::string resource_list(const std::string& gv);
+
+    // Every served API group and its version (group → version).
+    std::vector<std::pair<std::string, std::string>> groups();
+
+    static json group_json(const std::string& group, const std::string& version, json_alloc& a);
+
+    // OpenAPI v3, just enough for kubectl to see that this server validates fields itself
+    // (a PATCH operation per kind carrying x-kubernetes-group-version-kind and a fieldValidation
+    // parameter), so `kubectl apply/create -f` need no client-side schema.
+    http_response openapi_v3(const std::vector<std::string>& parts);
+
+    // OpenAPI v2 as kube-openapi serves it: JSON or protobuf by Accept (406 for anything else),
+    // an ETag per encoding, 304 for a matching If-None-Match. Rebuilt only after a CRD changed.
+    http_response openapi_v2(const http_request& r);
+
+    std::optional<http_response> discovery(const http_request& r,
+                                           const std::vector<std::string>& parts);
+
+    // --- objects and collections (collections.cpp)
+
+    static bool wants_table(const http_request& r);
+
+    std::optional<filter> make_filter(const http_request& r, const target& t, api_error& error);
+
+    http_response list(const http_request& r, collection& c, const target& t);
+
+    // Every request but a watch: one complete response.
+    http_response objects(http_request& r, target t);
+
+    // List, create, or delete a collection.
+    http_response collection_request(const http_request& r, collection& c, target& t);
+
+    // Applies a PATCH body to `base` according to its content type.
+    std::optional<api_error> apply_patch(const http_request& r, const resource_type& type,
+                                         json_doc& base);
+
+    // A custom resource is pruned, defaulted and validated against its CRD's schema; with
+    // `fieldValidation=Strict` (what kubectl sends by default) an unknown field is refused.
+    static std::optional<api_error> check_schema(const http_request& r, const resource_type& type,
+                                                 const std::string& name, json_doc& body);
+
+    void delete_namespace_contents(const std::string& ns);
+
+    // Mutating admission of a create: the webhooks' patches end up in the request body, which
+    // the create then stores (after schema validation, as on the real server).
+    asio::awaitable<std::optional<api_error>> admit(http_request& r, const target& t);
+
+    // --- watch (watch.cpp)
+
+    asio::awaitable<void> watch(const http_request& r, const target& t, http_responder& out);
+
+    // --- subresources: scale, eviction, resize (subresources.cpp)
+
+    // Scale subresource: build autoscaling/v1 Scale from the object.
+    api_result<std::string> scale_of(const collection& c, const stored_object& o);
+
+    http_response write_scale(collection& c, const target& t, const stored_object& current,
+                              const json& scale);
+
+    // pods/eviction (policy/v1 Eviction): deletes the pod unless a disruption budget forbids it.
+    http_response evict(const http_request& r, collection& pods, const stored_object& pod);
+
+    // pods/resize: only container resources change; the simulated kubelet then actuates it.
+    http_response resize(const http_request& r, collection& pods, const stored_object& pod);
+
+    // --- metrics APIs (metrics_apis.cpp)
+
+    // metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
+    std::string pod_metrics_json(const stored_object& pod,
+                                 const std::pair<std::int64_t, std::int64_t>& use);
+
+    http_response resource_metrics(const http_request& r, const target& t);
+
+    http_response metrics_apis(const http_request& r, const std::vector<std::string>& parts);
+
+    // --- faults and /sim/v1 controls (control.cpp)
+
+    // The verb in RBAC's terms and the resource (a subresource counts as itself) for fault rules.
+    static std::pair<std::string, std::string>
+    verb_and_resource(const http_request& r, const std::vector<std::string>& parts);
+
+    // Applies latency and injected errors; returns true when the request was answered with an
+    // error.
+    asio::awaitable<bool> apply_faults(const http_request& r, const std::vector<std::string>& parts,
+                                       http_responder& out);
+
+    // /sim/v1/...: the simulated cluster's own controls.
+    http_response control(const http_request& r, const std::vector<std::string>& parts);
+};
+
+} // namespace hpaplus::sim

@@ -1,0 +1,268 @@
+// sim/apiserver/table.cpp — Table rows for built-in kinds and custom resources.
+#include "sim/apiserver/table.hpp"
+
+#include <functional>
+
+namespace hpaplus::sim {
+namespace {
+
+struct column {
+    const char* name;
+    const char* type;
+    int priority;
+    std::function<json(const json& obj, json_alloc& a)> cell;
+};
+
+json str(const std::string& s, json_alloc& a) {
+    return json(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+std::int64_t int_at(const json& obj, const char* path) {
+    const json* v = find_path(obj, path);
+    return v && v->IsInt64() ? v->GetInt64() : 0;
+}
+
+std::string age_of(const json& obj, core::time_point now) {
+    const auto created = core::parse_rfc3339(string_at(obj, "metadata.creationTimestamp"));
+    if (!created) return "<unknown>";
+    return human_duration(std::chrono::duration_cast<std::chrono::seconds>(now - *created));
+}
+
+std::vector<column> builtin_columns(const resource_type& t, core::time_point now) {
+    auto name = column{"Name", "string", 0, [](const json& o, json_alloc& a) {
+                           return str(string_at(o, "metadata.name"), a);
+                       }};
+    auto age = column{"Age", "string", 0,
+                      [now](const json& o, json_alloc& a) { return str(age_of(o, now), a); }};
+    if (t.plural == "pods" && t.group.empty()) {
+        return {name,
+                {"Ready", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     const json* spec = find_path(o, "spec.containers");
+                     const json* statuses = find_path(o, "status.containerStatuses");
+                     std::int64_t ready = 0;
+                     if (statuses && statuses->IsArray())
+                         for (const auto& s : statuses->GetArray())
+                             if (const json* r = find_path(s, "ready");
+                                 r && r->IsBool() && r->GetBool())
+                                 ++ready;
+                     const auto total = spec && spec->IsArray() ? spec->Size() : 0;
+                     return str(std::to_string(ready) + "/" + std::to_string(total), a);
+                 }},
+                {"Status", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     if (find_path(o, "metadata.deletionTimestamp")) return str("Terminating", a);
+                     const std::string phase = string_at(o, "status.phase");
+                     return str(phase.empty() ? "Pending" : phase, a);
+                 }},
+                {"Restarts", "integer", 0,
+                 [](const json& o, json_alloc&) {
+                     std::int64_t restarts = 0;
+                     if (const json* s = find_path(o, "status.containerStatuses");
+                         s && s->IsArray())
+                         for (const auto& c : s->GetArray())
+                             restarts += int_at(c, "restartCount");
+                     return json(restarts);
+                 }},
+                age,
+                {"IP", "string", 1,
+                 [](const json& o, json_alloc& a) {
+                     const std::string ip = string_at(o, "status.podIP");
+                     return ip.empty() ? json(rapidjson::kNullType) : str(ip, a);
+                 }},
+                {"Node", "string", 1, [](const json& o, json_alloc& a) {
+                     const std::string node = string_at(o, "spec.nodeName");
+                     return node.empty() ? json(rapidjson::kNullType) : str(node, a);
+                 }}};
+    }
+    if (t.plural == "deployments") {
+        return {
+            name,
+            {"Ready", "string", 0,
+             [](const json& o, json_alloc& a) {
+                 return str(std::to_string(int_at(o, "status.readyReplicas")) + "/" +
+                                std::to_string(int_at(o, "spec.replicas")),
+                            a);
+             }},
+            {"Up-to-date", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "status.updatedReplicas")); }},
+            {"Available", "integer", 0,
+             [](const json& o, json_alloc&) {
+                 return json(int_at(o, "status.availableReplicas"));
+             }},
+            age};
+    }
+    if (t.plural == "namespaces") {
+        return {name,
+                {"Status", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     const std::string phase = string_at(o, "status.phase");
+                     return str(phase.empty() ? "Active" : phase, a);
+                 }},
+                age};
+    }
+    if (t.plural == "events" && t.group.empty()) {
+        return {{"Last Seen", "string", 0,
+                 [now](const json& o, json_alloc& a) {
+                     std::string ts = string_at(o, "lastTimestamp");
+                     if (ts.empty()) ts = string_at(o, "eventTime");
+                     const auto t0 = core::parse_rfc3339(ts);
+                     if (!t0) return str("<unknown>", a);
+                     return str(human_duration(
+                                    std::chrono::duration_cast<std::chrono::seconds>(now - *t0)),
+                                a);
+                 }},
+                {"Type", "string", 0,
+                 [](const json& o, json_alloc& a) { return str(string_at(o, "type"), a); }},
+                {"Reason", "string", 0,
+                 [](const json& o, json_alloc& a) { return str(string_at(o, "reason"), a); }},
+                {"Object", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     std::string kind = string_at(o, "involvedObject.kind");
+                     for (auto& c : kind)
+                         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                     return str(kind + "/" + string_at(o, "involvedObject.name"), a);
+                 }},
+                {"Message", "string", 0,
+                 [](const json& o, json_alloc& a) { return str(string_at(o, "message"), a); }}};
+    }
+    if (t.plural == "customresourcedefinitions") {
+        return {name, {"Created At", "date", 0, [](const json& o, json_alloc& a) {
+                           return str(string_at(o, "metadata.creationTimestamp"), a);
+                       }}};
+    }
+    if (t.plural == "horizontalpodautoscalers") {
+        return {
+            name,
+            {"Reference", "string", 0,
+             [](const json& o, json_alloc& a) {
+                 return str(string_at(o, "spec.scaleTargetRef.kind") + "/" +
+                                string_at(o, "spec.scaleTargetRef.name"),
+                            a);
+             }},
+            {"MinPods", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "spec.minReplicas")); }},
+            {"MaxPods", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "spec.maxReplicas")); }},
+            {"Replicas", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "status.currentReplicas")); }},
+            age};
+    }
+    return {name, age};
+}
+
+// A CRD printer column: the JSON value at the path, if it has the declared type.
+json custom_cell(const json& obj, const printer_column& c, core::time_point now, json_alloc& a) {
+    const json* v = find_path(obj, c.json_path);
+    if (!v) return json(rapidjson::kNullType);
+    if (c.type == "date") {
+        if (!v->IsString()) return json(rapidjson::kNullType);
+        const auto t0 = core::parse_rfc3339(v->GetString());
+        if (!t0) return json(rapidjson::kNullType);
+        return str(human_duration(std::chrono::duration_cast<std::chrono::seconds>(now - *t0)), a);
+    }
+    if (c.type == "integer") return v->IsInt64() ? json(v->GetInt64()) : json(rapidjson::kNullType);
+    if (c.type == "number")
+        return v->IsNumber() ? json(v->GetDouble()) : json(rapidjson::kNullType);
+    if (c.type == "boolean") return v->IsBool() ? json(v->GetBool()) : json(rapidjson::kNullType);
+    if (v->IsString()) return json(*v, a);
+    return str(to_string(*v), a); // arrays and objects print as JSON, like the real server
+}
+
+} // namespace
+
+std::string human_duration(std::chrono::seconds d) {
+    const long long seconds = d.count();
+    if (seconds < -1) return "<invalid>";
+    if (seconds < 0) return "0s";
+    if (seconds < 120) return std::to_string(seconds) + "s";
+    const long long minutes = seconds / 60;
+    if (minutes < 10) {
+        const long long s = seconds % 60;
+        return s == 0 ? std::to_string(minutes) + "m"
+                      : std::to_string(minutes) + "m" + std::to_string(s) + "s";
+    }
+    if (minutes < 180) return std::to_string(minutes) + "m";
+    const long long hours = seconds / 3600;
+    if (hours < 8) {
+        const long long m = minutes % 60;
+        return m == 0 ? std::to_string(hours) + "h"
+                      : std::to_string(hours) + "h" + std::to_string(m) + "m";
+    }
+    if (hours < 48) return std::to_string(hours) + "h";
+    if (hours < 24 * 8) {
+        const long long h = hours % 24;
+        return h == 0 ? std::to_string(hours / 24) + "d"
+                      : std::to_string(hours / 24) + "d" + std::to_string(h) + "h";
+    }
+    if (hours < 24 * 365 * 2) return std::to_string(hours / 24) + "d";
+    if (hours < 24 * 365 * 8) {
+        const long long dy = (hours / 24) % 365;
+        return dy == 0 ? std::to_string(hours / 24 / 365) + "y"
+                       : std::to_string(hours / 24 / 365) + "y" + std::to_string(dy) + "d";
+    }
+    return std::to_string(hours / 24 / 365) + "y";
+}
+
+std::string table_json(const resource_type& t, const std::vector<object_ptr>& objects,
+                       std::uint64_t rv, core::time_point now) {
+    json_doc doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "Table", a);
+    doc.AddMember("apiVersion", "meta.k8s.io/v1", a);
+    json meta(rapidjson::kObjectType);
+    meta.AddMember("resourceVersion", str(std::to_string(rv), a), a);
+    doc.AddMember("metadata", meta, a);
+
+    json defs(rapidjson::kArrayType);
+    auto add_def = [&](const std::string& name, const std::string& type, const std::string& format,
+                       int priority, const std::string& description) {
+        json d(rapidjson::kObjectType);
+        d.AddMember("name", str(name, a), a);
+        d.AddMember("type", str(type, a), a);
+        d.AddMember("format", str(format, a), a);
+        d.AddMember("description", str(description, a), a);
+        d.AddMember("priority", priority, a);
+        defs.PushBack(d, a);
+    };
+    const bool custom_columns = t.custom;
+    std::vector<column> columns;
+    if (custom_columns) {
+        add_def("Name", "string", "name", 0, "Name must be unique within a namespace.");
+        if (t.columns.empty()) add_def("Age", "date", "", 0, "CreationTimestamp of the object");
+        for (const auto& c : t.columns)
+            add_def(c.name, c.type == "date" ? "date" : c.type, c.format, c.priority,
+                    c.description);
+    } else {
+        columns = builtin_columns(t, now);
+        for (const auto& c : columns)
+            add_def(c.name, c.type, std::string(c.name) == "Name" ? "name" : "", c.priority, "");
+    }
+    doc.AddMember("columnDefinitions", defs, a);
+
+    json rows(rapidjson::kArrayType);
+    for (const auto& o : objects) {
+        json cells(rapidjson::kArrayType);
+        if (custom_columns) {
+            cells.PushBack(str(o->name, a), a);
+            if (t.columns.empty()) cells.PushBack(str(age_of(o->doc, now), a), a);
+            for (const auto& c : t.columns)
+                cells.PushBack(custom_cell(o->doc, c, now, a), a);
+        } else {
+            for (const auto& c : columns)
+                cells.PushBack(c.cell(o->doc, a), a);
+        }
+        json row(rapidjson::kObjectType);
+        row.AddMember("cells", cells, a);
+        json partial(rapidjson::kObjectType);
+        partial.AddMember("kind", "PartialObjectMetadata", a);
+        partial.AddMember("apiVersion", "meta.k8s.io/v1", a);
+        partial.AddMember("metadata", json(*find_path(o->doc, "metadata"), a), a);
+        row.AddMember("object", partial, a);
+        rows.PushBack(row, a);
+    }
+    doc.AddMember("rows", rows, a);
+    return to_string(doc);
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,118 @@
+// sim/apiserver/watch.cpp — watch streams: replay or resume from a resourceVersion, selections,
+// bookmarks, 410 Gone after compaction, and drops on request.
+#include "sim/apiserver/server.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+namespace hpaplus::sim {
+
+asio::awaitable<void> api_server::impl::watch(const http_request& r, const target& t,
+                                              http_responder& out) {
+    api_error error;
+    auto f = make_filter(r, t, error);
+    if (!f) {
+        co_await out.send(error_response(error));
+        co_return;
+    }
+    std::chrono::seconds timeout = options.default_watch_timeout;
+    if (auto ts = r.query_param("timeoutSeconds")) {
+        long long v = 0;
+        if (std::from_chars(ts->data(), ts->data() + ts->size(), v).ec == std::errc() && v > 0)
+            timeout = std::min(timeout, std::chrono::seconds(v));
+    }
+    const bool bookmarks = r.query_param("allowWatchBookmarks").value_or("") == "true";
+    const std::string rv_text(r.query_param("resourceVersion").value_or(""));
+    collection* c = store.find(t.group, t.version, t.plural);
+    std::uint64_t last = 0;
+    bool replay = rv_text.empty() || rv_text == "0";
+    if (!replay &&
+        std::from_chars(rv_text.data(), rv_text.data() + rv_text.size(), last).ec != std::errc()) {
+        co_await out.send(
+            error_response(bad_request("invalid resource version \"" + rv_text + "\"")));
+        co_return;
+    }
+    if (!co_await out.begin_stream(200, json_type)) co_return;
+    auto event_line = [](const char* type, const std::string& object) {
+        return std::string(R"({"type":")") + type + R"(","object":)" + object + "}\n";
+    };
+    auto send_expired = [&](std::uint64_t rv) -> asio::awaitable<void> {
+        const api_error e = expired("too old resource version: " + std::to_string(rv) + " (" +
+                                    std::to_string(c ? c->compacted_rv : 0) + ")");
+        co_await out.send_chunk(event_line("ERROR", status_json(e)));
+        co_await out.end_stream();
+    };
+    if (replay) {
+        last = store.resource_version();
+        for (const auto& [k, o] : c->objects)
+            if (f->matches(*o) && !co_await out.send_chunk(event_line("ADDED", o->text))) co_return;
+    } else if (!store.first_event_after(*c, last)) {
+        co_await send_expired(last);
+        co_return;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto last_sent = std::chrono::steady_clock::now();
+    asio::steady_timer timer(executor);
+    const std::uint64_t drop_epoch = faults.watch_epoch();
+    const std::uint64_t my_expire_epoch = expire_epoch;
+    while (!stopped) {
+        if (faults.watch_epoch() != drop_epoch)
+            co_return; // dropped: the connection closes without an end
+        if (expire_epoch != my_expire_epoch) {
+            co_await send_expired(last);
+            co_return;
+        }
+        c = store.find(t.group, t.version, t.plural);
+        if (!c) break; // the CRD went away
+        const auto first = store.first_event_after(*c, last);
+        if (!first) {
+            co_await send_expired(last);
+            co_return;
+        }
+        std::string batch;
+        for (std::size_t i = *first; i < c->log.size(); ++i) {
+            const watch_event& e = c->log[i];
+            last = e.rv;
+            const bool now_in = f->matches(*e.object);
+            const bool was_in = e.previous && f->matches(*e.previous);
+            const char* type = e.type;
+            if (std::string_view(type) == "MODIFIED") {
+                if (!now_in && !was_in) continue;
+                if (!now_in)
+                    type = "DELETED"; // left the selection
+                else if (!was_in)
+                    type = "ADDED"; // entered it
+            } else if (!now_in) {
+                continue;
+            }
+            batch += event_line(type, e.object->text);
+        }
+        if (!batch.empty()) {
+            if (!co_await out.send_chunk(batch)) co_return;
+            last_sent = std::chrono::steady_clock::now();
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) break;
+        if (bookmarks && now - last_sent >= options.bookmark_interval) {
+            const std::string bookmark = R"({"kind":")" + c->type.kind + R"(","apiVersion":")" +
+                                         c->type.group_version() +
+                                         R"(","metadata":{"resourceVersion":")" +
+                                         std::to_string(store.resource_version()) + "\"}}";
+            last = std::max(last, store.resource_version());
+            if (!co_await out.send_chunk(event_line("BOOKMARK", bookmark))) co_return;
+            last_sent = now;
+        }
+        auto wake = deadline;
+        if (bookmarks) wake = std::min(wake, last_sent + options.bookmark_interval);
+        timer.expires_at(wake);
+        waiting.insert(&timer);
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        waiting.erase(&timer);
+    }
+    co_await out.end_stream();
+}
+
+} // namespace hpaplus::sim

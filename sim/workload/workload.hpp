@@ -1,0 +1,69 @@
+// sim/workload/workload.hpp — the simulated cluster's workloads: a deployment controller (pods
+// created and deleted on replica changes, a rolling update when the pod template changes,
+// Deployment status as the real controller reports it), pod lifecycle with scheduling, start and
+// readiness delays, and resource usage from a load you set on the Deployment:
+//   kubectl annotate deployment web sim.hpaplus.io/cpu-load=2500m --overwrite
+// spreads 2.5 CPU over the ready pods (sim.hpaplus.io/memory-per-pod sets memory; a pod's own
+// sim.hpaplus.io/cpu-usage overrides its share).
+#pragma once
+
+#include "sim/store.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace hpaplus::sim {
+
+class admission;
+
+struct workload_options {
+    std::chrono::milliseconds tick{100};             ///< how often controllers and pods advance
+    std::chrono::milliseconds scheduling_delay{100}; ///< Pending → bound to a node
+    std::chrono::milliseconds start_delay{200};      ///< bound → Running (containers started)
+    std::chrono::milliseconds readiness_delay{300};  ///< Running → Ready
+    std::string node_name = "sim-node-1";
+    std::int64_t node_cpu_milli = 16000;         ///< allocatable CPU of the one node
+    std::int64_t node_memory_bytes = 64LL << 30; ///< allocatable memory
+    std::chrono::milliseconds resize_delay{300}; ///< PodResizeInProgress → actuated
+};
+
+/// Usage of one pod, in milli-CPU and bytes.
+struct pod_usage {
+    std::int64_t cpu_milli = 0;
+    std::int64_t memory_bytes = 0;
+};
+
+class workload_model {
+  public:
+    workload_model(boost::asio::any_io_executor executor, object_store& store,
+                   workload_options options = {});
+    ~workload_model();
+
+    /// Pods the Deployment controller makes go through `chain`'s mutating webhooks first (the
+    /// chain must outlive the model).
+    void use_admission(admission& chain);
+
+    /// Starts the tick loop. Runs on: the executor.
+    void start();
+    void stop();
+
+    /// Advances every controller and pod once (tests call it directly).
+    void tick();
+
+    /// What a running pod uses now; nullopt for pods that are not running (no metrics yet).
+    std::optional<pod_usage> usage_of(const stored_object& pod) const;
+
+    /// CPU seconds the pod has used since the model first saw it running (a Prometheus counter).
+    double cpu_seconds_of(const stored_object& pod) const;
+
+  private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+} // namespace hpaplus::sim
