@@ -11,7 +11,6 @@
 namespace hpaplus::controller {
 namespace {
 
-using kube::cron_active;
 using kube::cronhpa;
 using kube::vpaplus;
 using policy::condition_status;
@@ -60,7 +59,7 @@ std::optional<T> find_aimed_at(const kube::informer& informer, const std::string
 // What of a cached CronHPA decides a floor: its target and the job in force.
 struct floor_view {
     policy::object_reference target;
-    std::optional<kube::cron_active> active;
+    std::optional<cron::active_job> active;
 };
 
 std::optional<floor_view> floor_of(const kube::object_cptr& o) {
@@ -104,7 +103,7 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas
         kube::json_decoder d;
         const kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
         if (!d.ok() || !c.status.active || !aims_at(c.spec.target, hpaplus, workload)) continue;
-        const kube::cron_active& a = *c.status.active;
+        const cron::active_job& a = *c.status.active;
         const auto since = std::chrono::time_point_cast<std::chrono::nanoseconds>(a.schedule_time);
         if (best && (a.target_size < best->replicas ||
                      (a.target_size == best->replicas && since <= best->since)))

@@ -1,17 +1,16 @@
-// controller/cronhpa/runner.hpp — one wake of one CronHPA: read it from the cache, plan its jobs
-// (cron/plan.hpp), run the job that is due — set the target's replicas through `/scale` when no
-// HPAPlus scales it, or hand the HPAPlus a floor by recording the job in force — and write the
-// status (per job, a bounded history) and Events. Returns when to wake next.
+// controller/cronhpa/runner.hpp — one wake of one CronHPA, an I/O shell around cron/status.hpp:
+// read it from the cache, plan its jobs, run the job that is due — set the target's replicas
+// through `/scale` when no HPAPlus scales it, or hand the HPAPlus a floor by recording the job in
+// force — and write the status and Events. Returns when to wake next.
 #pragma once
 
 #include "controller/runtime/options.hpp"
-#include "cron/next_fire.hpp"
+#include "cron/status.hpp"
 #include "kube/event_recorder.hpp"
 #include "kube/informer.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
-#include <map>
 #include <optional>
 #include <string>
 
@@ -26,12 +25,6 @@ struct cron_env {
     const controller_options& options;
 };
 
-/// What a worker keeps between wakes: the runs it made, so that a status write that failed
-/// does not make a job fire twice.
-struct cron_memory {
-    std::map<std::string, cron::instant, std::less<>> last_run; ///< job name + schedule → time
-};
-
 struct cron_outcome {
     bool exists = true;
     bool fired = false;                ///< a job ran (scaled or set a floor)
@@ -41,6 +34,6 @@ struct cron_outcome {
 
 /// Runs on: the client's executor. Cancellation: none; bounded by the request timeouts.
 boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::string& ns,
-                                                 const std::string& name, cron_memory& memory);
+                                                 const std::string& name, cron::run_memory& memory);
 
 } // namespace hpaplus::controller

@@ -10,7 +10,7 @@ namespace {
 
 struct cronhpa_slot : worker_slot {
     using worker_slot::worker_slot;
-    cron_memory memory;
+    cron::run_memory memory;
 };
 
 } // namespace

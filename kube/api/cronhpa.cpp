@@ -21,8 +21,8 @@ std::string rfc3339(cron::instant t) {
     return core::format_rfc3339(std::chrono::time_point_cast<std::chrono::nanoseconds>(t));
 }
 
-cron_job decode_job(kube::json_decoder& d, const kube::json_node& n) {
-    cron_job j;
+cron::job decode_job(kube::json_decoder& d, const kube::json_node& n) {
+    cron::job j;
     j.name = d.string(n["name"]);
     j.schedule = d.string(n["schedule"]);
     j.target_size = d.opt_int32(n["targetSize"], 0).value_or(0);
@@ -30,17 +30,18 @@ cron_job decode_job(kube::json_decoder& d, const kube::json_node& n) {
     return j;
 }
 
-cronhpa_status decode_status(const kube::json_node& n) {
-    cronhpa_status s;
+cron::status decode_status(const kube::json_node& n) {
+    cron::status s;
     kube::json_decoder d;
     if (!n.present() || !d.object(n)) return s;
     s.observed_generation = d.opt_int(n["observedGeneration"], 0, INT64_MAX).value_or(0);
     if (const auto a = n["active"]; a.present() && d.object(a)) {
-        cron_active active;
+        cron::active_job active;
         active.job = d.opt_string(a["job"]).value_or("");
         active.target_size = d.opt_int32(a["targetSize"], 0).value_or(0);
         active.schedule_time = opt_instant(d, a["scheduleTime"]).value_or(cron::instant{});
-        active.mode = d.opt_string(a["mode"]).value_or("");
+        active.mode = cron::parse_run_mode(d.opt_string(a["mode"]).value_or(""))
+                          .value_or(cron::run_mode::direct);
         active.hpaplus = d.opt_string(a["hpaPlus"]).value_or("");
         if (d.ok()) s.active = std::move(active);
     }
@@ -48,12 +49,13 @@ cronhpa_status decode_status(const kube::json_node& n) {
     for (std::size_t i = 0, size = d.array(jobs); i < size; ++i) {
         const auto j = jobs.at(i);
         kube::json_decoder jd;
-        cron_job_status js;
-        js.job = decode_job(jd, j);
+        cron::job_status js;
+        js.spec = decode_job(jd, j);
         js.submit_time = opt_instant(jd, j["submitTime"]);
         js.last_schedule_time = opt_instant(jd, j["lastScheduleTime"]);
         js.next_schedule_time = jd.opt_string(j["nextScheduleTime"]).value_or("");
-        js.state = jd.opt_string(j["state"]).value_or("");
+        js.state = cron::parse_job_state(jd.opt_string(j["state"]).value_or(""))
+                       .value_or(cron::job_state::scheduled);
         js.message = jd.opt_string(j["message"]).value_or("");
         if (jd.ok()) s.jobs.push_back(std::move(js));
     }
@@ -61,12 +63,13 @@ cronhpa_status decode_status(const kube::json_node& n) {
     for (std::size_t i = 0, size = d.array(history); i < size; ++i) {
         const auto h = history.at(i);
         kube::json_decoder hd;
-        cron_run r;
+        cron::run_record r;
         r.job = hd.opt_string(h["job"]).value_or("");
         r.schedule_time = opt_instant(hd, h["scheduleTime"]).value_or(cron::instant{});
         r.run_time = opt_instant(hd, h["runTime"]).value_or(cron::instant{});
         r.target_size = hd.opt_int32(h["targetSize"]).value_or(0);
-        r.result = hd.opt_string(h["result"]).value_or("");
+        r.result = cron::parse_job_state(hd.opt_string(h["result"]).value_or(""))
+                       .value_or(cron::job_state::scheduled);
         r.message = hd.opt_string(h["message"]).value_or("");
         if (hd.ok()) s.history.push_back(std::move(r));
     }
@@ -112,7 +115,7 @@ cronhpa decode_cronhpa(kube::json_decoder& d, const kube::json_node& n) {
         const auto j = jobs.at(i);
         d.known_fields(j, {"name", "schedule", "targetSize", "runOnce"});
         if (!j["targetSize"].present()) d.fail(j["targetSize"], "required field is missing");
-        cron_job job = decode_job(d, j);
+        cron::job job = decode_job(d, j);
         for (const auto& other : c.spec.jobs)
             if (other.name == job.name)
                 d.fail(j["name"], "duplicate job name \"" + job.name + "\"");
@@ -125,7 +128,7 @@ cronhpa decode_cronhpa(kube::json_decoder& d, const kube::json_node& n) {
 std::string encode_cronhpa_status(const cronhpa& c) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    const cronhpa_status& s = c.status;
+    const cron::status& s = c.status;
     doc.AddMember("observedGeneration", s.observed_generation, a);
     doc.AddMember("reference", kube::json_string(c.spec.target.kind + "/" + c.spec.target.name, a),
                   a);
@@ -133,10 +136,10 @@ std::string encode_cronhpa_status(const cronhpa& c) {
     Value jobs(rapidjson::kArrayType);
     for (const auto& j : s.jobs) {
         Value v(rapidjson::kObjectType);
-        v.AddMember("name", kube::json_string(j.job.name, a), a);
-        v.AddMember("schedule", kube::json_string(j.job.schedule, a), a);
-        v.AddMember("targetSize", j.job.target_size, a);
-        v.AddMember("runOnce", j.job.run_once, a);
+        v.AddMember("name", kube::json_string(j.spec.name, a), a);
+        v.AddMember("schedule", kube::json_string(j.spec.schedule, a), a);
+        v.AddMember("targetSize", j.spec.target_size, a);
+        v.AddMember("runOnce", j.spec.run_once, a);
         if (j.submit_time) v.AddMember("submitTime", encode_time(*j.submit_time, a), a);
         if (j.last_schedule_time) {
             v.AddMember("lastScheduleTime", encode_time(*j.last_schedule_time, a), a);
@@ -144,7 +147,7 @@ std::string encode_cronhpa_status(const cronhpa& c) {
         }
         if (!j.next_schedule_time.empty())
             v.AddMember("nextScheduleTime", kube::json_string(j.next_schedule_time, a), a);
-        v.AddMember("state", kube::json_string(j.state, a), a);
+        v.AddMember("state", kube::json_string(cron::to_string(j.state), a), a);
         if (!j.message.empty()) v.AddMember("message", kube::json_string(j.message, a), a);
         jobs.PushBack(v, a);
     }
@@ -159,7 +162,7 @@ std::string encode_cronhpa_status(const cronhpa& c) {
         active.AddMember("job", kube::json_string(s.active->job, a), a);
         active.AddMember("targetSize", s.active->target_size, a);
         active.AddMember("scheduleTime", encode_time(s.active->schedule_time, a), a);
-        active.AddMember("mode", kube::json_string(s.active->mode, a), a);
+        active.AddMember("mode", kube::json_string(cron::to_string(s.active->mode), a), a);
         if (!s.active->hpaplus.empty())
             active.AddMember("hpaPlus", kube::json_string(s.active->hpaplus, a), a);
     }
@@ -172,7 +175,7 @@ std::string encode_cronhpa_status(const cronhpa& c) {
         v.AddMember("scheduleTime", encode_time(r.schedule_time, a), a);
         v.AddMember("runTime", encode_time(r.run_time, a), a);
         v.AddMember("targetSize", r.target_size, a);
-        v.AddMember("result", kube::json_string(r.result, a), a);
+        v.AddMember("result", kube::json_string(cron::to_string(r.result), a), a);
         if (!r.message.empty()) v.AddMember("message", kube::json_string(r.message, a), a);
         history.PushBack(v, a);
     }

@@ -1,9 +1,9 @@
-// kube/api/cronhpa.hpp — a CronHPA as the controller reads and writes it: the spec, the
-// status it keeps (per job, the job in force, a bounded history), and the floor that CronHPAs
-// hold on an HPAPlus. Decoding and encoding only; no I/O.
+// kube/api/cronhpa.hpp — a CronHPA as the controller reads and writes it: the spec and the status
+// it keeps (cron/status.hpp: per job, the job in force, a bounded history). Decoding and encoding
+// only; no I/O.
 #pragma once
 
-#include "cron/next_fire.hpp"
+#include "cron/status.hpp"
 #include "kube/informer.hpp"
 #include "kube/json_decoder.hpp"
 #include "policy/decision.hpp"
@@ -16,58 +16,12 @@ namespace hpaplus::kube {
 
 inline constexpr std::string_view hpaplus_kind = "HPAPlus";
 
-struct cron_job {
-    std::string name;
-    std::string schedule;
-    std::int32_t target_size = 0;
-    bool run_once = false;
-    friend bool operator==(const cron_job&, const cron_job&) = default;
-};
-
 struct cronhpa_spec {
     policy::object_reference target;
     std::string time_zone = "UTC";
     std::vector<std::string> exclude_dates;
     std::optional<std::int64_t> starting_deadline_seconds;
-    std::vector<cron_job> jobs;
-};
-
-struct cron_job_status {
-    cron_job job; ///< the job as it was when this status was written
-    std::optional<cron::instant> submit_time;
-    std::optional<cron::instant> last_schedule_time;
-    std::string next_schedule_time; ///< RFC 3339 in the CronHPA's zone; "" = never
-    std::string state;              ///< Scheduled | Succeeded | Failed | Skipped | Missed |
-                                    ///< Superseded | Invalid
-    std::string message;
-};
-
-struct cron_run {
-    std::string job;
-    cron::instant schedule_time{};
-    cron::instant run_time{};
-    std::int32_t target_size = 0;
-    std::string result; ///< the job state the run left
-    std::string message;
-};
-
-/// The latest fired job, whose targetSize is in force until the next job fires.
-struct cron_active {
-    std::string job;
-    std::int32_t target_size = 0;
-    cron::instant schedule_time{};
-    std::string mode;    ///< Direct (it set replicas) | Floor (of an HPAPlus)
-    std::string hpaplus; ///< the HPAPlus holding the floor (mode Floor)
-};
-
-struct cronhpa_status {
-    std::int64_t observed_generation = 0;
-    std::optional<cron_active> active;
-    std::vector<cron_job_status> jobs;
-    std::vector<cron_run> history; ///< newest first
-    std::string
-        next_schedule_time; ///< the earliest of the jobs' (RFC 3339 in the zone); "" = never
-    std::vector<policy::condition> conditions;
+    std::vector<cron::job> jobs;
 };
 
 struct cronhpa {
@@ -77,7 +31,7 @@ struct cronhpa {
     std::int64_t generation = 0;
     std::optional<cron::instant> created;
     cronhpa_spec spec;
-    cronhpa_status status;
+    cron::status status;
 };
 
 /// Decodes a CronHPA; a spec error is reported through `d`. The status is read leniently (a
