@@ -23,7 +23,6 @@ using kube::decode_recommendations;
 using kube::decode_vertical_pod;
 using kube::decode_vpaplus;
 using kube::target_view;
-using kube::vertical_pod;
 using kube::vpaplus;
 
 namespace {
@@ -112,7 +111,7 @@ asio::awaitable<net::http_response> review_pod(pod_admission_env& env, const std
     if (!d.ok()) co_return allowed(uid, "");
     const auto chosen = co_await vpaplus_for(env, ns, labels);
     if (!chosen) co_return allowed(uid, "");
-    const vertical_pod p = decode_vertical_pod(pod);
+    const vertical::pod_view p = decode_vertical_pod(pod);
     const auto to =
         vertical::resized(p.desired, vertical::for_pod(p.desired, chosen->recommendations));
     if (to == p.desired) co_return allowed(uid, "");
@@ -121,7 +120,7 @@ asio::awaitable<net::http_response> review_pod(pod_admission_env& env, const std
                  name.empty() ? d.opt_string(pod["metadata"]["generateName"]).value_or("") + "*"
                               : name,
                  chosen->name);
-    co_return allowed(uid, admission_patch(p, to, chosen->name));
+    co_return allowed(uid, vertical::admission_patch(p, to, chosen->name));
 }
 
 struct pod_admission_server::impl {

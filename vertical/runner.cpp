@@ -19,15 +19,12 @@
 
 namespace hpaplus::vertical {
 
-using kube::cpu_text;
 using kube::decode_checkpoint_status;
 using kube::decode_vertical_pod;
 using kube::decode_vpaplus;
 using kube::encode_checkpoint_status;
 using kube::involved_object;
-using kube::memory_text;
 using kube::target_view;
-using kube::vertical_pod;
 using kube::vpaplus;
 using kube::vpaplus_status;
 
@@ -36,6 +33,7 @@ namespace {
 namespace asio = boost::asio;
 using policy::condition_status;
 using vertical::container_resources;
+using vertical::pod_view;
 
 constexpr const char* api_version = "autoscaling.hpaplus.io/v1alpha1";
 
@@ -47,21 +45,21 @@ const container_resources* find_container(const std::vector<container_resources>
 }
 
 // The requests in force: what the runtime reports (status) when it does, else the spec.
-container_resources in_force(const vertical_pod& p, const std::string& container) {
+container_resources in_force(const pod_view& p, const std::string& container) {
     if (const auto* c = find_container(p.applied, container)) return *c;
     if (const auto* c = find_container(p.desired, container)) return *c;
     return {container, {}, {}, {}, {}};
 }
 
-void add_samples(vertical_memory& m, const std::vector<vertical_pod>& pods,
+void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
                  const metrics::pod_metrics_answer& answer) {
-    std::map<std::string, const vertical_pod*, std::less<>> by_name;
+    std::map<std::string, const pod_view*, std::less<>> by_name;
     for (const auto& p : pods)
         by_name.emplace(p.name, &p);
     for (const auto& item : answer.items) {
         const auto it = by_name.find(item.name);
         if (it == by_name.end()) continue;
-        const vertical_pod& pod = *it->second;
+        const pod_view& pod = *it->second;
         for (const auto& c : item.containers) {
             const auto resources = in_force(pod, c.name);
             auto& history = m.history.try_emplace(c.name, m.config).first->second;
@@ -90,7 +88,7 @@ void add_samples(vertical_memory& m, const std::vector<vertical_pod>& pods,
 }
 
 // Forgets what belonged to pods that are gone.
-void forget_gone(vertical_memory& m, const std::vector<vertical_pod>& pods) {
+void forget_gone(vertical_memory& m, const std::vector<pod_view>& pods) {
     std::set<std::string> alive;
     for (const auto& p : pods)
         alive.insert(p.uid);
@@ -224,27 +222,6 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
     }
 }
 
-std::string describe_change(const vertical_pod& p, const std::vector<container_resources>& to) {
-    std::string out;
-    const auto part = [&](const char* what, const std::optional<std::int64_t>& a,
-                          const std::optional<std::int64_t>& b, bool cpu) {
-        if (a == b || !b) return;
-        const auto text = [&](const std::optional<std::int64_t>& v) {
-            return v ? (cpu ? cpu_text(*v) : memory_text(*v)) : std::string("none");
-        };
-        out += std::string(out.empty() ? "" : ", ") + what + " " + text(a) + "→" + text(b);
-    };
-    for (const auto& next : to) {
-        const auto* before = find_container(p.desired, next.name);
-        if (!before) continue;
-        const std::size_t mark = out.size();
-        part("cpu", before->cpu_request_milli, next.cpu_request_milli, true);
-        part("memory", before->memory_request_bytes, next.memory_request_bytes, false);
-        if (out.size() != mark) out.insert(mark + (mark ? 2 : 0), next.name + ": ");
-    }
-    return out;
-}
-
 struct pass {
     vertical_env& env;
     const vpaplus& v;
@@ -260,7 +237,7 @@ struct pass {
     }
 
     // Evicts through the Eviction API, so PodDisruptionBudgets hold. True when the pod goes.
-    asio::awaitable<bool> evict(const vertical_pod& p, const std::string& why) {
+    asio::awaitable<bool> evict(const pod_view& p, const std::string& why) {
         auto r = co_await kube::evict_pod(env.client, v.ns, p.name);
         if (!r) {
             const policy::event e{"Warning", "EvictionBlocked",
@@ -278,9 +255,8 @@ struct pass {
         co_return true;
     }
 
-    asio::awaitable<bool> resize(const vertical_pod& p,
-                                 const std::vector<container_resources>& to) {
-        const std::string patch = resize_patch(p, to);
+    asio::awaitable<bool> resize(const pod_view& p, const std::vector<container_resources>& to) {
+        const std::string patch = vertical::resize_patch(p, to);
         const std::string sub = "resize";
         auto r =
             co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch, sub);
@@ -293,7 +269,7 @@ struct pass {
         m.attempts[p.uid] = {now, to};
         ++status.in_place_resizes;
         ++out.resized;
-        const std::string change = describe_change(p, to);
+        const std::string change = vertical::describe_change(p, to);
         const policy::event e{"Normal", "InPlaceResizedByVPAPlus",
                               "resizing pod " + p.name + " in place: " + change};
         co_await record(e);
@@ -302,41 +278,7 @@ struct pass {
     }
 };
 
-// The resources a resize asks for, as one comparable text.
-std::string key_of(const std::vector<container_resources>& to) {
-    std::string k;
-    for (const auto& c : to)
-        k += c.name + ":" + std::to_string(c.cpu_request_milli.value_or(-1)) + "/" +
-             std::to_string(c.memory_request_bytes.value_or(-1)) + "/" +
-             std::to_string(c.cpu_limit_milli.value_or(-1)) + "/" +
-             std::to_string(c.memory_limit_bytes.value_or(-1)) + ";";
-    return k;
-}
-
-// A resize this updater asked for that has not finished (or that the cache has not seen yet, for
-// at most the in-progress timeout).
-bool under_way(const vertical_pod& p, const vertical_memory::attempt& a, core::time_point now,
-               const vertical_options& o) {
-    return resizing(p) || (p.desired != a.to && now - a.at < o.in_progress_timeout);
-}
-
-// Why a resize under way should give way to eviction; "" while it should be waited for.
-std::string fallback_reason(const vertical_pod& p, const vertical_memory::attempt& a,
-                            core::time_point now, const vertical_options& o) {
-    if (p.resize_pending == "Infeasible") return "in-place resize is Infeasible";
-    if (p.resize_pending == "Deferred" && now - a.at > o.deferred_timeout)
-        return "in-place resize Deferred for longer than " +
-               std::to_string(
-                   std::chrono::duration_cast<std::chrono::seconds>(o.deferred_timeout).count()) +
-               "s";
-    if (p.resize_in_progress && p.in_progress_reason == "Error")
-        return "in-place resize failed (PodResizeInProgress reason Error)";
-    if (p.resize_in_progress && now - a.at > o.in_progress_timeout)
-        return "in-place resize in progress for too long";
-    return "";
-}
-
-asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
+asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
                                   const std::vector<vertical::container_recommendation>& recs,
                                   std::int32_t configured) {
     const auto& o = ps.env.options;
@@ -353,7 +295,8 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         if (!p.pending) ++group.running;
         const auto a = ps.m.attempts.find(p.uid);
         if (ps.m.evicted.count(p.uid) ||
-            (a != ps.m.attempts.end() && under_way(p, a->second, ps.now, o)))
+            (a != ps.m.attempts.end() &&
+             vertical::under_way(p, a->second.at, a->second.to, ps.now, o)))
             ++group.in_flight;
     }
     if (live < min_replicas) {
@@ -365,22 +308,22 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
     for (const auto& p : pods) {
         const auto it = ps.m.attempts.find(p.uid);
         if (it == ps.m.attempts.end() || p.deleting) continue;
-        if (!under_way(p, it->second, ps.now, o)) {
+        if (!vertical::under_way(p, it->second.at, it->second.to, ps.now, o)) {
             ps.m.attempts.erase(it);
             continue;
         }
         if (!resizing(p)) continue; // the cache has not seen the PATCH yet
-        const std::string why = fallback_reason(p, it->second, ps.now, o);
+        const std::string why = vertical::fallback_reason(p, it->second.at, ps.now, o);
         if (why.empty()) continue;
         const bool infeasible = p.resize_pending == "Infeasible";
         // The node could not fit it; when the replacement asked for the same again (no admission
         // webhook, or the recommendation has not moved), evicting once more would loop.
         const bool evicted_before =
-            infeasible && ps.m.evicted_infeasible.count(key_of(it->second.to));
+            infeasible && ps.m.evicted_infeasible.count(vertical::resources_key(it->second.to));
         if (may_evict && !evicted_before) {
             const vertical_memory::attempt asked = it->second;
             if (co_await ps.evict(p, why) && infeasible)
-                ps.m.evicted_infeasible.insert(key_of(asked.to));
+                ps.m.evicted_infeasible.insert(vertical::resources_key(asked.to));
             continue;
         }
         if (!infeasible) continue; // InPlace waits for Deferred and in-progress resizes
@@ -397,7 +340,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
         }
     }
     struct candidate {
-        const vertical_pod* pod;
+        const pod_view* pod;
         vertical::pod_priority priority;
     };
     std::vector<candidate> candidates;
@@ -419,7 +362,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<vertical_pod>& pods,
     });
     for (const auto& c : candidates) {
         if (!vertical::can_disrupt(group, o.eviction_tolerance)) break;
-        const vertical_pod& p = *c.pod;
+        const pod_view& p = *c.pod;
         if (recreate) { // the admission webhook gives the replacement the recommendation
             const std::string why = "its requests are outside the recommended range or stale";
             if (co_await ps.evict(p, why)) ++group.in_flight;
@@ -520,7 +463,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                               "TargetFound",
                               "target " + v.target.kind + "/" + v.target.name + " found", now);
     const auto selector = core::parse_label_selector(target.scale->selector);
-    std::vector<vertical_pod> pods;
+    std::vector<pod_view> pods;
     if (selector) {
         for (const auto& p : env.pods.select(ns, *selector)) {
             rapidjson::Document pd;

@@ -11,6 +11,8 @@ namespace {
 
 using rapidjson::Value;
 using vertical::container_resources;
+using vertical::cpu_text;
+using vertical::memory_text;
 
 std::optional<std::int64_t> cpu_of(const policy::resource_list& list) {
     const auto* q = policy::find_resource(list, "cpu");
@@ -120,14 +122,6 @@ std::optional<vertical::histogram_checkpoint> decode_histogram(kube::json_decode
 }
 
 } // namespace
-
-std::string cpu_text(std::int64_t milli) {
-    return core::quantity::from_milli(milli, core::quantity_format::decimal_si).to_string();
-}
-
-std::string memory_text(std::int64_t bytes) {
-    return core::quantity::from_value(bytes, core::quantity_format::binary_si).to_string();
-}
 
 vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
     vpaplus v;
@@ -243,8 +237,8 @@ std::string encode_vpaplus_status(const vpaplus_status& s) {
     return kube::to_json_text(doc);
 }
 
-vertical_pod decode_vertical_pod(const kube::json_node& n) {
-    vertical_pod p;
+vertical::pod_view decode_vertical_pod(const kube::json_node& n) {
+    vertical::pod_view p;
     kube::json_decoder d;
     if (!d.object(n)) return p;
     const auto meta = n["metadata"];
@@ -299,88 +293,6 @@ vertical_pod decode_vertical_pod(const kube::json_node& n) {
             p.resize_pending = "Deferred";
     }
     return p;
-}
-
-bool resizing(const vertical_pod& p) {
-    if (!p.resize_pending.empty() || p.resize_in_progress) return true;
-    for (const auto& want : p.desired)
-        for (const auto& have : p.applied)
-            if (have.name == want.name && !(have == want)) return true;
-    return false;
-}
-
-namespace {
-
-// RFC 6902 operations, all "add" (which replaces an existing member).
-struct patch_builder {
-    rapidjson::Document doc{rapidjson::kArrayType};
-    void add(const std::string& path, Value value) {
-        auto& a = doc.GetAllocator();
-        Value o(rapidjson::kObjectType);
-        o.AddMember("op", "add", a);
-        o.AddMember("path", kube::json_string(path, a), a);
-        o.AddMember("value", value, a);
-        doc.PushBack(o, a);
-    }
-    Value text(const std::string& s) { return kube::json_string(s, doc.GetAllocator()); }
-};
-
-void add_resource_operations(patch_builder& patch, const vertical_pod& p,
-                             const std::vector<container_resources>& to) {
-    for (std::size_t i = 0; i < p.desired.size(); ++i) {
-        const container_resources* next = nullptr;
-        for (const auto& c : to)
-            if (c.name == p.desired[i].name) next = &c;
-        if (!next || *next == p.desired[i]) continue;
-        const std::string base = "/spec/containers/" + std::to_string(i) + "/resources";
-        const auto maps = i < p.maps.size() ? p.maps[i] : vertical_pod::resource_maps{};
-        if (!maps.resources) patch.add(base, Value(rapidjson::kObjectType));
-        if (!maps.requests && (next->cpu_request_milli || next->memory_request_bytes))
-            patch.add(base + "/requests", Value(rapidjson::kObjectType));
-        if (!maps.limits && (next->cpu_limit_milli || next->memory_limit_bytes))
-            patch.add(base + "/limits", Value(rapidjson::kObjectType));
-        if (next->cpu_request_milli)
-            patch.add(base + "/requests/cpu", patch.text(cpu_text(*next->cpu_request_milli)));
-        if (next->memory_request_bytes)
-            patch.add(base + "/requests/memory",
-                      patch.text(memory_text(*next->memory_request_bytes)));
-        if (next->cpu_limit_milli)
-            patch.add(base + "/limits/cpu", patch.text(cpu_text(*next->cpu_limit_milli)));
-        if (next->memory_limit_bytes)
-            patch.add(base + "/limits/memory", patch.text(memory_text(*next->memory_limit_bytes)));
-    }
-}
-
-} // namespace
-
-std::string resize_patch(const vertical_pod& p, const std::vector<container_resources>& to) {
-    patch_builder patch;
-    add_resource_operations(patch, p, to);
-    return kube::to_json_text(patch.doc);
-}
-
-std::string admission_patch(const vertical_pod& p, const std::vector<container_resources>& to,
-                            const std::string& vpaplus) {
-    patch_builder patch;
-    add_resource_operations(patch, p, to);
-    std::string what;
-    for (const auto& next : to) {
-        std::string parts;
-        const auto add = [&](const std::optional<std::int64_t>& v, const char* name, bool cpu) {
-            if (!v) return;
-            parts += (parts.empty() ? "" : ", ") + std::string(name) + " " +
-                     (cpu ? cpu_text(*v) : memory_text(*v));
-        };
-        add(next.cpu_request_milli, "cpu request", true);
-        add(next.memory_request_bytes, "memory request", false);
-        add(next.cpu_limit_milli, "cpu limit", true);
-        add(next.memory_limit_bytes, "memory limit", false);
-        if (!parts.empty()) what += (what.empty() ? "" : "; ") + next.name + ": " + parts;
-    }
-    if (!p.has_annotations) patch.add("/metadata/annotations", Value(rapidjson::kObjectType));
-    patch.add("/metadata/annotations/vpaplus.hpaplus.io~1updates",
-              patch.text("Pod resources set by VPAPlus " + vpaplus + " at creation: " + what));
-    return kube::to_json_text(patch.doc);
 }
 
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c,

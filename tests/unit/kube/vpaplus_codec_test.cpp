@@ -198,13 +198,6 @@ TEST(Checkpoint, RoundTripsThroughItsJson) {
     EXPECT_FALSE(decode_checkpoint_status({&doc, ""}));
 }
 
-TEST(Quantities, CpuInMillicoresMemoryWithBinarySuffixes) {
-    EXPECT_EQ(cpu_text(250), "250m");
-    EXPECT_EQ(cpu_text(2000), "2");
-    EXPECT_EQ(memory_text(256LL << 20), "256Mi");
-    EXPECT_EQ(memory_text(380258472), "380258472");
-}
-
 TEST(HorizontalSide, UtilizationIsAgainstTheResourcesThePodActuallyHas) {
     rapidjson::Document doc;
     doc.Parse(resized_pod);
