@@ -1,0 +1,349 @@
+// cli/evaluate/snapshot.cpp — decoding `hpaplus evaluate`'s input (docs/evaluate.md): the
+// autoscaler, its scale, pods, metric answers of every API and backend, injected failures and the
+// history, into the reconcile input the controller would build.
+#include "cli/evaluate/snapshot.hpp"
+
+#include "kube/decode.hpp"
+#include "kube/json_decoder.hpp"
+#include "metrics/backend_reading.hpp"
+#include "policy/defaults.hpp"
+#include "policy/metric_samples.hpp"
+#include "policy/validation.hpp"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+namespace hpaplus::cli {
+namespace {
+
+using kube::json_decoder;
+using kube::json_node;
+
+using kube::json_decoder;
+using kube::json_node;
+using rapidjson::Value;
+
+constexpr std::int64_t max_seconds = 365LL * 24 * 3600;
+
+const char* const unavailable = "the server is currently unable to handle the request";
+
+// `deployments.apps` for error texts that name the target resource like the API server does.
+std::string target_resource(const policy::object_reference& ref) {
+    std::string plural = ref.kind;
+    std::transform(plural.begin(), plural.end(), plural.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    plural += plural.empty() || plural.back() != 's' ? "s" : "es";
+    const auto slash = ref.api_version.find('/');
+    return slash == std::string::npos ? plural : plural + "." + ref.api_version.substr(0, slash);
+}
+
+void decode_config(json_decoder& d, const json_node& n, policy::controller_config& c) {
+    if (!d.object(n)) return;
+    d.known_fields(n, {"tolerance", "downscaleStabilizationWindowSeconds",
+                       "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds",
+                       "scaleUpLimitFactor", "scaleUpLimitMinimum"});
+    auto non_negative = [&](const json_node& field, double fallback, double max) {
+        const auto v = d.opt_number(field);
+        if (v && (*v < 0 || *v > max))
+            d.fail(field, "must be between 0 and " + std::to_string(static_cast<long long>(max)));
+        return v.value_or(fallback);
+    };
+    // A value of 0 means zero here, not "unset" as the controller-manager flags treat it.
+    c.tolerance = non_negative(n["tolerance"], c.tolerance, 1000);
+    c.scale_up_limit_factor = non_negative(n["scaleUpLimitFactor"], c.scale_up_limit_factor, 1e6);
+    c.scale_up_limit_minimum =
+        non_negative(n["scaleUpLimitMinimum"], c.scale_up_limit_minimum, 1e6);
+    auto seconds = [&](const char* key, std::chrono::seconds fallback) {
+        return std::chrono::seconds(d.opt_int(n[key], 0, max_seconds).value_or(fallback.count()));
+    };
+    c.downscale_stabilization_window =
+        seconds("downscaleStabilizationWindowSeconds", c.downscale_stabilization_window);
+    c.cpu_initialization_period =
+        seconds("cpuInitializationPeriodSeconds", c.cpu_initialization_period);
+    c.initial_readiness_delay = seconds("initialReadinessDelaySeconds", c.initial_readiness_delay);
+}
+
+void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
+    if (!d.object(n)) return;
+    d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood"});
+    const json_node recs = n["recommendations"];
+    for (std::size_t i = 0, size = d.array(recs); i < size; ++i) {
+        const json_node r = recs.at(i);
+        d.known_fields(r, {"time", "replicas"});
+        if (!r["time"].present()) d.fail(r["time"], "required field is missing");
+        h.recommendations.push_back({d.opt_time(r["time"]).value_or(core::time_point{}),
+                                     d.opt_int32(r["replicas"], 0).value_or(0)});
+    }
+    for (auto [key, list] : {std::pair{"scaleUpEvents", &h.scale_up_events},
+                             std::pair{"scaleDownEvents", &h.scale_down_events}}) {
+        const json_node events = n[key];
+        for (std::size_t i = 0, size = d.array(events); i < size; ++i) {
+            const json_node e = events.at(i);
+            d.known_fields(e, {"time", "replicaChange"});
+            if (!e["time"].present()) d.fail(e["time"], "required field is missing");
+            list->push_back({d.opt_time(e["time"]).value_or(core::time_point{}),
+                             d.opt_int32(e["replicaChange"], 0).value_or(0)});
+        }
+    }
+    const json_node good = n["lastKnownGood"];
+    for (std::size_t i = 0, size = d.array(good); i < size; ++i) {
+        const json_node g = good.at(i);
+        d.known_fields(g, {"index", "time", "proposedReplicas"});
+        h.last_known_good.push_back(
+            {static_cast<std::size_t>(d.opt_int(g["index"], 0, 10000).value_or(0)),
+             d.opt_time(g["time"]).value_or(core::time_point{}),
+             d.opt_int32(g["proposedReplicas"], 0).value_or(0)});
+    }
+}
+
+// The MetricValueList for metric `index`: `#index` wins over the metric's name.
+json_node metric_list(const json_node& lists, std::size_t index, const std::string& name) {
+    json_node by_index = lists["#" + std::to_string(index)];
+    return by_index.present() ? by_index : lists[name];
+}
+
+// A list given as a MetricValueList object (its items) or as a bare array.
+json_node items_of(json_decoder& d, const json_node& list) {
+    if (list.present() && list.value->IsObject()) {
+        json_node items = list["items"];
+        d.array(items);
+        return items;
+    }
+    d.array(list);
+    return list;
+}
+
+bool failing(const snapshot& s, std::string_view api, std::size_t index) {
+    return s.failures.count(api) > 0 || s.failures.count(std::to_string(index)) > 0;
+}
+
+// What the Prometheus or monitor backend of metric `index` answered: `backendValues["index"]` is
+// a number, an array of numbers, or an object of pod name → number.
+metrics::backend_answer backend_answer_of(json_decoder& d, const json_node& all, const snapshot& s,
+                                          std::size_t index) {
+    metrics::backend_answer a;
+    const std::string key = std::to_string(index);
+    const json_node v = all[key];
+    if (s.failures.count(key)) {
+        a.kind = metrics::answer_kind::unavailable;
+        a.error = unavailable;
+        return a;
+    }
+    auto add = [&](const json_node& n, std::string pod) {
+        if (auto x = d.opt_number(n)) a.values.push_back({std::move(pod), *x, {}});
+    };
+    if (v.present() && v.value->IsArray()) {
+        for (std::size_t i = 0, size = d.array(v); i < size; ++i)
+            add(v.at(i), "");
+    } else if (v.present() && v.value->IsObject()) {
+        for (const auto& m : v.value->GetObject())
+            add(v[m.name.GetString()], m.name.GetString());
+    } else if (v.present()) {
+        add(v, "");
+    }
+    if (a.values.empty()) {
+        a.kind = metrics::answer_kind::no_data;
+        a.error = "backendValues has no values for metric " + key;
+    }
+    return a;
+}
+
+policy::metric_reading read_metric(json_decoder& d, const json_node& root, const snapshot& s,
+                                   std::size_t index,
+                                   const std::vector<policy::pod_metrics>& pod_metrics,
+                                   const core::label_selector* pod_selector) {
+    const policy::metric_spec& spec = s.input.hpa.spec.metrics[index];
+    const std::string& ns = s.input.hpa.namespace_;
+    policy::metric_reading r;
+    if (!spec.backend.empty()) {
+        const auto answer = backend_answer_of(d, root["backendValues"], s, index);
+        metrics::set_backend_reading(answer, spec, spec.backend, "pod", s.input.now, r);
+        return r;
+    }
+    switch (spec.type) {
+    case policy::metric_source_type::resource:
+    case policy::metric_source_type::container_resource: {
+        if (failing(s, "resource", index)) {
+            r.error = std::string("unable to fetch metrics from resource metrics API: ") +
+                      unavailable + " (get pods.metrics.k8s.io)";
+            break;
+        }
+        policy::set_samples(
+            r, policy::samples_from_pod_metrics(pod_metrics, spec.resource_name, spec.container));
+        break;
+    }
+    case policy::metric_source_type::pods:
+    case policy::metric_source_type::object: {
+        if (failing(s, "custom", index)) {
+            r.error = std::string("unable to fetch metrics from custom metrics API: ") +
+                      unavailable + " (get pods.custom.metrics.k8s.io)";
+            break;
+        }
+        const json_node items =
+            items_of(d, metric_list(root["customMetrics"], index, spec.metric.name));
+        std::vector<kube::custom_metric_item> decoded;
+        for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
+            auto item = kube::decode_custom_metric_item(d, items.at(i));
+            if (!item.described_namespace.empty() && item.described_namespace != ns) continue;
+            decoded.push_back(std::move(item));
+        }
+        if (spec.type == policy::metric_source_type::pods) {
+            policy::sample_set samples;
+            for (auto& item : decoded) {
+                // A pod we know must match the target's selector, as the server would select it.
+                const auto pod =
+                    std::find_if(s.pods.begin(), s.pods.end(), [&](const policy::pod_info& p) {
+                        return p.name == item.described_object.name && p.namespace_ == ns;
+                    });
+                if (pod != s.pods.end() && pod_selector && !pod_selector->matches(pod->labels))
+                    continue;
+                samples.push_back(
+                    {item.described_object.name, item.milli, item.timestamp, item.window});
+            }
+            policy::set_samples(r, policy::samples_from_custom_metrics(std::move(samples)));
+        } else {
+            std::vector<const kube::custom_metric_item*> matching;
+            for (const auto& item : decoded) {
+                if (item.described_object.name.empty() ||
+                    item.described_object.name == spec.described_object.name)
+                    matching.push_back(&item);
+            }
+            if (matching.size() == 1) {
+                r.object_value = matching.front()->milli;
+            } else {
+                r.error = "unable to fetch metrics from custom metrics API: the custom metrics API "
+                          "server returned " +
+                          std::to_string(matching.size()) +
+                          " results when we asked for exactly one";
+            }
+        }
+        break;
+    }
+    case policy::metric_source_type::external: {
+        if (failing(s, "external", index)) {
+            r.error = std::string("unable to fetch metrics from external metrics API: ") +
+                      unavailable + " (get " + spec.metric.name + ".external.metrics.k8s.io)";
+            break;
+        }
+        core::label_selector metric_selector;
+        if (spec.metric.selector)
+            metric_selector = core::to_label_selector(*spec.metric.selector).value();
+        const json_node items =
+            items_of(d, metric_list(root["externalMetrics"], index, spec.metric.name));
+        for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
+            const auto item = kube::decode_external_metric_item(d, items.at(i));
+            if (!item.metric_name.empty() && item.metric_name != spec.metric.name) continue;
+            if (!metric_selector.matches(item.labels)) continue;
+            r.external_values.push_back(item.milli);
+        }
+        if (r.external_values.empty()) r.error = "no metrics returned from external metrics API";
+        break;
+    }
+    }
+    return r;
+}
+
+std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
+                                                core::time_point default_now, snapshot& s) {
+    json_decoder d;
+    const json_node root{&doc, ""};
+    if (!doc.IsObject()) return kube::json_error{"", "the input must be a JSON object"};
+    d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
+                          "externalMetrics", "backendValues", "failures", "history",
+                          "recommendation", "target"});
+    if (root["backendValues"].present()) d.object(root["backendValues"]);
+    auto& in = s.input;
+    in.now = d.opt_time(root["now"]).value_or(default_now);
+    decode_config(d, root["config"], in.config);
+    if (!root["hpa"].present()) d.fail(root["hpa"], "required field is missing");
+    in.hpa = kube::decode_autoscaler(d, root["hpa"]);
+    if (!d.ok()) return d.error();
+
+    policy::apply_defaults(in.hpa.spec);
+    if (auto errors = policy::validate(in.hpa.spec); !errors.empty())
+        return kube::json_error{"hpa." + errors.front().field, errors.front().message};
+
+    const json_node failures = root["failures"];
+    for (std::size_t i = 0, size = d.array(failures); i < size; ++i) {
+        const json_node f = failures.at(i);
+        const std::string name = d.opt_string(f).value_or("");
+        const bool is_index = !name.empty() && std::all_of(name.begin(), name.end(), ::isdigit) &&
+                              name.size() < 6 && std::stoul(name) < in.hpa.spec.metrics.size();
+        if (!is_index && name != "resource" && name != "custom" && name != "external" &&
+            name != "getScale" && name != "updateScale")
+            d.fail(f, "must be resource, custom, external, getScale, updateScale or a spec.metrics "
+                      "index; got \"" +
+                          name + "\"");
+        s.failures.insert(name);
+    }
+    const auto& ref = in.hpa.spec.scale_target_ref;
+    if (s.failures.count("updateScale"))
+        s.scale_write_error =
+            std::string(unavailable) + " (put " + target_resource(ref) + " " + ref.name + ")";
+    if (s.failures.count("getScale")) {
+        in.scale_error =
+            std::string(unavailable) + " (get " + target_resource(ref) + " " + ref.name + ")";
+    } else if (root["scale"].present()) {
+        in.scale = kube::decode_scale(d, root["scale"]);
+    } else {
+        in.scale_error = "no scale subresource was given (the input has no \"scale\")";
+    }
+
+    const json_node pods = root["pods"];
+    for (std::size_t i = 0, size = d.array(pods); i < size; ++i)
+        s.pods.push_back(kube::decode_pod(d, pods.at(i)));
+    for (const auto& p : s.pods)
+        in.pods.push_back(&p);
+
+    std::optional<core::label_selector> pod_selector;
+    if (in.scale) {
+        if (auto parsed = core::parse_label_selector(in.scale->selector))
+            pod_selector = std::move(*parsed);
+    }
+    std::vector<policy::pod_metrics> pod_metrics;
+    const json_node pm = items_of(d, root["podMetrics"]);
+    for (std::size_t i = 0, size = d.array(pm); i < size; ++i) {
+        auto m = kube::decode_pod_metrics(d, pm.at(i));
+        if (m.namespace_ != in.hpa.namespace_) continue;
+        // metrics-server copies pod labels into PodMetrics; without them, use the pod's own labels.
+        const core::label_map* labels = &m.labels;
+        if (m.labels.empty()) {
+            const auto pod = std::find_if(s.pods.begin(), s.pods.end(), [&](auto& p) {
+                return p.name == m.name && p.namespace_ == m.namespace_;
+            });
+            if (pod != s.pods.end()) labels = &pod->labels;
+        }
+        if (pod_selector && !pod_selector->matches(*labels)) continue;
+        pod_metrics.push_back(std::move(m));
+    }
+    for (const char* key : {"customMetrics", "externalMetrics"}) {
+        if (root[key].present()) d.object(root[key]);
+    }
+    if (!d.ok()) return d.error();
+
+    for (std::size_t i = 0; i < in.hpa.spec.metrics.size(); ++i)
+        in.readings.push_back(
+            read_metric(d, root, s, i, pod_metrics, pod_selector ? &*pod_selector : nullptr));
+
+    decode_history(d, root["history"], in.hist);
+    in.recommendation_override = d.opt_int32(root["recommendation"], 0);
+    if (root["target"].present())
+        in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
+    if (!d.ok()) return d.error();
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> decode_snapshot(std::string_view input, core::time_point default_now,
+                                           snapshot& s) {
+    rapidjson::Document doc;
+    if (auto err = kube::parse_json(doc, input, "")) return err->message;
+    if (auto err = decode_document(doc, default_now, s)) return err->to_string();
+    return std::nullopt;
+}
+
+} // namespace hpaplus::cli
