@@ -22,10 +22,6 @@ namespace {
 using kube::json_decoder;
 using kube::json_node;
 
-using kube::json_decoder;
-using kube::json_node;
-using rapidjson::Value;
-
 constexpr std::int64_t max_seconds = 365LL * 24 * 3600;
 
 const char* const unavailable = "the server is currently unable to handle the request";
