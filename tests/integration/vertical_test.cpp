@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -168,6 +169,41 @@ TEST_F(VerticalTest, OffModeRecommendsButNeverTouchesPods) {
     for (const auto& p : pods("quiet"))
         EXPECT_EQ(p.cpu_request, "100m");
     EXPECT_EQ(counter("quiet", "/status/inPlaceResizes"), 0);
+}
+
+// The value of one series in a Prometheus text exposition; nullopt when it is not there.
+std::optional<double> series_value(const std::string& exposition, const std::string& series) {
+    const std::string head = "\n" + series + " ";
+    const auto at = exposition.find(head);
+    if (at == std::string::npos) return std::nullopt;
+    return std::stod(exposition.substr(at + head.size()));
+}
+
+TEST_F(VerticalTest, MetricsCountTheWorkersAndPassesOfEveryKind) {
+    apply_manifest(sim, workload("counted", 2, "1200m"));
+    ASSERT_TRUE(eventually([&] { return running("counted", 2); }));
+    auto options = vertical_options();
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
+    apply_manifest(sim, vpaplus("counted", "\"Off\""));
+    ASSERT_TRUE(eventually([&] {
+        return vcondition("counted", "RecommendationProvided") == "True RecommendationProvided";
+    }));
+    const auto metrics = http_get(controller.ops_url() + "/metrics");
+    ASSERT_EQ(metrics.status, 200);
+    const std::string& text = metrics.body;
+    for (const char* kind : {"HPAPlus", "CronHPA", "VPAPlus"}) {
+        const std::string label = std::string("{kind=\"") + kind + "\"}";
+        EXPECT_TRUE(series_value(text, "hpaplus_kind_workers" + label)) << kind << "\n" << text;
+        EXPECT_TRUE(series_value(text, "hpaplus_kind_reconciles_total" + label)) << kind;
+        EXPECT_TRUE(series_value(text, "hpaplus_kind_reconcile_errors_total" + label)) << kind;
+    }
+    EXPECT_EQ(series_value(text, "hpaplus_kind_workers{kind=\"VPAPlus\"}"), 1.0);
+    EXPECT_EQ(series_value(text, "hpaplus_kind_workers{kind=\"HPAPlus\"}"), 0.0);
+    EXPECT_EQ(series_value(text, "hpaplus_workers"), 1.0);
+    EXPECT_GE(series_value(text, "hpaplus_kind_reconciles_total{kind=\"VPAPlus\"}").value_or(0),
+              1.0)
+        << "a recommendation took at least one pass";
 }
 
 TEST_F(VerticalTest, WithoutTheWebhookRecreateRecommendsOnlyAndSaysWhy) {
