@@ -1,6 +1,7 @@
 // cli/adapter_command.cpp — the metrics adapter process.
 #include "cli/adapter_command.hpp"
 
+#include "cli/flags.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "kube/config.hpp"
 #include "metrics/adapter_api.hpp"
@@ -12,7 +13,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,15 +26,28 @@ constexpr const char* adapter_usage =
     "Serves external.metrics.k8s.io/v1beta1 and custom.metrics.k8s.io/v1beta2 from the\n"
     "Prometheus and monitor backends named in FILE (its `adapter:` section lists the metrics),\n"
     "so a plain HPA, KEDA or kubectl can read them through an APIService (deploy/adapter.yaml).\n"
+    "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n"
     "\n"
-    "  --metric-backends FILE      the backends file (docs/metrics-backends.md)\n"
-    "  --listen ADDR:PORT          HTTPS address (default 0.0.0.0:6443; port 0 = any free port)\n"
-    "  --tls-cert-file FILE        serving certificate (PEM); without it a self-signed one is\n"
-    "                              made at start (the APIService then needs\n"
-    "                              insecureSkipTLSVerify)\n"
-    "  --tls-private-key-file FILE its private key (PEM)\n"
-    "\n"
-    "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
+    "Flags (--name=value or --name value):\n";
+
+struct adapter_flags {
+    std::string backends_path;
+    std::string listen = "0.0.0.0:6443";
+    std::string cert_file;
+    std::string key_file;
+};
+
+void add_adapter_flags(flag_table& flags, adapter_flags& f) {
+    flags.text("metric-backends", "the backends file (docs/metrics-backends.md); required",
+               f.backends_path, false);
+    flags.listen("listen", "HTTPS address (port 0 = any free port)", f.listen, "0.0.0.0:6443",
+                 false);
+    flags.text("tls-cert-file",
+               "serving certificate (PEM); without it a self-signed one is made at start (the "
+               "APIService then needs insecureSkipTLSVerify)",
+               f.cert_file, false);
+    flags.text("tls-private-key-file", "its private key (PEM)", f.key_file, false);
+}
 
 boost::asio::awaitable<void> serve(metrics::adapter_api& api, net::http_request& request,
                                    net::http_responder& responder) {
@@ -43,44 +56,30 @@ boost::asio::awaitable<void> serve(metrics::adapter_api& api, net::http_request&
 }
 
 int usage_error(const std::string& message) {
-    std::fprintf(stderr, "hpaplus adapter: %s (see 'hpaplus adapter --help')\n", message.c_str());
+    std::fprintf(stderr, "hpaplus adapter: %s\n", message.c_str());
     return 2;
 }
 
 } // namespace
 
 int run_adapter(int argc, char** argv) {
-    std::string backends_path, listen = "0.0.0.0:6443", cert_file, key_file;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(adapter_usage, stdout);
-            return 0;
-        }
-        std::string_view name = arg;
-        std::optional<std::string> value;
-        if (const auto eq = arg.find('='); eq != std::string_view::npos) {
-            name = arg.substr(0, eq);
-            value = std::string(arg.substr(eq + 1));
-        } else if (i + 1 < argc) {
-            value = argv[i + 1];
-        }
-        std::string* target = name == "--metric-backends"        ? &backends_path
-                              : name == "--listen"               ? &listen
-                              : name == "--tls-cert-file"        ? &cert_file
-                              : name == "--tls-private-key-file" ? &key_file
-                                                                 : nullptr;
-        if (!target || !value)
-            return usage_error("unknown or incomplete option '" + std::string(arg) + "'");
-        if (arg.find('=') == std::string_view::npos) ++i;
-        *target = *value;
+    adapter_flags f;
+    flag_table flags("hpaplus adapter");
+    add_adapter_flags(flags, f);
+    const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
+    if (!help) return usage_error(help.error().text);
+    if (*help) {
+        std::printf("%s%s", adapter_usage, flags.help().c_str());
+        return 0;
     }
+    const std::string& backends_path = f.backends_path;
+    const std::string& cert_file = f.cert_file;
+    const std::string& key_file = f.key_file;
     if (backends_path.empty()) return usage_error("--metric-backends is required");
     if (cert_file.empty() != key_file.empty())
         return usage_error("give both --tls-cert-file and --tls-private-key-file, or neither");
     net::http_server_options server_options;
-    if (!net::split_listen(listen, server_options.address, server_options.port))
-        return usage_error("--listen: expected ADDR:PORT, got '" + listen + "'");
+    net::split_listen(f.listen, server_options.address, server_options.port); // checked by --listen
     auto file = metrics::load_backends(backends_path);
     if (!file) {
         std::fprintf(stderr, "hpaplus adapter: --metric-backends: %s\n", file.error().text.c_str());

@@ -1,10 +1,10 @@
 // cli/cron_command.cpp — `hpaplus cron next`.
 #include "cli/cron_command.hpp"
 
+#include "cli/flags.hpp"
 #include "core/time.hpp"
 #include "cron/next_fire.hpp"
 
-#include <charconv>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -21,11 +21,6 @@ constexpr const char* cron_usage =
     "@every DURATION. Fields are matched on the zone's wall clock: a time skipped by a DST gap\n"
     "fires once right after the gap; a time repeated by a DST overlap fires once, the first time.\n"
     "\n"
-    "  --schedule EXPR    the cron expression (quote it)\n"
-    "  --time-zone IANA   e.g. Europe/London (default UTC)\n"
-    "  --from RFC3339     start after this time (default: now)\n"
-    "  --count N          how many fire times, 1 to 10000 (default 1)\n"
-    "\n"
     "A schedule that never fires (0 0 30 2 *) prints nothing after searching five years.\n"
     "Exit codes: 0 ok, 2 bad usage or an invalid expression (the message names the field).\n";
 
@@ -37,48 +32,36 @@ int usage_error(const std::string& message) {
 } // namespace
 
 int run_cron(int argc, char** argv) {
-    if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
-        std::fputs(cron_usage, stdout);
-        return 0;
-    }
-    if (argc < 2 || std::string_view(argv[1]) != "next") {
+    std::string expression;
+    std::string zone_name = "UTC";
+    std::optional<cron::instant> from;
+    int count = 1;
+    flag_table flags("hpaplus cron next");
+    flags.text("schedule", "the cron expression (quote it)", expression, false);
+    flags.text("time-zone", "an IANA time zone such as Europe/London", zone_name);
+    flags.custom("from", "start after this RFC 3339 time", "now",
+                 [&from](std::string_view value) -> std::optional<std::string> {
+                     const auto t = core::parse_rfc3339(value);
+                     if (!t) return "\"" + std::string(value) + "\" is not an RFC 3339 time";
+                     from = std::chrono::floor<std::chrono::seconds>(*t);
+                     return std::nullopt;
+                 });
+    flags.integer("count", "how many fire times", count, 1, 10000);
+    const std::string_view verb = argc >= 2 ? argv[1] : "";
+    const bool asks_help = verb == "--help" || verb == "-h";
+    if (!asks_help && verb != "next") {
         std::fputs(cron_usage, stderr);
         return 2;
     }
-    std::string expression;
-    bool have_schedule = false;
-    std::string zone_name = "UTC";
-    std::optional<cron::instant> from;
-    long count = 1;
-    for (int i = 2; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(cron_usage, stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) return usage_error(std::string(arg) + ": a value is required");
-        const std::string value = argv[++i];
-        if (arg == "--schedule") {
-            expression = value;
-            have_schedule = true;
-        } else if (arg == "--time-zone") {
-            zone_name = value;
-        } else if (arg == "--from") {
-            const auto t = core::parse_rfc3339(value);
-            if (!t) return usage_error("--from: \"" + value + "\" is not an RFC 3339 time");
-            from = std::chrono::floor<std::chrono::seconds>(*t);
-        } else if (arg == "--count") {
-            const auto [end, ec] =
-                std::from_chars(value.data(), value.data() + value.size(), count);
-            if (ec != std::errc{} || end != value.data() + value.size() || count < 1 ||
-                count > 10000)
-                return usage_error("--count: want 1 to 10000, got \"" + value + "\"");
-        } else {
-            return usage_error("unknown option '" + std::string(arg) +
-                               "' (see 'hpaplus cron --help')");
-        }
+    // argv[1] is "next": the flags follow it.
+    const auto help = asks_help ? core::outcome<bool>(true)
+                                : flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+    if (!help) return usage_error(help.error().text);
+    if (*help) {
+        std::printf("%s\nFlags:\n%s", cron_usage, flags.help().c_str());
+        return 0;
     }
-    if (!have_schedule) return usage_error("--schedule is required");
+    if (!flags.given("schedule")) return usage_error("--schedule is required");
     const auto schedule = cron::parse_schedule(expression);
     if (!schedule) return usage_error("--schedule: " + schedule.error().text);
     const date::time_zone* zone = cron::find_zone(zone_name);

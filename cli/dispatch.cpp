@@ -4,9 +4,9 @@
 #include "cli/adapter_command.hpp"
 #include "cli/controller_command.hpp"
 #include "cli/cron_command.hpp"
+#include "cli/demo_command.hpp"
 #include "cli/evaluate_command.hpp"
 #include "cli/sim_command.hpp"
-#include "demo/demo_command.hpp"
 
 #include <cstdio>
 #include <string_view>
@@ -55,7 +55,7 @@ int run_cli(int argc, char** argv) {
     if (command == "adapter") return run_adapter(argc - 1, argv + 1);
     if (command == "controller") return run_controller(argc - 1, argv + 1);
     if (command == "cron") return run_cron(argc - 1, argv + 1);
-    if (command == "demo") return demo::run_demo(argc - 1, argv + 1);
+    if (command == "demo") return run_demo(argc - 1, argv + 1);
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
     if (command == "sim") return run_sim(argc - 1, argv + 1);
     std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",

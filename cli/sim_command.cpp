@@ -1,14 +1,15 @@
 // cli/sim_command.cpp — run the simulated cluster until a signal arrives.
 #include "cli/sim_command.hpp"
 
+#include "cli/flags.hpp"
 #include "controller/runtime/lifecycle.hpp"
-#include "core/duration.hpp"
 #include "core/quantity.hpp"
 #include "net/listen_address.hpp"
 #include "sim/cluster.hpp"
 
 #include <boost/asio/io_context.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -27,83 +28,67 @@ constexpr const char* sim_usage =
     "list/watch, status and scale subresources, discovery, tables, CRDs). Point kubectl at it:\n"
     "  hpaplus sim --kubeconfig-out /tmp/sim.kubeconfig &\n"
     "  kubectl --kubeconfig /tmp/sim.kubeconfig get namespaces\n"
+    "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n"
     "\n"
-    "  --listen ADDR:PORT    address to listen on (default 127.0.0.1:0, any free port)\n"
-    "  --tls                 serve HTTPS with a fresh self-signed CA (written into the "
-    "kubeconfig)\n"
-    "  --kubeconfig-out FILE write a kubeconfig for this cluster\n"
-    "  --scenario FILE       objects to create and a load schedule to play (JSON, see "
-    "docs/sim.md)\n"
-    "  --tick DURATION       how often the simulated controllers and pods advance (default 100ms;\n"
-    "                        the benchmarks use 5s for clusters of 100,000 pods)\n"
-    "  --node-cpu QUANTITY   allocatable CPU of the one node (default 16)\n"
-    "  --node-memory QUANTITY allocatable memory of the one node (default 64Gi)\n"
-    "\n"
-    "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n";
+    "Flags (--name=value or --name value):\n";
 
-// --tick, --node-cpu and --node-memory; the error says what was wrong.
-std::optional<std::string> set_workload_option(std::string_view flag, std::string_view value,
-                                               sim::workload_options& w) {
-    if (flag == "--tick") {
-        const auto d = core::parse_go_duration(value);
-        if (!d || d->count() <= 0)
-            return "want a positive duration such as 100ms or 1s, got \"" + std::string(value) +
+struct sim_flags {
+    std::string listen = "127.0.0.1:0";
+    bool tls = false;
+    std::string kubeconfig_out;
+    std::string scenario_file;
+};
+
+// --node-cpu and --node-memory: a positive quantity, kept as milli-units.
+flag_table::setter positive_quantity(std::int64_t& milli) {
+    return [&milli](std::string_view value) -> std::optional<std::string> {
+        const auto q = core::quantity::parse(value);
+        if (!q || q->milli_value() <= 0)
+            return "want a positive quantity such as 64 or 256Gi, got \"" + std::string(value) +
                    "\"";
-        w.tick = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-        if (w.tick.count() == 0) w.tick = std::chrono::milliseconds(1);
+        milli = q->milli_value();
         return std::nullopt;
-    }
-    const auto q = core::quantity::parse(value);
-    if (!q || q->milli_value() <= 0)
-        return "want a positive quantity such as 64 or 256Gi, got \"" + std::string(value) + "\"";
-    if (flag == "--node-cpu")
-        w.node_cpu_milli = q->milli_value();
-    else
-        w.node_memory_bytes = q->milli_value() / 1000;
-    return std::nullopt;
+    };
 }
 
 } // namespace
 
 int run_sim(int argc, char** argv) {
     sim::cluster_options options;
-    std::string kubeconfig_out;
-    std::string scenario_file;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::fputs(sim_usage, stdout);
-            return 0;
-        }
-        if (arg == "--tls") {
-            options.tls = true;
-        } else if ((arg == "--listen" || arg == "--kubeconfig-out" || arg == "--scenario" ||
-                    arg == "--tick" || arg == "--node-cpu" || arg == "--node-memory") &&
-                   i + 1 < argc) {
-            const std::string_view value = argv[++i];
-            if (arg == "--tick" || arg == "--node-cpu" || arg == "--node-memory") {
-                if (auto error = set_workload_option(arg, value, options.workload)) {
-                    std::fprintf(stderr, "hpaplus sim: %s: %s\n", std::string(arg).c_str(),
-                                 error->c_str());
-                    return 2;
-                }
-            } else if (arg == "--kubeconfig-out") {
-                kubeconfig_out = value;
-            } else if (arg == "--scenario") {
-                scenario_file = value;
-            } else if (!net::split_listen(value, options.address, options.port)) {
-                std::fprintf(stderr, "hpaplus sim: --listen: expected ADDR:PORT, got '%s'\n",
-                             argv[i]);
-                return 2;
-            }
-        } else {
-            std::fprintf(
-                stderr,
-                "hpaplus sim: unknown or incomplete option '%s' (see 'hpaplus sim --help')\n",
-                argv[i]);
-            return 2;
-        }
+    sim_flags f;
+    std::int64_t node_cpu_milli = options.workload.node_cpu_milli;
+    std::int64_t node_memory_milli = options.workload.node_memory_bytes * 1000;
+    flag_table flags("hpaplus sim");
+    flags.listen("listen", "address to listen on (port 0 = any free port)", f.listen,
+                 "127.0.0.1:8080", false);
+    flags.boolean("tls", "serve HTTPS with a fresh self-signed CA (written into the kubeconfig)",
+                  f.tls);
+    flags.text("kubeconfig-out", "write a kubeconfig for this cluster", f.kubeconfig_out, false);
+    flags.text("scenario", "objects to create and a load schedule to play (JSON, see docs/sim.md)",
+               f.scenario_file, false);
+    flags.duration("tick",
+                   "how often the simulated controllers and pods advance (the benchmarks use 5s "
+                   "for clusters of 100,000 pods)",
+                   options.workload.tick);
+    flags.custom("node-cpu", "allocatable CPU of the one node", "16",
+                 positive_quantity(node_cpu_milli));
+    flags.custom("node-memory", "allocatable memory of the one node", "64Gi",
+                 positive_quantity(node_memory_milli));
+    const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
+    if (!help) {
+        std::fprintf(stderr, "hpaplus sim: %s\n", help.error().text.c_str());
+        return 2;
     }
+    if (*help) {
+        std::printf("%s%s", sim_usage, flags.help().c_str());
+        return 0;
+    }
+    options.tls = f.tls;
+    options.workload.node_cpu_milli = node_cpu_milli;
+    options.workload.node_memory_bytes = node_memory_milli / 1000;
+    net::split_listen(f.listen, options.address, options.port); // checked by --listen
+    const std::string& scenario_file = f.scenario_file;
+    const std::string& kubeconfig_out = f.kubeconfig_out;
     std::optional<sim::scenario> scenario;
     if (!scenario_file.empty()) {
         std::ifstream in(scenario_file, std::ios::binary);

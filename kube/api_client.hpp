@@ -4,6 +4,7 @@
 // backoff for idempotent requests, and Status bodies decoded into error codes.
 #pragma once
 
+#include "kube/client_options.hpp"
 #include "kube/config.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -69,21 +70,6 @@ struct api_response {
     explicit operator bool() const noexcept { return !ec; }
     /// What went wrong: the server's Status message, else the transport's.
     std::string message() const { return status.message.empty() ? ec.message() : status.message; }
-};
-
-struct client_options {
-    std::chrono::milliseconds request_timeout{30000};
-    std::chrono::milliseconds connect_timeout{10000};
-    double qps = 50;     ///< sustained requests per second (client-side limit)
-    int burst = 100;     ///< bucket size
-    int max_retries = 3; ///< for connection failures, 5xx on GET, and 429
-    std::chrono::milliseconds backoff_base{200};
-    std::chrono::milliseconds max_retry_after{10000};
-    std::size_t max_idle_connections = 16;
-    /// Connections open at once (idle ones included, watches not); a request waits for one.
-    /// Without a cap a burst of N concurrent requests opens N connections and closes most again.
-    std::size_t max_connections = 16;
-    std::size_t max_body_bytes = 256u << 20;
 };
 
 class api_client {

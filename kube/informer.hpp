@@ -7,6 +7,7 @@
 
 #include "core/label_selector.hpp"
 #include "kube/api_client.hpp"
+#include "kube/informer_options.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -32,16 +33,6 @@ struct cached_object {
 using object_cptr = std::shared_ptr<const cached_object>;
 using snapshot = std::map<std::string, object_cptr, std::less<>>;
 using snapshot_cptr = std::shared_ptr<const snapshot>;
-
-struct informer_options {
-    std::string label_selector;
-    std::size_t page_size = 500;
-    std::chrono::seconds watch_timeout{300}; ///< server-side timeoutSeconds of each watch
-    std::chrono::milliseconds idle_timeout{
-        120000}; ///< no event or bookmark for this long: reconnect
-    std::chrono::milliseconds initial_backoff{800};
-    std::chrono::milliseconds max_backoff{30000};
-};
 
 /// What happened to a cached object (a watch event's type; bookmarks change nothing).
 enum class change { added, modified, deleted };

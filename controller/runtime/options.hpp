@@ -3,8 +3,8 @@
 // defaults).
 #pragma once
 
-#include "kube/api_client.hpp"
-#include "kube/informer.hpp"
+#include "kube/client_options.hpp"
+#include "kube/informer_options.hpp"
 #include "policy/types.hpp"
 #include "vertical/options.hpp"
 

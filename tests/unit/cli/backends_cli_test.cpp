@@ -21,10 +21,10 @@ TEST(BackendsCli, AdapterNeedsAValidBackendsFile) {
          "--metric-backends: /nonexistent.yaml: cannot read the file"},
         {"adapter --metric-backends=" + bad,
          "backends[0].url: \"ftp://x\" is not an http:// or https:// URL"},
-        {"adapter --metric-backends=" + bad + " --listen nowhere", "--listen: expected ADDR:PORT"},
+        {"adapter --metric-backends=" + bad + " --listen nowhere", "--listen: want ADDR:PORT"},
         {"adapter --metric-backends=" + bad + " --tls-cert-file=a.pem",
          "give both --tls-cert-file and --tls-private-key-file"},
-        {"adapter --bogus", "unknown or incomplete option '--bogus'"},
+        {"adapter --bogus", "unknown flag --bogus"},
     };
     for (const auto& [args, text] : rows) {
         const auto r = run_command(std::string(HPAPLUS_BINARY) + " " + args);
@@ -41,7 +41,7 @@ TEST(SimCli, RefusesBadTickAndNodeSizes) {
         {"sim --tick soon", "--tick: want a positive duration"},
         {"sim --node-cpu -4", "--node-cpu: want a positive quantity"},
         {"sim --node-memory lots", "--node-memory: want a positive quantity"},
-        {"sim --tick", "unknown or incomplete option '--tick'"},
+        {"sim --tick", "--tick: a value is required"},
     };
     for (const auto& [args, text] : rows) {
         const auto r = run_command(std::string(HPAPLUS_BINARY) + " " + args);

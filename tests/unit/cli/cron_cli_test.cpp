@@ -37,10 +37,10 @@ TEST(CronNext, BadInputExitsTwoWithOneLine) {
         {"next --schedule '61 * * * *'", "--schedule: minute: 61 is out of range 0-59"},
         {"next --schedule '@daily' --time-zone Nowhere/Town", "--time-zone: \"Nowhere/Town\""},
         {"next --schedule '@daily' --from yesterday", "--from: \"yesterday\" is not an RFC 3339"},
-        {"next --schedule '@daily' --count 0", "--count: want 1 to 10000"},
+        {"next --schedule '@daily' --count 0", "--count: want an integer from 1 to 10000"},
         {"next --time-zone UTC", "--schedule is required"},
         {"next --schedule", "--schedule: a value is required"},
-        {"next --bogus 1", "unknown option '--bogus'"},
+        {"next --bogus 1", "unknown flag --bogus"},
         {"later", "Usage: hpaplus cron next"}};
     for (const auto& [args, expect] : rows) {
         const auto r = run(args);

@@ -1,7 +1,8 @@
-// demo/demo_command.cpp — `hpaplus demo` (DESIGN §4.4): the simulated cluster and the real
+// demo/demo.cpp — `hpaplus demo` (DESIGN §4.4): the simulated cluster and the real
 // controller in one process, talking HTTP over loopback; a traffic scenario that rises and falls;
 // live progress; a report with load and replicas over time, and a JSON summary.
-#include "demo/demo_command.hpp"
+#include "demo/demo.hpp"
+
 #include "controller/hpaplus/worker.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "controller/runtime/manager.hpp"
@@ -11,14 +12,12 @@
 #include "demo/embedded_crds.hpp"
 #include "demo/report.hpp"
 #include "kube/yaml_json.hpp"
-#include "net/listen_address.hpp"
 #include "sim/cluster.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -32,38 +31,9 @@ using controller::controller_options;
 using controller::controller_process;
 using controller::manager;
 
-constexpr const char* demo_usage =
-    "Usage: hpaplus demo [--duration SECONDS] [--report FILE] [--summary-json FILE]\n"
-    "                    [--listen ADDR:PORT] [--vertical]\n"
-    "\n"
-    "Runs HPAPlus end to end on the embedded simulated cluster: installs the CRDs, creates a\n"
-    "Deployment 'web' with an HPAPlus (CPU 60 % of requests) and a CronHPA that pre-warms it\n"
-    "before the load rises, plays a load that rises and falls, and runs the real controller\n"
-    "against the cluster over HTTP. While it runs, kubectl works:\n"
-    "  kubectl --server http://127.0.0.1:PORT get hpap,chpa,deploy,pods\n"
-    "\n"
-    "  --duration SECONDS   length of the scenario (default 120, at least 30)\n"
-    "  --report FILE        chart of load and replicas: .svg for the chart alone, otherwise HTML\n"
-    "                       (default hpaplus-demo-report.html)\n"
-    "  --summary-json FILE  machine-readable summary (scaleUps, scaleDowns, maxReplicas, ...)\n"
-    "  --listen ADDR:PORT   where the simulated API server listens (default 127.0.0.1:0)\n"
-    "  --vertical           also run the vertical module: a Deployment 'api' whose pods use more\n"
-    "                       than they request, and a VPAPlus that resizes them in place\n"
-    "\n"
-    "Exit codes: 0 the scenario completed, 1 runtime failure, 2 bad usage.\n";
-
 constexpr int target_utilization = 60;
 constexpr int prewarm_size = 6;       ///< the CronHPA's floor before the load rises
 constexpr double cores_per_pod = 0.5; // the pods' CPU request
-
-struct demo_flags {
-    int duration = 120;
-    std::string report = "hpaplus-demo-report.html";
-    std::string summary_json;
-    std::string address = "127.0.0.1";
-    unsigned short port = 0;
-    bool vertical = false;
-};
 
 // --vertical: pods that use 600m CPU and 300Mi each against 100m and 128Mi requested.
 std::string vertical_deployment_json() {
@@ -310,53 +280,9 @@ bool ends_with(const std::string& s, const std::string& suffix) {
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::optional<std::string> parse_flags(int argc, char** argv, demo_flags& f, bool& help) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            help = true;
-            return std::nullopt;
-        }
-        if (arg == "--vertical") {
-            f.vertical = true;
-            continue;
-        }
-        if (i + 1 >= argc)
-            return "'" + std::string(arg) + "' needs a value (see 'hpaplus demo --help')";
-        const std::string value = argv[++i];
-        if (arg == "--duration") {
-            int v = 0;
-            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-            if (ec != std::errc{} || end != value.data() + value.size() || v < 30 || v > 86400)
-                return "--duration: want whole seconds from 30 to 86400, got \"" + value + "\"";
-            f.duration = v;
-        } else if (arg == "--report") {
-            f.report = value;
-        } else if (arg == "--summary-json") {
-            f.summary_json = value;
-        } else if (arg == "--listen") {
-            if (!net::split_listen(value, f.address, f.port))
-                return "--listen: want ADDR:PORT, got \"" + value + "\"";
-        } else {
-            return "unknown option '" + std::string(arg) + "' (see 'hpaplus demo --help')";
-        }
-    }
-    return std::nullopt;
-}
-
 } // namespace
 
-int run_demo(int argc, char** argv) {
-    demo_flags flags;
-    bool help = false;
-    if (auto error = parse_flags(argc, argv, flags, help)) {
-        std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
-        return 2;
-    }
-    if (help) {
-        std::fputs(demo_usage, stdout);
-        return 0;
-    }
+int run_demo(const demo_options& flags) {
     sim::scenario scenario;
     if (auto error = build_scenario(flags.duration, flags.vertical, scenario)) {
         std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());

@@ -1,0 +1,21 @@
+// kube/informer_options.hpp — how an informer lists and watches (a light header for option
+// structs and flags).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace hpaplus::kube {
+
+struct informer_options {
+    std::string label_selector;
+    std::size_t page_size = 500;
+    std::chrono::seconds watch_timeout{300}; ///< server-side timeoutSeconds of each watch
+    std::chrono::milliseconds idle_timeout{
+        120000}; ///< no event or bookmark for this long: reconnect
+    std::chrono::milliseconds initial_backoff{800};
+    std::chrono::milliseconds max_backoff{30000};
+};
+
+} // namespace hpaplus::kube
