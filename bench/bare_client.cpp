@@ -3,7 +3,8 @@
 
 #include "process_stats.hpp"
 
-#include <boost/asio/as_tuple.hpp>
+#include "net/use_tuple.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -22,7 +23,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using clock = std::chrono::steady_clock;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+using net::use_tuple;
 
 struct shared_state {
     std::string host, port;

@@ -55,11 +55,6 @@ boost::asio::awaitable<void> serve(metrics::adapter_api& api, net::http_request&
     co_await responder.send(std::move(response));
 }
 
-int usage_error(const std::string& message) {
-    std::fprintf(stderr, "hpaplus adapter: %s\n", message.c_str());
-    return 2;
-}
-
 } // namespace
 
 int run_adapter(int argc, char** argv) {
@@ -67,7 +62,7 @@ int run_adapter(int argc, char** argv) {
     flag_table flags("hpaplus adapter");
     add_adapter_flags(flags, f);
     const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
-    if (!help) return usage_error(help.error().text);
+    if (!help) return usage_error("hpaplus adapter", help.error().text);
     if (*help) {
         std::printf("%s%s", adapter_usage, flags.help().c_str());
         return 0;
@@ -75,9 +70,11 @@ int run_adapter(int argc, char** argv) {
     const std::string& backends_path = f.backends_path;
     const std::string& cert_file = f.cert_file;
     const std::string& key_file = f.key_file;
-    if (backends_path.empty()) return usage_error("--metric-backends is required");
+    if (backends_path.empty())
+        return usage_error("hpaplus adapter", "--metric-backends is required");
     if (cert_file.empty() != key_file.empty())
-        return usage_error("give both --tls-cert-file and --tls-private-key-file, or neither");
+        return usage_error("hpaplus adapter",
+                           "give both --tls-cert-file and --tls-private-key-file, or neither");
     net::http_server_options server_options;
     net::split_listen(f.listen, server_options.address, server_options.port); // checked by --listen
     auto file = metrics::load_backends(backends_path);

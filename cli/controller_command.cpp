@@ -2,6 +2,7 @@
 #include "cli/controller_command.hpp"
 
 #include "cli/controller_flags.hpp"
+#include "cli/flags.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "controller/runtime/process.hpp"
 
@@ -34,10 +35,7 @@ int run_controller(int argc, char** argv) {
         std::printf("%s%s", controller_usage, controller_flags_help().c_str());
         return 0;
     }
-    if (!options) {
-        std::fprintf(stderr, "hpaplus controller: %s\n", options.error().text.c_str());
-        return 2;
-    }
+    if (!options) return usage_error("hpaplus controller", options.error().text);
     auto config = options->context.empty() || options->kubeconfig.empty()
                       ? kube::load_config(options->kubeconfig, controller::environment())
                       : kube::load_kubeconfig(options->kubeconfig, options->context);

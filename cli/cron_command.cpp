@@ -24,11 +24,6 @@ constexpr const char* cron_usage =
     "A schedule that never fires (0 0 30 2 *) prints nothing after searching five years.\n"
     "Exit codes: 0 ok, 2 bad usage or an invalid expression (the message names the field).\n";
 
-int usage_error(const std::string& message) {
-    std::fprintf(stderr, "hpaplus cron next: %s\n", message.c_str());
-    return 2;
-}
-
 } // namespace
 
 int run_cron(int argc, char** argv) {
@@ -56,19 +51,20 @@ int run_cron(int argc, char** argv) {
     // argv[1] is "next": the flags follow it.
     const auto help = asks_help ? core::outcome<bool>(true)
                                 : flags.parse(std::vector<std::string>(argv + 1, argv + argc));
-    if (!help) return usage_error(help.error().text);
+    if (!help) return usage_error("hpaplus cron next", help.error().text);
     if (*help) {
         std::printf("%s\nFlags:\n%s", cron_usage, flags.help().c_str());
         return 0;
     }
-    if (!flags.given("schedule")) return usage_error("--schedule is required");
+    if (!flags.given("schedule")) return usage_error("hpaplus cron next", "--schedule is required");
     const auto schedule = cron::parse_schedule(expression);
-    if (!schedule) return usage_error("--schedule: " + schedule.error().text);
+    if (!schedule) return usage_error("hpaplus cron next", "--schedule: " + schedule.error().text);
     const date::time_zone* zone = cron::find_zone(zone_name);
     if (!zone)
         return usage_error(
+            "hpaplus cron next",
             "--time-zone: \"" + zone_name +
-            "\" is not a time zone of the system's tz database (e.g. Europe/London)");
+                "\" is not a time zone of the system's tz database (e.g. Europe/London)");
     const cron::instant start =
         from.value_or(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
     for (const auto& t : cron::next_fires(*schedule, *zone, start, static_cast<std::size_t>(count)))

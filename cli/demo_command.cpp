@@ -43,10 +43,7 @@ int run_demo(int argc, char** argv) {
                   "request, and a VPAPlus that resizes them in place",
                   options.vertical);
     const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
-    if (!help) {
-        std::fprintf(stderr, "hpaplus demo: %s\n", help.error().text.c_str());
-        return 2;
-    }
+    if (!help) return usage_error("hpaplus demo", help.error().text);
     if (*help) {
         std::printf("%s%s", demo_usage, flags.help().c_str());
         return 0;

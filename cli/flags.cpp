@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace hpaplus::cli {
 namespace {
@@ -174,6 +175,12 @@ std::string flag_table::help() const {
         out += "\n";
     }
     return out;
+}
+
+int usage_error(std::string_view command, std::string_view message) {
+    std::fprintf(stderr, "%.*s: %.*s\n", static_cast<int>(command.size()), command.data(),
+                 static_cast<int>(message.size()), message.data());
+    return 2;
 }
 
 } // namespace hpaplus::cli

@@ -76,4 +76,7 @@ class flag_table {
     std::string next_section_;
 };
 
+/// Prints "COMMAND: message" on stderr and returns 2, the exit code of bad usage.
+int usage_error(std::string_view command, std::string_view message);
+
 } // namespace hpaplus::cli

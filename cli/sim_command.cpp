@@ -75,10 +75,7 @@ int run_sim(int argc, char** argv) {
     flags.custom("node-memory", "allocatable memory of the one node", "64Gi",
                  positive_quantity(node_memory_milli));
     const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
-    if (!help) {
-        std::fprintf(stderr, "hpaplus sim: %s\n", help.error().text.c_str());
-        return 2;
-    }
+    if (!help) return usage_error("hpaplus sim", help.error().text);
     if (*help) {
         std::printf("%s%s", sim_usage, flags.help().c_str());
         return 0;

@@ -3,7 +3,8 @@
 
 #include "kube/json_decoder.hpp"
 
-#include <boost/asio/as_tuple.hpp>
+#include "net/use_tuple.hpp"
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -26,7 +27,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+using net::use_tuple;
 
 namespace {
 

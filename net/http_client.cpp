@@ -1,7 +1,8 @@
 // net/http_client.cpp — a single request over plain TCP or TLS (certificate and host name checked).
 #include "net/http_client.hpp"
 
-#include <boost/asio/as_tuple.hpp>
+#include "net/use_tuple.hpp"
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -17,7 +18,6 @@ namespace {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct url_parts {
     bool tls = false;

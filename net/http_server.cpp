@@ -2,7 +2,8 @@
 // examples).
 #include "net/http_server.hpp"
 
-#include <boost/asio/as_tuple.hpp>
+#include "net/use_tuple.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -21,7 +22,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
     asio::any_io_executor executor;

@@ -108,14 +108,15 @@ api_error denial(const std::string& webhook, const json* status) {
     return e;
 }
 
-struct webhook_ref {
-    object_ptr configuration; ///< keeps `spec` alive
-    const json* spec = nullptr;
-};
-
 } // namespace
 
 struct admission::impl {
+    // Not in the anonymous namespace: the coroutine frame of call() holds one.
+    struct webhook_ref {
+        object_ptr configuration; ///< keeps `spec` alive
+        const json* spec = nullptr;
+    };
+
     asio::any_io_executor executor;
     object_store& store;
     std::atomic<std::uint64_t> calls{0};

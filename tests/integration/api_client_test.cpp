@@ -140,7 +140,7 @@ kube::api_response watch(kube::api_client& client, boost::asio::io_context& io,
     return test::run_awaitable(io, client.watch(target, std::move(h), 5s));
 }
 
-const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+using test::paths::configmaps;
 
 TEST_P(ApiClient, WatchReplaysThenStreamsUntilTheTimeout) {
     kube::api_client client(io.get_executor(), config_of(sim));

@@ -15,7 +15,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+using test::paths::configmaps;
 
 struct Informer : ::testing::Test {
     test::sim_fixture sim;

@@ -30,7 +30,7 @@ using test::str;
 
 const std::string configurations =
     "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
-const std::string pods = "/api/v1/namespaces/default/pods";
+using test::paths::pods;
 
 // A webhook over HTTPS on its own thread: `answer` turns the review's uid into the response
 // object, after `delay`.

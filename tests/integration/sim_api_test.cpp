@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 using test::parse;
 using test::str;
 
-const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+using test::paths::deployments;
 const std::string deployment_json =
     R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"app":"web"}},)"
     R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
@@ -235,7 +235,7 @@ TEST_F(SimApi, CustomResources) {
 }
 
 // Watches use ConfigMaps: no simulated controller writes them, so every event comes from the test.
-const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+using test::paths::configmaps;
 
 std::string create_configmap(test::sim_fixture& sim, const std::string& name = "cfg") {
     const auto r = sim.request("POST", configmaps,

@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 using test::parse;
 using test::str;
 
-const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+using test::paths::configmaps;
 
 struct SimExtras : ::testing::Test {
     test::sim_fixture sim;

@@ -16,8 +16,8 @@ using test::eventually;
 using test::parse;
 using test::str;
 
-const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
-const std::string pods = "/api/v1/namespaces/default/pods";
+using test::paths::deployments;
+using test::paths::pods;
 
 std::string deployment(int replicas, const std::string& image = "nginx") {
     return R"({"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":)" +

@@ -25,7 +25,7 @@ template <class T> T run(boost::asio::io_context& io, boost::asio::awaitable<T> 
     return test::run_awaitable(io, std::move(work));
 }
 
-const std::string deployment =
+const std::string deployment_manifest =
     R"({"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":2,)"
     R"("selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
     R"("spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
@@ -39,7 +39,7 @@ struct TypedCalls : ::testing::TestWithParam<bool> {
 };
 
 TEST_P(TypedCalls, ScaleWithConflictRetry) {
-    ASSERT_TRUE(run(io, kube::create(client, r::deployments, "default", deployment)));
+    ASSERT_TRUE(run(io, kube::create(client, r::deployments, "default", deployment_manifest)));
     const auto got = run(io, kube::get(client, r::deployments, "default", "web"));
     const auto read = run(io, client.send({"GET", r::deployments.path("default", "web", "scale"),
                                            "", "application/json"}));
@@ -68,7 +68,7 @@ TEST_P(TypedCalls, ScaleWithConflictRetry) {
 }
 
 TEST_P(TypedCalls, StatusEventsAndLists) {
-    ASSERT_TRUE(run(io, kube::create(client, r::deployments, "default", deployment)));
+    ASSERT_TRUE(run(io, kube::create(client, r::deployments, "default", deployment_manifest)));
     const auto status =
         run(io, kube::merge_patch(client, r::deployments, "default", "web",
                                   R"({"status":{"observedGeneration":1}})", "status"));

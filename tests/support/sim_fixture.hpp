@@ -18,6 +18,13 @@
 
 namespace hpaplus::test {
 
+// Collections of the default namespace, as the tests address them.
+namespace paths {
+inline const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+inline const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+inline const std::string pods = "/api/v1/namespaces/default/pods";
+} // namespace paths
+
 struct http_result {
     int status = 0;
     std::string body;

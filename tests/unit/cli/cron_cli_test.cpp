@@ -7,26 +7,26 @@
 
 namespace {
 
-hpaplus::test::command_result run(const std::string& args) {
+hpaplus::test::command_result run_cron(const std::string& args) {
     return hpaplus::test::run_command(std::string(HPAPLUS_BINARY) + " cron " + args);
 }
 
 TEST(CronNext, PrintsOneRfc3339LinePerFireTime) {
-    const auto r = run("next --schedule '0 12 * * *' --time-zone Europe/London "
-                       "--from 2026-06-30T12:00:00Z --count 2");
+    const auto r = run_cron("next --schedule '0 12 * * *' --time-zone Europe/London "
+                            "--from 2026-06-30T12:00:00Z --count 2");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.output, "2026-07-01T12:00:00+01:00\n2026-07-02T12:00:00+01:00\n");
 }
 
 TEST(CronNext, DefaultsToOneTimeInUtcAfterNow) {
-    const auto r = run("next --schedule '@hourly'");
+    const auto r = run_cron("next --schedule '@hourly'");
     EXPECT_EQ(r.exit_code, 0);
     ASSERT_EQ(r.output.size(), std::string("2026-01-01T01:00:00+00:00\n").size()) << r.output;
     EXPECT_EQ(r.output.substr(13), ":00:00+00:00\n");
 }
 
 TEST(CronNext, ANeverFiringScheduleIsNotAnError) {
-    const auto r = run("next --schedule '0 0 30 2 *' --count 3");
+    const auto r = run_cron("next --schedule '0 0 30 2 *' --count 3");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.output, "");
 }
@@ -43,7 +43,7 @@ TEST(CronNext, BadInputExitsTwoWithOneLine) {
         {"next --bogus 1", "unknown flag --bogus"},
         {"later", "Usage: hpaplus cron next"}};
     for (const auto& [args, expect] : rows) {
-        const auto r = run(args);
+        const auto r = run_cron(args);
         EXPECT_EQ(r.exit_code, 2) << args;
         EXPECT_NE(r.output.find(expect), std::string::npos) << args << ": " << r.output;
     }

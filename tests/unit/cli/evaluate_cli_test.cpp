@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 using run_result = hpaplus::test::command_result;
 
-run_result run(const std::string& args) {
+run_result run_evaluate(const std::string& args) {
     return hpaplus::test::run_command(std::string(HPAPLUS_BINARY) + " " + args);
 }
 
@@ -50,7 +50,7 @@ class EvaluateRejects : public ::testing::TestWithParam<bad_case> {};
 
 TEST_P(EvaluateRejects, ExitsTwoNamingTheProblem) {
     const auto file = write_temp(std::string(GetParam().name) + ".json", GetParam().input);
-    const run_result r = run("evaluate " + file.string());
+    const run_result r = run_evaluate("evaluate " + file.string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(GetParam().expect_in_message), std::string::npos) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line expected:\n"
@@ -107,17 +107,17 @@ INSTANTIATE_TEST_SUITE_P(
 // clang-format on
 
 TEST(EvaluateCli, MissingFile) {
-    const run_result r = run("evaluate /nonexistent/case.json");
+    const run_result r = run_evaluate("evaluate /nonexistent/case.json");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("cannot open the file"), std::string::npos) << r.output;
 }
 
 TEST(EvaluateCli, Usage) {
-    EXPECT_EQ(run("evaluate").exit_code, 2);
-    EXPECT_EQ(run("evaluate --help").exit_code, 0);
-    EXPECT_EQ(run("--help").exit_code, 0);
-    EXPECT_EQ(run("no-such-command").exit_code, 2);
-    EXPECT_EQ(run("").exit_code, 2);
+    EXPECT_EQ(run_evaluate("evaluate").exit_code, 2);
+    EXPECT_EQ(run_evaluate("evaluate --help").exit_code, 0);
+    EXPECT_EQ(run_evaluate("--help").exit_code, 0);
+    EXPECT_EQ(run_evaluate("no-such-command").exit_code, 2);
+    EXPECT_EQ(run_evaluate("").exit_code, 2);
 }
 
 TEST(EvaluateCli, ReadsStdinAndDecides) {
@@ -125,7 +125,7 @@ TEST(EvaluateCli, ReadsStdinAndDecides) {
         "stdin.json",
         R"({"now":"2026-01-01T00:00:00Z","hpa":)" + valid_hpa +
             R"(,"scale":{"spec":{"replicas":7},"status":{"replicas":7,"selector":"app=web"}}})");
-    const run_result r = run("evaluate - < " + file.string());
+    const run_result r = run_evaluate("evaluate - < " + file.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("\"desiredReplicas\": 5"), std::string::npos)
         << r.output; // above max → max
@@ -134,8 +134,8 @@ TEST(EvaluateCli, ReadsStdinAndDecides) {
 }
 
 TEST(EvaluateCli, BundledExampleRuns) {
-    const run_result r =
-        run("evaluate " + std::string(HPAPLUS_SOURCE_DIR) + "/examples/evaluate/cpu-scale-up.json");
+    const run_result r = run_evaluate("evaluate " + std::string(HPAPLUS_SOURCE_DIR) +
+                                      "/examples/evaluate/cpu-scale-up.json");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("\"desiredReplicas\": 5"), std::string::npos) << r.output;
 }

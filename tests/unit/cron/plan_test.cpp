@@ -2,6 +2,7 @@
 // by hand (2026-11-21 is a Saturday, 2026-11-22 a Sunday, 2026-12-01 a Tuesday).
 #include "core/time.hpp"
 #include "cron/plan.hpp"
+#include "instant_at.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +11,7 @@
 namespace hpaplus::cron {
 namespace {
 
-instant at(const char* rfc3339) {
-    return std::chrono::floor<std::chrono::seconds>(core::parse_rfc3339(rfc3339).value());
-}
+using testing::at;
 
 std::string utc(instant t) {
     return format_in_zone(t, *find_zone("UTC"));

@@ -1,8 +1,8 @@
 // A CronHPA's status bookkeeping around one wake (cron/status.hpp), worked out by hand: which state
 // each job is left in, the job in force, the history, Ready and the Events, given the runs' reports
 // (2026-11-22 is a Sunday).
-#include "core/time.hpp"
 #include "cron/status.hpp"
+#include "instant_at.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,7 @@
 namespace hpaplus::cron {
 namespace {
 
-instant at(const char* rfc3339) {
-    return std::chrono::floor<std::chrono::seconds>(core::parse_rfc3339(rfc3339).value());
-}
+using testing::at;
 
 wake_context context(const char* now, const char* created = "2026-11-22T00:00:00Z") {
     wake_context ctx;

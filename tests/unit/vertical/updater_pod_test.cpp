@@ -10,7 +10,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const core::time_point t0{std::chrono::hours(24 * 365 * 56)};
+const core::time_point asked_at{std::chrono::hours(24 * 365 * 56)};
 
 pod_view two_containers() {
     pod_view p;
@@ -80,9 +80,11 @@ TEST(UnderWay, WaitsForTheCacheToSeeTheResizeOnlyUntilTheTimeout) {
     const pod_view p = two_containers();
     auto asked = p.desired;
     asked[0].cpu_request_milli = 900;
-    EXPECT_TRUE(under_way(p, t0, asked, t0 + 1min, config)) << "not seen by the cache yet";
-    EXPECT_FALSE(under_way(p, t0, asked, t0 + 2h, config)) << "past the in-progress timeout";
-    EXPECT_FALSE(under_way(p, t0, p.desired, t0 + 1min, config)) << "seen and applied";
+    EXPECT_TRUE(under_way(p, asked_at, asked, asked_at + 1min, config))
+        << "not seen by the cache yet";
+    EXPECT_FALSE(under_way(p, asked_at, asked, asked_at + 2h, config))
+        << "past the in-progress timeout";
+    EXPECT_FALSE(under_way(p, asked_at, p.desired, asked_at + 1min, config)) << "seen and applied";
 }
 
 struct fallback_case {
@@ -104,7 +106,7 @@ TEST_P(Fallback, SaysWhyAResizeGivesWayToEviction) {
     p.resize_pending = c.pending;
     p.resize_in_progress = c.in_progress;
     p.in_progress_reason = c.reason;
-    EXPECT_EQ(fallback_reason(p, t0, t0 + c.since, updater_config{}), c.expect);
+    EXPECT_EQ(fallback_reason(p, asked_at, asked_at + c.since, updater_config{}), c.expect);
 }
 
 // clang-format off
