@@ -54,7 +54,8 @@ std::int32_t to_int32(double v) {
 } // namespace
 
 void seed_history(history& h, std::int32_t current, time_point now) {
-    if (h.recommendations.empty()) h.recommendations.push_back({now, current});
+    if (!h.started && h.recommendations.empty()) h.recommendations.push_back({now, current});
+    h.started = true;
 }
 
 normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired,

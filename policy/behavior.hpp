@@ -34,6 +34,10 @@ struct known_good_proposal {
 
 /// What the controller remembers per object between reconciles.
 struct history {
+    /// Whether the recommendation log exists (upstream: its map entry is not nil). It does from the
+    /// first reconcile that read the scale on, and whenever it holds entries; an existing log may
+    /// be empty (evaluate can say so).
+    bool started = false;
     std::vector<timed_recommendation> recommendations;
     std::vector<scale_event> scale_up_events;
     std::vector<scale_event> scale_down_events;
@@ -79,7 +83,8 @@ std::int32_t scale_down_limit(std::int32_t current, const history& h, const scal
 void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous,
                        std::int32_t next, time_point now);
 
-/// `recordInitialRecommendation`: the first reconcile seeds the history with the current count.
+/// `recordInitialRecommendation`: the first reconcile starts the log with the current count; a log
+/// that exists is left alone, even when it is empty.
 void seed_history(history& h, std::int32_t current, time_point now);
 
 } // namespace hpaplus::policy

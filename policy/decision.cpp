@@ -56,6 +56,27 @@ void fail_metrics(decision& d, const reconcile_input& in, std::int32_t current,
     d.stopped_early = true;
 }
 
+// hpasControllingPodsUnderSelector: when another autoscaler also picks one of `pods`, upstream's
+// message naming every autoscaler that does, as namespace/name in order.
+std::optional<std::string> ambiguity(const reconcile_input& in, const std::string& selector,
+                                     const std::vector<const pod_info*>& pods) {
+    std::vector<std::string> selecting;
+    for (const peer_autoscaler& peer : in.peers) {
+        if (peer.name == in.hpa.name) continue;
+        const bool picks = std::any_of(pods.begin(), pods.end(), [&](const pod_info* p) {
+            return peer.selector.matches(p->labels);
+        });
+        if (picks) selecting.push_back(in.hpa.namespace_ + "/" + peer.name);
+    }
+    if (selecting.empty()) return std::nullopt;
+    selecting.push_back(in.hpa.namespace_ + "/" + in.hpa.name);
+    std::sort(selecting.begin(), selecting.end());
+    std::string msg = "pods by selector " + selector + " are controlled by multiple HPAs: [";
+    for (std::size_t i = 0; i < selecting.size(); ++i)
+        msg += (i ? " " : "") + selecting[i];
+    return msg + "]";
+}
+
 const known_good_proposal* find_last_good(const history& h, std::size_t index) {
     const auto it = std::find_if(h.last_known_good.begin(), h.last_known_good.end(),
                                  [&](const auto& l) { return l.index == index; });
@@ -152,6 +173,12 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     std::vector<const pod_info*> pods;
     for (const pod_info* p : in.pods) {
         if (p->namespace_ == in.hpa.namespace_ && selector->matches(p->labels)) pods.push_back(p);
+    }
+    if (auto msg = ambiguity(in, scale.selector, pods)) {
+        warn(d, "AmbiguousSelector", *msg);
+        set_condition(conditions, "ScalingActive", false_, "AmbiguousSelector", *msg, in.now);
+        fail_metrics(d, in, scale.spec_replicas, *msg);
+        return result;
     }
 
     const metric_context ctx{in.hpa.namespace_,
@@ -320,16 +347,18 @@ decision decide(const reconcile_input& in) {
 
     std::int32_t desired = 0;
     bool rescale = true;
+    // At zero replicas either scaling is disabled or the metrics decide (raised to minReplicas
+    // below); the out-of-range shortcuts are for a running target only, as upstream.
     if (current == 0 && !needs_metrics(in.hpa, in.scale, in.floor)) {
         rescale = false;
         set_condition(conditions, "ScalingActive", false_, "ScalingDisabled",
                       "scaling is disabled since the replica count of the target is zero", in.now);
-    } else if (current > spec.max_replicas) {
+    } else if (current != 0 && current > spec.max_replicas) {
         d.rescale_reason = "Current number of replicas above Spec.MaxReplicas";
         desired = spec.max_replicas;
         d.stages.limited = desired;
         d.stages.limit_reason = "TooManyReplicas";
-    } else if (current < min) {
+    } else if (current != 0 && current < min) {
         d.rescale_reason = floor_raises_min ? "Current number of replicas below " + floor_text
                                             : "Current number of replicas below Spec.MinReplicas";
         desired = min;

@@ -30,6 +30,14 @@ struct cron_floor {
     time_point since{}; ///< when that job fired
 };
 
+/// Another autoscaler of the namespace and the selector of its target's scale as last read
+/// (upstream's hpaSelectors). When it picks one of this autoscaler's pods, the selector is
+/// ambiguous and neither autoscaler scales.
+struct peer_autoscaler {
+    std::string name;
+    core::label_selector selector;
+};
+
 /// Everything one reconcile reads. `hpa.spec` must be defaulted (apply_defaults).
 struct reconcile_input {
     autoscaler hpa;
@@ -40,7 +48,8 @@ struct reconcile_input {
     std::vector<metric_reading> readings;                ///< one per spec.metrics, in order
     std::optional<std::int32_t> recommendation_override; ///< replaces the metric stage only
     std::optional<rollout_state> rollout;                ///< the target's rollout, when known
-    std::optional<cron_floor> floor; ///< raises minReplicas (capped at maxReplicas) while set
+    std::optional<cron_floor> floor;    ///< raises minReplicas (capped at maxReplicas) while set
+    std::vector<peer_autoscaler> peers; ///< the namespace's other autoscalers (AmbiguousSelector)
     controller_config config;
     history hist;
     time_point now{};

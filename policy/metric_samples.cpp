@@ -14,14 +14,14 @@ core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics
     samples.reserve(items.size());
     for (const auto& m : items) {
         if (!container.empty()) {
+            // A pod whose metrics lack the container has no sample: the replica calculator then
+            // ignores it (Failed, Succeeded, being deleted) or counts it as missing, as for
+            // Resource metrics (upstream since kubernetes#127193).
             const auto c = std::find_if(m.containers.begin(), m.containers.end(),
                                         [&](const auto& cu) { return cu.name == container; });
-            if (c == m.containers.end()) {
-                return "failed to get container metrics: container " + std::string(container) +
-                       " not present in metrics for pod " + m.namespace_ + "/" + m.name;
-            }
-            if (const quantity* q = find_resource(c->usage, resource))
-                samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
+            const quantity* q =
+                c == m.containers.end() ? nullptr : find_resource(c->usage, resource);
+            if (q) samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
             continue;
         }
         bool missing = m.containers.empty();

@@ -15,8 +15,8 @@
 namespace hpaplus::policy {
 
 /// `GetResourceMetric`: per-pod usage of `resource` (summed over containers, or of one container).
-/// A pod missing the resource in any container has no sample; an empty list or (with a container)
-/// a pod without that container is an error with upstream's text.
+/// A pod missing the resource in any container (or, with a container, missing that container) has
+/// no sample; an empty list is an error with upstream's text.
 core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
                                                    std::string_view resource,
                                                    std::string_view container);

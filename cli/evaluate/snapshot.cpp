@@ -63,7 +63,8 @@ void decode_config(json_decoder& d, const json_node& n, policy::controller_confi
 }
 
 void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
-    if (!d.object(n)) return;
+    if (!d.object(n)) return; // absent: a first reconcile, which starts the log
+    h.started = true;         // present: the controller's log, even with no recommendations
     d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood"});
     const json_node recs = n["recommendations"];
     for (std::size_t i = 0, size = d.array(recs); i < size; ++i) {
@@ -92,6 +93,23 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
             {static_cast<std::size_t>(d.opt_int(g["index"], 0, 10000).value_or(0)),
              d.opt_time(g["time"]).value_or(core::time_point{}),
              d.opt_int32(g["proposedReplicas"], 0).value_or(0)});
+    }
+}
+
+// The namespace's other autoscalers with the selectors of their targets (AmbiguousSelector).
+void decode_peers(json_decoder& d, const json_node& list,
+                  std::vector<policy::peer_autoscaler>& peers) {
+    for (std::size_t i = 0, size = d.array(list); i < size; ++i) {
+        const json_node p = list.at(i);
+        d.known_fields(p, {"name", "selector"});
+        for (const char* key : {"name", "selector"})
+            if (!p[key].present()) d.fail(p[key], "required field is missing");
+        const std::string selector = d.opt_string(p["selector"]).value_or("");
+        auto parsed = core::parse_label_selector(selector);
+        if (!parsed)
+            d.fail(p["selector"], parsed.error().text);
+        else
+            peers.push_back({d.opt_string(p["name"]).value_or(""), std::move(*parsed)});
     }
 }
 
@@ -249,7 +267,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     if (!doc.IsObject()) return kube::json_error{"", "the input must be a JSON object"};
     d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
                           "externalMetrics", "backendValues", "failures", "history",
-                          "recommendation", "target"});
+                          "recommendation", "target", "otherAutoscalers"});
     if (root["backendValues"].present()) d.object(root["backendValues"]);
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
@@ -325,6 +343,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
             read_metric(d, root, s, i, pod_metrics, pod_selector ? &*pod_selector : nullptr));
 
     decode_history(d, root["history"], in.hist);
+    decode_peers(d, root["otherAutoscalers"], in.peers);
     in.recommendation_override = d.opt_int32(root["recommendation"], 0);
     if (root["target"].present())
         in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));

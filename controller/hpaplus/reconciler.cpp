@@ -89,6 +89,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
         in.pods.reserve(pods.size());
         for (const auto& p : pods)
             in.pods.push_back(p.get());
+        if (auto selector = core::parse_label_selector(in.scale->selector);
+            selector && !in.scale->selector.empty()) {
+            env.selectors.put(ns, name, std::move(*selector));
+            in.peers = env.selectors.peers_picking(ns, name, in.pods);
+        }
     }
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 // it changed → Events. Everything an object remembers between reconciles is in `object_memory`.
 #pragma once
 
+#include "controller/hpaplus/selector_registry.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/pod_cache.hpp"
 #include "kube/event_recorder.hpp"
@@ -41,6 +42,7 @@ struct reconcile_env {
     /// VPAPluses sizing the same pods (a condition says who controls what); null without
     /// --enable-vertical.
     const kube::informer* vpapluses = nullptr;
+    selector_registry selectors; ///< every autoscaler's last selector (AmbiguousSelector)
 };
 
 struct reconcile_outcome {

@@ -60,6 +60,7 @@ std::chrono::milliseconds hpaplus_rules::first_delay(const worker_slot& w, bool 
 }
 
 void hpaplus_rules::forgotten(const worker_slot& w) {
+    env_.selectors.erase(w.ns, w.name);
     for (auto* o : observers_)
         o->forgotten(w.ns, w.name);
 }

@@ -84,9 +84,16 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                 vpaplus_workers_->on_change(what, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *hpapluses_, *pod_cache_,
-                                                         *deployments_, *events_, options,
-                                                         cronhpas_.get(), vpapluses_.get()});
+    env_ = std::make_unique<reconcile_env>(reconcile_env{client,
+                                                         sources,
+                                                         *hpapluses_,
+                                                         *pod_cache_,
+                                                         *deployments_,
+                                                         *events_,
+                                                         options,
+                                                         cronhpas_.get(),
+                                                         vpapluses_.get(),
+                                                         {}});
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(*env_);
     if (observer) hpaplus_rules_->add_observer(observer);
     hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_);

@@ -95,6 +95,34 @@ TEST_F(ControllerTest, DeletingTheObjectStopsItsWorker) {
     EXPECT_EQ(replicas("gone"), 2);
 }
 
+// Upstream's AmbiguousSelector: two autoscalers on the same pods both stop; once one is deleted the
+// other scales.
+TEST_F(ControllerTest, TwoAutoscalersOnTheSamePodsBothStopUntilOneIsDeleted) {
+    apply_manifest(sim, deployment("shared", 2, "2500m"));
+    apply_manifest(sim, hpaplus("shared", "  syncPeriodSeconds: 1\n"));
+    std::string twin = hpaplus("shared", "  syncPeriodSeconds: 1\n");
+    twin.replace(twin.find("name: shared"), 12, "name: shared-twin");
+    apply_manifest(sim, twin);
+    controller_runner controller(sim, test_controller_options());
+    for (const char* name : {"shared", "shared-twin"})
+        ASSERT_TRUE(eventually([&] {
+            return condition(name, "ScalingActive") == "False AmbiguousSelector";
+        })) << name;
+    EXPECT_TRUE(has_event("shared", "AmbiguousSelector"));
+    EXPECT_TRUE(has_event("shared-twin", "AmbiguousSelector"));
+    const auto doc = get_json(sim, hpapluses + "shared-twin");
+    std::string message;
+    for (const auto& c : doc["status"]["conditions"].GetArray())
+        if (std::string(c["type"].GetString()) == "ScalingActive")
+            message = c["message"].GetString();
+    EXPECT_EQ(message, "pods by selector app=shared are controlled by multiple HPAs: "
+                       "[default/shared default/shared-twin]");
+    EXPECT_EQ(replicas("shared"), 2);
+
+    ASSERT_EQ(sim.request("DELETE", hpapluses + "shared-twin").status, 200);
+    EXPECT_TRUE(eventually([&] { return replicas("shared") > 2; }));
+}
+
 TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWorking) {
     apply_manifest(sim, deployment("good", 2, "2500m"));
     apply_manifest(sim, deployment("bad", 2, "2500m"));

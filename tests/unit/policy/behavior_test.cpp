@@ -289,6 +289,15 @@ TEST(Recommendations, SeedOnlyOnce) {
     EXPECT_EQ(h.recommendations[0].replicas, 3);
 }
 
+// Upstream recordInitialRecommendation seeds only a nil log: horizontal_test.go TestScaleDown runs
+// with `recommendations: []timestampedRecommendation{}` and scales down at once.
+TEST(Recommendations, AnEmptyLogThatExistsIsNotSeeded) {
+    history h;
+    h.started = true;
+    seed_history(h, 5, now());
+    EXPECT_TRUE(h.recommendations.empty());
+}
+
 TEST(ScaleEvents, StoredPerDirectionAndReuseStaleSlots) {
     history h;
     behavior_spec b{default_up(), default_down()};

@@ -228,6 +228,36 @@ TEST_F(Reconcile, UnparsableSelector) {
         0u);
 }
 
+// Upstream validateAndParseSelector / hpasControllingPodsUnderSelector: another autoscaler whose
+// selector picks one of these pods makes both stop, with the same message for each.
+TEST_F(Reconcile, AmbiguousSelectorStopsScaling) {
+    in.peers = {{"zeta", core::parse_label_selector("app=web").value()},
+                {"alpha", core::parse_label_selector("app in (web, api)").value()}};
+    in.readings = {samples({{"a", 900}, {"b", 900}, {"c", 900}})};
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    const std::string msg = "pods by selector app=web are controlled by multiple HPAs: "
+                            "[default/alpha default/web default/zeta]";
+    EXPECT_EQ(cond(d, "ScalingActive").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "AmbiguousSelector");
+    EXPECT_EQ(cond(d, "ScalingActive").message, msg);
+    ASSERT_EQ(d.events.size(), 2u);
+    EXPECT_EQ(d.events[0].reason, "AmbiguousSelector");
+    EXPECT_EQ(d.events[0].message, msg);
+    EXPECT_EQ(d.events[1].reason, "FailedComputeMetricsReplicas");
+}
+
+// Upstream horizontal_test.go TestMultipleHPAs: autoscalers with selectors of their own do not
+// disturb each other.
+TEST_F(Reconcile, PeersThatPickOtherPodsAreNoAmbiguity) {
+    in.peers = {{"api", core::parse_label_selector("app=api").value()},
+                {"web", core::parse_label_selector("app=web").value()}}; // itself, by name
+    in.readings = {samples({{"a", 900}, {"b", 900}, {"c", 900}})};
+    const decision d = run();
+    EXPECT_TRUE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ValidMetricFound");
+}
+
 TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
@@ -253,6 +283,9 @@ TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
     EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
 }
 
+// Upstream horizontal.go (master, KEP-2021) shouldComputeMetricsForZeroReplicas: at zero replicas
+// with ScaledToZero=True and minReplicas raised, the metrics are evaluated and normalization
+// raises the result to minReplicas — not the "below Spec.MinReplicas" shortcut.
 TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
     in.hpa.spec.min_replicas = 3;
     in.hpa.spec.metrics = {external_metric(1000)};
@@ -262,6 +295,13 @@ TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
     in.readings = {external({1000})};
     const decision d = run();
     EXPECT_EQ(d.target_replicas, 3);
+    EXPECT_EQ(d.stages.recommended, 1); // ceil(1000 / 1000) from zero
+    EXPECT_EQ(d.rescale_reason, "external metric qps(nil) above target");
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ValidMetricFound");
+    EXPECT_EQ(cond(d, "ScalingLimited").status, condition_status::true_);
+    EXPECT_EQ(cond(d, "ScalingLimited").reason, "TooFewReplicas");
+    EXPECT_EQ(cond(d, "ScaledToZero").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
 }
 
 TEST_F(Reconcile, ZeroWithoutConditionStaysDisabled) {

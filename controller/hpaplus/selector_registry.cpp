@@ -1,0 +1,36 @@
+// controller/hpaplus/selector_registry.cpp — see the header.
+#include "controller/hpaplus/selector_registry.hpp"
+
+#include <algorithm>
+
+namespace hpaplus::controller {
+
+void selector_registry::put(const std::string& ns, const std::string& name,
+                            core::label_selector selector) {
+    namespaces_[ns][name] = std::move(selector);
+}
+
+void selector_registry::erase(const std::string& ns, const std::string& name) {
+    const auto it = namespaces_.find(ns);
+    if (it == namespaces_.end()) return;
+    it->second.erase(name);
+    if (it->second.empty()) namespaces_.erase(it);
+}
+
+std::vector<policy::peer_autoscaler>
+selector_registry::peers_picking(const std::string& ns, const std::string& name,
+                                 const std::vector<const policy::pod_info*>& pods) const {
+    std::vector<policy::peer_autoscaler> peers;
+    const auto it = namespaces_.find(ns);
+    if (it == namespaces_.end() || pods.empty()) return peers;
+    for (const auto& [peer, selector] : it->second) {
+        if (peer == name) continue;
+        const bool picks = std::any_of(pods.begin(), pods.end(), [&](const policy::pod_info* p) {
+            return selector.matches(p->labels);
+        });
+        if (picks) peers.push_back({peer, selector});
+    }
+    return peers;
+}
+
+} // namespace hpaplus::controller
