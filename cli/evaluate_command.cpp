@@ -5,15 +5,12 @@
 
 #include "cli/evaluate/decision_json.hpp"
 #include "cli/evaluate/snapshot.hpp"
+#include "cli/read_input.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 namespace hpaplus::cli {
 namespace {
-
-constexpr std::size_t max_input_bytes = 64u << 20;
 
 constexpr const char* evaluate_usage =
     "Usage: hpaplus evaluate FILE|-\n"
@@ -49,29 +46,13 @@ int run_evaluate(int argc, char** argv) {
         std::fputs(evaluate_usage, stderr);
         return 2;
     }
-    const std::string_view path = argv[1];
-    std::ifstream file;
-    if (path != "-") {
-        file.open(std::string(path), std::ios::binary);
-        if (!file) {
-            std::fprintf(stderr, "hpaplus evaluate: %s: cannot open the file\n", argv[1]);
-            return 2;
-        }
-    }
-    std::istream& in = path == "-" ? std::cin : file;
-    // Read at most max_input_bytes + 1 so that an endless stream cannot exhaust memory.
-    std::string text;
-    char chunk[65536];
-    while (in && text.size() <= max_input_bytes) {
-        in.read(chunk, sizeof chunk);
-        text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    }
-    if (text.size() > max_input_bytes) {
-        std::fprintf(stderr, "hpaplus evaluate: %s: the input is larger than 64 MiB\n", argv[1]);
+    const auto text = read_input(argv[1]);
+    if (!text) {
+        std::fprintf(stderr, "hpaplus evaluate: %s: %s\n", argv[1], text.error().text.c_str());
         return 2;
     }
     const auto now = core::wall_now();
-    const evaluate_result result = evaluate_document(text, now);
+    const evaluate_result result = evaluate_document(*text, now);
     if (result.exit_code != 0) {
         std::fprintf(stderr, "hpaplus evaluate: %s: %s\n", argv[1], result.error.c_str());
         return result.exit_code;

@@ -98,6 +98,22 @@ TEST_P(KubectlOnSim, CustomResourcesWithPrinterColumns) {
     EXPECT_NE(crds.output.find("widgets.example.hpaplus.io"), std::string::npos) << crds.output;
 }
 
+// `hpaplus migrate | kubectl apply -f -`: what migrate writes is an HPAPlus the API server takes.
+TEST_P(KubectlOnSim, MigratedHpasApplyAsHpaPluses) {
+    ASSERT_EQ(
+        kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/crds/hpaplus.yaml").exit_code, 0);
+    const std::string migrate = std::string(HPAPLUS_BINARY) + " migrate " +
+                                std::string(HPAPLUS_SOURCE_DIR) + "/examples/migrate/web-hpa.yaml";
+    const auto applied =
+        test::run_command("sh -c '" + migrate + " | " + test::kubectl_program() + " --kubeconfig " +
+                          dir.path() + "/kubeconfig apply -f -'");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    EXPECT_EQ(kubectl("get hpap web -o jsonpath={.spec.syncPeriodSeconds}/{.spec.rolloutPolicy}/"
+                      "{.spec.behavior.scaleDown.stabilizationWindowSeconds}")
+                  .output,
+              "5/FreezeScaleDown/600");
+}
+
 TEST_P(KubectlOnSim, PodsAndEvents) {
     const auto applied = kubectl("apply -f " + fixtures + "/pod-and-event.yaml");
     ASSERT_EQ(applied.exit_code, 0) << applied.output;
@@ -137,13 +153,14 @@ spec:
     auto r = kubectl("apply -f " + manifest);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::string without_b = deployment;
-    without_b.replace(without_b.find(", {name: B"), std::string(R"(, {name: B, value: "2"})").size(),
-                      "");
+    without_b.replace(without_b.find(", {name: B"),
+                      std::string(R"(, {name: B, value: "2"})").size(), "");
     std::ofstream(manifest) << without_b;
     r = kubectl("apply -f " + manifest);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_EQ(kubectl("get deployment web -o jsonpath={.spec.template.spec.containers[0].env}").output,
-              R"([{"name":"A","value":"1"}])");
+    EXPECT_EQ(
+        kubectl("get deployment web -o jsonpath={.spec.template.spec.containers[0].env}").output,
+        R"([{"name":"A","value":"1"}])");
     // The CRDs and their examples apply with validation on; a misspelt field is refused.
     r = kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/crds/");
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -220,9 +237,7 @@ TEST(SimScenario, PlaysObjectsAndLoad) {
     const std::string line = sim.wait_for_line("listening on", 20s);
     ASSERT_FALSE(line.empty());
     const std::string url = line.substr(line.find("http"));
-    auto kubectl = [&](const std::string& args) {
-        return test::run_kubectl(dir.path(), args);
-    };
+    auto kubectl = [&](const std::string& args) { return test::run_kubectl(dir.path(), args); };
     EXPECT_EQ(kubectl("rollout status deployment/web --timeout=30s").exit_code, 0);
     // the first load step (1.6 CPU at 1 s) spreads over the two pods
     bool seen = false;
