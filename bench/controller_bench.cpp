@@ -50,7 +50,7 @@ double ms(std::chrono::nanoseconds d) {
 // thread writes, the benchmark's reads under the mutex).
 class probe_observer : public controller::reconcile_observer {
   public:
-    void reconciled(const std::string& ns, const std::string&,
+    void reconciled(const std::string&, const std::string& ns, const std::string&,
                     const controller::reconcile_outcome& outcome,
                     std::chrono::nanoseconds took) override {
         if (ns != "bench-probe") return;
@@ -63,7 +63,7 @@ class probe_observer : public controller::reconcile_observer {
             rescaled_at_ == clock::time_point{})
             rescaled_at_ = clock::now();
     }
-    void forgotten(const std::string&, const std::string&) override {}
+    void forgotten(const std::string&, const std::string&, const std::string&) override {}
 
     void spike() {
         std::lock_guard lock(mutex_);

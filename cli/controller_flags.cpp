@@ -53,6 +53,26 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                    o.informer.max_backoff, 1s);
     flags.boolean("leader-elect", "elect a leader on a Lease so only one replica acts",
                   o.leader.enabled);
+    flags.custom("native-hpas",
+                 "which autoscaling/v2 HorizontalPodAutoscalers to reconcile: all, annotated "
+                 "(autoscaling.hpaplus.io/controller: hpaplus) or none",
+                 "all", [&o](std::string_view v) -> std::optional<std::string> {
+                     if (v == "all")
+                         o.native_hpas.selection = native_hpa_selection::all;
+                     else if (v == "annotated")
+                         o.native_hpas.selection = native_hpa_selection::annotated;
+                     else if (v == "none")
+                         o.native_hpas.selection = native_hpa_selection::none;
+                     else
+                         return "want all, annotated or none";
+                     return std::nullopt;
+                 });
+    flags.duration("native-hpa-stand-back-window",
+                   "an HPA whose status another controller wrote this recently is left alone",
+                   o.native_hpas.foreign_status_window, 0s);
+    flags.boolean("native-hpa-force-takeover",
+                  "reconcile HPAs even when another controller wrote their status recently",
+                  o.native_hpas.force_takeover);
     flags.boolean("cronhpa", "run CronHPA objects (needs crds/cronhpa.yaml installed)",
                   o.enable_cronhpa);
     flags.boolean("enable-vertical", "run VPAPlus objects (needs crds/vpaplus.yaml installed)",

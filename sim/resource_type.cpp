@@ -2,128 +2,78 @@
 #include "sim/resource_type.hpp"
 
 namespace hpaplus::sim {
+namespace {
+
+struct builtin {
+    const char* group;
+    const char* plural;
+    const char* kind;
+    std::vector<std::string> short_names;
+    std::vector<std::string> categories;
+    bool namespaced;
+    bool status_subresource;
+    std::optional<scale_paths> scale = std::nullopt;
+    const char* version = "v1";
+};
+
+resource_type make(const builtin& b) {
+    std::string singular = b.kind;
+    for (auto& c : singular)
+        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    resource_type t;
+    t.group = b.group;
+    t.version = b.version;
+    t.plural = b.plural;
+    t.singular = std::move(singular);
+    t.kind = b.kind;
+    t.list_kind = std::string(b.kind) + "List";
+    t.short_names = b.short_names;
+    t.categories = b.categories;
+    t.namespaced = b.namespaced;
+    t.status_subresource = b.status_subresource;
+    t.scale = b.scale;
+    return t;
+}
+
+} // namespace
 
 std::vector<resource_type> builtin_resource_types() {
+    const scale_paths replicas{".spec.replicas", ".status.replicas", ""};
     std::vector<resource_type> t;
-    t.push_back({"",
-                 "v1",
-                 "namespaces",
-                 "namespace",
-                 "Namespace",
-                 "NamespaceList",
-                 {"ns"},
-                 {},
-                 false,
-                 true,
-                 {},
-                 {},
-                 false});
+    t.push_back(make({"", "namespaces", "Namespace", {"ns"}, {}, false, true}));
+    t.push_back(make({"", "pods", "Pod", {"po"}, {"all"}, true, true}));
+    t.push_back(make({"", "events", "Event", {"ev"}, {}, true, false}));
+    t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
     t.push_back(
-        {"", "v1", "pods", "pod", "Pod", "PodList", {"po"}, {"all"}, true, true, {}, {}, false});
-    t.push_back({"",
-                 "v1",
-                 "events",
-                 "event",
-                 "Event",
-                 "EventList",
-                 {"ev"},
-                 {},
-                 true,
-                 false,
-                 {},
-                 {},
-                 false});
-    t.push_back({"",
-                 "v1",
-                 "configmaps",
-                 "configmap",
-                 "ConfigMap",
-                 "ConfigMapList",
-                 {"cm"},
-                 {},
-                 true,
-                 false,
-                 {},
-                 {},
-                 false});
-    t.push_back({"apps",
-                 "v1",
-                 "deployments",
-                 "deployment",
-                 "Deployment",
-                 "DeploymentList",
-                 {"deploy"},
-                 {"all"},
-                 true,
-                 true,
-                 scale_paths{".spec.replicas", ".status.replicas", ""},
-                 {},
-                 false});
-    t.push_back({"policy",
-                 "v1",
-                 "poddisruptionbudgets",
-                 "poddisruptionbudget",
-                 "PodDisruptionBudget",
-                 "PodDisruptionBudgetList",
-                 {"pdb"},
-                 {},
-                 true,
-                 true,
-                 {},
-                 {},
-                 false});
-    t.push_back({"admissionregistration.k8s.io",
-                 "v1",
-                 "mutatingwebhookconfigurations",
-                 "mutatingwebhookconfiguration",
-                 "MutatingWebhookConfiguration",
-                 "MutatingWebhookConfigurationList",
-                 {},
-                 {"api-extensions"},
-                 false,
-                 false,
-                 {},
-                 {},
-                 false});
-    t.push_back({"coordination.k8s.io",
-                 "v1",
-                 "leases",
-                 "lease",
-                 "Lease",
-                 "LeaseList",
-                 {},
-                 {},
-                 true,
-                 false,
-                 {},
-                 {},
-                 false});
-    t.push_back({"autoscaling",
-                 "v2",
-                 "horizontalpodautoscalers",
-                 "horizontalpodautoscaler",
-                 "HorizontalPodAutoscaler",
-                 "HorizontalPodAutoscalerList",
-                 {"hpa"},
-                 {"all"},
-                 true,
-                 true,
-                 {},
-                 {},
-                 false});
-    t.push_back({"apiextensions.k8s.io",
-                 "v1",
-                 "customresourcedefinitions",
-                 "customresourcedefinition",
-                 "CustomResourceDefinition",
-                 "CustomResourceDefinitionList",
-                 {"crd", "crds"},
-                 {},
-                 false,
-                 true,
-                 {},
-                 {},
-                 false});
+        make({"apps", "deployments", "Deployment", {"deploy"}, {"all"}, true, true, replicas}));
+    t.push_back(
+        make({"policy", "poddisruptionbudgets", "PodDisruptionBudget", {"pdb"}, {}, true, true}));
+    t.push_back(make({"admissionregistration.k8s.io",
+                      "mutatingwebhookconfigurations",
+                      "MutatingWebhookConfiguration",
+                      {},
+                      {"api-extensions"},
+                      false,
+                      false}));
+    t.push_back(make({"coordination.k8s.io", "leases", "Lease", {}, {}, true, false}));
+    // Stored as v2 and served as v1 too (sim/apiserver/hpa_versions).
+    t.push_back(make({"autoscaling",
+                      "horizontalpodautoscalers",
+                      "HorizontalPodAutoscaler",
+                      {"hpa"},
+                      {"all"},
+                      true,
+                      true,
+                      std::nullopt,
+                      "v2"}));
+    t.back().converted_versions = {"v1"};
+    t.push_back(make({"apiextensions.k8s.io",
+                      "customresourcedefinitions",
+                      "CustomResourceDefinition",
+                      {"crd", "crds"},
+                      {},
+                      false,
+                      true}));
     return t;
 }
 

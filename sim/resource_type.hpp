@@ -4,9 +4,11 @@
 
 #include "sim/json_util.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::sim {
@@ -43,6 +45,12 @@ struct resource_type {
     bool read_only = false;              ///< computed on request (metrics APIs): get and list only
     std::shared_ptr<const json_doc> schema =
         nullptr; ///< a CRD version's openAPIV3Schema (sim/apiserver/schema.hpp)
+    /// Other versions of the group served from the same objects by conversion (HPAs: v1).
+    std::vector<std::string> converted_versions;
+    bool serves(std::string_view v) const {
+        return v == version || std::find(converted_versions.begin(), converted_versions.end(), v) !=
+                                   converted_versions.end();
+    }
 
     std::string group_version() const { return group.empty() ? version : group + "/" + version; }
     /// `deployments.apps`, `pods` — how Status messages name the resource.

@@ -77,7 +77,10 @@ object_store::object_store(clock now, std::size_t log_capacity)
 collection* object_store::find(std::string_view group, std::string_view version,
                                std::string_view plural) {
     const auto it = collections_.find(collection_key(group, version, plural));
-    return it == collections_.end() ? nullptr : &it->second;
+    if (it != collections_.end()) return &it->second;
+    for (auto& [k, c] : collections_) // a version served by conversion
+        if (c.type.group == group && c.type.plural == plural && c.type.serves(version)) return &c;
+    return nullptr;
 }
 
 collection& object_store::add_type(resource_type type) {
@@ -131,7 +134,8 @@ void object_store::publish(collection& c, const char* type, object_ptr object,
         o(c, event);
 }
 
-api_result<object_ptr> object_store::create(collection& c, const std::string& ns, json_doc body) {
+api_result<object_ptr> object_store::create(collection& c, const std::string& ns, json_doc body,
+                                            const write_origin* origin) {
     const resource_type& t = c.type;
     if (!body.IsObject()) return bad_request("the body of the request must be a JSON object");
     if (auto e = check_type_fields(c, body)) return *e;
@@ -179,6 +183,8 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);
     erase_path(body, "metadata.deletionTimestamp");
     if (t.status_subresource) erase_path(body, "status"); // status is the controllers' to write
+    erase_path(body, "metadata.managedFields");
+    if (origin) record_write(body, nullptr, *origin, false, now_());
     const std::uint64_t rv = ++rv_;
     set_string(body, "metadata.resourceVersion", std::to_string(rv), a);
     object_ptr stored = seal(std::move(body), rv);
@@ -188,8 +194,8 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
 }
 
 api_result<object_ptr> object_store::update(collection& c, const std::string& ns,
-                                            const std::string& name, json_doc body,
-                                            write_mode mode) {
+                                            const std::string& name, json_doc body, write_mode mode,
+                                            const write_origin* origin) {
     const resource_type& t = c.type;
     const std::string object_ns = t.namespaced ? ns : "";
     const auto it = c.objects.find(key(object_ns, name));
@@ -233,7 +239,7 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
         // System metadata stays the server's.
         for (const char* field :
              {"metadata.uid", "metadata.creationTimestamp", "metadata.generation",
-              "metadata.namespace", "metadata.deletionTimestamp"}) {
+              "metadata.namespace", "metadata.deletionTimestamp", "metadata.managedFields"}) {
             if (const json* v = find_path(existing->doc, field))
                 set_path(incoming, field, json(*v, ia), ia);
             else
@@ -245,6 +251,9 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
         next = std::move(incoming);
     }
     auto& na = next.GetAllocator();
+    if (origin)
+        record_write(next, find_path(existing->doc, "metadata.managedFields"), *origin,
+                     status_write, now_());
     // generation counts changes to everything but metadata (and status, when it has its own
     // endpoint)
     if (!equal(content_of(existing->doc, t.status_subresource),

@@ -8,6 +8,7 @@
 #include "core/time.hpp"
 #include "sim/api_error.hpp"
 #include "sim/json_util.hpp"
+#include "sim/managed_fields.hpp"
 #include "sim/resource_type.hpp"
 
 #include <boost/system/result.hpp>
@@ -84,9 +85,13 @@ class object_store {
 
     std::uint64_t resource_version() const { return rv_; }
 
-    api_result<object_ptr> create(collection& c, const std::string& ns, json_doc body);
+    /// `origin` (a client's write) is recorded in metadata.managedFields; nullptr = a simulated
+    /// controller, which records nothing.
+    api_result<object_ptr> create(collection& c, const std::string& ns, json_doc body,
+                                  const write_origin* origin = nullptr);
     api_result<object_ptr> update(collection& c, const std::string& ns, const std::string& name,
-                                  json_doc body, write_mode mode);
+                                  json_doc body, write_mode mode,
+                                  const write_origin* origin = nullptr);
     api_result<object_ptr> remove(collection& c, const std::string& ns, const std::string& name);
     object_ptr get(const collection& c, const std::string& ns, const std::string& name) const;
 

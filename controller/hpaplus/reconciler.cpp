@@ -4,6 +4,7 @@
 #include "controller/coordination.hpp"
 #include "kube/api/cronhpa.hpp"
 #include "kube/api/hpaplus_status.hpp"
+#include "kube/api/native_hpa.hpp"
 #include "kube/decode.hpp"
 #include "kube/resources.hpp"
 #include "kube/scale_target.hpp"
@@ -24,14 +25,54 @@ std::string uid_of(const rapidjson::Document& doc) {
     return d.opt_string(kube::json_node{&doc, ""}["metadata"]["uid"]).value_or("");
 }
 
+// Another manager's status write within the window ("kube-controller-manager at T"), if any.
+std::optional<std::string> foreign_status_writer(const rapidjson::Value& object,
+                                                 const native_hpa_options& o,
+                                                 core::time_point now) {
+    if (o.force_takeover) return std::nullopt;
+    std::optional<std::string> newest;
+    core::time_point newest_time{};
+    for (const auto& w : kube::status_writes(object)) {
+        if (w.manager == kube::hpaplus_field_manager || now - w.time > o.foreign_status_window)
+            continue;
+        if (!newest || w.time > newest_time) {
+            newest = w.manager + " at " + core::format_rfc3339(w.time);
+            newest_time = w.time;
+        }
+    }
+    return newest;
+}
+
+// Writes the status of an object that does not scale (condition ScalingActive=False, `reason`)
+// and records the Warning Event.
+boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& kind,
+                                   const kube::cached_object& object, const rapidjson::Value& doc,
+                                   const kube::involved_object& involved, const char* reason,
+                                   const std::string& message, core::time_point now,
+                                   reconcile_outcome& out) {
+    const kube::json_node root{&doc, ""};
+    kube::json_decoder d;
+    const auto current = kube::decode_autoscaler_status(d, root["status"]);
+    const auto generation = d.opt_int(root["metadata"]["generation"], 0, INT64_MAX).value_or(0);
+    const std::string status = kube::encode_blocked_status(
+        current, generation, reason, message, now,
+        kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
+    out.status_written =
+        co_await kube::write_status(env.client, kind.resource, object, doc, status);
+    // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
+    const policy::event e{"Warning", reason, message};
+    co_await env.events.record(involved, e, now);
+    ++out.events;
+}
+
 } // namespace
 
-boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const std::string& ns,
-                                                    const std::string& name,
+boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
+                                                    const std::string& ns, const std::string& name,
                                                     object_memory& memory) {
     reconcile_outcome out;
     out.period = env.options.default_sync_period;
-    const kube::object_cptr object = env.hpapluses.find(ns, name);
+    const kube::object_cptr object = kind.objects.find(ns, name);
     if (!object) {
         out.exists = false;
         co_return out;
@@ -40,10 +81,44 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     rapidjson::Document doc;
     doc.Parse(object->json.data(), object->json.size());
     const kube::json_node root{&doc, ""};
+    if (kind.native && env.options.native_hpas.selection == native_hpa_selection::annotated &&
+        !kube::asks_for_hpaplus(doc)) {
+        out.exists = false; // not ours: the worker ends (and starts again if it gets annotated)
+        co_return out;
+    }
     kube::json_decoder d;
     policy::reconcile_input in;
     in.hpa = kube::decode_autoscaler(d, root);
-    const kube::involved_object involved{ns, name, uid_of(doc)};
+    const kube::involved_object involved{ns, name, uid_of(doc), kind.name, kind.api_version};
+
+    kube::hpa_annotations extras;
+    if (kind.native) {
+        extras = kube::hpa_annotations_of(doc);
+        kube::apply_hpa_annotations(extras, in.hpa.spec);
+    }
+    if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
+        out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
+    if (kind.native) {
+        if (auto writer = foreign_status_writer(doc, env.options.native_hpas, now)) {
+            // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
+            out.stood_back = *writer;
+            const std::string message =
+                "status was written by " + *writer +
+                "; HPAPlus leaves this HorizontalPodAutoscaler alone while another controller "
+                "runs it (turn off kube-controller-manager's HPA controller, or start HPAPlus "
+                "with --native-hpa-force-takeover)";
+            spdlog::warn("{}: {}", object->key, message);
+            const policy::event e{"Warning", "StandingBack", message};
+            co_await env.events.record(involved, e, now);
+            out.events = 1;
+            co_return out;
+        }
+        for (const auto& problem : extras.problems) {
+            const policy::event e{"Warning", "InvalidAnnotation", problem};
+            co_await env.events.record(involved, e, now);
+            ++out.events;
+        }
+    }
 
     std::optional<std::string> invalid;
     if (!d.ok()) {
@@ -53,22 +128,24 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
         if (auto errors = policy::validate(in.hpa.spec); !errors.empty())
             invalid = errors.front().field + ": " + errors.front().message;
     }
-    if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
-        out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
     if (invalid) {
         out.valid = false;
         out.error = "invalid spec: " + *invalid;
-        kube::json_decoder status_decoder;
-        const auto current = kube::decode_autoscaler_status(status_decoder, root["status"]);
-        const auto generation =
-            status_decoder.opt_int(root["metadata"]["generation"], 0, INT64_MAX).value_or(0);
-        const std::string status = kube::encode_invalid_status(current, generation, *invalid, now);
-        out.status_written = co_await kube::write_status(env.client, kube::resources::hpapluses,
-                                                         *object, doc, status);
-        const policy::event e{"Warning", "InvalidSpec", *invalid};
-        co_await env.events.record(involved, e, now);
-        out.events = 1;
+        co_await block(env, kind, *object, doc, involved, "InvalidSpec", *invalid, now, out);
         co_return out;
+    }
+    if (kind.others) {
+        const auto& ref = in.hpa.spec.scale_target_ref;
+        const std::string other = hpaplus_scaling(*kind.others, ns, ref);
+        if (!other.empty()) {
+            const char* other_kind = kind.native ? "HPAPlus" : "HorizontalPodAutoscaler";
+            out.target = ref.kind + "/" + ref.name;
+            out.error = out.target + " is also scaled by " + other_kind + " " + ns + "/" + other;
+            const std::string message = *out.error + "; neither scales it until one is deleted";
+            co_await block(env, kind, *object, doc, involved, "MultipleAutoscalers", message, now,
+                           out);
+            co_return out;
+        }
     }
 
     const auto& ref = in.hpa.spec.scale_target_ref;
@@ -91,8 +168,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
             in.pods.push_back(p.get());
         if (auto selector = core::parse_label_selector(in.scale->selector);
             selector && !in.scale->selector.empty()) {
-            env.selectors.put(ns, name, std::move(*selector));
-            in.peers = env.selectors.peers_picking(ns, name, in.pods);
+            kind.selectors.put(ns, name, std::move(*selector));
+            in.peers = kind.selectors.peers_picking(ns, name, in.pods);
         }
     }
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
@@ -127,9 +204,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const st
     out.desired_replicas = decision.desired_replicas;
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
-    const std::string status = kube::encode_status(in.hpa, decision);
+    const std::string status = kube::encode_status(
+        in.hpa, decision, kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
     out.status_written =
-        co_await kube::write_status(env.client, kube::resources::hpapluses, *object, doc, status);
+        co_await kube::write_status(env.client, kind.resource, *object, doc, status);
     for (const auto& e : decision.events) {
         co_await env.events.record(involved, e, now);
         ++out.events;

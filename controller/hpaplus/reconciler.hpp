@@ -29,20 +29,33 @@ struct object_memory {
     kube::target_view target; ///< the last view of the target (not decoded again while unchanged)
 };
 
+/// Which objects a set of workers reconciles: HPAPlus objects, or plain autoscaling/v2
+/// HorizontalPodAutoscalers (the drop-in replacement for kube-controller-manager's controller:
+/// same decision core; HPA status; the autoscaling.hpaplus.io/ annotations; standing back from an
+/// HPA another controller writes).
+struct autoscaler_kind {
+    const char* name; ///< "HPAPlus" | "HorizontalPodAutoscaler" (Events, logs, /metrics)
+    const char* api_version;
+    const kube::informer& objects;
+    const kube::resource_path& resource;
+    bool native = false;
+    /// The other kind's objects: one of them aimed at the same workload stops both (null: none).
+    const kube::informer* others = nullptr;
+    selector_registry selectors = {}; ///< this kind's last selectors (AmbiguousSelector)
+};
+
 /// The shared, read-mostly things a reconcile uses.
 struct reconcile_env {
     kube::api_client& client;
     metrics::metric_sources& metrics;
-    const kube::informer& hpapluses;
     pod_cache& pods;
     const kube::informer& deployments;
     kube::event_recorder& events;
     const controller_options& options;
-    const kube::informer* cronhpas = nullptr; ///< their floors; null with --kube::cronhpa=false
+    const kube::informer* cronhpas = nullptr; ///< their floors; null with --cronhpa=false
     /// VPAPluses sizing the same pods (a condition says who controls what); null without
     /// --enable-vertical.
     const kube::informer* vpapluses = nullptr;
-    selector_registry selectors; ///< every autoscaler's last selector (AmbiguousSelector)
 };
 
 struct reconcile_outcome {
@@ -55,6 +68,8 @@ struct reconcile_outcome {
     std::int32_t desired_replicas = 0;
     bool rescaled = false;
     bool status_written = false;
+    /// A plain HPA left alone: another controller wrote its status recently (who, and when).
+    std::optional<std::string> stood_back;
     std::size_t events = 0;
     /// Time spent reading metrics, per backend ("metricsAPI" for the Kubernetes APIs); 0 = none.
     std::chrono::nanoseconds metrics_latency{0};
@@ -62,7 +77,8 @@ struct reconcile_outcome {
 
 /// Runs on: the client's executor (informers are read there). Cancellation: none; bounded by
 /// the request timeouts.
-boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, const std::string& ns,
-                                                    const std::string& name, object_memory& memory);
+boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
+                                                    const std::string& ns, const std::string& name,
+                                                    object_memory& memory);
 
 } // namespace hpaplus::controller

@@ -1,6 +1,7 @@
-// controller/hpaplus/worker.cpp — HPAPlus workers: period, phase and observers.
+// controller/hpaplus/worker.cpp — HPAPlus and HPA workers: period, phase and observers.
 #include "controller/hpaplus/worker.hpp"
 
+#include "kube/api/native_hpa.hpp"
 #include "kube/json_decoder.hpp"
 
 #include <rapidjson/document.h>
@@ -13,11 +14,17 @@ struct hpaplus_slot : worker_slot {
     object_memory memory;
 };
 
-// spec.syncPeriodSeconds of a cached HPAPlus (the default when unset or unreadable).
-std::chrono::seconds sync_period_of(const kube::object_cptr& o, std::chrono::seconds fallback) {
+// The sync period of a cached object: spec.syncPeriodSeconds of an HPAPlus, the annotation of a
+// plain HPA (the default when unset or unreadable).
+std::chrono::seconds sync_period_of(const kube::object_cptr& o, bool native,
+                                    std::chrono::seconds fallback) {
     if (!o) return fallback;
     rapidjson::Document doc;
     doc.Parse(o->json.data(), o->json.size());
+    if (native) {
+        const auto seconds = kube::hpa_annotations_of(doc).sync_period_seconds;
+        return seconds ? std::chrono::seconds(*seconds) : fallback;
+    }
     kube::json_decoder d;
     const auto v = d.opt_int(kube::json_node{&doc, ""}["spec"]["syncPeriodSeconds"], 1, 86400);
     return d.ok() && v ? std::chrono::seconds(*v) : fallback;
@@ -33,14 +40,14 @@ std::shared_ptr<worker_slot> hpaplus_rules::make(boost::asio::any_io_executor ex
 boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
     auto& w = static_cast<hpaplus_slot&>(slot);
     const auto started = std::chrono::steady_clock::now();
-    const reconcile_outcome outcome = co_await reconcile(env_, w.ns, w.name, w.memory);
+    const reconcile_outcome outcome = co_await reconcile(env_, kind_, w.ns, w.name, w.memory);
     const auto took = std::chrono::steady_clock::now() - started;
     if (!outcome.exists) co_return pass_result{false, false, {}};
     if (outcome.rescaled) ++rescales_;
     if (outcome.status_written) ++status_writes_;
     for (auto* o : observers_)
         if (!w.stopped)
-            o->reconciled(w.ns, w.name, outcome,
+            o->reconciled(kind_name_, w.ns, w.name, outcome,
                           std::chrono::duration_cast<std::chrono::nanoseconds>(took));
     w.target = outcome.target;
     co_return pass_result{true, outcome.error.has_value(), started + outcome.period};
@@ -53,16 +60,16 @@ std::chrono::steady_clock::duration hpaplus_rules::after_failure(const worker_sl
 std::chrono::milliseconds hpaplus_rules::first_delay(const worker_slot& w, bool listed) {
     // Objects listed together start spread over their own period; one created later starts now.
     if (!listed) return std::chrono::milliseconds(0);
-    const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(
-        sync_period_of(env_.hpapluses.find(w.ns, w.name), env_.options.default_sync_period));
+    const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(sync_period_of(
+        kind_.objects.find(w.ns, w.name), kind_.native, env_.options.default_sync_period));
     return std::chrono::milliseconds(static_cast<std::int64_t>(
         std::hash<std::string>{}(w.key) % static_cast<std::size_t>(period.count())));
 }
 
 void hpaplus_rules::forgotten(const worker_slot& w) {
-    env_.selectors.erase(w.ns, w.name);
+    kind_.selectors.erase(w.ns, w.name);
     for (auto* o : observers_)
-        o->forgotten(w.ns, w.name);
+        o->forgotten(kind_name_, w.ns, w.name);
 }
 
 } // namespace hpaplus::controller

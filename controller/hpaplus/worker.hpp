@@ -1,4 +1,5 @@
-// controller/hpaplus/worker.hpp — the HPAPlus worker rules: a reconcile (reconciler.hpp) every
+// controller/hpaplus/worker.hpp — the worker rules of HPAPlus objects and of plain
+// HorizontalPodAutoscalers (one instance per kind): a reconcile (reconciler.hpp) every
 // syncPeriodSeconds, the first one spread over the period for objects listed together (so they do
 // not all fire at once after a restart), and every reconcile told to the observers.
 #pragma once
@@ -16,14 +17,17 @@ namespace hpaplus::controller {
 class reconcile_observer {
   public:
     virtual ~reconcile_observer() = default;
-    virtual void reconciled(const std::string& ns, const std::string& name,
+    /// `kind`: HPAPlus or HorizontalPodAutoscaler.
+    virtual void reconciled(const std::string& kind, const std::string& ns, const std::string& name,
                             const reconcile_outcome& outcome, std::chrono::nanoseconds took) = 0;
-    virtual void forgotten(const std::string& ns, const std::string& name) = 0;
+    virtual void forgotten(const std::string& kind, const std::string& ns,
+                           const std::string& name) = 0;
 };
 
 class hpaplus_rules : public worker_rules {
   public:
-    explicit hpaplus_rules(reconcile_env& env) : env_(env) {}
+    hpaplus_rules(reconcile_env& env, autoscaler_kind kind)
+        : env_(env), kind_(std::move(kind)), kind_name_(kind_.name) {}
 
     std::shared_ptr<worker_slot> make(boost::asio::any_io_executor ex, const std::string& ns,
                                       const std::string& name) override;
@@ -38,6 +42,8 @@ class hpaplus_rules : public worker_rules {
 
   private:
     reconcile_env& env_;
+    autoscaler_kind kind_;
+    std::string kind_name_;
     std::vector<reconcile_observer*> observers_;
     std::uint64_t rescales_ = 0;
     std::uint64_t status_writes_ = 0;

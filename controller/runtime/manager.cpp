@@ -84,23 +84,31 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                 vpaplus_workers_->on_change(what, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{client,
-                                                         sources,
-                                                         *hpapluses_,
-                                                         *pod_cache_,
-                                                         *deployments_,
-                                                         *events_,
-                                                         options,
-                                                         cronhpas_.get(),
-                                                         vpapluses_.get(),
-                                                         {}});
-    hpaplus_rules_ = std::make_unique<hpaplus_rules>(*env_);
+    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *pod_cache_,
+                                                         *deployments_, *events_, options,
+                                                         cronhpas_.get(), vpapluses_.get()});
+    if (options.native_hpas.selection != native_hpa_selection::none)
+        hpas_ = informer_of(client, kube::resources::hpas, options);
+    hpaplus_rules_ = std::make_unique<hpaplus_rules>(
+        *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", *hpapluses_,
+                               kube::resources::hpapluses, false, hpas_.get()});
     if (observer) hpaplus_rules_->add_observer(observer);
     hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_);
     hpapluses_->on_change(
         [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
             hpapluses_workers_->on_change(what, o, prev);
         });
+    if (hpas_) {
+        hpa_rules_ = std::make_unique<hpaplus_rules>(
+            *env_, autoscaler_kind{"HorizontalPodAutoscaler", "autoscaling/v2", *hpas_,
+                                   kube::resources::hpas, true, hpapluses_.get()});
+        if (observer) hpa_rules_->add_observer(observer);
+        hpa_workers_ = std::make_unique<worker_pool>("HorizontalPodAutoscaler", *hpa_rules_);
+        hpas_->on_change(
+            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
+                hpa_workers_->on_change(what, o, prev);
+            });
+    }
     deployments_->on_change(
         [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
             on_deployment(what, o, prev);
@@ -110,12 +118,14 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
 manager::~manager() {
     // Workers go before the rules and caches they use.
     hpapluses_workers_.reset();
+    hpa_workers_.reset();
     cronhpa_workers_.reset();
     vpaplus_workers_.reset();
 }
 
 void manager::add_observer(reconcile_observer* observer) {
     hpaplus_rules_->add_observer(observer);
+    if (hpa_rules_) hpa_rules_->add_observer(observer);
 }
 
 asio::awaitable<bool> manager::start_caches() {
@@ -135,6 +145,7 @@ asio::awaitable<bool> manager::start_caches() {
 
 std::vector<kube::informer*> manager::informers() const {
     std::vector<kube::informer*> all{hpapluses_.get(), pods_.get(), deployments_.get()};
+    if (hpas_) all.push_back(hpas_.get());
     if (cronhpas_) all.push_back(cronhpas_.get());
     if (vpapluses_) all.push_back(vpapluses_.get());
     return all;
@@ -142,6 +153,7 @@ std::vector<kube::informer*> manager::informers() const {
 
 std::vector<const worker_pool*> manager::pools() const {
     std::vector<const worker_pool*> all{hpapluses_workers_.get()};
+    if (hpa_workers_) all.push_back(hpa_workers_.get());
     if (cronhpa_workers_) all.push_back(cronhpa_workers_.get());
     if (vpaplus_workers_) all.push_back(vpaplus_workers_.get());
     return all;
@@ -179,6 +191,7 @@ void manager::start_workers() {
     if (acting_) return;
     acting_ = true;
     hpapluses_workers_->start(executor_, running_, *hpapluses_->items());
+    if (hpa_workers_) hpa_workers_->start(executor_, running_, *hpas_->items());
     if (cronhpa_workers_) cronhpa_workers_->start(executor_, running_, *cronhpas_->items());
     if (vpaplus_workers_) vpaplus_workers_->start(executor_, running_, *vpapluses_->items());
 }
@@ -188,6 +201,7 @@ void manager::stop_workers() {
     if (cronhpa_workers_) cronhpa_workers_->stop();
     if (vpaplus_workers_) vpaplus_workers_->stop();
     hpapluses_workers_->stop();
+    if (hpa_workers_) hpa_workers_->stop();
 }
 
 asio::awaitable<void> manager::drain(std::chrono::milliseconds grace) {
@@ -205,8 +219,11 @@ void manager::on_deployment(kube::change what, const kube::object_cptr& object,
                             const kube::object_cptr& previous) {
     if (!acting_) return;
     // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
-    if (what != kube::change::modified || rolling_out(object) != rolling_out(previous))
+    if (what != kube::change::modified || rolling_out(object) != rolling_out(previous)) {
         hpapluses_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
+        if (hpa_workers_)
+            hpa_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
+    }
 }
 
 void manager::on_cronhpa(kube::change what, const kube::object_cptr& object,
@@ -220,6 +237,8 @@ void manager::on_cronhpa(kube::change what, const kube::object_cptr& object,
             hpapluses_workers_->poke(object->namespace_ + "/" + target.name);
         else
             hpapluses_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
+        if (hpa_workers_ && target.kind != kube::hpaplus_kind)
+            hpa_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
     }
 }
 

@@ -1,5 +1,6 @@
 // controller/runtime/manager.hpp — the informers and one worker pool per kind (workers.hpp): the
-// HPAPlus workers, the CronHPA workers (with --cronhpa) and the VPAPlus workers (with
+// HPAPlus workers, the plain HorizontalPodAutoscaler workers (unless --native-hpas=none), the
+// CronHPA workers (with --cronhpa) and the VPAPlus workers (with
 // --enable-vertical). It routes the informers' changes to the pools and the wake-ups between
 // kinds (coordination.hpp): a Deployment that starts or ends a rollout, a CronHPA floor that
 // appears, moves or goes.
@@ -92,6 +93,7 @@ class manager {
     boost::asio::any_io_executor executor_; ///< set by start_caches
     const controller_options& options_;
     std::unique_ptr<kube::informer> hpapluses_;
+    std::unique_ptr<kube::informer> hpas_; ///< plain HPAs; null with --native-hpas=none
     std::unique_ptr<kube::informer> pods_;
     std::unique_ptr<pod_cache> pod_cache_; ///< decoded pods_ (after pods_: it uses it)
     std::unique_ptr<kube::informer> deployments_;
@@ -100,9 +102,11 @@ class manager {
     std::unique_ptr<kube::event_recorder> events_;
     std::unique_ptr<reconcile_env> env_;
     std::unique_ptr<hpaplus_rules> hpaplus_rules_;
+    std::unique_ptr<hpaplus_rules> hpa_rules_; ///< null with --native-hpas=none
     std::unique_ptr<cronhpa_rules> cronhpa_rules_;
     std::unique_ptr<vpaplus_rules> vpaplus_rules_;
     std::unique_ptr<worker_pool> hpapluses_workers_;
+    std::unique_ptr<worker_pool> hpa_workers_;     ///< null with --native-hpas=none
     std::unique_ptr<worker_pool> cronhpa_workers_; ///< null with --cronhpa=false
     std::unique_ptr<worker_pool> vpaplus_workers_; ///< null without --enable-vertical
     bool acting_ = false;

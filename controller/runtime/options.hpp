@@ -24,6 +24,22 @@ struct leader_election_options {
     std::chrono::milliseconds retry_period{2000};
 };
 
+/// Which plain HorizontalPodAutoscalers HPAPlus reconciles (the drop-in replacement).
+enum class native_hpa_selection {
+    all,       ///< every HPA
+    annotated, ///< only HPAs annotated autoscaling.hpaplus.io/controller: hpaplus
+    none,      ///< none (HPAPlus objects only)
+};
+
+struct native_hpa_options {
+    native_hpa_selection selection = native_hpa_selection::all;
+    /// An HPA whose status another field manager (kube-controller-manager) wrote within this
+    /// window is left alone, so two controllers never fight over it.
+    std::chrono::seconds foreign_status_window{600};
+    /// Reconcile HPAs even when another manager wrote their status recently.
+    bool force_takeover = false;
+};
+
 struct controller_options {
     std::string kubeconfig; ///< "" = $KUBECONFIG, in-cluster, ~/.kube/config (in that order)
     std::string context;
@@ -35,6 +51,7 @@ struct controller_options {
     std::chrono::seconds default_sync_period{15};
     /// Attempts to write /scale when the target changed under us (409), each on fresh data.
     int scale_write_attempts = 3;
+    native_hpa_options native_hpas;
     /// Run CronHPA objects (their CRD must be installed).
     bool enable_cronhpa = true;
     /// Run VPAPlus objects (their CRD must be installed).

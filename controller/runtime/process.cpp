@@ -68,11 +68,10 @@ struct controller_process::impl {
     asio::awaitable<void> run() {
         const bool synced = co_await objects.start_caches();
         if (!synced) {
-            spdlog::error(
-                "the caches did not sync within {} ms ({}); are the CRDs installed "
-                "(kubectl apply -f crds/; or --kube::cronhpa=false without the CronHPA one) "
-                "and is the API server reachable?",
-                options.cache_sync_timeout.count(), objects.unsynced_report());
+            spdlog::error("the caches did not sync within {} ms ({}); are the CRDs installed "
+                          "(kubectl apply -f crds/; or --cronhpa=false without the CronHPA one) "
+                          "and is the API server reachable?",
+                          options.cache_sync_timeout.count(), objects.unsynced_report());
             finish(1);
             co_return;
         }

@@ -90,9 +90,9 @@ struct telemetry::impl {
 telemetry::telemetry() : impl_(std::make_unique<impl>()) {}
 telemetry::~telemetry() = default;
 
-void telemetry::reconciled(const std::string& ns, const std::string& name,
+void telemetry::reconciled(const std::string& kind, const std::string& ns, const std::string& name,
                            const reconcile_outcome& outcome, std::chrono::nanoseconds took) {
-    const prometheus::Labels labels{{"namespace", ns}, {"name", name}};
+    const prometheus::Labels labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
     impl_->reconciles.Add(labels).Increment();
     if (outcome.error) impl_->errors.Add(labels).Increment();
     if (outcome.rescaled) impl_->rescales.Add(labels).Increment();
@@ -106,8 +106,8 @@ void telemetry::reconciled(const std::string& ns, const std::string& name,
             .Observe(std::chrono::duration<double>(outcome.metrics_latency).count());
 }
 
-void telemetry::forgotten(const std::string& ns, const std::string& name) {
-    const prometheus::Labels labels{{"namespace", ns}, {"name", name}};
+void telemetry::forgotten(const std::string& kind, const std::string& ns, const std::string& name) {
+    const prometheus::Labels labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
     // Family::Add returns the existing child; Remove drops its series from the exposition.
     impl_->reconciles.Remove(&impl_->reconciles.Add(labels));
     impl_->errors.Remove(&impl_->errors.Add(labels));

@@ -19,9 +19,10 @@ class telemetry : public reconcile_observer {
     telemetry();
     ~telemetry() override;
 
-    void reconciled(const std::string& ns, const std::string& name,
+    void reconciled(const std::string& kind, const std::string& ns, const std::string& name,
                     const reconcile_outcome& outcome, std::chrono::nanoseconds took) override;
-    void forgotten(const std::string& ns, const std::string& name) override;
+    void forgotten(const std::string& kind, const std::string& ns,
+                   const std::string& name) override;
     void api_request(const std::string& method, int http_status);
     /// Reads the worker pools of every kind: their workers, passes and errors (at scrape time).
     void observe_pools(const std::vector<const worker_pool*>& pools);

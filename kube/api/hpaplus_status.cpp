@@ -79,7 +79,9 @@ std::string decision_summary(const policy::decision& d) {
     return out;
 }
 
-std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d) {
+std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
+                          status_form form) {
+    const bool hpaplus = form == status_form::hpaplus;
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("observedGeneration", hpa.generation, a);
@@ -92,11 +94,12 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
     for (const auto& m : d.metrics) {
         if (!m.status) continue;
         Value v = kube::encode_metric_status(*m.status, a);
-        if (m.proposal) v.AddMember("proposedReplicas", *m.proposal, a);
+        if (m.proposal && hpaplus) v.AddMember("proposedReplicas", *m.proposal, a);
         metrics.PushBack(v, a);
     }
     doc.AddMember("currentMetrics", metrics, a);
     doc.AddMember("conditions", kube::encode_conditions(d.status.conditions, a), a);
+    if (!hpaplus) return kube::to_json_text(doc);
     const auto& ref = hpa.spec.scale_target_ref;
     doc.AddMember("reference", kube::json_string(ref.kind + "/" + ref.name, a), a);
     doc.AddMember("targets", kube::json_string(targets_summary(hpa.spec, d), a), a);
@@ -113,11 +116,12 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
     return kube::to_json_text(doc);
 }
 
-std::string encode_invalid_status(const policy::autoscaler_status& current, std::int64_t generation,
-                                  const std::string& message, core::time_point now) {
+std::string encode_blocked_status(const policy::autoscaler_status& current, std::int64_t generation,
+                                  const std::string& reason, const std::string& message,
+                                  core::time_point now, status_form form) {
     auto conditions = current.conditions;
-    policy::set_condition(conditions, "ScalingActive", policy::condition_status::false_,
-                          "InvalidSpec", message, now);
+    policy::set_condition(conditions, "ScalingActive", policy::condition_status::false_, reason,
+                          message, now);
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("observedGeneration", generation, a);
@@ -127,7 +131,8 @@ std::string encode_invalid_status(const policy::autoscaler_status& current, std:
     doc.AddMember("currentReplicas", current.current_replicas, a);
     doc.AddMember("desiredReplicas", current.desired_replicas, a);
     doc.AddMember("conditions", kube::encode_conditions(conditions, a), a);
-    doc.AddMember("lastDecision", kube::json_string("invalid spec: " + message, a), a);
+    if (form == status_form::hpaplus)
+        doc.AddMember("lastDecision", kube::json_string(reason + ": " + message, a), a);
     return kube::to_json_text(doc);
 }
 

@@ -9,13 +9,21 @@
 
 namespace hpaplus::kube {
 
-/// The `status` object (JSON) after decision `d` on `hpa`.
-std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d);
+/// Which status an object has: an HPAPlus's (the autoscaling/v2 fields and HPAPlus's own:
+/// proposals, reference, targets, lastDecision, cronFloor) or a plain HorizontalPodAutoscaler's
+/// (exactly the fields kube-controller-manager writes).
+enum class status_form { hpaplus, hpa };
 
-/// The `status` object for a spec that cannot be used: the object's status with the condition
-/// `ScalingActive=False, reason InvalidSpec` and `message`.
-std::string encode_invalid_status(const policy::autoscaler_status& current, std::int64_t generation,
-                                  const std::string& message, core::time_point now);
+/// The `status` object (JSON) after decision `d` on `hpa`.
+std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
+                          status_form form = status_form::hpaplus);
+
+/// The `status` object of an object that does not scale for a reason of its own (a spec that
+/// cannot be used, another autoscaler on its target): the object's status with the condition
+/// `ScalingActive=False`, `reason` and `message`.
+std::string encode_blocked_status(const policy::autoscaler_status& current, std::int64_t generation,
+                                  const std::string& reason, const std::string& message,
+                                  core::time_point now, status_form form = status_form::hpaplus);
 
 /// `cpu: 45%/60%, qps: 120/100` — kubectl's TARGETS column for the metrics of `d`.
 std::string targets_summary(const policy::autoscaler_spec& spec, const policy::decision& d);

@@ -3,6 +3,7 @@
 #include "sim/apiserver/server.hpp"
 
 #include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/hpa_versions.hpp"
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/pod_rules.hpp"
 #include "sim/apiserver/schema.hpp"
@@ -80,14 +81,30 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
     }
     if (wants_table(r)) return ok(table_json(c.type, items, store.resource_version(), now_time()));
     std::string body = R"({"kind":")" + c.type.list_kind + R"(","apiVersion":")" +
-                       c.type.group_version() + R"(","metadata":{"resourceVersion":")" +
+                       served_group_version(c.type, t) + R"(","metadata":{"resourceVersion":")" +
                        std::to_string(store.resource_version()) + "\"";
     if (!next.empty()) body += R"(,"continue":")" + next + "\"";
     body += R"(},"items":[)";
     for (std::size_t i = 0; i < items.size(); ++i)
-        body += (i ? "," : "") + items[i]->text;
+        body += (i ? "," : "") + served_text(c.type, t, *items[i]);
     body += "]}";
     return ok(std::move(body));
+}
+
+std::string api_server::impl::served_group_version(const resource_type& type, const target& t) {
+    return t.version == type.version ? type.group_version() : type.group + "/" + t.version;
+}
+
+std::string api_server::impl::served_text(const resource_type& type, const target& t,
+                                          const stored_object& o) {
+    if (t.version == type.version) return o.text;
+    return to_string(hpa_from_v2(o.doc, t.version));
+}
+
+write_origin api_server::impl::origin_of(const http_request& r, const resource_type& type,
+                                         const target& t) {
+    return {field_manager_of(r.query_param("fieldManager").value_or(""), r.header("user-agent")),
+            served_group_version(type, t)};
 }
 
 // Every request but a watch: one complete response.
@@ -112,18 +129,19 @@ http_response api_server::impl::objects(http_request& r, target t) {
         }
         if (wants_table(r))
             return ok(table_json(c->type, {current}, store.resource_version(), now_time()));
-        return ok(current->text);
+        return ok(served_text(c->type, t, *current));
     }
     if (method == "DELETE") {
         if (!t.sub.empty()) return error_response(method_not_supported(c->type, method));
         if (c->type.plural == "namespaces" && c->type.group.empty())
             delete_namespace_contents(t.name);
         auto removed = store.remove(*c, t.ns, t.name);
-        return removed ? ok((*removed)->text) : error_response(removed.error());
+        return removed ? ok(served_text(c->type, t, **removed)) : error_response(removed.error());
     }
     if (method != "PUT" && method != "PATCH")
         return error_response(method_not_supported(c->type, method));
 
+    const bool converted = t.sub != "scale" && t.version != c->type.version;
     json_doc body;
     if (method == "PUT") {
         body.Parse(r.body.c_str(), r.body.size());
@@ -136,19 +154,24 @@ http_response api_server::impl::objects(http_request& r, target t) {
             if (!scale) return error_response(scale.error());
             body.Parse(scale->c_str());
         } else {
-            body = clone(current->doc);
+            body = converted ? hpa_from_v2(current->doc, t.version) : clone(current->doc);
         }
-        if (auto e = apply_patch(r, c->type, body)) return error_response(*e);
+        resource_type patched = c->type;
+        patched.version = t.version; // a patch applies to the version the client sees
+        if (auto e = apply_patch(r, patched, body)) return error_response(*e);
     }
     if (t.sub == "scale") return write_scale(*c, t, *current, body);
+    if (converted) hpa_to_v2(body, t.version);
+    if (is_hpa(c->type) && t.sub.empty()) default_hpa(body);
     if (t.sub.empty()) {
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
     }
     if (auto e = check_schema(r, c->type, t.name, body)) return error_response(*e);
     if (auto e = prepare_webhook_configuration(c->type, t.name, body)) return error_response(*e);
+    const write_origin origin = origin_of(r, c->type, t);
     auto stored = store.update(*c, t.ns, t.name, std::move(body),
-                               t.sub == "status" ? write_mode::status : write_mode::main);
-    return stored ? ok((*stored)->text) : error_response(stored.error());
+                               t.sub == "status" ? write_mode::status : write_mode::main, &origin);
+    return stored ? ok(served_text(c->type, t, **stored)) : error_response(stored.error());
 }
 
 // List, create, or delete a collection.
@@ -168,8 +191,11 @@ http_response api_server::impl::collection_request(const http_request& r, collec
         const std::string name = string_at(body, "metadata.name");
         if (auto e = check_schema(r, c.type, name, body)) return error_response(*e);
         if (auto e = prepare_webhook_configuration(c.type, name, body)) return error_response(*e);
-        auto stored = store.create(c, t.ns, std::move(body));
-        return stored ? ok((*stored)->text, 201) : error_response(stored.error());
+        if (t.version != c.type.version) hpa_to_v2(body, t.version);
+        if (is_hpa(c.type)) default_hpa(body);
+        const write_origin origin = origin_of(r, c.type, t);
+        auto stored = store.create(c, t.ns, std::move(body), &origin);
+        return stored ? ok(served_text(c.type, t, **stored), 201) : error_response(stored.error());
     }
     if (r.method == "DELETE") {
         api_error error;

@@ -17,7 +17,11 @@ std::string api_server::impl::resource_list(const std::string& gv) {
     json resources(rapidjson::kArrayType);
     for (collection* c : store.collections()) {
         const resource_type& t = c->type;
-        if (t.group_version() != gv) continue;
+        const auto slash = gv.find('/');
+        if (slash == std::string::npos
+                ? !t.group.empty() || t.version != gv
+                : t.group != gv.substr(0, slash) || !t.serves(gv.substr(slash + 1)))
+            continue;
         auto add = [&](const std::string& name, const std::string& singular,
                        const std::string& kind, std::vector<const char*> verbs, bool main,
                        const char* group, const char* version) {
@@ -62,29 +66,39 @@ std::string api_server::impl::resource_list(const std::string& gv) {
     return to_string(doc);
 }
 
-// Every served API group and its version (group → version).
-std::vector<std::pair<std::string, std::string>> api_server::impl::groups() {
-    std::vector<std::pair<std::string, std::string>> out;
+// Every served API group and its versions, the preferred (stored) one first.
+std::vector<std::pair<std::string, std::vector<std::string>>> api_server::impl::groups() {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
     for (collection* c : store.collections()) {
-        if (c->type.group.empty()) continue;
-        std::pair<std::string, std::string> gv{c->type.group, c->type.version};
-        if (std::find(out.begin(), out.end(), gv) == out.end()) out.push_back(gv);
+        const resource_type& t = c->type;
+        if (t.group.empty()) continue;
+        auto it = std::find_if(out.begin(), out.end(), [&](auto& g) { return g.first == t.group; });
+        if (it == out.end()) it = out.insert(out.end(), {t.group, {}});
+        auto& versions = it->second;
+        if (std::find(versions.begin(), versions.end(), t.version) == versions.end())
+            versions.insert(versions.begin(), t.version);
+        for (const auto& v : t.converted_versions)
+            if (std::find(versions.begin(), versions.end(), v) == versions.end())
+                versions.push_back(v);
     }
     return out;
 }
 
-json api_server::impl::group_json(const std::string& group, const std::string& version,
-                                  json_alloc& a) {
+json api_server::impl::group_json(const std::string& group,
+                                  const std::vector<std::string>& versions, json_alloc& a) {
     json g(rapidjson::kObjectType);
     g.AddMember("name", json(group.c_str(), a), a);
-    json v(rapidjson::kObjectType);
-    const std::string gv = group + "/" + version;
-    v.AddMember("groupVersion", json(gv.c_str(), a), a);
-    v.AddMember("version", json(version.c_str(), a), a);
-    json versions(rapidjson::kArrayType);
-    versions.PushBack(json(v, a), a);
-    g.AddMember("versions", versions, a);
-    g.AddMember("preferredVersion", v, a);
+    json list(rapidjson::kArrayType);
+    for (const auto& version : versions) {
+        json v(rapidjson::kObjectType);
+        const std::string gv = group + "/" + version;
+        v.AddMember("groupVersion", json(gv.c_str(), a), a);
+        v.AddMember("version", json(version.c_str(), a), a);
+        list.PushBack(v, a);
+    }
+    json preferred(list[0], a);
+    g.AddMember("versions", list, a);
+    g.AddMember("preferredVersion", preferred, a);
     return g;
 }
 
@@ -225,8 +239,9 @@ std::optional<http_response> api_server::impl::discovery(const http_request& r,
                 doc.AddMember(m.name, m.value, a);
             return ok(to_string(doc));
         }
-        if (parts[2] != it->second) return error_response(not_found_path(""));
-        return ok(resource_list(it->first + "/" + it->second));
+        if (std::find(it->second.begin(), it->second.end(), parts[2]) == it->second.end())
+            return error_response(not_found_path(""));
+        return ok(resource_list(it->first + "/" + parts[2]));
     }
     return std::nullopt;
 }

@@ -135,65 +135,26 @@ http_response api_server::impl::metrics_apis(const http_request& r,
 
 void api_server::serve_resource_metrics(usage_function usage) {
     impl_->usage = std::move(usage);
-    resource_type pods{"metrics.k8s.io",
-                       "v1beta1",
-                       "pods",
-                       "",
-                       "PodMetrics",
-                       "PodMetricsList",
-                       {},
-                       {},
-                       true,
-                       false,
-                       {},
-                       {},
-                       false,
-                       true};
-    resource_type nodes{"metrics.k8s.io",
-                        "v1beta1",
-                        "nodes",
-                        "",
-                        "NodeMetrics",
-                        "NodeMetricsList",
-                        {},
-                        {},
-                        false,
-                        false,
-                        {},
-                        {},
-                        false,
-                        true};
-    impl_->store.add_type(std::move(pods));
-    impl_->store.add_type(std::move(nodes));
-    // custom and external metrics, for discovery (requests are answered by metrics_api.cpp)
-    impl_->store.add_type({"custom.metrics.k8s.io",
-                           "v1beta2",
-                           "pods/*",
-                           "",
-                           "MetricValueList",
-                           "MetricValueList",
-                           {},
-                           {},
-                           true,
-                           false,
-                           {},
-                           {},
-                           false,
-                           true});
-    impl_->store.add_type({"external.metrics.k8s.io",
-                           "v1beta1",
-                           "*",
-                           "",
-                           "ExternalMetricValueList",
-                           "ExternalMetricValueList",
-                           {},
-                           {},
-                           true,
-                           false,
-                           {},
-                           {},
-                           false,
-                           true});
+    // Read-only kinds computed on request; the custom and external ones are listed for discovery
+    // (their requests are answered by metrics_apis above).
+    const auto read_only = [](std::string group, std::string version, std::string plural,
+                              std::string kind, bool namespaced) {
+        resource_type t; // (members set one by one: designated initialisers still warn)
+        t.group = std::move(group);
+        t.version = std::move(version);
+        t.plural = std::move(plural);
+        t.kind = kind;
+        t.list_kind = kind == "PodMetrics" || kind == "NodeMetrics" ? kind + "List" : kind;
+        t.namespaced = namespaced;
+        t.read_only = true;
+        return t;
+    };
+    impl_->store.add_type(read_only("metrics.k8s.io", "v1beta1", "pods", "PodMetrics", true));
+    impl_->store.add_type(read_only("metrics.k8s.io", "v1beta1", "nodes", "NodeMetrics", false));
+    impl_->store.add_type(
+        read_only("custom.metrics.k8s.io", "v1beta2", "pods/*", "MetricValueList", true));
+    impl_->store.add_type(
+        read_only("external.metrics.k8s.io", "v1beta1", "*", "ExternalMetricValueList", true));
 }
 
 } // namespace hpaplus::sim

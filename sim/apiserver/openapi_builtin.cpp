@@ -47,6 +47,8 @@ std::string_view builtin_openapi_definitions() {
    "kind": "Lease", "properties": {"spec": {}}},
   {"name": "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", "group": "autoscaling",
    "version": "v2", "kind": "HorizontalPodAutoscaler", "properties": {"spec": {}, "status": {}}},
+  {"name": "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "group": "autoscaling",
+   "version": "v1", "kind": "HorizontalPodAutoscaler", "properties": {"spec": {}, "status": {}}},
   {"name": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
    "group": "apiextensions.k8s.io", "version": "v1", "kind": "CustomResourceDefinition",
    "required": ["spec"], "properties": {"spec": {}, "status": {}}},

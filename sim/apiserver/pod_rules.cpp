@@ -33,8 +33,10 @@ std::vector<const json*> all_containers(const json& pod) {
 }
 
 api_error forbidden_resize(const std::string& pod, const std::string& message) {
-    resource_type pods{"", "v1", "pods", "pod", "Pod", "PodList", {},
-                       {}, true, true,   {},    {},    false,     false};
+    resource_type pods;
+    pods.version = "v1";
+    pods.plural = "pods";
+    pods.kind = "Pod";
     return invalid(pods, pod, {{"spec", "Forbidden: " + message}});
 }
 

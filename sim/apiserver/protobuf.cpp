@@ -148,7 +148,46 @@ const message secret{{{1, "metadata", kind::message, &object_meta},
                       {3, "type", kind::string},
                       {4, "stringData", kind::string_map}}};
 
+// autoscaling: what `kubectl autoscale` sends (v1, and v2 from newer kubectl); metric sources
+// other than Resource and ContainerResource come as JSON from every client we know.
+const message cross_version_ref{
+    {{1, "kind", kind::string}, {2, "name", kind::string}, {3, "apiVersion", kind::string}}};
+const message hpa_v1_spec{
+    {{1, "scaleTargetRef", kind::message, &cross_version_ref},
+     {2, "minReplicas", kind::int32, nullptr, false, true},
+     {3, "maxReplicas", kind::int32},
+     {4, "targetCPUUtilizationPercentage", kind::int32, nullptr, false, true}}};
+const message hpa_v1{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &hpa_v1_spec}}};
+const message metric_target{{{1, "type", kind::string},
+                             {2, "value", kind::quantity},
+                             {3, "averageValue", kind::quantity},
+                             {4, "averageUtilization", kind::int32, nullptr, false, true}}};
+const message resource_metric{{{1, "name", kind::string},
+                               {2, "target", kind::message, &metric_target},
+                               {3, "container", kind::string}}};
+const message metric_spec{{{1, "type", kind::string},
+                           {4, "resource", kind::message, &resource_metric},
+                           {7, "containerResource", kind::message, &resource_metric}}};
+const message scaling_policy{
+    {{1, "type", kind::string}, {2, "value", kind::int32}, {3, "periodSeconds", kind::int32}}};
+const message scaling_rules{{{1, "selectPolicy", kind::string},
+                             {2, "policies", kind::message, &scaling_policy, true},
+                             {3, "stabilizationWindowSeconds", kind::int32, nullptr, false, true},
+                             {4, "tolerance", kind::quantity}}};
+const message hpa_behavior{{{1, "scaleUp", kind::message, &scaling_rules},
+                            {2, "scaleDown", kind::message, &scaling_rules}}};
+const message hpa_v2_spec{{{1, "scaleTargetRef", kind::message, &cross_version_ref},
+                           {2, "minReplicas", kind::int32, nullptr, false, true},
+                           {3, "maxReplicas", kind::int32},
+                           {4, "metrics", kind::message, &metric_spec, true},
+                           {5, "behavior", kind::message, &hpa_behavior}}};
+const message hpa_v2{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &hpa_v2_spec}}};
+
 const std::map<std::string, const message*, std::less<>> kinds = {
+    {"autoscaling/v1/HorizontalPodAutoscaler", &hpa_v1},
+    {"autoscaling/v2/HorizontalPodAutoscaler", &hpa_v2},
     {"apps/v1/Deployment", &deployment},
     {"v1/Namespace", &namespace_obj},
     {"v1/ConfigMap", &config_map},

@@ -62,10 +62,11 @@ struct api_server::impl {
 
     std::string resource_list(const std::string& gv);
 
-    // Every served API group and its version (group → version).
-    std::vector<std::pair<std::string, std::string>> groups();
+    // Every served API group and its versions, the preferred (stored) one first.
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups();
 
-    static json group_json(const std::string& group, const std::string& version, json_alloc& a);
+    static json group_json(const std::string& group, const std::vector<std::string>& versions,
+                           json_alloc& a);
 
     // OpenAPI v3, just enough for kubectl to see that this server validates fields itself
     // (a PATCH operation per kind carrying x-kubernetes-group-version-kind and a fieldValidation
@@ -82,6 +83,16 @@ struct api_server::impl {
     // --- objects and collections (collections.cpp)
 
     static bool wants_table(const http_request& r);
+
+    // The apiVersion and JSON of an object as the request's version shows it (HPAs are stored
+    // as autoscaling/v2 and also served as v1: sim/apiserver/hpa_versions).
+    static std::string served_group_version(const resource_type& type, const target& t);
+    static std::string served_text(const resource_type& type, const target& t,
+                                   const stored_object& o);
+
+    // Who writes (metadata.managedFields): the fieldManager parameter or the User-Agent.
+    static write_origin origin_of(const http_request& r, const resource_type& type,
+                                  const target& t);
 
     std::optional<filter> make_filter(const http_request& r, const target& t, api_error& error);
 

@@ -1,6 +1,8 @@
 // sim/apiserver/table.cpp — Table rows for built-in kinds and custom resources.
 #include "sim/apiserver/table.hpp"
 
+#include "sim/apiserver/hpa_versions.hpp"
+
 #include <functional>
 
 namespace hpaplus::sim {
@@ -131,7 +133,7 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
                            return str(string_at(o, "metadata.creationTimestamp"), a);
                        }}};
     }
-    if (t.plural == "horizontalpodautoscalers") {
+    if (is_hpa(t)) { // upstream's printHorizontalPodAutoscaler
         return {
             name,
             {"Reference", "string", 0,
@@ -140,8 +142,13 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
                                 string_at(o, "spec.scaleTargetRef.name"),
                             a);
              }},
-            {"MinPods", "integer", 0,
-             [](const json& o, json_alloc&) { return json(int_at(o, "spec.minReplicas")); }},
+            {"Targets", "string", 0,
+             [](const json& o, json_alloc& a) { return str(hpa_targets(o), a); }},
+            {"MinPods", "string", 0,
+             [](const json& o, json_alloc& a) {
+                 const json* min = find_path(o, "spec.minReplicas");
+                 return str(min && min->IsInt64() ? std::to_string(min->GetInt64()) : "<unset>", a);
+             }},
             {"MaxPods", "integer", 0,
              [](const json& o, json_alloc&) { return json(int_at(o, "spec.maxReplicas")); }},
             {"Replicas", "integer", 0,

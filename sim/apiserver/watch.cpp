@@ -48,7 +48,9 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
     if (replay) {
         last = store.resource_version();
         for (const auto& [k, o] : c->objects)
-            if (f->matches(*o) && !co_await out.send_chunk(event_line("ADDED", o->text))) co_return;
+            if (f->matches(*o) &&
+                !co_await out.send_chunk(event_line("ADDED", served_text(c->type, t, *o))))
+                co_return;
     } else if (!store.first_event_after(*c, last)) {
         co_await send_expired(last);
         co_return;
@@ -88,7 +90,7 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
             } else if (!now_in) {
                 continue;
             }
-            batch += event_line(type, e.object->text);
+            batch += event_line(type, served_text(c->type, t, *e.object));
         }
         if (!batch.empty()) {
             if (!co_await out.send_chunk(batch)) co_return;
@@ -98,7 +100,7 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
         if (now >= deadline) break;
         if (bookmarks && now - last_sent >= options.bookmark_interval) {
             const std::string bookmark = R"({"kind":")" + c->type.kind + R"(","apiVersion":")" +
-                                         c->type.group_version() +
+                                         served_group_version(c->type, t) +
                                          R"(","metadata":{"resourceVersion":")" +
                                          std::to_string(store.resource_version()) + "\"}}";
             last = std::max(last, store.resource_version());

@@ -320,12 +320,13 @@ TEST_F(ControllerTest, ServesHealthReadinessAndPrometheusMetrics) {
     EXPECT_EQ(get("/nope").status, 404);
     const auto metrics = get("/metrics");
     ASSERT_EQ(metrics.status, 200);
-    for (const char* line : {"hpaplus_reconciles_total{name=\"seen\",namespace=\"default\"}",
-                             "hpaplus_rescales_total{name=\"seen\",namespace=\"default\"}",
-                             "hpaplus_desired_replicas{name=\"seen\",namespace=\"default\"}",
-                             "hpaplus_reconcile_duration_seconds_count", "hpaplus_workers 1",
-                             "hpaplus_metric_fetch_duration_seconds_count{backend=\"metricsAPI\"}",
-                             "hpaplus_api_requests_total{code=\"200\",verb=\"GET\"}"})
+    for (const char* line :
+         {"hpaplus_reconciles_total{kind=\"HPAPlus\",name=\"seen\",namespace=\"default\"}",
+          "hpaplus_rescales_total{kind=\"HPAPlus\",name=\"seen\",namespace=\"default\"}",
+          "hpaplus_desired_replicas{kind=\"HPAPlus\",name=\"seen\",namespace=\"default\"}",
+          "hpaplus_reconcile_duration_seconds_count", "hpaplus_workers 1",
+          "hpaplus_metric_fetch_duration_seconds_count{backend=\"metricsAPI\"}",
+          "hpaplus_api_requests_total{code=\"200\",verb=\"GET\"}"})
         EXPECT_NE(metrics.body.find(line), std::string::npos) << line << "\n" << metrics.body;
 }
 

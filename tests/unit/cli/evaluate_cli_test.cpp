@@ -18,11 +18,10 @@ run_result run_evaluate(const std::string& args) {
     return hpaplus::test::run_command(std::string(HPAPLUS_BINARY) + " " + args);
 }
 
+// One directory for the whole test binary, removed when it exits.
 fs::path write_temp(const std::string& name, const std::string& content) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("hpaplus-cli-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    const fs::path p = dir / name;
+    static const hpaplus::test::temp_dir dir;
+    const fs::path p = fs::path(dir.path()) / name;
     std::ofstream(p, std::ios::binary) << content;
     return p;
 }

@@ -1,0 +1,67 @@
+// kube/api/native_hpa.cpp — see the header.
+#include "kube/api/native_hpa.hpp"
+
+#include <rapidjson/document.h>
+
+namespace hpaplus::kube {
+namespace {
+
+const rapidjson::Value* member(const rapidjson::Value& v, const char* name) {
+    if (!v.IsObject()) return nullptr;
+    const auto it = v.FindMember(name);
+    return it == v.MemberEnd() ? nullptr : &it->value;
+}
+
+std::string text(const rapidjson::Value& v, const char* name) {
+    const auto* m = member(v, name);
+    return m && m->IsString() ? std::string(m->GetString(), m->GetStringLength()) : std::string();
+}
+
+} // namespace
+
+hpa_annotations hpa_annotations_of(const rapidjson::Value& object) {
+    std::map<std::string, std::string> ours;
+    const auto* metadata = member(object, "metadata");
+    const auto* annotations = metadata ? member(*metadata, "annotations") : nullptr;
+    if (annotations && annotations->IsObject())
+        for (const auto& m : annotations->GetObject())
+            if (m.value.IsString() &&
+                std::string_view(m.name.GetString()).starts_with("autoscaling.hpaplus.io/"))
+                ours.emplace(m.name.GetString(), m.value.GetString());
+    return read_hpa_annotations(ours);
+}
+
+void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& spec) {
+    if (a.sync_period_seconds) spec.sync_period_seconds = a.sync_period_seconds;
+    if (a.mode)
+        spec.mode = *a.mode == "DryRun" ? policy::run_mode::dry_run
+                    : *a.mode == "Off"  ? policy::run_mode::off
+                                        : policy::run_mode::automatic;
+    if (a.rollout_policy)
+        spec.rollout = *a.rollout_policy == "Freeze" ? policy::rollout_policy::freeze
+                       : *a.rollout_policy == "FreezeScaleDown"
+                           ? policy::rollout_policy::freeze_scale_down
+                           : policy::rollout_policy::continue_scaling;
+}
+
+bool asks_for_hpaplus(const rapidjson::Value& object) {
+    const auto* metadata = member(object, "metadata");
+    const auto* annotations = metadata ? member(*metadata, "annotations") : nullptr;
+    return annotations && text(*annotations, controller_annotation) == "hpaplus";
+}
+
+std::vector<status_write> status_writes(const rapidjson::Value& object) {
+    std::vector<status_write> out;
+    const auto* metadata = member(object, "metadata");
+    const auto* entries = metadata ? member(*metadata, "managedFields") : nullptr;
+    if (!entries || !entries->IsArray()) return out;
+    for (const auto& e : entries->GetArray()) {
+        if (text(e, "subresource") != "status") continue;
+        const auto time = core::parse_rfc3339(text(e, "time"));
+        if (!time) continue;
+        out.push_back({text(e, "manager"), *time});
+    }
+    return out;
+}
+
+} // namespace hpaplus::kube
