@@ -131,6 +131,13 @@ asio::awaitable<bool> informer::list() {
         // Arguments of a coroutine call are named first: GCC 12 destroys braced temporaries twice.
         api_request request{"GET", with_query(collection_, query), "", "application/json"};
         const api_response r = co_await client_.send(std::move(request));
+        if (!r && r.ec == errc::not_found && options_.absent_means_empty) {
+            replace(std::move(fresh), "");
+            served_ = false;
+            last_error_ =
+                "list " + collection_ + ": not served (is its CustomResourceDefinition installed?)";
+            co_return true;
+        }
         if (!r) {
             last_error_ = "list " + collection_ + ": " + r.status.message;
             co_return false;
@@ -151,8 +158,14 @@ asio::awaitable<bool> informer::list() {
         version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
         next = d.opt_string(root["metadata"]["continue"]).value_or("");
     } while (!next.empty());
+    replace(std::move(fresh), version);
+    served_ = true;
+    last_error_.clear();
+    co_return true;
+}
 
-    // Replace the cache, telling handlers what changed (a relist may have missed events).
+void informer::replace(std::map<std::string, object_cptr, std::less<>> fresh, std::string version) {
+    // Tell handlers what changed (a relist may have missed events).
     for (const auto& [key, object] : fresh) {
         const auto it = objects_.find(key);
         if (it == objects_.end()) {
@@ -173,11 +186,9 @@ asio::awaitable<bool> informer::list() {
         it = objects_.erase(it);
         notify(change::deleted, gone, gone);
     }
-    resource_version_ = version;
+    resource_version_ = std::move(version);
     synced_ = true;
     ++lists_;
-    last_error_.clear();
-    co_return true;
 }
 
 asio::awaitable<api_response> informer::watch() {
@@ -201,7 +212,7 @@ asio::awaitable<void> informer::run() {
     bool need_list = true;
     while (!stopped_) {
         if (need_list) {
-            if (!co_await list()) {
+            if (!co_await list() || !served_) { // not served: list again later
                 co_await backoff_wait(timer, backoff, options_.max_backoff);
                 continue;
             }
@@ -213,7 +224,7 @@ asio::awaitable<void> informer::run() {
             continue;
         }
         last_error_ = "watch " + collection_ + ": " + r.status.message;
-        if (r.ec == errc::gone) {
+        if (r.ec == errc::gone || r.ec == errc::not_found) {
             need_list = true; // the version is too old: relist (immediately)
             continue;
         }

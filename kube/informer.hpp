@@ -57,6 +57,8 @@ class informer {
 
     /// True once the first list has been applied.
     bool synced() const { return synced_; }
+    /// False while the server answers 404 to the list (with `absent_means_empty`).
+    bool served() const { return served_; }
     /// Waits until synced() or `timeout`; returns synced(). Runs on: the client's executor
     /// (the same one run() uses). Cancellation: none; bounded by `timeout`.
     boost::asio::awaitable<bool> wait_synced(std::chrono::milliseconds timeout);
@@ -80,6 +82,8 @@ class informer {
     /// Applies one watch event (`type` as on the wire; anything else than ADDED, MODIFIED or
     /// DELETED only moves the resourceVersion).
     void apply(std::string_view type, std::string_view json);
+    /// Makes `fresh` the cache at `version`, telling handlers what changed.
+    void replace(std::map<std::string, object_cptr, std::less<>> fresh, std::string version);
     void notify(change what, const object_cptr& object, const object_cptr& previous);
 
     api_client& client_;
@@ -90,6 +94,7 @@ class informer {
     mutable snapshot_cptr snapshot_;
     std::string resource_version_;
     bool synced_ = false;
+    bool served_ = true;
     bool stopped_ = false;
     std::uint64_t lists_ = 0;
     std::string last_error_;

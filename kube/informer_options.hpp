@@ -16,6 +16,10 @@ struct informer_options {
         120000}; ///< no event or bookmark for this long: reconnect
     std::chrono::milliseconds initial_backoff{800};
     std::chrono::milliseconds max_backoff{30000};
+    /// For a kind whose CustomResourceDefinition may not be installed: a 404 on the list counts as
+    /// an empty list (the informer is synced), and the list is tried again with backoff until the
+    /// kind is served.
+    bool absent_means_empty = false;
 };
 
 } // namespace hpaplus::kube

@@ -43,13 +43,24 @@ std::optional<std::string> foreign_status_writer(const rapidjson::Value& object,
     return newest;
 }
 
-// Writes the status of an object that does not scale (condition ScalingActive=False, `reason`)
-// and records the Warning Event.
+// A plain HPA in DryRun is a shadow: HPAPlus decides and reports through Events, logs and
+// metrics, but writes neither /scale nor status, so it can run beside kube-controller-manager.
+bool shadow(const autoscaler_kind& kind, const policy::autoscaler_spec& spec) {
+    return kind.native && spec.mode == policy::run_mode::dry_run;
+}
+
+// Writes the status of an object that does not scale (condition ScalingActive=False, `reason`;
+// not for a shadow) and records the Warning Event.
 boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& kind,
                                    const kube::cached_object& object, const rapidjson::Value& doc,
+                                   const policy::autoscaler_spec& spec,
                                    const kube::involved_object& involved, const char* reason,
                                    const std::string& message, core::time_point now,
                                    reconcile_outcome& out) {
+    const policy::event e{"Warning", reason, message};
+    co_await env.events.record(involved, e, now);
+    ++out.events;
+    if (shadow(kind, spec)) co_return;
     const kube::json_node root{&doc, ""};
     kube::json_decoder d;
     const auto current = kube::decode_autoscaler_status(d, root["status"]);
@@ -59,10 +70,6 @@ boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& ki
         kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
     out.status_written =
         co_await kube::write_status(env.client, kind.resource, object, doc, status);
-    // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
-    const policy::event e{"Warning", reason, message};
-    co_await env.events.record(involved, e, now);
-    ++out.events;
 }
 
 } // namespace
@@ -98,7 +105,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     }
     if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
         out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
-    if (kind.native) {
+    if (kind.native && !shadow(kind, in.hpa.spec)) {
         if (auto writer = foreign_status_writer(doc, env.options.native_hpas, now)) {
             // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
             out.stood_back = *writer;
@@ -108,16 +115,17 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                 "runs it (turn off kube-controller-manager's HPA controller, or start HPAPlus "
                 "with --native-hpa-force-takeover)";
             spdlog::warn("{}: {}", object->key, message);
+            // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
             const policy::event e{"Warning", "StandingBack", message};
             co_await env.events.record(involved, e, now);
             out.events = 1;
             co_return out;
         }
-        for (const auto& problem : extras.problems) {
-            const policy::event e{"Warning", "InvalidAnnotation", problem};
-            co_await env.events.record(involved, e, now);
-            ++out.events;
-        }
+    }
+    for (const auto& problem : extras.problems) {
+        const policy::event e{"Warning", "InvalidAnnotation", problem};
+        co_await env.events.record(involved, e, now);
+        ++out.events;
     }
 
     std::optional<std::string> invalid;
@@ -131,7 +139,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     if (invalid) {
         out.valid = false;
         out.error = "invalid spec: " + *invalid;
-        co_await block(env, kind, *object, doc, involved, "InvalidSpec", *invalid, now, out);
+        co_await block(env, kind, *object, doc, in.hpa.spec, involved, "InvalidSpec", *invalid, now,
+                       out);
         co_return out;
     }
     if (kind.others) {
@@ -142,8 +151,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             out.target = ref.kind + "/" + ref.name;
             out.error = out.target + " is also scaled by " + other_kind + " " + ns + "/" + other;
             const std::string message = *out.error + "; neither scales it until one is deleted";
-            co_await block(env, kind, *object, doc, involved, "MultipleAutoscalers", message, now,
-                           out);
+            co_await block(env, kind, *object, doc, in.hpa.spec, involved, "MultipleAutoscalers",
+                           message, now, out);
             co_return out;
         }
     }
@@ -204,10 +213,12 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     out.desired_replicas = decision.desired_replicas;
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
-    const std::string status = kube::encode_status(
-        in.hpa, decision, kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
-    out.status_written =
-        co_await kube::write_status(env.client, kind.resource, *object, doc, status);
+    if (!shadow(kind, in.hpa.spec)) {
+        const std::string status = kube::encode_status(
+            in.hpa, decision, kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
+        out.status_written =
+            co_await kube::write_status(env.client, kind.resource, *object, doc, status);
+    }
     for (const auto& e : decision.events) {
         co_await env.events.record(involved, e, now);
         ++out.events;

@@ -43,19 +43,28 @@ std::unique_ptr<kube::informer> informer_of(kube::api_client& client, const kube
                                             options.informer);
 }
 
+// A kind of HPAPlus's own: a cluster without its CRD still gets its plain HPAs scaled.
+std::unique_ptr<kube::informer> crd_informer_of(kube::api_client& client,
+                                                const kube::resource_path& r,
+                                                const controller_options& options) {
+    kube::informer_options o = options.informer;
+    o.absent_means_empty = true;
+    return std::make_unique<kube::informer>(client, r.path(options.watch_namespace), o);
+}
+
 } // namespace
 
 manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                  const controller_options& options, reconcile_observer* observer)
     : options_(options) {
-    hpapluses_ = informer_of(client, kube::resources::hpapluses, options);
+    hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options);
     pods_ = informer_of(client, kube::resources::pods, options);
     pod_cache_ = std::make_unique<pod_cache>(*pods_);
     deployments_ = informer_of(client, kube::resources::deployments, options);
     events_ = std::make_unique<kube::event_recorder>(client, host_name(),
                                                      options.event_aggregation_window);
     if (options.enable_cronhpa) {
-        cronhpas_ = informer_of(client, kube::resources::cronhpas, options);
+        cronhpas_ = crd_informer_of(client, kube::resources::cronhpas, options);
         cronhpa_rules_ = std::make_unique<cronhpa_rules>(
             cron_env{client, *cronhpas_, *hpapluses_, *deployments_, *events_, options});
         cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_);
@@ -63,7 +72,7 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                                     const kube::object_cptr& prev) { on_cronhpa(what, o, prev); });
     }
     if (options.enable_vertical) {
-        vpapluses_ = informer_of(client, kube::resources::vpapluses, options);
+        vpapluses_ = crd_informer_of(client, kube::resources::vpapluses, options);
         metrics::http_backend* history = nullptr;
         if (const auto& name = options.vertical.history_backend; !name.empty()) {
             history = sources.backend(name);
@@ -178,6 +187,16 @@ std::string manager::unsynced_report() const {
         if (i->synced()) continue;
         if (!out.empty()) out += "; ";
         out += i->collection() + ": " + (i->last_error().empty() ? "no answer" : i->last_error());
+    }
+    return out;
+}
+
+std::string manager::unserved_report() const {
+    std::string out;
+    for (const kube::informer* i : informers()) {
+        if (i->served()) continue;
+        if (!out.empty()) out += ", ";
+        out += i->collection();
     }
     return out;
 }

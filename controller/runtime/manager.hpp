@@ -69,14 +69,20 @@ class manager {
     bool synced() const;
     /// `cronhpas: <last error>` for each informer that has not synced ("" when all have).
     std::string unsynced_report() const;
+    /// The collections the server does not serve (CRDs not installed), comma-separated.
+    std::string unserved_report() const;
     bool acting() const { return acting_; }
-    /// HPAPlus workers.
-    std::size_t worker_count() const { return hpapluses_workers_->size(); }
+    /// Workers of horizontal autoscalers: HPAPlus objects and plain HPAs.
+    std::size_t worker_count() const {
+        return hpapluses_workers_->size() + (hpa_workers_ ? hpa_workers_->size() : 0);
+    }
     std::size_t running_workers() const { return running_; }
     manager_stats stats() const;
     /// The worker pool of every kind this process runs (HPAPlus first).
     std::vector<const worker_pool*> pools() const;
     const kube::informer& hpapluses() const { return *hpapluses_; }
+    /// Plain HorizontalPodAutoscalers (null with --native-hpas=none).
+    const kube::informer* hpas() const { return hpas_.get(); }
     const kube::informer& deployments() const { return *deployments_; }
     /// null without --enable-vertical
     const kube::informer* vpapluses() const { return vpapluses_.get(); }

@@ -76,7 +76,13 @@ struct controller_process::impl {
             co_return;
         }
         ready = true;
-        spdlog::info("caches synced: {} HPAPlus objects", objects.hpapluses().items()->size());
+        spdlog::info("caches synced: {} HPAPlus objects, {} HorizontalPodAutoscalers",
+                     objects.hpapluses().items()->size(),
+                     objects.hpas() ? objects.hpas()->items()->size() : 0);
+        if (const auto missing = objects.unserved_report(); !missing.empty())
+            spdlog::warn("not served, so watched for until it is (kubectl apply -f crds/ installs "
+                         "HPAPlus's CustomResourceDefinitions): {}",
+                         missing);
         // Every replica answers admission reviews (from its caches), leader or not.
         if (webhook) {
             webhook->start();

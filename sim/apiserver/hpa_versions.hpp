@@ -1,8 +1,9 @@
 // sim/apiserver/hpa_versions.hpp — HorizontalPodAutoscalers as the real API server serves them:
-// stored as autoscaling/v2, also served as autoscaling/v1 and autoscaling/v2beta2 by conversion
-// (v1's targetCPUUtilizationPercentage is the v2 CPU Utilization metric; what v1 cannot hold
-// travels in the `autoscaling.alpha.kubernetes.io/` annotations, both ways), v2's defaults
-// (minReplicas 1, an 80% CPU metric, the behavior rules filled in), and the TARGETS column.
+// stored as autoscaling/v2, also served as autoscaling/v1 by conversion (v2beta2 left with 1.26;
+// the sim is a 1.33 server) (v1's targetCPUUtilizationPercentage is the v2 CPU Utilization metric;
+// what v1 cannot hold travels in the `autoscaling.alpha.kubernetes.io/` annotations, both ways),
+// v2's defaults (minReplicas 1, an 80% CPU metric, the behavior rules filled in), and the TARGETS
+// column.
 #pragma once
 
 #include "sim/json_util.hpp"

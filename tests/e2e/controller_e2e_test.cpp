@@ -139,6 +139,71 @@ TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIs
               "1");
 }
 
+// The drop-in path as a user takes it: no CRDs, the controller at its defaults, and kubectl's own
+// autoscale command.
+TEST_F(ControllerProcess, KubectlAutoscaleIsScaledWithoutTheCrdsAndReadsAsOnARealCluster) {
+    controller = std::make_unique<test::child_process>(std::vector<std::string>{
+        HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
+        "--leader-elect=false", "--ops-listen=127.0.0.1:0"});
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    auto r = kubectl("create deployment web --image=nginx --replicas=1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = kubectl("autoscale deployment web --min=3 --max=5 --cpu-percent=50");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_TRUE(eventually([&] {
+        return kubectl("get deployment web -o jsonpath={.spec.replicas}").output == "3";
+    })) << kubectl("get hpa web -o yaml").output;
+    ASSERT_TRUE(eventually([&] {
+        return kubectl("get hpa web -o jsonpath={.status.currentReplicas}").output == "3";
+    })) << kubectl("get hpa web -o yaml").output;
+
+    const auto table = kubectl("get hpa web");
+    ASSERT_EQ(table.exit_code, 0) << table.output;
+    for (const char* column : {"REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS",
+                               "Deployment/web", "cpu: ", "/50%", "   3   "})
+        EXPECT_NE(table.output.find(column), std::string::npos) << column << "\n" << table.output;
+    const auto described = kubectl("describe hpa web");
+    ASSERT_EQ(described.exit_code, 0) << described.output;
+    std::istringstream lines(described.output);
+    bool able_to_scale = false;
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string type, status;
+        words >> type >> status;
+        able_to_scale = able_to_scale || (type == "AbleToScale" && status == "True");
+    }
+    EXPECT_TRUE(able_to_scale) << described.output;
+    EXPECT_NE(described.output.find("Deployment/web"), std::string::npos) << described.output;
+
+    // autoscaling/v1 carries the CPU target in its own field, converted by the server. kubectl
+    // 1.30 and later drop the version of a short name (hpa.v1.autoscaling reads v2, on a real
+    // cluster too); whichever version kubectl asks for must be answered as that version.
+    const std::string jsonpath = " -o jsonpath='{.spec.targetCPUUtilizationPercentage}' -v=6";
+    for (const char* resource : {"horizontalpodautoscalers.v1.autoscaling", "hpa.v1.autoscaling"}) {
+        const auto v1 = kubectl(std::string("get ") + resource + " web" + jsonpath);
+        ASSERT_EQ(v1.exit_code, 0) << v1.output;
+        const bool asked_v1 = v1.output.find("/apis/autoscaling/v1/namespaces/default/"
+                                             "horizontalpodautoscalers/web") != std::string::npos;
+        if (std::string(resource).rfind("horizontalpodautoscalers", 0) == 0) {
+            EXPECT_TRUE(asked_v1) << v1.output;
+        }
+        if (asked_v1) {
+            EXPECT_EQ(v1.output.substr(v1.output.find_last_of('\n') + 1), "50")
+                << resource << ": " << v1.output;
+        }
+    }
+
+    // With CPU requests the target is measured: TARGETS shows a percentage.
+    ASSERT_EQ(kubectl("set resources deployment web --requests=cpu=100m").exit_code, 0);
+    EXPECT_TRUE(eventually(
+        [&] {
+            const auto t = kubectl("get hpa web --no-headers").output;
+            return t.find("cpu: ") != std::string::npos && t.find("%/50%") != std::string::npos;
+        },
+        90s))
+        << kubectl("get hpa web").output << kubectl("describe hpa web").output;
+}
+
 TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
     test::temp_dir dir;
     const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo --duration 30 --report " +

@@ -24,14 +24,14 @@ struct Informer : ::testing::Test {
     std::unique_ptr<kube::informer> cache;
     std::vector<std::string> seen; ///< "TYPE key" per notification
 
-    void start(kube::informer_options options = {}) {
+    void start(kube::informer_options options = {}, const std::string& collection = configmaps) {
         auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
         kube::client_options client_options;
         client_options.backoff_base = 10ms;
         client = std::make_unique<kube::api_client>(io.get_executor(), config, client_options);
         options.watch_timeout = 2s;
         options.initial_backoff = 50ms;
-        cache = std::make_unique<kube::informer>(*client, configmaps, options);
+        cache = std::make_unique<kube::informer>(*client, collection, options);
         cache->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr&) {
                 seen.push_back(std::string(kube::to_string(what)) + " " + o->key);
@@ -73,6 +73,43 @@ TEST_F(Informer, SyncsThenFollowsChanges) {
     EXPECT_EQ(cache->lists(), 1u);
     EXPECT_NE(std::find(seen.begin(), seen.end(), "DELETED default/b"), seen.end());
     EXPECT_NE(std::find(seen.begin(), seen.end(), "MODIFIED default/a"), seen.end());
+}
+
+TEST_F(Informer, AKindNotServedYetIsAnEmptyCacheUntilItsCrdIsInstalled) {
+    const std::string widgets = "/apis/example.hpaplus.io/v1/namespaces/default/widgets";
+    kube::informer_options options;
+    options.absent_means_empty = true;
+    start(options, widgets);
+    ASSERT_TRUE(until([&] { return cache->synced(); })) << cache->last_error();
+    EXPECT_FALSE(cache->served());
+    EXPECT_EQ(size(), 0u);
+    EXPECT_NE(cache->last_error().find("not served"), std::string::npos) << cache->last_error();
+
+    const auto crd = sim.request(
+        "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        R"({"metadata":{"name":"widgets.example.hpaplus.io"},"spec":{"group":"example.hpaplus.io",)"
+        R"("scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1",)"
+        R"("served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",)"
+        R"("x-kubernetes-preserve-unknown-fields":true}}}]}})");
+    ASSERT_EQ(crd.status, 201) << crd.body;
+    ASSERT_EQ(sim.request("POST", widgets,
+                          R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget",)"
+                          R"("metadata":{"name":"w"}})")
+                  .status,
+              201);
+    ASSERT_TRUE(until([&] { return cache->served() && size() == 1; })) << cache->last_error();
+    // Then it is watched like any other kind.
+    ASSERT_EQ(sim.request("DELETE", widgets + "/w").status, 200);
+    EXPECT_TRUE(until([&] { return size() == 0; }));
+}
+
+TEST_F(Informer, WithoutTheOptionAnUnservedKindNeverSyncs) {
+    start({}, "/apis/example.hpaplus.io/v1/namespaces/default/widgets");
+    ASSERT_TRUE(until([&] { return !cache->last_error().empty(); }));
+    io.run_for(500ms); // a few retries
+    EXPECT_FALSE(cache->synced());
+    EXPECT_NE(cache->last_error().find("could not find the requested resource"), std::string::npos)
+        << cache->last_error();
 }
 
 TEST_F(Informer, WaitsUntilSynced) {

@@ -1,0 +1,234 @@
+// Integration tests of the drop-in path: the controller reconciles plain autoscaling/v2
+// HorizontalPodAutoscalers with the same workers and decision core as HPAPlus objects, writes their
+// status as kube-controller-manager does, and stands back from an HPA another controller runs.
+#include "integration/controller_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace hpaplus::test {
+namespace {
+
+const std::string hpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/";
+
+// An autoscaling/v2 HPA on Deployment `name` at 50 % CPU; `annotations` is a YAML flow map's
+// content, `behavior` more spec YAML (two-space indent).
+std::string hpa(const std::string& name, const std::string& annotations = "",
+                const std::string& behavior = "", int min = 1, int max = 10) {
+    return "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations: {" + annotations +
+           "}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: " + name +
+           "}\n  minReplicas: " + std::to_string(min) + "\n  maxReplicas: " + std::to_string(max) +
+           "\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: "
+           "Utilization, averageUtilization: 50}}\n" +
+           behavior;
+}
+
+const std::string one_second = "autoscaling.hpaplus.io/sync-period-seconds: \"1\"";
+
+class NativeHpaTest : public ControllerTest {
+  protected:
+    std::string hpa_status(const std::string& name, const char* pointer) {
+        const auto doc = get_json(sim, hpas + name);
+        return doc.IsObject() ? str(doc, pointer) : "<missing>";
+    }
+    std::string hpa_condition(const std::string& name, const std::string& type) {
+        return condition_at(hpas + name, type);
+    }
+    /// The message of the newest Event `reason` about `kind` `name` ("" when there is none).
+    std::string event_message(const std::string& kind, const std::string& name,
+                              const std::string& reason) {
+        const auto doc = get_json(sim, "/api/v1/namespaces/default/events");
+        std::string message;
+        if (!doc.IsObject()) return message;
+        for (const auto& e : doc["items"].GetArray())
+            if (kind == e["involvedObject"]["kind"].GetString() &&
+                name == e["involvedObject"]["name"].GetString() &&
+                reason == e["reason"].GetString())
+                message = e["message"].GetString();
+        return message;
+    }
+    /// The field managers metadata.managedFields names for the status subresource.
+    std::vector<std::string> status_managers(const std::string& name) {
+        std::vector<std::string> managers;
+        const auto doc = get_json(sim, hpas + name);
+        if (!doc.IsObject() || !doc["metadata"].HasMember("managedFields")) return managers;
+        for (const auto& m : doc["metadata"]["managedFields"].GetArray())
+            if (m.HasMember("subresource") && std::string(m["subresource"].GetString()) == "status")
+                managers.emplace_back(m["manager"].GetString());
+        return managers;
+    }
+};
+
+TEST_F(NativeHpaTest, ScalesUpAndDownUnderLoadAndWritesStatusAsKubeControllerManager) {
+    apply_manifest(sim, deployment("web", 2, "400m"));
+    apply_manifest(sim, hpa("web", one_second,
+                            "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 3}\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return hpa_status("web", "/status/desiredReplicas") == "2"; }))
+        << sim.get(hpas + "web").body;
+    EXPECT_EQ(replicas("web"), 2); // 40 % of requests: within range
+
+    set_load("web", "2500m");
+    ASSERT_TRUE(eventually([&] { return replicas("web") >= 5; })) << sim.get(hpas + "web").body;
+    EXPECT_NE(
+        event_message("HorizontalPodAutoscaler", "web", "SuccessfulRescale").find("New size: "),
+        std::string::npos);
+    // The status kube-controller-manager writes, and nothing of HPAPlus's own status.
+    EXPECT_TRUE(eventually([&] {
+        return hpa_status("web", "/status/currentReplicas") == std::to_string(replicas("web"));
+    }));
+    EXPECT_EQ(hpa_status("web", "/status/observedGeneration"), "1");
+    EXPECT_NE(hpa_status("web", "/status/lastScaleTime"), "<missing>");
+    EXPECT_EQ(hpa_status("web", "/status/currentMetrics/0/type"), "Resource");
+    EXPECT_NE(hpa_status("web", "/status/currentMetrics/0/resource/current/averageUtilization")[0],
+              '<');
+    // SucceededRescale right after a rescale, ReadyForNewScale on the reconciles after it.
+    EXPECT_EQ(hpa_condition("web", "AbleToScale").rfind("True ", 0), 0u)
+        << hpa_condition("web", "AbleToScale");
+    EXPECT_EQ(hpa_condition("web", "ScalingActive"), "True ValidMetricFound");
+    EXPECT_EQ(hpa_status("web", "/status/lastDecision"), "<missing>");
+    EXPECT_EQ(hpa_status("web", "/status/reference"), "<missing>");
+    EXPECT_EQ(status_managers("web"), std::vector<std::string>{"hpaplus"});
+
+    const int peak = replicas("web");
+    set_load("web", "200m");
+    EXPECT_TRUE(eventually([&] { return replicas("web") < peak; }, 30s));
+}
+
+TEST_F(NativeHpaTest, AOneSecondAnnotationReactsWhileADefaultHpaWaits) {
+    apply_manifest(sim, deployment("fast", 2, "400m"));
+    apply_manifest(sim, deployment("slow", 2, "400m"));
+    ASSERT_TRUE(eventually([&] { return available("fast") == 2 && available("slow") == 2; }));
+    auto options = test_controller_options();
+    options.default_sync_period = 60s; // --horizontal-pod-autoscaler-sync-period
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    apply_manifest(sim, hpa("fast", one_second));
+    apply_manifest(sim, hpa("slow"));
+    ASSERT_TRUE(eventually([&] {
+        return hpa_status("fast", "/status/observedGeneration") == "1" &&
+               hpa_status("slow", "/status/observedGeneration") == "1";
+    }));
+
+    set_load("fast", "2500m");
+    set_load("slow", "2500m");
+    ASSERT_TRUE(eventually([&] { return replicas("fast") > 2; }));
+    EXPECT_EQ(replicas("slow"), 2) << "the HPA without the annotation reconciled early";
+}
+
+TEST_F(NativeHpaTest, ADryRunAnnotationDecidesAndWritesNothing) {
+    apply_manifest(sim, deployment("trial", 2, "2500m"));
+    apply_manifest(sim, hpa("trial", one_second + ", autoscaling.hpaplus.io/mode: DryRun"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] {
+        return !event_message("HorizontalPodAutoscaler", "trial", "DryRunRescale").empty();
+    }));
+    std::this_thread::sleep_for(1500ms); // more reconciles
+    EXPECT_EQ(replicas("trial"), 2);
+    EXPECT_EQ(str(get_json(sim, deployments + "trial"), "/metadata/generation"), "1");
+    EXPECT_EQ(hpa_status("trial", "/status/desiredReplicas"), "<missing>")
+        << sim.get(hpas + "trial").body;
+    EXPECT_TRUE(status_managers("trial").empty());
+}
+
+TEST_F(NativeHpaTest, AnHpaWhoseStatusAnotherManagerWroteIsLeftAloneUntilTakeoverIsForced) {
+    apply_manifest(sim, deployment("kcm", 2, "2500m"));
+    apply_manifest(sim, hpa("kcm", one_second));
+    // kube-controller-manager's last status write, a moment ago.
+    const auto r = sim.request("PATCH", hpas + "kcm/status?fieldManager=kube-controller-manager",
+                               R"({"status":{"currentReplicas":2,"desiredReplicas":2}})",
+                               "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(status_managers("kcm"), std::vector<std::string>{"kube-controller-manager"});
+    {
+        controller_runner controller(sim, test_controller_options());
+        ASSERT_TRUE(eventually([&] {
+            return !event_message("HorizontalPodAutoscaler", "kcm", "StandingBack").empty();
+        }));
+        EXPECT_NE(event_message("HorizontalPodAutoscaler", "kcm", "StandingBack")
+                      .find("status was written by kube-controller-manager at "),
+                  std::string::npos);
+        std::this_thread::sleep_for(1500ms);
+        EXPECT_EQ(replicas("kcm"), 2);
+        EXPECT_EQ(status_managers("kcm"), std::vector<std::string>{"kube-controller-manager"});
+        EXPECT_EQ(hpa_condition("kcm", "AbleToScale"), "");
+    }
+    auto options = test_controller_options();
+    options.native_hpas.force_takeover = true; // --native-hpa-force-takeover
+    controller_runner controller(sim, options);
+    EXPECT_TRUE(eventually([&] { return replicas("kcm") > 2; }));
+    EXPECT_TRUE(eventually([&] {
+        return status_managers("kcm").size() == 1 && status_managers("kcm")[0] == "hpaplus";
+    })) << "HPAPlus's status write takes the fields kube-controller-manager held";
+}
+
+TEST_F(NativeHpaTest, AnHpaAndAnHpaPlusOnOneWorkloadBothSaySoAndNeitherScales) {
+    apply_manifest(sim, deployment("both", 2, "2500m"));
+    apply_manifest(sim, hpa("both", one_second));
+    apply_manifest(sim, hpaplus("both", "  syncPeriodSeconds: 1\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] {
+        return hpa_condition("both", "ScalingActive") == "False MultipleAutoscalers" &&
+               condition("both", "ScalingActive") == "False MultipleAutoscalers";
+    })) << hpa_condition("both", "ScalingActive")
+        << " / " << condition("both", "ScalingActive");
+    EXPECT_EQ(event_message("HorizontalPodAutoscaler", "both", "MultipleAutoscalers"),
+              "Deployment/both is also scaled by HPAPlus default/both; neither scales it until "
+              "one is deleted");
+    EXPECT_EQ(event_message("HPAPlus", "both", "MultipleAutoscalers"),
+              "Deployment/both is also scaled by HorizontalPodAutoscaler default/both; neither "
+              "scales it until one is deleted");
+    std::this_thread::sleep_for(1500ms);
+    EXPECT_EQ(replicas("both"), 2);
+
+    ASSERT_EQ(sim.request("DELETE", hpapluses + "both").status, 200);
+    EXPECT_TRUE(eventually([&] { return replicas("both") > 2; }));
+}
+
+TEST_F(NativeHpaTest, ABadAnnotationIsReportedAndTheHpaKeepsScalingWithDefaults) {
+    apply_manifest(sim, deployment("odd", 2, "2500m"));
+    apply_manifest(sim, hpa("odd", one_second + ", autoscaling.hpaplus.io/mode: Fast"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] {
+        return !event_message("HorizontalPodAutoscaler", "odd", "InvalidAnnotation").empty();
+    }));
+    EXPECT_NE(event_message("HorizontalPodAutoscaler", "odd", "InvalidAnnotation")
+                  .find("autoscaling.hpaplus.io/mode"),
+              std::string::npos)
+        << event_message("HorizontalPodAutoscaler", "odd", "InvalidAnnotation");
+    EXPECT_TRUE(eventually([&] { return replicas("odd") > 2; }));
+}
+
+TEST_F(NativeHpaTest, DeletingTheHpaStopsItsWorker) {
+    apply_manifest(sim, deployment("gone", 2, "400m"));
+    apply_manifest(sim, hpa("gone", one_second));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return hpa_status("gone", "/status/desiredReplicas") == "2"; }));
+    ASSERT_EQ(controller.workers(), 1u);
+
+    ASSERT_EQ(sim.request("DELETE", hpas + "gone").status, 200);
+    ASSERT_TRUE(eventually([&] { return controller.workers() == 0; }));
+    set_load("gone", "2500m");
+    const auto before = controller.reconciles();
+    std::this_thread::sleep_for(2500ms); // more than two periods of the deleted HPA
+    EXPECT_EQ(controller.reconciles(), before);
+    EXPECT_EQ(replicas("gone"), 2);
+}
+
+TEST_F(NativeHpaTest, AnnotatedSelectionLeavesOtherHpasAlone) {
+    apply_manifest(sim, deployment("mine", 2, "2500m"));
+    apply_manifest(sim, deployment("theirs", 2, "2500m"));
+    apply_manifest(sim, hpa("mine", one_second + ", autoscaling.hpaplus.io/controller: hpaplus"));
+    apply_manifest(sim, hpa("theirs", one_second));
+    auto options = test_controller_options();
+    options.native_hpas.selection = controller::native_hpa_selection::annotated;
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return replicas("mine") > 2; }));
+    EXPECT_EQ(replicas("theirs"), 2);
+    EXPECT_EQ(hpa_status("theirs", "/status/desiredReplicas"), "<missing>");
+}
+
+} // namespace
+} // namespace hpaplus::test
