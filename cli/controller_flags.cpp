@@ -73,9 +73,9 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.boolean("native-hpa-force-takeover",
                   "reconcile HPAs even when another controller wrote their status recently",
                   o.native_hpas.force_takeover);
-    flags.boolean("cronhpa", "run CronHPA objects (needs crds/cronhpa.yaml installed)",
+    flags.boolean("cronhpa", "run CronHPA objects (watched for until crds/cronhpa.yaml is installed)",
                   o.enable_cronhpa);
-    flags.boolean("enable-vertical", "run VPAPlus objects (needs crds/vpaplus.yaml installed)",
+    flags.boolean("enable-vertical", "run VPAPlus objects (watched for until crds/vpaplus.yaml is installed)",
                   o.enable_vertical);
     flags.duration("vertical-interval", "how often each VPAPlus samples metrics and updates pods",
                    o.vertical.interval, 100ms);

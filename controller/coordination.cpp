@@ -86,14 +86,16 @@ bool same_floor(const std::optional<floor_view>& a, const std::optional<floor_vi
 
 } // namespace
 
-bool aims_at(const policy::object_reference& ref, const std::string& hpaplus,
+bool aims_at(const policy::object_reference& ref, const policy::object_reference& autoscaler,
              const policy::object_reference& workload) {
-    if (ref.kind == kube::hpaplus_kind) return ref.name == hpaplus;
+    if (ref.kind == kube::hpaplus_kind)
+        return autoscaler.kind == kube::hpaplus_kind && ref.name == autoscaler.name;
     return ref.kind == workload.kind && ref.name == workload.name;
 }
 
 std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas,
-                                                  const std::string& ns, const std::string& hpaplus,
+                                                  const std::string& ns,
+                                                  const policy::object_reference& autoscaler,
                                                   const policy::object_reference& workload) {
     std::optional<policy::cron_floor> best;
     for (const auto& object : cronhpas.select(ns, core::label_selector{})) {
@@ -102,7 +104,7 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas
         if (doc.HasParseError()) continue;
         kube::json_decoder d;
         const kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
-        if (!d.ok() || !c.status.active || !aims_at(c.spec.target, hpaplus, workload)) continue;
+        if (!d.ok() || !c.status.active || !aims_at(c.spec.target, autoscaler, workload)) continue;
         const cron::active_job& a = *c.status.active;
         const auto since = std::chrono::time_point_cast<std::chrono::nanoseconds>(a.schedule_time);
         if (best && (a.target_size < best->replicas ||
@@ -127,8 +129,8 @@ std::vector<policy::object_reference> floor_changes(const kube::object_cptr& pre
 }
 
 // The HPAPlus of `ns` that scales `workload` ("" when none).
-std::string hpaplus_scaling(const kube::informer& hpapluses, const std::string& ns,
-                            const policy::object_reference& workload) {
+std::string autoscaler_scaling(const kube::informer& hpapluses, const std::string& ns,
+                               const policy::object_reference& workload) {
     for (const auto& object : hpapluses.select(ns, core::label_selector{})) {
         rapidjson::Document doc;
         doc.Parse(object->json.data(), object->json.size());

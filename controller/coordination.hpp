@@ -13,14 +13,17 @@
 
 namespace hpaplus::controller {
 
-/// True when `ref` (a CronHPA's target) names the HPAPlus `hpaplus` or the workload `workload`.
-bool aims_at(const policy::object_reference& ref, const std::string& hpaplus,
+/// True when `ref` (a CronHPA's target) names `autoscaler` (an HPAPlus; a CronHPA cannot name a
+/// plain HPA) or the workload `workload` it scales.
+bool aims_at(const policy::object_reference& ref, const policy::object_reference& autoscaler,
              const policy::object_reference& workload);
 
-/// The floor the cached CronHPAs of `ns` hold on the HPAPlus `hpaplus` that scales `workload`:
-/// the largest targetSize of their jobs in force (ties: the latest); nullopt when none.
+/// The floor the cached CronHPAs of `ns` hold on `autoscaler` (an HPAPlus or a plain HPA) that
+/// scales `workload`: the largest targetSize of their jobs in force (ties: the latest); nullopt
+/// when none.
 std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas,
-                                                  const std::string& ns, const std::string& hpaplus,
+                                                  const std::string& ns,
+                                                  const policy::object_reference& autoscaler,
                                                   const policy::object_reference& workload);
 
 /// The targets whose floor may have changed when a CronHPA went from `previous` to `current`
@@ -28,9 +31,10 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas
 std::vector<policy::object_reference> floor_changes(const kube::object_cptr& previous,
                                                     const kube::object_cptr& current);
 
-/// The HPAPlus of `ns` that scales `workload` ("" when none).
-std::string hpaplus_scaling(const kube::informer& hpapluses, const std::string& ns,
-                            const policy::object_reference& workload);
+/// The name of the autoscaler in `autoscalers` (HPAPlus objects or plain HPAs) of `ns` that scales
+/// `workload` ("" when none).
+std::string autoscaler_scaling(const kube::informer& hpapluses, const std::string& ns,
+                               const policy::object_reference& workload);
 
 /// The resources (cpu, memory) that an HPAPlus in `ns` scaling `workload` scales on, and its name
 /// (empty when none): what the VPAPlus on that workload leaves to it.

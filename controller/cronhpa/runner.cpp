@@ -57,8 +57,8 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
     }
 }
 
-// Runs a job: a floor when an HPAPlus scales the target (it stays the only /scale writer),
-// otherwise replicas set directly.
+// Runs a job: a floor when an HPAPlus or a plain HPA scales the target (it stays the only /scale
+// writer), otherwise replicas set directly.
 boost::asio::awaitable<run_report> run_job(cron_env& env, const kube::cronhpa& c,
                                            std::int32_t size) {
     const policy::object_reference& ref = c.spec.target;
@@ -72,10 +72,17 @@ boost::asio::awaitable<run_report> run_job(cron_env& env, const kube::cronhpa& c
             r.message += " (not found yet: the floor applies once it exists)";
         co_return r;
     }
-    r.hpaplus = hpaplus_scaling(env.hpapluses, c.ns, ref);
+    r.hpaplus = autoscaler_scaling(env.hpapluses, c.ns, ref);
     if (!r.hpaplus.empty()) {
         r.ok = true;
         r.message = "floor " + std::to_string(size) + " for HPAPlus " + r.hpaplus +
+                    ", which scales " + ref.kind + "/" + ref.name;
+        co_return r;
+    }
+    if (const std::string hpa = env.hpas ? autoscaler_scaling(*env.hpas, c.ns, ref) : "";
+        !hpa.empty()) {
+        r.ok = true;
+        r.message = "floor " + std::to_string(size) + " for HorizontalPodAutoscaler " + hpa +
                     ", which scales " + ref.kind + "/" + ref.name;
         co_return r;
     }

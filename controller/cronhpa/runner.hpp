@@ -1,7 +1,7 @@
 // controller/cronhpa/runner.hpp — one wake of one CronHPA, an I/O shell around cron/status.hpp:
 // read it from the cache, plan its jobs, run the job that is due — set the target's replicas
-// through `/scale` when no HPAPlus scales it, or hand the HPAPlus a floor by recording the job in
-// force — and write the status and Events. Returns when to wake next.
+// through `/scale` when no autoscaler scales it, or hand the HPAPlus (or plain HPA) a floor by
+// recording the job in force — and write the status and Events. Returns when to wake next.
 #pragma once
 
 #include "controller/runtime/options.hpp"
@@ -20,6 +20,7 @@ struct cron_env {
     kube::api_client& client;
     const kube::informer& cronhpas;
     const kube::informer& hpapluses;
+    const kube::informer* hpas; ///< plain HPAs (null with --native-hpas=none)
     const kube::informer& deployments;
     kube::event_recorder& events;
     const controller_options& options;

@@ -145,7 +145,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     }
     if (kind.others) {
         const auto& ref = in.hpa.spec.scale_target_ref;
-        const std::string other = hpaplus_scaling(*kind.others, ns, ref);
+        const std::string other = autoscaler_scaling(*kind.others, ns, ref);
         if (!other.empty()) {
             const char* other_kind = kind.native ? "HPAPlus" : "HorizontalPodAutoscaler";
             out.target = ref.kind + "/" + ref.name;
@@ -168,7 +168,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     in.config = env.options.policy;
     in.hist = memory.hist;
     in.now = now;
-    if (env.cronhpas) in.floor = find_cron_floor(*env.cronhpas, ns, name, ref);
+    if (env.cronhpas) {
+        const policy::object_reference self{kind.name, name, kind.api_version};
+        in.floor = find_cron_floor(*env.cronhpas, ns, self, ref);
+    }
     if (in.scale) {
         // memory.pods keeps these pods alive until the next reconcile of this object.
         const auto& pods = env.pods.select(ns, in.scale->selector, memory.pods);

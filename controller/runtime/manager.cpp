@@ -61,12 +61,14 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
     pods_ = informer_of(client, kube::resources::pods, options);
     pod_cache_ = std::make_unique<pod_cache>(*pods_);
     deployments_ = informer_of(client, kube::resources::deployments, options);
+    if (options.native_hpas.selection != native_hpa_selection::none)
+        hpas_ = informer_of(client, kube::resources::hpas, options);
     events_ = std::make_unique<kube::event_recorder>(client, host_name(),
                                                      options.event_aggregation_window);
     if (options.enable_cronhpa) {
         cronhpas_ = crd_informer_of(client, kube::resources::cronhpas, options);
-        cronhpa_rules_ = std::make_unique<cronhpa_rules>(
-            cron_env{client, *cronhpas_, *hpapluses_, *deployments_, *events_, options});
+        cronhpa_rules_ = std::make_unique<cronhpa_rules>(cron_env{
+            client, *cronhpas_, *hpapluses_, hpas_.get(), *deployments_, *events_, options});
         cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_);
         cronhpas_->on_change([this](kube::change what, const kube::object_cptr& o,
                                     const kube::object_cptr& prev) { on_cronhpa(what, o, prev); });
@@ -96,8 +98,6 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
     env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *pod_cache_,
                                                          *deployments_, *events_, options,
                                                          cronhpas_.get(), vpapluses_.get()});
-    if (options.native_hpas.selection != native_hpa_selection::none)
-        hpas_ = informer_of(client, kube::resources::hpas, options);
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
         *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", *hpapluses_,
                                kube::resources::hpapluses, false, hpas_.get()});

@@ -40,6 +40,21 @@ inline std::string hpaplus(const std::string& name, const std::string& extra, in
            extra;
 }
 
+inline const std::string hpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/";
+
+// An autoscaling/v2 HPA on Deployment `name` at 50 % CPU; `annotations` is a YAML flow map's
+// content, `behavior` more spec YAML (two-space indent).
+inline std::string hpa(const std::string& name, const std::string& annotations = "",
+                       const std::string& behavior = "", int min = 1, int max = 10) {
+    return "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + name +
+           "\n  namespace: default\n  annotations: {" + annotations +
+           "}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: " + name +
+           "}\n  minReplicas: " + std::to_string(min) + "\n  maxReplicas: " + std::to_string(max) +
+           "\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: "
+           "Utilization, averageUtilization: 50}}\n" +
+           behavior;
+}
+
 class ControllerTest : public ::testing::Test {
   protected:
     explicit ControllerTest(sim::cluster_options options = fast_cluster()) : sim(options) {

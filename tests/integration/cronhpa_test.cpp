@@ -138,6 +138,25 @@ TEST_P(CronFloorTest, IsRaisedAndReleasedUnderAnHPAPlusWithoutFighting) {
 
 INSTANTIATE_TEST_SUITE_P(Target, CronFloorTest, ::testing::Values("HPAPlus", "Deployment"));
 
+// The drop-in path: a CronHPA on a Deployment that a plain HPA scales hands that HPA the floor.
+TEST_F(CronHpaTest, AFloorOnAWorkloadThatAPlainHpaScalesGoesToTheHpa) {
+    apply_manifest(sim, deployment("store", 2, "400m"));
+    apply_manifest(sim, hpa("store", "autoscaling.hpaplus.io/sync-period-seconds: \"1\"",
+                            "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 2}\n", 2, 8));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually(
+        [&] { return str(get_json(sim, hpas + "store"), "/status/observedGeneration") == "1"; }));
+    apply_manifest(sim, cronhpa("sale", deployment_ref("store"),
+                                job("open", in_seconds(3), 6) + job("close", in_seconds(8), 2)));
+    ASSERT_TRUE(eventually([&] { return replicas("store") == 6; }, 15s))
+        << cron_status("sale", "/status");
+    EXPECT_EQ(cron_status("sale", "/status/active/mode"), "Floor");
+    const auto seen = replicas_until(
+        "store", [&] { return job_state("sale", 1) == "Succeeded" && replicas("store") == 2; },
+        30s);
+    EXPECT_EQ(seen, (std::vector<int>{6, 2})) << "the CronHPA and the HPA fought over /scale";
+}
+
 TEST_F(CronHpaTest, DeletingTheCronHpaReleasesItsFloor) {
     apply_manifest(sim, deployment("api", 2, "400m"));
     controller_runner controller(sim, test_controller_options());

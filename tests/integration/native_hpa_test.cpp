@@ -10,21 +10,6 @@
 namespace hpaplus::test {
 namespace {
 
-const std::string hpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/";
-
-// An autoscaling/v2 HPA on Deployment `name` at 50 % CPU; `annotations` is a YAML flow map's
-// content, `behavior` more spec YAML (two-space indent).
-std::string hpa(const std::string& name, const std::string& annotations = "",
-                const std::string& behavior = "", int min = 1, int max = 10) {
-    return "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: " + name +
-           "\n  namespace: default\n  annotations: {" + annotations +
-           "}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: " + name +
-           "}\n  minReplicas: " + std::to_string(min) + "\n  maxReplicas: " + std::to_string(max) +
-           "\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: "
-           "Utilization, averageUtilization: 50}}\n" +
-           behavior;
-}
-
 const std::string one_second = "autoscaling.hpaplus.io/sync-period-seconds: \"1\"";
 
 class NativeHpaTest : public ControllerTest {
@@ -215,6 +200,20 @@ TEST_F(NativeHpaTest, DeletingTheHpaStopsItsWorker) {
     std::this_thread::sleep_for(2500ms); // more than two periods of the deleted HPA
     EXPECT_EQ(controller.reconciles(), before);
     EXPECT_EQ(replicas("gone"), 2);
+}
+
+TEST_F(NativeHpaTest, TheExamplesRunWithTheirAnnotations) {
+    apply_manifest(sim, deployment("web", 2, "2500m"));
+    apply_manifest(sim, deployment("checkout", 2, "2500m"));
+    apply_manifest(sim, read_source_file("examples/drop-in/web-hpa.yaml"));
+    controller_runner controller(sim, test_controller_options());
+    EXPECT_TRUE(eventually([&] { return replicas("web") > 2; }));
+    EXPECT_TRUE(eventually([&] {
+        return !event_message("HorizontalPodAutoscaler", "checkout", "DryRunRescale").empty();
+    }));
+    EXPECT_EQ(replicas("checkout"), 2);
+    for (const char* name : {"web", "checkout"})
+        EXPECT_EQ(event_message("HorizontalPodAutoscaler", name, "InvalidAnnotation"), "") << name;
 }
 
 TEST_F(NativeHpaTest, AnnotatedSelectionLeavesOtherHpasAlone) {

@@ -95,6 +95,7 @@ TEST(DeployManifests, TheControllerArgumentsAreAcceptedFlags) {
     EXPECT_TRUE(options->leader.enabled);
     EXPECT_EQ(options->leader.lease_namespace, deployment["metadata"]["namespace"].GetString());
     EXPECT_EQ(options->ops_listen, "0.0.0.0:8080");
+    EXPECT_EQ(options->native_hpas.selection, controller::native_hpa_selection::all);
     EXPECT_STREQ(container["livenessProbe"]["httpGet"]["path"].GetString(), "/healthz");
     EXPECT_STREQ(container["readinessProbe"]["httpGet"]["path"].GetString(), "/readyz");
     // The Lease the Role names is the one the controller takes.
@@ -110,6 +111,10 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         {"autoscaling.hpaplus.io", "hpapluses", "list"},
         {"autoscaling.hpaplus.io", "hpapluses", "watch"},
         {"autoscaling.hpaplus.io", "hpapluses/status", "patch"},
+        {"autoscaling", "horizontalpodautoscalers", "list"},
+        {"autoscaling", "horizontalpodautoscalers", "watch"},
+        {"autoscaling", "horizontalpodautoscalers/status", "update"},
+        {"autoscaling", "horizontalpodautoscalers/status", "patch"},
         {"autoscaling.hpaplus.io", "cronhpas", "watch"},
         {"autoscaling.hpaplus.io", "cronhpas/status", "patch"},
         {"", "pods", "watch"},
@@ -131,6 +136,8 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         EXPECT_TRUE(grants(role, group, resource, verb)) << group << " " << resource << " " << verb;
     EXPECT_FALSE(grants(role, "", "secrets", "get"));
     EXPECT_FALSE(grants(role, "apps", "deployments", "update"));
+    EXPECT_FALSE(grants(role, "autoscaling", "horizontalpodautoscalers", "update"))
+        << "the spec is the user's; HPAPlus writes only the status";
     EXPECT_FALSE(grants(role, "", "pods", "delete")) << "pods go only through the Eviction API";
     const auto& lease_role = m.at("Role/hpaplus-leader-election");
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "create"));
