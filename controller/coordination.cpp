@@ -145,8 +145,8 @@ std::string autoscaler_scaling(const kube::informer& hpapluses, const std::strin
 }
 
 void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
-                       const policy::autoscaler& hpa, std::vector<policy::condition>& conditions,
-                       core::time_point now) {
+                       const std::string& kind, const policy::autoscaler& hpa,
+                       std::vector<policy::condition>& conditions, core::time_point now) {
     const auto v =
         find_aimed_at<vpaplus>(vpapluses, ns, hpa.spec.scale_target_ref, kube::decode_vpaplus);
     if (!v) {
@@ -154,20 +154,23 @@ void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
         return;
     }
     horizontal_use use = uses_of(hpa);
-    use.hpaplus = hpa.name;
+    use.kind = kind;
+    use.name = hpa.name;
     policy::set_condition(
         conditions, "CoordinatedWithVPAPlus", condition_status::true_,
         vertical::coordination_reason(*v, use),
         "VPAPlus " + v->name + " sizes the pods; " + vertical::coordination_message(*v, use), now);
 }
 
-horizontal_use find_horizontal_use(const kube::informer& hpapluses, const std::string& ns,
+horizontal_use find_horizontal_use(const kube::informer& autoscalers, const std::string& kind,
+                                   const std::string& ns,
                                    const policy::object_reference& workload) {
     const auto hpa =
-        find_aimed_at<policy::autoscaler>(hpapluses, ns, workload, kube::decode_autoscaler);
+        find_aimed_at<policy::autoscaler>(autoscalers, ns, workload, kube::decode_autoscaler);
     if (!hpa) return {};
     horizontal_use use = uses_of(*hpa);
-    use.hpaplus = hpa->name;
+    use.kind = kind;
+    use.name = hpa->name;
     return use;
 }
 

@@ -36,15 +36,18 @@ std::vector<policy::object_reference> floor_changes(const kube::object_cptr& pre
 std::string autoscaler_scaling(const kube::informer& hpapluses, const std::string& ns,
                                const policy::object_reference& workload);
 
-/// The resources (cpu, memory) that an HPAPlus in `ns` scaling `workload` scales on, and its name
-/// (empty when none): what the VPAPlus on that workload leaves to it.
-vertical::horizontal_use find_horizontal_use(const kube::informer& hpapluses, const std::string& ns,
+/// The resources (cpu, memory) that an autoscaler of `kind` in `autoscalers` (HPAPlus objects or
+/// plain HPAs) of `ns` scaling `workload` scales on, and its name (empty when none): what the
+/// VPAPlus on that workload leaves to it.
+vertical::horizontal_use find_horizontal_use(const kube::informer& autoscalers,
+                                             const std::string& kind, const std::string& ns,
                                              const policy::object_reference& workload);
 
-/// The HPAPlus side: sets its CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes
-/// the pods of its target (says which resources stay with the HPAPlus), removes it otherwise.
+/// The horizontal side (`kind` HPAPlus or HorizontalPodAutoscaler): sets its
+/// CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes the pods of its target
+/// (says which resources stay with it), removes it otherwise.
 void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
-                       const policy::autoscaler& hpa, std::vector<policy::condition>& conditions,
-                       core::time_point now);
+                       const std::string& kind, const policy::autoscaler& hpa,
+                       std::vector<policy::condition>& conditions, core::time_point now);
 
 } // namespace hpaplus::controller

@@ -397,7 +397,7 @@ std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
         std::string& into = allowed ? shared : left;
         into += (into.empty() ? "" : ", ") + std::string(name);
     }
-    std::string m = "HPAPlus " + h.hpaplus + " scales " + v.target.kind + "/" + v.target.name;
+    std::string m = h.kind + " " + h.name + " scales " + v.target.kind + "/" + v.target.name;
     if (!left.empty()) m += "; " + left + " left to it (not controlled here)";
     if (!shared.empty()) m += "; " + shared + " controlled by both (allowSharedResources)";
     if (left.empty() && shared.empty()) m += " on other metrics; nothing shared";
@@ -486,8 +486,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     }
 
     const horizontal_use h = env.horizontal_use_of(ns, v.target);
-    status.shared_with = h.hpaplus;
-    if (h.hpaplus.empty())
+    status.shared_with = h.kind == "HPAPlus" ? h.name : h.kind + "/" + h.name;
+    if (h.name.empty())
         policy::remove_condition(conditions, "CoordinatedWithHPAPlus");
     else
         policy::set_condition(conditions, "CoordinatedWithHPAPlus", condition_status::true_,

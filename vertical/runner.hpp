@@ -27,7 +27,8 @@ namespace hpaplus::vertical {
 /// The resources (cpu, memory) a horizontal autoscaler scaling a workload scales on, and its name
 /// ("" when none scales it): what the VPAPlus on that workload leaves to it.
 struct horizontal_use {
-    std::string hpaplus;
+    std::string kind = "HPAPlus"; ///< or HorizontalPodAutoscaler
+    std::string name;             ///< "" when no horizontal autoscaler scales the workload
     bool cpu = false;
     bool memory = false;
 };

@@ -210,7 +210,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     policy::finish(decision, in, write_error);
     memory.hist = decision.hist;
     if (env.vpapluses)
-        note_vertical_use(*env.vpapluses, ns, in.hpa, decision.status.conditions, now);
+        note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);
 
     out.current_replicas = decision.current_replicas;
     out.desired_replicas = decision.desired_replicas;

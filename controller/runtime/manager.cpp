@@ -86,7 +86,10 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
         vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
             client, *vpapluses_, *pods_, *deployments_,
             [this](const std::string& ns, const policy::object_reference& workload) {
-                return find_horizontal_use(*hpapluses_, ns, workload);
+                auto use = find_horizontal_use(*hpapluses_, "HPAPlus", ns, workload);
+                if (use.name.empty() && hpas_)
+                    use = find_horizontal_use(*hpas_, "HorizontalPodAutoscaler", ns, workload);
+                return use;
             },
             *events_, options.vertical, history});
         vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);

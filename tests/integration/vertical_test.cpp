@@ -445,6 +445,27 @@ TEST_F(VerticalTest, LeavesCpuToAnHpaPlusOnTheSameWorkloadAndSaysSoOnBoth) {
     EXPECT_EQ(replicas("shared"), 2) << "the HPAPlus saw no reason to scale";
 }
 
+TEST_F(VerticalTest, LeavesCpuToAPlainHpaOnTheSameWorkloadToo) {
+    apply_manifest(sim, workload("plain", 2, "100m"));
+    ASSERT_TRUE(eventually([&] { return running("plain", 2); }));
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(sim,
+                   hpa("plain", "autoscaling.hpaplus.io/sync-period-seconds: \"1\"", "", 2, 6));
+    apply_manifest(sim, vpaplus("plain", "InPlace"));
+    ASSERT_TRUE(eventually([&] {
+        return vcondition("plain", "CoordinatedWithHPAPlus") == "True ResourcesLeftToHPAPlus";
+    })) << vstatus("plain", "/status");
+    EXPECT_EQ(vstatus("plain", "/status/sharedWith"), "HorizontalPodAutoscaler/plain");
+    ASSERT_TRUE(eventually([&] {
+        return condition_at(hpas + "plain", "CoordinatedWithVPAPlus") ==
+               "True ResourcesLeftToHPAPlus";
+    }));
+    EXPECT_EQ(vstatus("plain", "/status/recommendation/containerRecommendations/0/target/cpu"),
+              "<missing>");
+    for (const auto& p : pods("plain"))
+        EXPECT_EQ(p.cpu_request, "100m") << p.name;
+}
+
 TEST_F(VerticalTest, HistoryIsCheckpointedAndRestoredAfterARestart) {
     apply_manifest(sim, workload("kept", 2, "400m"));
     ASSERT_TRUE(eventually([&] { return running("kept", 2); }));
