@@ -88,11 +88,6 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     rapidjson::Document doc;
     doc.Parse(object->json.data(), object->json.size());
     const kube::json_node root{&doc, ""};
-    if (kind.native && env.options.native_hpas.selection == native_hpa_selection::annotated &&
-        !kube::asks_for_hpaplus(doc)) {
-        out.exists = false; // not ours: the worker ends (and starts again if it gets annotated)
-        co_return out;
-    }
     kube::json_decoder d;
     policy::reconcile_input in;
     in.hpa = kube::decode_autoscaler(d, root);

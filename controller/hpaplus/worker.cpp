@@ -66,6 +66,20 @@ std::chrono::milliseconds hpaplus_rules::first_delay(const worker_slot& w, bool 
         std::hash<std::string>{}(w.key) % static_cast<std::size_t>(period.count())));
 }
 
+bool hpaplus_rules::takes(const kube::cached_object& object) {
+    if (!kind_.native || env_.options.native_hpas.selection != native_hpa_selection::annotated)
+        return true;
+    rapidjson::Document doc;
+    doc.Parse(object.json.data(), object.json.size());
+    return !doc.HasParseError() && kube::asks_for_hpaplus(doc);
+}
+
+bool hpaplus_rules::wakes(const kube::cached_object& object, const kube::cached_object& previous) {
+    return worker_rules::wakes(object, previous) ||
+           (kind_.native && kube::hpaplus_annotations_text(object.json) !=
+                                kube::hpaplus_annotations_text(previous.json));
+}
+
 void hpaplus_rules::forgotten(const worker_slot& w) {
     kind_.selectors.erase(w.ns, w.name);
     for (auto* o : observers_)

@@ -35,6 +35,10 @@ class hpaplus_rules : public worker_rules {
     std::chrono::steady_clock::duration after_failure(const worker_slot& w) override;
     std::chrono::milliseconds first_delay(const worker_slot& w, bool listed) override;
     void forgotten(const worker_slot& w) override;
+    /// Plain HPAs: with --native-hpas=annotated only those that ask for HPAPlus.
+    bool takes(const kube::cached_object& object) override;
+    /// Plain HPAs also wake when their autoscaling.hpaplus.io/ annotations change.
+    bool wakes(const kube::cached_object& object, const kube::cached_object& previous) override;
 
     void add_observer(reconcile_observer* observer) { observers_.push_back(observer); }
     std::uint64_t rescales() const { return rescales_; }

@@ -33,7 +33,7 @@ void worker_pool::start(asio::any_io_executor ex, std::size_t& running,
     running_ = &running;
     acting_ = true;
     for (const auto& [key, object] : objects)
-        spawn(object->namespace_, object->name, true);
+        if (rules_.takes(*object)) spawn(object->namespace_, object->name, true);
     spdlog::info("acting on {} {} objects", workers_.size(), kind_);
 }
 
@@ -82,12 +82,11 @@ void worker_pool::poke_aimed_at(std::string_view ns, std::string_view target) {
 void worker_pool::on_change(kube::change what, const kube::object_cptr& object,
                             const kube::object_cptr& previous) {
     if (!acting_) return;
-    if (what == kube::change::deleted) {
+    if (what == kube::change::deleted || !rules_.takes(*object)) {
         forget(object->key);
     } else if (!workers_.count(object->key)) {
         spawn(object->namespace_, object->name, false);
-    } else if (!previous || object->generation != previous->generation) {
-        // Our own status writes keep the generation; a spec edit bumps it.
+    } else if (!previous || rules_.wakes(*object, *previous)) {
         workers_.at(object->key)->poke();
     }
 }

@@ -82,6 +82,13 @@ class worker_rules {
     }
     /// The object was deleted (its worker is gone).
     virtual void forgotten(const worker_slot&) {}
+    /// Whether the object gets a worker at all (an object that stops being taken loses it).
+    virtual bool takes(const kube::cached_object&) { return true; }
+    /// Whether a change from `previous` to `object` wakes the worker at once; by default a spec
+    /// change (a new generation): our own status writes keep the generation.
+    virtual bool wakes(const kube::cached_object& object, const kube::cached_object& previous) {
+        return object.generation != previous.generation;
+    }
 };
 
 class worker_pool {
@@ -98,7 +105,8 @@ class worker_pool {
                const kube::snapshot& objects);
     /// Cancels every worker; a pass in flight finishes.
     void stop();
-    /// The informer's change handler: spawn on appearance, wake on a spec change, stop on delete.
+    /// The informer's change handler: spawn on appearance (of an object the rules take), wake on a
+    /// change the rules say wakes, stop on delete (or when the rules stop taking the object).
     void on_change(kube::change what, const kube::object_cptr& object,
                    const kube::object_cptr& previous);
     /// Wakes the worker of `key` (namespace/name), if any.

@@ -17,9 +17,7 @@ std::string text(const rapidjson::Value& v, const char* name) {
     return m && m->IsString() ? std::string(m->GetString(), m->GetStringLength()) : std::string();
 }
 
-} // namespace
-
-hpa_annotations hpa_annotations_of(const rapidjson::Value& object) {
+std::map<std::string, std::string> hpaplus_annotations(const rapidjson::Value& object) {
     std::map<std::string, std::string> ours;
     const auto* metadata = member(object, "metadata");
     const auto* annotations = metadata ? member(*metadata, "annotations") : nullptr;
@@ -28,7 +26,23 @@ hpa_annotations hpa_annotations_of(const rapidjson::Value& object) {
             if (m.value.IsString() &&
                 std::string_view(m.name.GetString()).starts_with("autoscaling.hpaplus.io/"))
                 ours.emplace(m.name.GetString(), m.value.GetString());
-    return read_hpa_annotations(ours);
+    return ours;
+}
+
+} // namespace
+
+hpa_annotations hpa_annotations_of(const rapidjson::Value& object) {
+    return read_hpa_annotations(hpaplus_annotations(object));
+}
+
+std::string hpaplus_annotations_text(std::string_view object_json) {
+    rapidjson::Document doc;
+    doc.Parse(object_json.data(), object_json.size());
+    std::string out;
+    if (doc.HasParseError()) return out;
+    for (const auto& [key, value] : hpaplus_annotations(doc))
+        out += key + "=" + value + "\n";
+    return out;
 }
 
 void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& spec) {

@@ -10,6 +10,7 @@
 #include <rapidjson/fwd.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::kube {
@@ -26,6 +27,10 @@ void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& sp
 
 /// True when the object is annotated `autoscaling.hpaplus.io/controller: hpaplus`.
 bool asks_for_hpaplus(const rapidjson::Value& object);
+
+/// The autoscaling.hpaplus.io/ annotations of an object's JSON text, as `key=value` lines in key
+/// order ("" when none or when the text is not an object): compare two to see whether they changed.
+std::string hpaplus_annotations_text(std::string_view object_json);
 
 /// One manager's last write of the status subresource.
 struct status_write {

@@ -103,6 +103,25 @@ TEST_F(NativeHpaTest, AOneSecondAnnotationReactsWhileADefaultHpaWaits) {
     EXPECT_EQ(replicas("slow"), 2) << "the HPA without the annotation reconciled early";
 }
 
+TEST_F(NativeHpaTest, AnAnnotationEditTakesEffectAtOnce) {
+    apply_manifest(sim, deployment("tuned", 2, "400m"));
+    ASSERT_TRUE(eventually([&] { return available("tuned") == 2; }));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    apply_manifest(sim, hpa("tuned", "autoscaling.hpaplus.io/sync-period-seconds: \"60\""));
+    ASSERT_TRUE(
+        eventually([&] { return hpa_status("tuned", "/status/observedGeneration") == "1"; }));
+    set_load("tuned", "2500m");
+    // An annotation is not spec: the generation stays, but the worker wakes and uses 1 s.
+    const auto r = sim.request(
+        "PATCH", hpas + "tuned",
+        R"({"metadata":{"annotations":{"autoscaling.hpaplus.io/sync-period-seconds":"1"}}})",
+        "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(eventually([&] { return replicas("tuned") > 2; }, 20s))
+        << "the 60 s period of the old annotation held";
+}
+
 TEST_F(NativeHpaTest, ADryRunAnnotationDecidesAndWritesNothing) {
     apply_manifest(sim, deployment("trial", 2, "2500m"));
     apply_manifest(sim, hpa("trial", one_second + ", autoscaling.hpaplus.io/mode: DryRun"));
@@ -227,6 +246,14 @@ TEST_F(NativeHpaTest, AnnotatedSelectionLeavesOtherHpasAlone) {
     ASSERT_TRUE(eventually([&] { return replicas("mine") > 2; }));
     EXPECT_EQ(replicas("theirs"), 2);
     EXPECT_EQ(hpa_status("theirs", "/status/desiredReplicas"), "<missing>");
+
+    // Annotated later: taken at once.
+    const auto r = sim.request(
+        "PATCH", hpas + "theirs",
+        R"({"metadata":{"annotations":{"autoscaling.hpaplus.io/controller":"hpaplus"}}})",
+        "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(eventually([&] { return replicas("theirs") > 2; }));
 }
 
 } // namespace
