@@ -17,8 +17,11 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                o.kubeconfig, false);
     flags.text("context", "kubeconfig context (default: its current-context)", o.context, false);
     flags.text("namespace", "watch only this namespace (default: all)", o.watch_namespace, false);
-    flags.duration("default-sync-period", "period of an HPAPlus without spec.syncPeriodSeconds",
+    flags.duration("default-sync-period",
+                   "period of an autoscaler without its own (spec.syncPeriodSeconds, annotation)",
                    o.default_sync_period, 1s);
+    flags.duration("horizontal-pod-autoscaler-sync-period",
+                   "the same as --default-sync-period (upstream flag)", o.default_sync_period, 1s);
     flags.number("horizontal-pod-autoscaler-tolerance", "controller-wide tolerance (upstream flag)",
                  o.policy.tolerance);
     flags.duration("horizontal-pod-autoscaler-downscale-stabilization",

@@ -43,6 +43,10 @@ TEST(ControllerFlags, DefaultsAreUpstreamsAndEveryFlagSetsItsField) {
     EXPECT_DOUBLE_EQ(o->client.qps, 200);
     EXPECT_EQ(o->scale_write_attempts, 5);
     EXPECT_EQ(o->leader.lease_duration, 30s);
+    // kube-controller-manager's name for it, so its HPA flags carry over unchanged.
+    const auto upstream = parse({"--horizontal-pod-autoscaler-sync-period=30s"});
+    ASSERT_TRUE(upstream) << upstream.error().text;
+    EXPECT_EQ(upstream->default_sync_period, 30s);
     EXPECT_EQ(o->shutdown_grace, 0ms);
     EXPECT_FALSE(o->enable_cronhpa);
     EXPECT_EQ(o->cron_history_limit, 3);
