@@ -172,10 +172,19 @@ std::vector<const worker_pool*> manager::pools() const {
 }
 
 manager_stats manager::stats() const {
-    const worker_stats& w = hpapluses_workers_->stats();
-    return manager_stats{
-        w.passes,   w.errors,  hpaplus_rules_->rescales(), hpaplus_rules_->status_writes(),
-        w.failures, w.lateness};
+    manager_stats out;
+    const auto add = [&out](const worker_pool& pool, const hpaplus_rules& rules) {
+        const worker_stats& w = pool.stats();
+        out.reconciles += w.passes;
+        out.errors += w.errors;
+        out.rescales += rules.rescales();
+        out.status_writes += rules.status_writes();
+        out.failures += w.failures;
+        out.lateness.add(w.lateness);
+    };
+    add(*hpapluses_workers_, *hpaplus_rules_);
+    if (hpa_workers_) add(*hpa_workers_, *hpa_rules_);
+    return out;
 }
 
 bool manager::synced() const {

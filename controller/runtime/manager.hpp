@@ -34,7 +34,8 @@ class vpaplus_rules;
 class pod_cache;
 struct reconcile_env;
 
-/// The HPAPlus workers' counters (the demo, the tests and the benchmark read them).
+/// The counters of the horizontal autoscalers' workers, HPAPlus objects and plain HPAs (the demo,
+/// the tests and the benchmark read them).
 struct manager_stats {
     std::uint64_t reconciles = 0;
     std::uint64_t errors = 0; ///< reconciles that returned an error (incl. invalid specs)

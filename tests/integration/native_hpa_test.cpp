@@ -212,6 +212,7 @@ TEST_F(NativeHpaTest, DeletingTheHpaStopsItsWorker) {
     ASSERT_TRUE(eventually([&] { return hpa_status("gone", "/status/desiredReplicas") == "2"; }));
     ASSERT_EQ(controller.workers(), 1u);
 
+    ASSERT_GT(controller.reconciles(), 0u) << "plain HPAs count in the controller's reconciles";
     ASSERT_EQ(sim.request("DELETE", hpas + "gone").status, 200);
     ASSERT_TRUE(eventually([&] { return controller.workers() == 0; }));
     set_load("gone", "2500m");
