@@ -6,8 +6,8 @@
 #include "cli/read_input.hpp"
 #include "kube/api/migrate.hpp"
 #include "kube/yaml_json.hpp"
+#include "net/json_parse.hpp"
 
-#include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
@@ -74,12 +74,8 @@ migrate_result migrate_documents(std::string_view input) {
     out.AddMember("items", rapidjson::Value(rapidjson::kArrayType), out.GetAllocator());
     for (const auto& text : *documents) {
         rapidjson::Document doc;
-        doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
-        if (doc.HasParseError())
-            return {2,
-                    {},
-                    {},
-                    std::string("bad JSON: ") + rapidjson::GetParseError_En(doc.GetParseError())};
+        if (auto why = net::parse_json(doc, text); !why.empty())
+            return {2, {}, {}, "bad JSON: " + why};
         migrate_object(doc, out, r);
     }
     const auto& items = out["items"];

@@ -2,6 +2,7 @@
 #include "kube/api_client.hpp"
 
 #include "kube/json_decoder.hpp"
+#include "net/json_parse.hpp"
 
 #include "net/use_tuple.hpp"
 
@@ -464,8 +465,7 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
     std::string gone_message;
     const std::function<bool(std::string_view)> on_line = [&](std::string_view line) {
         rapidjson::Document doc;
-        doc.Parse(line.data(), line.size());
-        if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("type") ||
+        if (!net::parse_json(doc, line).empty() || !doc.IsObject() || !doc.HasMember("type") ||
             !doc["type"].IsString() || !doc.HasMember("object"))
             return true; // a garbled line is skipped; the next relist repairs any gap
         const std::string_view type(doc["type"].GetString(), doc["type"].GetStringLength());

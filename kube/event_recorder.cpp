@@ -2,6 +2,7 @@
 #include "kube/event_recorder.hpp"
 
 #include "kube/resources.hpp"
+#include "net/json_parse.hpp"
 
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
@@ -13,8 +14,7 @@ constexpr std::size_t max_remembered = 8192;
 
 std::string created_name(const std::string& body) {
     rapidjson::Document doc;
-    doc.Parse(body.data(), body.size());
-    if (doc.HasParseError() || !doc.IsObject()) return {};
+    if (!net::parse_json(doc, body).empty() || !doc.IsObject()) return {};
     const auto meta = doc.FindMember("metadata");
     if (meta == doc.MemberEnd() || !meta->value.IsObject()) return {};
     const auto name = meta->value.FindMember("name");

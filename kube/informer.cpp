@@ -4,6 +4,7 @@
 #include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
 #include "net/http_message.hpp"
+#include "net/json_parse.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -102,8 +103,7 @@ void informer::notify(change what, const object_cptr& object, const object_cptr&
 
 void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsObject()) return;
+    if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
     object_cptr object = object_from(doc);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
@@ -143,10 +143,10 @@ asio::awaitable<bool> informer::list() {
             co_return false;
         }
         rapidjson::Document doc;
-        doc.Parse(r.body.c_str(), r.body.size());
-        if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("items") ||
-            !doc["items"].IsArray()) {
-            last_error_ = "list " + collection_ + ": the response is not a list";
+        const std::string bad = net::parse_json(doc, r.body);
+        if (!bad.empty() || !doc.IsObject() || !doc.HasMember("items") || !doc["items"].IsArray()) {
+            last_error_ =
+                "list " + collection_ + ": " + (bad.empty() ? "the response is not a list" : bad);
             co_return false;
         }
         for (const auto& item : doc["items"].GetArray()) {

@@ -1,6 +1,8 @@
 // kube/json_decoder.cpp — field-path-aware typed reads over RapidJSON.
 #include "kube/json_decoder.hpp"
 
+#include "net/json_parse.hpp"
+
 #include "core/duration.hpp"
 
 #include <rapidjson/error/en.h>
@@ -19,6 +21,14 @@ const char* type_name(const rapidjson::Value& v) {
     if (v.IsArray()) return "an array";
     if (v.IsString()) return "a string";
     return "a number";
+}
+
+// The member `m` of the object at `parent`, without looking it up again by name (a lookup is a
+// linear scan, so looking up every member of an object would be quadratic).
+json_node member(const json_node& parent, const rapidjson::Value::Member& m) {
+    const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+    return {&m.value,
+            parent.path.empty() ? std::string(key) : parent.path + "." + std::string(key)};
 }
 
 } // namespace
@@ -66,8 +76,10 @@ void json_decoder::known_fields(const json_node& n, std::initializer_list<std::s
     if (!n.present() || !n.value->IsObject()) return;
     for (const auto& m : n.value->GetObject()) {
         const std::string_view name(m.name.GetString(), m.name.GetStringLength());
-        if (std::find(known.begin(), known.end(), name) == known.end())
-            fail(n[name], "unknown field");
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            fail(member(n, m), "unknown field");
+            return;
+        }
     }
 }
 
@@ -198,8 +210,8 @@ core::label_map json_decoder::string_map(const json_node& n) {
     core::label_map out;
     if (!object(n)) return out;
     for (const auto& m : n.value->GetObject()) {
-        const std::string key(m.name.GetString(), m.name.GetStringLength());
-        if (auto v = opt_string(n[key])) out.emplace(key, std::move(*v));
+        if (auto v = opt_string(member(n, m)))
+            out.emplace(std::string(m.name.GetString(), m.name.GetStringLength()), std::move(*v));
     }
     return out;
 }
@@ -208,8 +220,8 @@ policy::resource_list json_decoder::resources(const json_node& n) {
     policy::resource_list out;
     if (!object(n)) return out;
     for (const auto& m : n.value->GetObject()) {
-        const std::string key(m.name.GetString(), m.name.GetStringLength());
-        if (auto q = opt_quantity(n[key])) out.emplace_back(key, *q);
+        if (auto q = opt_quantity(member(n, m)))
+            out.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), *q);
     }
     return out;
 }
@@ -241,13 +253,8 @@ std::optional<core::label_selector_spec> json_decoder::selector(const json_node&
 
 std::optional<json_error> parse_json(rapidjson::Document& doc, std::string_view text,
                                      std::string_view what) {
-    // Iterative parsing: a deeply nested document cannot exhaust the stack.
-    doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
-    if (doc.HasParseError()) {
-        return json_error{std::string(what), "malformed JSON at offset " +
-                                                 std::to_string(doc.GetErrorOffset()) + ": " +
-                                                 rapidjson::GetParseError_En(doc.GetParseError())};
-    }
+    if (std::string e = net::parse_json(doc, text); !e.empty())
+        return json_error{std::string(what), std::move(e)};
     return std::nullopt;
 }
 

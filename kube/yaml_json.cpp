@@ -61,36 +61,57 @@ Value plain_scalar(const std::string& s, allocator& a) {
     return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
 
-Value convert(const YAML::Node& n, allocator& a) {
-    switch (n.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-        return Value(rapidjson::kNullType);
-    case YAML::NodeType::Scalar: {
-        const std::string& s = n.Scalar();
-        // yaml-cpp tags quoted (and block) scalars "!", plain ones "?".
-        if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str")
-            return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
-        return plain_scalar(s, a);
-    }
-    case YAML::NodeType::Sequence: {
-        Value out(rapidjson::kArrayType);
-        for (const auto& item : n)
-            out.PushBack(convert(item, a), a);
-        return out;
-    }
-    case YAML::NodeType::Map: {
-        Value out(rapidjson::kObjectType);
-        for (const auto& kv : n) {
-            const std::string key = kv.first.Scalar();
-            out.AddMember(Value(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), a),
-                          convert(kv.second, a), a);
+// Anchors and aliases can make a short file expand exponentially ("billion laughs"), and
+// nesting recurses here: both are bounded, and past a bound the document is an error.
+constexpr std::size_t max_depth = 512;
+constexpr std::size_t max_values = 1'000'000;
+
+struct converter {
+    allocator& a;
+    std::size_t values_left;
+    std::string error;
+
+    Value convert(const YAML::Node& n, std::size_t depth) {
+        if (!error.empty()) return Value(rapidjson::kNullType);
+        if (depth > max_depth) {
+            error = "nesting deeper than " + std::to_string(max_depth) + " levels";
+            return Value(rapidjson::kNullType);
         }
-        return out;
+        if (values_left-- == 0) {
+            error =
+                "more than " + std::to_string(max_values) + " values (aliases expand to copies)";
+            return Value(rapidjson::kNullType);
+        }
+        switch (n.Type()) {
+        case YAML::NodeType::Null:
+        case YAML::NodeType::Undefined:
+            return Value(rapidjson::kNullType);
+        case YAML::NodeType::Scalar: {
+            const std::string& s = n.Scalar();
+            // yaml-cpp tags quoted (and block) scalars "!", plain ones "?".
+            if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str")
+                return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
+            return plain_scalar(s, a);
+        }
+        case YAML::NodeType::Sequence: {
+            Value out(rapidjson::kArrayType);
+            for (const auto& item : n)
+                out.PushBack(convert(item, depth + 1), a);
+            return out;
+        }
+        case YAML::NodeType::Map: {
+            Value out(rapidjson::kObjectType);
+            for (const auto& kv : n) {
+                const std::string key = kv.first.Scalar();
+                out.AddMember(Value(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), a),
+                              convert(kv.second, depth + 1), a);
+            }
+            return out;
+        }
+        }
+        return Value(rapidjson::kNullType);
     }
-    }
-    return Value(rapidjson::kNullType);
-}
+};
 
 } // namespace
 
@@ -105,7 +126,11 @@ core::outcome<std::vector<std::string>> yaml_documents_to_json(const std::string
     for (const auto& node : docs) {
         if (node.IsNull()) continue;
         rapidjson::Document doc;
-        static_cast<Value&>(doc) = convert(node, doc.GetAllocator());
+        converter c{doc.GetAllocator(), max_values, {}};
+        static_cast<Value&>(doc) = c.convert(node, 0);
+        if (!c.error.empty())
+            return core::error_message("document " + std::to_string(out.size() + 1) + ": " +
+                                       c.error);
         out.push_back(to_json_text(doc));
     }
     return out;

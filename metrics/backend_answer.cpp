@@ -1,6 +1,8 @@
 // metrics/backend_answer.cpp — decoding Prometheus and monitor answers.
 #include "metrics/backend_answer.hpp"
 
+#include "net/json_parse.hpp"
+
 #include <rapidjson/document.h>
 #include <rapidjson/pointer.h>
 
@@ -57,9 +59,11 @@ bool add(backend_answer& a, std::string pod, std::optional<double> v,
     return true;
 }
 
-bool parse(rapidjson::Document& doc, std::string_view body) {
-    doc.Parse(body.data(), body.size());
-    return !doc.HasParseError();
+// "" or what is wrong with the body as JSON: too large, too deep, or not JSON at all.
+std::string parse(rapidjson::Document& doc, std::string_view body) {
+    std::string why = net::parse_json(doc, body);
+    if (why.starts_with("malformed")) return "the answer is not JSON (" + why + ")";
+    return why;
 }
 
 const rapidjson::Value* at(const rapidjson::Value& root, const std::string& pointer) {
@@ -77,8 +81,8 @@ std::string text_of(const rapidjson::Value* v) {
 
 backend_answer parse_prometheus(std::string_view body, const std::string& pod_label, double scale) {
     rapidjson::Document doc;
-    if (!parse(doc, body) || !doc.IsObject())
-        return failed(answer_kind::bad_answer, "the answer is not a JSON object");
+    if (auto e = parse(doc, body); !e.empty()) return failed(answer_kind::bad_answer, e);
+    if (!doc.IsObject()) return failed(answer_kind::bad_answer, "the answer is not a JSON object");
     if (auto error = prometheus_error(body); !error.empty())
         return failed(answer_kind::bad_answer, error);
     const rapidjson::Value* type = at(doc, "/data/resultType");
@@ -117,8 +121,8 @@ backend_answer parse_prometheus(std::string_view body, const std::string& pod_la
 range_answer parse_prometheus_matrix(std::string_view body) {
     range_answer out;
     rapidjson::Document doc;
-    if (!parse(doc, body) || !doc.IsObject()) {
-        out.error = "the answer is not a JSON object";
+    if (auto e = parse(doc, body); !e.empty() || !doc.IsObject()) {
+        out.error = e.empty() ? "the answer is not a JSON object" : e;
         return out;
     }
     if (auto error = prometheus_error(body); !error.empty()) {
@@ -158,7 +162,7 @@ range_answer parse_prometheus_matrix(std::string_view body) {
 
 backend_answer parse_monitor(std::string_view body, const response_mapping& m, double scale) {
     rapidjson::Document doc;
-    if (!parse(doc, body)) return failed(answer_kind::bad_answer, "the answer is not JSON");
+    if (auto e = parse(doc, body); !e.empty()) return failed(answer_kind::bad_answer, e);
     if (!m.error.empty()) {
         if (auto error = text_of(at(doc, m.error)); !error.empty())
             return failed(answer_kind::bad_answer, "the monitor says: " + error);
@@ -195,7 +199,7 @@ backend_answer parse_monitor(std::string_view body, const response_mapping& m, d
 
 std::string prometheus_error(std::string_view body) {
     rapidjson::Document doc;
-    if (!parse(doc, body) || !doc.IsObject()) return {};
+    if (!parse(doc, body).empty() || !doc.IsObject()) return {};
     const auto status = doc.FindMember("status");
     if (status == doc.MemberEnd() || !status->value.IsString() ||
         std::string_view(status->value.GetString()) != "error")
@@ -207,7 +211,7 @@ std::string prometheus_error(std::string_view body) {
 
 std::string monitor_error(std::string_view body, const std::string& pointer) {
     rapidjson::Document doc;
-    if (pointer.empty() || !parse(doc, body)) return {};
+    if (pointer.empty() || !parse(doc, body).empty()) return {};
     return text_of(at(doc, pointer));
 }
 

@@ -4,6 +4,7 @@
 #include "kube/decode.hpp"
 #include "kube/resources.hpp"
 #include "net/http_message.hpp"
+#include "net/json_parse.hpp"
 #include "policy/metric_samples.hpp"
 
 #include <rapidjson/document.h>
@@ -25,9 +26,8 @@ struct list_answer {
 };
 
 void parse_items(const std::string& body, list_answer& out) {
-    out.doc.Parse(body.data(), body.size());
-    if (out.doc.HasParseError() || !out.doc.IsObject()) {
-        out.error = "the answer is not a JSON object";
+    if (std::string e = net::parse_json(out.doc, body); !e.empty() || !out.doc.IsObject()) {
+        out.error = e.empty() ? "the answer is not a JSON object" : e;
         return;
     }
     out.items = kube::json_node{&out.doc, ""}["items"];

@@ -8,6 +8,7 @@
 #include "kube/scale_target.hpp"
 #include "kube/status_writer.hpp"
 #include "metrics/metrics_api.hpp"
+#include "net/json_parse.hpp"
 #include "policy/conditions.hpp"
 #include "vertical/history.hpp"
 #include "vertical/recommender/estimator.hpp"
@@ -166,8 +167,10 @@ asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vert
         co_return;
     }
     rapidjson::Document doc;
-    doc.Parse(response.body.data(), response.body.size());
-    if (doc.HasParseError()) co_return;
+    if (auto why = net::parse_json(doc, response.body); !why.empty()) {
+        spdlog::warn("{}/{}: checkpoints not read: {}", v.ns, v.name, why);
+        co_return;
+    }
     kube::json_decoder d;
     const kube::json_node items = kube::json_node{&doc, ""}["items"];
     for (std::size_t i = 0, size = d.array(items); i < size; ++i) {

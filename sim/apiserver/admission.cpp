@@ -3,6 +3,7 @@
 
 #include "net/base64.hpp"
 #include "net/http_client.hpp"
+#include "net/json_parse.hpp"
 
 #include <boost/asio/use_awaitable.hpp>
 
@@ -196,8 +197,9 @@ struct admission::impl {
         if (answer.status != 200)
             co_return where + "the webhook answered HTTP " + std::to_string(answer.status);
         json_doc review;
-        review.Parse(answer.body.c_str(), answer.body.size());
-        if (review.HasParseError() || !review.IsObject())
+        if (std::string e = net::parse_json(review, answer.body); !e.empty())
+            co_return "received invalid webhook response: " + e;
+        if (!review.IsObject())
             co_return std::string("received invalid webhook response: not JSON");
         const json* response = find_path(review, "response");
         if (!response || !response->IsObject())

@@ -2,6 +2,7 @@
 // patch, delete, deletecollection, with schema checks and mutating admission of creates.
 #include "sim/apiserver/server.hpp"
 
+#include "net/json_parse.hpp"
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/hpa_versions.hpp"
 #include "sim/apiserver/openapi.hpp"
@@ -144,10 +145,7 @@ http_response api_server::impl::objects(http_request& r, target t) {
     const bool converted = t.sub != "scale" && t.version != c->type.version;
     json_doc body;
     if (method == "PUT") {
-        body.Parse(r.body.c_str(), r.body.size());
-        if (body.HasParseError())
-            return error_response(
-                bad_request("the body of the request could not be decoded as JSON"));
+        if (auto e = parse_body(r, body)) return error_response(*e);
     } else {
         if (t.sub == "scale") {
             auto scale = scale_of(*c, *current);
@@ -180,10 +178,7 @@ http_response api_server::impl::collection_request(const http_request& r, collec
     if (r.method == "GET") return list(r, c, t);
     if (r.method == "POST") {
         json_doc body;
-        body.Parse(r.body.c_str(), r.body.size());
-        if (body.HasParseError())
-            return error_response(
-                bad_request("the body of the request could not be decoded as JSON"));
+        if (auto e = parse_body(r, body)) return error_response(*e);
         if (c.type.namespaced && t.ns.empty()) {
             const std::string ns = string_at(body, "metadata.namespace");
             t.ns = ns.empty() ? "default" : ns;
@@ -211,14 +206,18 @@ http_response api_server::impl::collection_request(const http_request& r, collec
     return error_response(method_not_supported(c.type, r.method));
 }
 
+std::optional<api_error> api_server::impl::parse_body(const http_request& r, json_doc& body) {
+    if (std::string e = net::parse_json(body, r.body); !e.empty())
+        return bad_request("the body of the request could not be decoded as JSON: " + e);
+    return std::nullopt;
+}
+
 // Applies a PATCH body to `base` according to its content type.
 std::optional<api_error> api_server::impl::apply_patch(const http_request& r,
                                                        const resource_type& type, json_doc& base) {
     const std::string_view ct = r.header("content-type");
     json_doc patch;
-    patch.Parse(r.body.c_str(), r.body.size());
-    if (patch.HasParseError())
-        return bad_request("the body of the request could not be decoded as JSON");
+    if (auto e = parse_body(r, patch)) return e;
     if (ct.find("application/json-patch+json") == 0) {
         if (auto e = json_patch(base, patch))
             return api_error{422, "Invalid", *e, {}, {}, {}, {}, std::nullopt};
@@ -274,8 +273,7 @@ asio::awaitable<std::optional<api_error>> api_server::impl::admit(http_request& 
     collection* c = store.find(t.group, t.version, t.plural);
     if (!c || !t.sub.empty()) co_return std::nullopt;
     json_doc body;
-    body.Parse(r.body.c_str(), r.body.size());
-    if (body.HasParseError() || !body.IsObject()) co_return std::nullopt; // create says why
+    if (parse_body(r, body) || !body.IsObject()) co_return std::nullopt; // create says why
     std::string ns = t.ns;
     if (c->type.namespaced && ns.empty()) {
         ns = string_at(body, "metadata.namespace");

@@ -1,6 +1,7 @@
 // sim/apiserver/faults.cpp — fault rules and their parsing.
 #include "sim/apiserver/faults.hpp"
 
+#include "net/json_parse.hpp"
 #include "sim/json_util.hpp"
 
 namespace hpaplus::sim {
@@ -23,8 +24,7 @@ fault_injector::verdict fault_injector::judge(const std::string& verb,
 
 core::outcome<std::vector<fault_rule>> fault_injector::parse_rules(const std::string& text) {
     json_doc doc;
-    doc.Parse(text.c_str(), text.size());
-    if (doc.HasParseError() || !doc.IsObject())
+    if (!net::parse_json(doc, text).empty() || !doc.IsObject())
         return core::error_message("the body must be a JSON object {\"rules\": [...]}");
     const json* rules = find_path(doc, "rules");
     if (!rules || !rules->IsArray()) return core::error_message("\"rules\" must be an array");

@@ -1,6 +1,8 @@
 // sim/apiserver/hpa_versions.cpp — HorizontalPodAutoscaler versions, defaults and TARGETS.
 #include "sim/apiserver/hpa_versions.hpp"
 
+#include "net/json_parse.hpp"
+
 #include <optional>
 #include <vector>
 
@@ -38,10 +40,12 @@ json take_annotation(json_doc& obj, const char* key) {
     const auto it = annotations->FindMember(key);
     if (it == annotations->MemberEnd()) return json();
     json_doc parsed;
-    if (it->value.IsString()) parsed.Parse(it->value.GetString(), it->value.GetStringLength());
+    const bool readable =
+        it->value.IsString() &&
+        net::parse_json(parsed, {it->value.GetString(), it->value.GetStringLength()}).empty();
     annotations->RemoveMember(key);
     if (annotations->ObjectEmpty()) erase_path(obj, "metadata.annotations");
-    if (parsed.HasParseError()) return json();
+    if (!readable) return json();
     return json(parsed, obj.GetAllocator());
 }
 

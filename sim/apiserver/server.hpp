@@ -104,6 +104,10 @@ struct api_server::impl {
     // List, create, or delete a collection.
     http_response collection_request(const http_request& r, collection& c, target& t);
 
+    // Parses a request body through net::parse_json (size and nesting limits, no recursion); a
+    // 400 naming what is wrong otherwise.
+    static std::optional<api_error> parse_body(const http_request& r, json_doc& body);
+
     // Applies a PATCH body to `base` according to its content type.
     std::optional<api_error> apply_patch(const http_request& r, const resource_type& type,
                                          json_doc& base);

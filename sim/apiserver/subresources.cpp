@@ -109,8 +109,8 @@ http_response api_server::impl::evict(const http_request& r, collection& pods,
                                       const stored_object& pod) {
     if (r.method != "POST") return error_response(method_not_supported(pods.type, r.method));
     json_doc body;
-    body.Parse(r.body.c_str(), r.body.size());
-    if (body.HasParseError() || !body.IsObject())
+    if (auto e = parse_body(r, body)) return error_response(*e);
+    if (!body.IsObject())
         return error_response(bad_request("the body of the request must be an Eviction object"));
     if (const std::string name = string_at(body, "metadata.name");
         !name.empty() && name != pod.name)
@@ -126,9 +126,7 @@ http_response api_server::impl::evict(const http_request& r, collection& pods,
 http_response api_server::impl::resize(const http_request& r, collection& pods,
                                        const stored_object& pod) {
     json_doc body;
-    body.Parse(r.body.c_str(), r.body.size());
-    if (body.HasParseError())
-        return error_response(bad_request("the body of the request could not be decoded as JSON"));
+    if (auto e = parse_body(r, body)) return error_response(*e);
     const std::string type =
         r.method == "PATCH" ? std::string(r.header("content-type")) : std::string();
     if (r.method == "PUT") {

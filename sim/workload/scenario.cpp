@@ -2,6 +2,7 @@
 #include "sim/workload/scenario.hpp"
 
 #include "core/quantity.hpp"
+#include "net/json_parse.hpp"
 #include "sim/json_util.hpp"
 
 #include <algorithm>
@@ -10,10 +11,7 @@ namespace hpaplus::sim {
 
 core::outcome<scenario> parse_scenario(std::string_view text) {
     json_doc doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError())
-        return core::error_message("malformed JSON at offset " +
-                                   std::to_string(doc.GetErrorOffset()));
+    if (std::string e = net::parse_json(doc, text); !e.empty()) return core::error_message(e);
     if (!doc.IsObject())
         return core::error_message("a scenario is a JSON object with \"objects\" and \"load\"");
     for (const auto& m : doc.GetObject()) {

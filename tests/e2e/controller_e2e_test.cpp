@@ -45,12 +45,7 @@ class ControllerProcess : public ::testing::Test {
         return test::run_kubectl(dir.path(), args);
     }
     bool eventually(const std::function<bool()>& f, std::chrono::seconds limit = 30s) {
-        const auto deadline = std::chrono::steady_clock::now() + limit;
-        while (std::chrono::steady_clock::now() < deadline) {
-            if (f()) return true;
-            std::this_thread::sleep_for(200ms);
-        }
-        return f();
+        return test::eventually(f, limit, 200ms);
     }
 
     test::temp_dir dir;

@@ -45,8 +45,8 @@ bool installed(const std::string& program) {
 class MetricBackendsE2E : public ::testing::Test {
   protected:
     void SetUp() override {
-        for (const std::string& program : {test::kubectl_program(), std::string("prometheus"),
-                                           std::string("influxd")})
+        for (const std::string& program :
+             {test::kubectl_program(), std::string("prometheus"), std::string("influxd")})
             ASSERT_TRUE(installed(program))
                 << program
                 << " is not installed: run scripts/setup.sh (it installs kubectl and "
@@ -200,12 +200,7 @@ class MetricBackendsE2E : public ::testing::Test {
         return kubectl("get " + object + " -o 'jsonpath=" + path + "'").output;
     }
     bool eventually(const std::function<bool()>& f, std::chrono::seconds limit = 60s) {
-        const auto deadline = std::chrono::steady_clock::now() + limit;
-        while (std::chrono::steady_clock::now() < deadline) {
-            if (f()) return true;
-            std::this_thread::sleep_for(250ms);
-        }
-        return f();
+        return test::eventually(f, limit, 200ms);
     }
     std::string condition(const std::string& object, const std::string& type,
                           const std::string& field) {
@@ -376,9 +371,9 @@ TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) 
     ASSERT_NE(line.find("https://"), std::string::npos) << line;
     const std::string url = line.substr(line.find("https://"));
     auto raw = [&](const std::string& path) {
-        return test::run_command(test::kubectl_program() + " --kubeconfig /dev/null --server " + url +
-                                 " --insecure-skip-tls-verify --token test get --raw '" + path +
-                                 "'");
+        return test::run_command(test::kubectl_program() + " --kubeconfig /dev/null --server " +
+                                 url + " --insecure-skip-tls-verify --token test get --raw '" +
+                                 path + "'");
     };
     // Discovery lists the configured metrics.
     auto r = raw("/apis/external.metrics.k8s.io/v1beta1");

@@ -219,7 +219,8 @@ TEST_F(MetricBackends, MetricsOfOneObjectAreFetchedConcurrently) {
     EXPECT_EQ(readings[0].external_values, std::vector<std::int64_t>{7000});
     ASSERT_FALSE(readings[1].error) << *readings[1].error;
     ASSERT_TRUE(readings[2].error);
-    EXPECT_EQ(*readings[2].error, "backend \"mon\" answered badly: the answer is not JSON");
+    EXPECT_EQ(*readings[2].error, "backend \"mon\" answered badly: the answer is not JSON "
+                                  "(malformed JSON at offset 0: Invalid value.)");
     ASSERT_TRUE(readings[3].error);
     EXPECT_EQ(*readings[3].error, "backend \"nope\" is not configured (see --metric-backends)");
     ASSERT_TRUE(readings[4].error);

@@ -377,6 +377,18 @@ TEST_F(SimApi, MalformedRequestsGetStatusErrors) {
     EXPECT_EQ(protobuf.status, 415);
     const auto huge = sim.request("POST", deployments, std::string(17u << 20, ' '));
     EXPECT_EQ(huge.status, 413);
+    // 100,000 levels of nesting: refused before parsing, on every verb that takes a body.
+    ASSERT_EQ(sim.request("POST", deployments, deployment_json).status, 201);
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    for (const char* verb : {"POST", "PUT", "PATCH"}) {
+        const auto r = sim.request(
+            verb, std::string(verb) == "POST" ? deployments : deployments + "/web", deep,
+            std::string(verb) == "PATCH" ? "application/merge-patch+json" : "application/json");
+        EXPECT_EQ(r.status, 400) << verb;
+        EXPECT_NE(str(parse(r.body), "/message").find("nesting deeper than 512 levels"),
+                  std::string::npos)
+            << verb << ": " << r.body;
+    }
     EXPECT_EQ(sim.get("/api/v1/namespaces/default/pods?watch=1&resourceVersion=abc").status, 400);
     // and the server is still fine
     EXPECT_EQ(sim.get("/api/v1/namespaces").status, 200);

@@ -130,4 +130,14 @@ command_result run_kubectl(const std::string& dir, const std::string& args, int 
                        timeout_seconds);
 }
 
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit,
+                std::chrono::milliseconds poll) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (condition()) return true;
+        std::this_thread::sleep_for(poll);
+    }
+    return condition();
+}
+
 } // namespace hpaplus::test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,12 @@ std::string kubectl_program();
 /// Runs kubectl against the kubeconfig `DIR/kubeconfig`, with its cache in `DIR/cache`.
 command_result run_kubectl(const std::string& dir, const std::string& args,
                            int timeout_seconds = 60);
+
+/// Polls `condition` every `poll` until it holds or `limit` has passed, then tries once more;
+/// returns whether it held.
+bool eventually(const std::function<bool()>& condition,
+                std::chrono::milliseconds limit = std::chrono::seconds(20),
+                std::chrono::milliseconds poll = std::chrono::milliseconds(50));
 
 /// A fresh temporary directory, removed with everything in it at destruction.
 class temp_dir {

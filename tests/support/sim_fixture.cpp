@@ -153,13 +153,4 @@ std::vector<std::string> sim_fixture::watch(const std::string& target, std::size
     return out;
 }
 
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (condition()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return condition();
-}
-
 } // namespace hpaplus::test

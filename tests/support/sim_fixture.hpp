@@ -3,6 +3,7 @@
 // at teardown.
 #pragma once
 
+#include "process.hpp"
 #include "sim/cluster.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -30,10 +31,6 @@ struct http_result {
     std::string body;
     std::map<std::string, std::string> headers; ///< lower-case names
 };
-
-/// Polls `condition` every 50 ms until it holds or `limit` passes; returns whether it held.
-bool eventually(const std::function<bool()>& condition,
-                std::chrono::milliseconds limit = std::chrono::seconds(20));
 
 class sim_fixture {
   public:

@@ -64,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"Truncated", R"({"hpa": {)", "malformed JSON"},
         bad_case{"TrailingGarbage", R"({"hpa": {}} x)", "malformed JSON"},
         bad_case{"NotAnObject", "[1, 2, 3]", "the input must be a JSON object"},
-        bad_case{"DeeplyNested", std::string(100000, '[') + std::string(100000, ']'), "the input must be a JSON object"},
+        bad_case{"DeeplyNested", std::string(100000, '[') + std::string(100000, ']'), "nesting deeper than 512 levels"},
         bad_case{"MissingHpa", "{}", "hpa: required field is missing"},
         bad_case{"UnknownTopLevelField", R"({"podmetrics": [], "hpa": )" + valid_hpa + "}", "podmetrics: unknown field"},
         bad_case{"UnknownMetricType", with_hpa_spec(R"("maxReplicas":5,"metrics":[{"type":"Foo"}])"),

@@ -33,5 +33,26 @@ TEST(YamlToJson, BrokenYamlNamesTheLine) {
     EXPECT_EQ(docs.error().text.rfind("line ", 0), 0u) << docs.error().text;
 }
 
+TEST(YamlToJson, BoundsNestingAndAliasExpansion) {
+    // yaml-cpp itself refuses about 500 levels ("bad file"); ours is a second bound at 512.
+    EXPECT_TRUE(yaml_documents_to_json(std::string(400, '[') + std::string(400, ']')));
+    const auto deep = yaml_documents_to_json(std::string(600, '[') + std::string(600, ']'));
+    ASSERT_FALSE(deep);
+    EXPECT_EQ(deep.error().text.rfind("line 1: ", 0), 0u) << deep.error().text;
+    // "Billion laughs": each level repeats the one before ten times, 10^7 values in a few lines.
+    std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i <= 7; ++i) {
+        const std::string prev = "*l" + std::to_string(i - 1);
+        bomb += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+        for (int k = 0; k < 10; ++k)
+            bomb += (k ? ", " : "") + prev;
+        bomb += "]\n";
+    }
+    const auto laughs = yaml_documents_to_json(bomb);
+    ASSERT_FALSE(laughs);
+    EXPECT_NE(laughs.error().text.find("more than 1000000 values"), std::string::npos)
+        << laughs.error().text;
+}
+
 } // namespace
 } // namespace hpaplus::kube

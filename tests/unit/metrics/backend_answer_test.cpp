@@ -15,6 +15,9 @@ struct answer_case {
     const char* error = "";                             // part of the error text
 };
 
+// 200,000 unclosed `[`: the answer that crashed a controller whose parser recursed.
+const std::string deep_brackets(200000, '[');
+
 std::vector<std::pair<std::string, double>> values_of(const backend_answer& a) {
     std::vector<std::pair<std::string, double>> out;
     for (const auto& v : a.values)
@@ -48,8 +51,10 @@ INSTANTIATE_TEST_SUITE_P(Cases, Prometheus, ::testing::Values(
     answer_case{"Inf", R"({"status":"success","data":{"resultType":"scalar","result":[1,"+Inf"]}})", answer_kind::bad_answer, {}, "infinite"},
     answer_case{"NotANumber", R"({"status":"success","data":{"resultType":"scalar","result":[1,"abc"]}})", answer_kind::bad_answer, {}, "not a number"},
     answer_case{"Error", R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})", answer_kind::bad_answer, {}, "bad_data: parse error at char 3"},
-    answer_case{"Garbage", "<html>oops</html>", answer_kind::bad_answer, {}, "not a JSON object"},
-    answer_case{"Truncated", R"({"status":"success","data":{"resultType":"vec)", answer_kind::bad_answer, {}, "not a JSON object"},
+    answer_case{"Garbage", "<html>oops</html>", answer_kind::bad_answer, {}, "not JSON (malformed JSON at offset 0"},
+    answer_case{"Truncated", R"({"status":"success","data":{"resultType":"vec)", answer_kind::bad_answer, {}, "not JSON (malformed JSON at offset 45"},
+    answer_case{"DeeplyNested", deep_brackets.c_str(), answer_kind::bad_answer, {}, "nesting deeper than 512 levels"},
+    answer_case{"NotAnObject", "[1]", answer_kind::bad_answer, {}, "not a JSON object"},
     answer_case{"NoData", R"({"status":"success"})", answer_kind::bad_answer, {}, "no data.resultType"},
     answer_case{"SeriesWithoutValue", R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{}}]}})", answer_kind::bad_answer, {}, "no [time, value]"}),
     [](const auto& info) { return std::string(info.param.name); });
@@ -71,7 +76,8 @@ TEST(PrometheusMatrix, SeriesWithLabelsAndPointsInOrder) {
         {R"({"status":"success","data":{"resultType":"vector","result":[]}})", "not a matrix"},
         {R"({"status":"error","errorType":"bad_data","error":"exceeded maximum resolution"})",
          "exceeded maximum resolution"},
-        {"<html>", "not a JSON object"},
+        {"<html>", "not JSON"},
+        {"[1]", "not a JSON object"},
         {R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{}}]}})",
          "no values"}};
     for (const auto& [body, error] : bad) {
