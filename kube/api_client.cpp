@@ -17,6 +17,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <charconv>
 #include <deque>
 #include <random>
 #include <variant>
@@ -57,6 +58,8 @@ class api_error_category final : public boost::system::error_category {
             return "gone: the resource version is too old";
         case errc::invalid:
             return "invalid";
+        case errc::not_leader:
+            return "not written: this replica does not hold the leader Lease";
         case errc::too_many_requests:
             return "too many requests";
         case errc::server_error:
@@ -101,6 +104,19 @@ boost::system::error_code make_error_code(errc e) noexcept {
     return {static_cast<int>(e), api_category()};
 }
 
+std::optional<int> retry_after_seconds(std::string_view header) {
+    while (!header.empty() && (header.front() == ' ' || header.front() == '\t'))
+        header.remove_prefix(1);
+    while (!header.empty() && (header.back() == ' ' || header.back() == '\t'))
+        header.remove_suffix(1);
+    int seconds = 0;
+    const auto [end, ec] = std::from_chars(header.data(), header.data() + header.size(), seconds);
+    if (header.empty() || header.front() == '-' || ec != std::errc{} ||
+        end != header.data() + header.size() || seconds > 86400)
+        return std::nullopt;
+    return seconds;
+}
+
 errc classify(int status, const std::string& reason) {
     switch (status) {
     case 400:
@@ -141,6 +157,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     std::mt19937_64 rng{std::random_device{}()};
     std::uint64_t attempts = 0;
     api_client::request_observer observer;
+    std::function<bool()> write_fence;
     std::uint64_t throttled = 0;
 
     impl(asio::any_io_executor ex, cluster_config c, client_options o)
@@ -162,24 +179,24 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         }
     }
 
-    // Token bucket: waits until a request may go.
+    // Token bucket, first come first served (as client-go's limiter): each request reserves the
+    // next token, the bucket going into debt, and waits until that token has been earned. A
+    // request never waits behind ones that came later, so under overload requests still finish
+    // in order instead of all retrying for tokens at random. qps <= 0: no limit.
     asio::awaitable<void> take_token() {
-        for (;;) {
-            const auto now = std::chrono::steady_clock::now();
-            tokens = std::min<double>(
-                options.burst,
-                tokens + std::chrono::duration<double>(now - refilled).count() * options.qps);
-            refilled = now;
-            if (tokens >= 1.0) {
-                tokens -= 1.0;
-                co_return;
-            }
-            ++throttled;
-            asio::steady_timer t(executor,
-                                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                     std::chrono::duration<double>((1.0 - tokens) / options.qps)));
-            co_await t.async_wait(use_tuple);
-        }
+        if (options.qps <= 0) co_return;
+        const auto now = std::chrono::steady_clock::now();
+        tokens = std::min<double>(options.burst,
+                                  tokens + std::chrono::duration<double>(now - refilled).count() *
+                                               options.qps);
+        refilled = now;
+        tokens -= 1.0;
+        if (tokens >= 0) co_return;
+        ++throttled;
+        asio::steady_timer t(executor,
+                             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(-tokens / options.qps)));
+        co_await t.async_wait(use_tuple);
     }
 
     // Waits until an idle connection or room for a new one exists.
@@ -267,12 +284,8 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         if (out.http_status == 401) config.token_read_at = {}; // maybe rotated: read it again
         out.body = std::move(res.body());
         reusable = res.keep_alive();
-        if (const auto ra = res.find(http::field::retry_after); ra != res.end()) {
-            try {
-                out.status.retry_after_seconds = std::stoi(std::string(ra->value()));
-            } catch (...) {
-            }
-        }
+        if (const auto ra = res.find(http::field::retry_after); ra != res.end())
+            out.status.retry_after_seconds = retry_after_seconds(ra->value());
         co_return beast::error_code{};
     }
 
@@ -305,8 +318,13 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         for (int attempt = 0;; ++attempt) {
             co_await take_token();
             co_await wait_for_slot();
-            ++attempts;
             out = api_response{};
+            if (!idempotent && write_fence && !write_fence()) {
+                out.ec = make_error_code(errc::not_leader);
+                out.status.message = out.ec.message();
+                co_return out;
+            }
+            ++attempts;
             connection conn;
             bool from_pool = !idle.empty();
             if (from_pool) {
@@ -358,9 +376,9 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
             if ((throttled || retry_5xx) && attempt < options.max_retries) {
                 auto wait = backoff(attempt);
                 if (out.status.retry_after_seconds)
-                    wait =
-                        std::min(options.max_retry_after,
-                                 std::chrono::milliseconds(*out.status.retry_after_seconds * 1000));
+                    wait = std::min(options.max_retry_after,
+                                    std::chrono::milliseconds(
+                                        std::chrono::seconds(*out.status.retry_after_seconds)));
                 asio::steady_timer t(executor, wait);
                 co_await t.async_wait(use_tuple);
                 continue;
@@ -509,6 +527,10 @@ asio::awaitable<api_response> api_client::send(api_request request) {
 
 void api_client::set_request_observer(request_observer observer) {
     impl_->observer = std::move(observer);
+}
+
+void api_client::set_write_fence(std::function<bool()> may_write) {
+    impl_->write_fence = std::move(may_write);
 }
 
 void api_client::close() {

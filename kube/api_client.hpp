@@ -37,6 +37,7 @@ enum class errc {
     too_many_requests,      ///< 429 (after the retries)
     server_error,           ///< 5xx
     unsupported_media_type, ///< 415
+    not_leader,             ///< a write the fence refused: this replica does not hold its Lease
     other,
 };
 const boost::system::error_category& api_category() noexcept;
@@ -102,6 +103,10 @@ class api_client {
     using request_observer = std::function<void(const std::string& method, int http_status)>;
     void set_request_observer(request_observer observer);
 
+    /// Asked right before each attempt of a write (anything but GET and HEAD) is sent, after the
+    /// rate limit and the wait for a connection: false refuses it with errc::not_leader. A leader
+    /// sets it so that a replica that lost (or cannot be sure of) its Lease writes nothing.
+    void set_write_fence(std::function<bool()> may_write);
     /// Closes idle connections.
     void close();
 
@@ -114,6 +119,10 @@ class api_client {
     struct impl;
     std::shared_ptr<impl> impl_;
 };
+
+/// A Retry-After header's delay in seconds: digits only, at most a day; anything else (a date,
+/// a negative or huge number, garbage) is no advice, and the client's own backoff applies.
+std::optional<int> retry_after_seconds(std::string_view header);
 
 /// Maps an HTTP status and the Status reason to an error code.
 errc classify(int http_status, const std::string& reason);

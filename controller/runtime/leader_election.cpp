@@ -92,25 +92,31 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
     co_return true;
 }
 
+void leader_elector::stop_leading(const char* why) {
+    leading_ = false;
+    spdlog::warn("leader election: {} {}; stopping", options_.identity, why);
+    on_stopped_();
+}
+
 asio::awaitable<void> leader_elector::run() {
     asio::steady_timer timer(co_await asio::this_coro::executor);
-    auto last_renew = std::chrono::steady_clock::now();
     while (!stopped_) {
+        // A renewal counts from when it was sent: the server wrote it no earlier than that.
+        const auto attempt = std::chrono::steady_clock::now();
+        // Frozen (or starved) past the deadline: stop before anything else runs on a stale belief.
+        if (leading_ && attempt >= valid_until_)
+            stop_leading("let the renew deadline pass without a renewal");
         const bool held = co_await try_acquire_or_renew();
-        const auto now = std::chrono::steady_clock::now();
-        if (held) {
-            last_renew = now;
-            if (!leading_ && !stopped_) {
+        if (held && !stopped_) {
+            valid_until_ = attempt + options_.renew_deadline;
+            if (!leading_) {
                 leading_ = true;
                 spdlog::info("leader election: {} became the leader ({}/{})", options_.identity,
                              options_.lease_namespace, options_.lease_name);
                 on_started_();
             }
-        } else if (leading_ && now - last_renew > options_.renew_deadline) {
-            leading_ = false;
-            spdlog::warn("leader election: {} could not renew the Lease within {} ms; stopping",
-                         options_.identity, options_.renew_deadline.count());
-            on_stopped_();
+        } else if (leading_ && std::chrono::steady_clock::now() >= valid_until_) {
+            stop_leading("could not renew the Lease within the renew deadline");
         }
         timer.expires_after(options_.retry_period);
         boost::system::error_code ec;

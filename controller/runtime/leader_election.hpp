@@ -4,6 +4,13 @@
 // from when it last saw the record change, so clock skew does not matter); the leader renews every
 // retry period and stops acting when it could not renew within the renew deadline; on shutdown it
 // releases the Lease so another replica takes over at once.
+//
+// Fencing: `holds_lease()` is true only within the renew deadline of the start of the last
+// successful renewal, on the monotonic clock. Since no other replica can take the Lease sooner
+// than leaseDuration after it saw that renewal, and renewDeadline < leaseDuration, a write made
+// while it is true cannot overlap another leader — even if this process was frozen in between.
+// The client should be one that only leader election uses (its own connection, no client-side
+// rate limit), so reconcile traffic can never delay a renewal.
 #pragma once
 
 #include "controller/runtime/options.hpp"
@@ -31,10 +38,16 @@ class leader_elector {
     boost::asio::awaitable<void> release();
 
     bool leading() const { return leading_; }
+    /// Leading, and the last renewal is recent enough that no one else can hold the Lease: ask
+    /// right before each write.
+    bool holds_lease() const {
+        return leading_ && std::chrono::steady_clock::now() < valid_until_;
+    }
     const std::string& identity() const { return options_.identity; }
 
   private:
     boost::asio::awaitable<bool> try_acquire_or_renew();
+    void stop_leading(const char* why);
 
     kube::api_client& client_;
     leader_election_options options_;
@@ -44,6 +57,7 @@ class leader_elector {
     bool leading_ = false;
     std::string observed_record_; ///< holder + renewTime + resourceVersion last seen
     std::chrono::steady_clock::time_point observed_at_{};
+    std::chrono::steady_clock::time_point valid_until_{};
     std::string resource_version_;
 };
 

@@ -31,7 +31,7 @@ metrics::backends_file backends_of(const controller_options& options) {
 struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
         : io(io_), options(std::move(options_)),
-          client(io.get_executor(), std::move(config), options.client),
+          client(io.get_executor(), config, options.client),
           sources(io.get_executor(), client, backends_of(options)),
           objects(client, sources, options, &metrics) {
         client.set_request_observer(
@@ -56,13 +56,23 @@ struct controller_process::impl {
                 io.get_executor(), options.vertical.webhook_listen,
                 options.vertical.webhook_cert_file, options.vertical.webhook_key_file,
                 vertical::pod_admission_env{client, *objects.vpapluses(), objects.deployments()});
-        if (options.leader.enabled)
+        if (options.leader.enabled) {
+            // Renewals on their own connection and outside the rate limit: reconcile traffic
+            // queued behind --kube-api-qps must never make a leader miss its renew deadline.
+            auto lease_options = options.client;
+            lease_options.qps = 0;
+            lease_options.max_connections = 1;
+            lease_options.max_idle_connections = 1;
+            lease_client =
+                std::make_unique<kube::api_client>(io.get_executor(), config, lease_options);
             elector = std::make_unique<leader_elector>(
-                client, options.leader,
+                *lease_client, options.leader,
                 [this] {
                     if (!stopping) objects.start_workers();
                 },
                 [this] { objects.stop_workers(); });
+            client.set_write_fence([this] { return elector->holds_lease(); });
+        }
     }
 
     asio::awaitable<void> run() {
@@ -107,6 +117,7 @@ struct controller_process::impl {
         if (ops) ops->stop();
         if (webhook) webhook->stop();
         client.close();
+        if (lease_client) lease_client->close();
         finish(0);
     }
 
@@ -119,6 +130,7 @@ struct controller_process::impl {
     asio::io_context& io;
     controller_options options;
     kube::api_client client;
+    std::unique_ptr<kube::api_client> lease_client;
     telemetry metrics;
     metrics::metric_sources sources;
     manager objects;

@@ -292,6 +292,83 @@ TEST_F(ControllerTest, TwoReplicasElectOneLeaderAndTheOtherTakesOverWhenItDies) 
     first.reset();
 }
 
+controller::leader_election_options fast_election(const std::string& identity) {
+    controller::leader_election_options o;
+    o.enabled = true;
+    o.lease_namespace = "default";
+    o.lease_duration = 2s;
+    o.renew_deadline = 1500ms;
+    o.retry_period = 200ms;
+    o.identity = identity;
+    return o;
+}
+
+const std::string lease_path =
+    "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller";
+
+// The split brain of issue 19: a leader stopped past its Lease (SIGSTOP, a long GC pause, a
+// starved VM) must not act on its old belief when it runs again. Here another replica takes the
+// Lease meanwhile, the load calls for more pods, and Lease requests become slow, so that the
+// resumed replica cannot learn at once that it lost: only the fence stops its writes.
+TEST_F(ControllerTest, ALeaderFrozenPastItsLeaseWritesNothingWhenItResumes) {
+    apply_manifest(sim, deployment("frozen", 2, "400m"));
+    apply_manifest(sim, hpaplus("frozen", "  syncPeriodSeconds: 1\n"));
+    auto options = test_controller_options();
+    options.leader = fast_election("first");
+    controller_runner first(sim, options);
+    ASSERT_TRUE(eventually([&] { return first.leading(); }));
+    ASSERT_TRUE(eventually([&] { return !status("frozen", "/status/lastScaleTime").empty(); }))
+        << status("frozen", "/status");
+    const int before = replicas("frozen");
+
+    first.freeze(4s);
+    ASSERT_EQ(sim.request("PATCH", lease_path,
+                          R"({"spec":{"holderIdentity":"intruder","leaseDurationSeconds":60}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
+                          R"({"rules":[{"verb":"*","resource":"leases","latencyMs":2500}]})")
+                  .status,
+              200);
+    set_load("frozen", "2500m");
+    const std::string status_version = status("frozen", "/metadata/resourceVersion");
+
+    // Frozen for 4 s, then 3 s of running again: the replica writes neither /scale nor status.
+    std::this_thread::sleep_for(7s);
+    EXPECT_EQ(replicas("frozen"), before);
+    EXPECT_EQ(status("frozen", "/metadata/resourceVersion"), status_version);
+    EXPECT_TRUE(eventually([&] { return !first.leading(); }));
+    EXPECT_EQ(str(get_json(sim, lease_path), "/spec/holderIdentity"), "intruder");
+}
+
+// Reconciles far beyond --kube-api-qps wait for the rate limit; renewals do not, so the leader
+// keeps its Lease the whole time.
+TEST_F(ControllerTest, RenewalsStayOnTimeWhileReconcilesWaitForTheRateLimit) {
+    for (int i = 0; i < 30; ++i) {
+        const std::string name = "busy-" + std::to_string(i);
+        apply_manifest(sim, deployment(name, 1, "400m"));
+        apply_manifest(sim, hpaplus(name, "  syncPeriodSeconds: 1\n"));
+    }
+    auto options = test_controller_options();
+    options.client.qps = 5;
+    options.client.burst = 5;
+    options.leader = fast_election("busy");
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return controller.leading(); }));
+    // 30 objects at one reconcile per second want far more than 5 requests per second: their
+    // requests queue for many seconds, a renewal through the same limiter would queue behind them.
+    int samples = 0;
+    int lost = 0;
+    for (const auto until = std::chrono::steady_clock::now() + 8s;
+         std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(100ms)) {
+        ++samples;
+        if (!controller.leading()) ++lost;
+    }
+    EXPECT_EQ(lost, 0) << "of " << samples << " samples";
+    EXPECT_EQ(str(get_json(sim, lease_path), "/spec/holderIdentity"), "busy");
+}
+
 TEST_F(ControllerTest, AGracefulShutdownReleasesTheLease) {
     auto options = test_controller_options();
     options.leader.enabled = true;

@@ -75,6 +75,10 @@ void controller_runner::kill() {
     thread_.join();
 }
 
+void controller_runner::freeze(std::chrono::milliseconds d) {
+    asio::post(io_, [d] { std::this_thread::sleep_for(d); });
+}
+
 template <class T> T controller_runner::on_thread(std::function<T()> f) {
     if (ended_) return T{};
     std::promise<T> result;

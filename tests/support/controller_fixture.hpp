@@ -31,6 +31,9 @@ class controller_runner {
     int shutdown();
     /// An abrupt end: the thread stops with nothing released (a killed process).
     void kill();
+    /// Blocks the controller's thread for `d`, as a SIGSTOP would stop the process: nothing of it
+    /// runs meanwhile and its timers are late when it resumes. Returns at once.
+    void freeze(std::chrono::milliseconds d);
     bool leading();
     /// The caches are synced and the controller acts (without election: at once).
     bool acting();
