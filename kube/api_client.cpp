@@ -16,7 +16,9 @@
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <charconv>
 #include <deque>
 #include <random>
@@ -80,17 +82,28 @@ using connection = std::variant<std::unique_ptr<plain_stream>, std::unique_ptr<t
 // Writes the request and reads the whole response (a plain coroutine: no coroutine lambdas,
 // which GCC 12 miscompiles).
 template <class Stream>
-asio::awaitable<beast::error_code> write_read(Stream& stream, http::request<http::string_body>& req,
-                                              beast::flat_buffer& buffer,
-                                              http::response_parser<http::string_body>& parser) {
+asio::awaitable<beast::error_code>
+write_read(Stream& stream, http::request<http::string_body>& req, beast::flat_buffer& buffer,
+           http::response_parser<http::string_body>& parser, bool& sent) {
     auto [wec, written] = co_await http::async_write(stream, req, use_tuple);
     if (wec) co_return wec;
+    sent = true;
     auto [rec, read] = co_await http::async_read(stream, buffer, parser, use_tuple);
     co_return rec;
 }
 
 beast::tcp_stream& lowest(connection& c) {
     return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(*s); }, c);
+}
+
+// An idle pooled connection the server has closed meanwhile: a request sent on it would fail after
+// being written, when a write can no longer be retried. The server has nothing to say on an idle
+// connection but goodbye (FIN, a reset, or TLS's close_notify), so anything readable means closed.
+bool closed_by_peer(connection& c) {
+    const int fd = lowest(c).socket().native_handle();
+    char byte = 0;
+    const auto n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 } // namespace
@@ -115,6 +128,35 @@ std::optional<int> retry_after_seconds(std::string_view header) {
         end != header.data() + header.size() || seconds > 86400)
         return std::nullopt;
     return seconds;
+}
+
+namespace {
+
+/// A `Status` object's code, reason, message, retry advice and causes.
+api_status status_from(const rapidjson::Value& status) {
+    api_status out;
+    json_decoder d;
+    const json_node root{&status, ""};
+    out.code = static_cast<int>(d.opt_int(root["code"], 0, 999).value_or(0));
+    out.reason = d.opt_string(root["reason"]).value_or("");
+    out.message = d.opt_string(root["message"]).value_or("");
+    if (auto ra = d.opt_int(root["details"]["retryAfterSeconds"], 0, 86400))
+        out.retry_after_seconds = static_cast<int>(*ra);
+    if (const auto* causes = root["details"]["causes"].value; causes && causes->IsArray())
+        for (const auto& c : causes->GetArray())
+            if (c.IsObject() && c.HasMember("reason") && c["reason"].IsString())
+                out.causes.emplace_back(c["reason"].GetString(), c["reason"].GetStringLength());
+    return out;
+}
+
+} // namespace
+
+bool resource_version_too_large(const api_status& status) {
+    for (const auto& c : status.causes)
+        if (c == "ResourceVersionTooLarge") return true;
+    // Servers before 1.18.6 set no cause, only the message (client-go checks it too).
+    return status.code == 504 &&
+           status.message.find("Too large resource version") != std::string::npos;
 }
 
 errc classify(int status, const std::string& reason) {
@@ -250,9 +292,11 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         co_return connection(std::move(tls));
     }
 
-    // One attempt on one connection. Returns the transport error, if any.
+    // One attempt on one connection. Returns the transport error, if any; `sent`: the whole
+    // request was written (the server may have acted on it).
     asio::awaitable<boost::system::error_code> exchange(connection& conn, const api_request& r,
-                                                        api_response& out, bool& reusable) {
+                                                        api_response& out, bool& reusable,
+                                                        bool& sent) {
         http::request<http::string_body> req{http::string_to_verb(r.method), r.target, 11};
         req.set(http::field::host, config.host);
         req.set(http::field::user_agent, "hpaplus");
@@ -273,10 +317,10 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         parser.body_limit(options.max_body_bytes);
         beast::error_code ec;
         if (auto* plain = std::get_if<std::unique_ptr<plain_stream>>(&conn)) {
-            ec = co_await write_read(**plain, req, buffer, parser);
+            ec = co_await write_read(**plain, req, buffer, parser, sent);
         } else {
             ec = co_await write_read(*std::get<std::unique_ptr<tls_stream>>(conn), req, buffer,
-                                     parser);
+                                     parser, sent);
         }
         if (ec) co_return ec;
         auto res = parser.release();
@@ -290,16 +334,9 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     }
 
     void decode_status(api_response& out) {
-        out.status.code = out.http_status;
         rapidjson::Document doc;
-        if (!parse_json(doc, out.body, "") && doc.IsObject()) {
-            json_decoder d;
-            const json_node root{&doc, ""};
-            out.status.reason = d.opt_string(root["reason"]).value_or("");
-            out.status.message = d.opt_string(root["message"]).value_or("");
-            if (auto ra = d.opt_int(root["details"]["retryAfterSeconds"], 0, 86400))
-                out.status.retry_after_seconds = static_cast<int>(*ra);
-        }
+        if (!parse_json(doc, out.body, "") && doc.IsObject()) out.status = status_from(doc);
+        out.status.code = out.http_status;
         if (out.status.message.empty())
             out.status.message = "HTTP " + std::to_string(out.http_status);
         out.ec = make_error_code(classify(out.http_status, out.status.reason));
@@ -326,6 +363,10 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
             }
             ++attempts;
             connection conn;
+            while (!idle.empty() && closed_by_peer(idle.back())) {
+                idle.pop_back();
+                drop_connection();
+            }
             bool from_pool = !idle.empty();
             if (from_pool) {
                 conn = std::move(idle.back());
@@ -348,16 +389,22 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 conn = std::move(*fresh);
             }
             bool reusable = false;
-            const auto ec = co_await exchange(conn, r, out, reusable);
+            bool sent = false;
+            const auto ec = co_await exchange(conn, r, out, reusable, sent);
             if (observer) observer(r.method, ec ? 0 : out.http_status);
             if (ec) {
                 drop_connection();
+                // A write that reached the server may have been applied: never sent twice blindly
+                // (the caller reads the object again and decides).
+                const bool maybe_applied = sent && !idempotent;
                 // A pooled connection the server closed meanwhile: try again on a new one at once.
-                if (from_pool && attempt <= options.max_retries) continue;
+                if (from_pool && !maybe_applied && attempt <= options.max_retries) continue;
                 out.ec = make_error_code(ec == beast::error::timeout ? errc::timeout
                                                                      : errc::connection_failed);
                 out.status.message = out.ec.message() + ": " + ec.message();
-                if ((idempotent || out.ec == errc::connection_failed) &&
+                if (maybe_applied)
+                    out.status.message += " (the " + r.method + " may have been applied)";
+                if (!maybe_applied && (idempotent || out.ec == errc::connection_failed) &&
                     attempt < options.max_retries && ec != beast::error::timeout) {
                     asio::steady_timer t(executor, backoff(attempt));
                     co_await t.async_wait(use_tuple);
@@ -479,8 +526,7 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
         self->decode_status(out);
         co_return out;
     }
-    bool gone = false;
-    std::string gone_message;
+    std::optional<api_status> ended; // an ERROR event: the server ended the watch with a Status
     const std::function<bool(std::string_view)> on_line = [&](std::string_view line) {
         rapidjson::Document doc;
         if (!net::parse_json(doc, line).empty() || !doc.IsObject() || !doc.HasMember("type") ||
@@ -488,11 +534,9 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
             return true; // a garbled line is skipped; the next relist repairs any gap
         const std::string_view type(doc["type"].GetString(), doc["type"].GetStringLength());
         const rapidjson::Value& object = doc["object"];
-        if (type == "ERROR" && object.IsObject() && object.HasMember("code") &&
-            object["code"].IsInt() && object["code"].GetInt() == 410) {
-            gone = true;
-            if (object.HasMember("message") && object["message"].IsString())
-                gone_message = object["message"].GetString();
+        if (type == "ERROR") {
+            ended = object.IsObject() ? status_from(object) : api_status{};
+            if (ended->message.empty()) ended->message = "the watch ended with an ERROR event";
             return false;
         }
         rapidjson::StringBuffer text;
@@ -504,9 +548,9 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
         ec = co_await stream_lines(**plain, buffer, parser, idle_timeout, on_line);
     else
         ec = co_await stream_lines(*tls, buffer, parser, idle_timeout, on_line);
-    if (gone) {
-        out.ec = make_error_code(errc::gone);
-        out.status = {410, "Expired", gone_message, std::nullopt};
+    if (ended) {
+        out.status = std::move(*ended);
+        out.ec = make_error_code(classify(out.status.code, out.status.reason));
     } else if (ec && ec != http::error::end_of_stream) {
         out.ec =
             make_error_code(ec == beast::error::timeout ? errc::timeout : errc::connection_failed);

@@ -49,7 +49,12 @@ struct api_status {
     std::string reason;
     std::string message;
     std::optional<int> retry_after_seconds;
+    std::vector<std::string> causes = {}; ///< the reasons of details.causes
 };
+
+/// The server has not reached the resourceVersion asked for (504 Timeout "Too large resource
+/// version"): its versions went back, so a list from scratch is the only way to be current.
+bool resource_version_too_large(const api_status& status);
 
 struct api_request {
     std::string method = "GET";

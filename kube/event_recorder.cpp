@@ -7,6 +7,8 @@
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace hpaplus::kube {
 namespace {
 
@@ -24,6 +26,33 @@ std::string created_name(const std::string& body) {
 
 } // namespace
 
+event_spam_filter::event_spam_filter(int burst, std::chrono::seconds refill)
+    : burst_(burst), refill_(refill) {}
+
+double event_spam_filter::refilled(const bucket& b, core::time_point now) const {
+    if (now <= b.last || refill_.count() <= 0) return b.tokens; // a clock going back adds nothing
+    const double earned = std::chrono::duration<double>(now - b.last) / refill_;
+    return std::min<double>(burst_, b.tokens + earned);
+}
+
+bool event_spam_filter::allow(const std::string& key, core::time_point now) {
+    auto it = buckets_.find(key);
+    if (it == buckets_.end()) {
+        // A full bucket carries no information: forget those before remembering another key.
+        if (buckets_.size() >= max_remembered)
+            std::erase_if(buckets_,
+                          [&](const auto& kv) { return refilled(kv.second, now) >= burst_; });
+        if (buckets_.size() >= max_remembered) buckets_.clear(); // a storm of distinct objects
+        it = buckets_.emplace(key, bucket{static_cast<double>(burst_), now}).first;
+    }
+    bucket& b = it->second;
+    b.tokens = refilled(b, now);
+    b.last = std::max(b.last, now);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+}
+
 event_recorder::event_recorder(kube::api_client& client, std::string host,
                                std::chrono::seconds window)
     : client_(client), host_(std::move(host)), window_(window) {}
@@ -39,6 +68,13 @@ void event_recorder::forget_older_than(core::time_point cutoff) {
 
 boost::asio::awaitable<void> event_recorder::record(const involved_object& object,
                                                     const policy::event& e, core::time_point now) {
+    if (!spam_.allow(object.namespace_ + "/" + object.name + "/" + object.uid + "\n" + e.reason,
+                     now)) {
+        ++filtered_;
+        spdlog::debug("{}/{}: Event {} dropped by the spam filter", object.namespace_, object.name,
+                      e.reason);
+        co_return;
+    }
     std::string key =
         object.namespace_ + "/" + object.name + "\n" + e.type + "\n" + e.reason + "\n" + e.message;
     const std::string now_text = core::format_rfc3339(now);

@@ -1,6 +1,7 @@
 // kube/event_recorder.hpp — core/v1 Events about autoscalers, aggregated as client-go's
 // recorder does: the same reason and message about the same object within a window bump one
-// Event's count instead of creating another.
+// Event's count instead of creating another; and, past a burst, filtered as client-go's spam
+// filter does, so a flapping backend cannot flood the Events API.
 #pragma once
 
 #include "core/time.hpp"
@@ -23,6 +24,29 @@ struct involved_object {
     std::string api_version = "autoscaling.hpaplus.io/v1alpha1";
 };
 
+/// A token bucket per key (an object and a reason): `burst` Events at once, then one more per
+/// `refill` (client-go: 25, then one every 5 minutes). Pure; time comes from the caller.
+class event_spam_filter {
+  public:
+    explicit event_spam_filter(int burst = 25,
+                               std::chrono::seconds refill = std::chrono::minutes(5));
+
+    /// Takes a token for `key` at `now`: false when its bucket is empty (the Event is dropped).
+    bool allow(const std::string& key, core::time_point now);
+    std::size_t keys() const { return buckets_.size(); }
+
+  private:
+    struct bucket {
+        double tokens = 0;
+        core::time_point last{};
+    };
+    double refilled(const bucket& b, core::time_point now) const;
+
+    int burst_;
+    std::chrono::seconds refill_;
+    std::map<std::string, bucket, std::less<>> buckets_;
+};
+
 class event_recorder {
   public:
     event_recorder(kube::api_client& client, std::string host, std::chrono::seconds window);
@@ -35,6 +59,7 @@ class event_recorder {
 
     std::uint64_t created() const { return created_; }
     std::uint64_t aggregated() const { return aggregated_; }
+    std::uint64_t filtered() const { return filtered_; } ///< dropped by the spam filter
 
   private:
     struct recorded {
@@ -48,7 +73,9 @@ class event_recorder {
     std::string host_;
     std::chrono::seconds window_;
     std::map<std::string, recorded, std::less<>> recent_; ///< ns/name/type/reason/message
+    event_spam_filter spam_;
     std::uint64_t created_ = 0;
+    std::uint64_t filtered_ = 0;
     std::uint64_t aggregated_ = 0;
 };
 

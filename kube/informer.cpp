@@ -228,6 +228,9 @@ asio::awaitable<void> informer::run() {
             need_list = true; // the version is too old: relist (immediately)
             continue;
         }
+        // The server is behind the version we hold (its store went back, as after an etcd
+        // restore): what we hold may be gone from it, so list from scratch after the backoff.
+        if (resource_version_too_large(r.status)) need_list = true;
         co_await backoff_wait(timer, backoff, options_.max_backoff);
     }
 }

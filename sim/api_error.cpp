@@ -34,11 +34,11 @@ std::string status_json(const api_error& e) {
     if (!e.kind.empty()) details.AddMember("kind", json(e.kind.c_str(), a), a);
     if (!e.causes.empty()) {
         json causes(rapidjson::kArrayType);
-        for (const auto& [field, message] : e.causes) {
+        for (const auto& cause : e.causes) {
             json c(rapidjson::kObjectType);
-            c.AddMember("reason", "FieldValueInvalid", a);
-            c.AddMember("message", json(message.c_str(), a), a);
-            c.AddMember("field", json(field.c_str(), a), a);
+            c.AddMember("reason", json(cause.reason.c_str(), a), a);
+            c.AddMember("message", json(cause.message.c_str(), a), a);
+            if (!cause.field.empty()) c.AddMember("field", json(cause.field.c_str(), a), a);
             causes.PushBack(c, a);
         }
         details.AddMember("causes", causes, a);
@@ -75,7 +75,21 @@ api_error invalid(const resource_type& t, const std::string& name,
         message += (i ? ", " : "") + causes[i].first + ": " + causes[i].second;
     api_error e = with_details(422, "Invalid", std::move(message), t, name);
     e.kind = t.kind; // Invalid carries the Kind, not the plural
-    e.causes = std::move(causes);
+    for (auto& [field, text] : causes)
+        e.causes.push_back({"FieldValueInvalid", std::move(text), std::move(field)});
+    return e;
+}
+
+api_error too_large_resource_version(std::uint64_t requested, std::uint64_t current) {
+    api_error e{504,
+                "Timeout",
+                "Timeout: Too large resource version: " + std::to_string(requested) +
+                    ", current: " + std::to_string(current),
+                {},
+                {},
+                {},
+                {{"ResourceVersionTooLarge", "Too large resource version", ""}},
+                1};
     return e;
 }
 

@@ -4,12 +4,20 @@
 
 #include "sim/resource_type.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace hpaplus::sim {
+
+/// One entry of a Status's details.causes.
+struct status_cause {
+    std::string reason; ///< FieldValueInvalid, DisruptionBudget, ResourceVersionTooLarge, ...
+    std::string message;
+    std::string field; ///< empty: none
+};
 
 struct api_error {
     int code = 500;
@@ -18,7 +26,7 @@ struct api_error {
     std::string name;  ///< details.name
     std::string group; ///< details.group
     std::string kind;  ///< details.kind (the resource plural, as upstream puts it)
-    std::vector<std::pair<std::string, std::string>> causes; ///< field → message (Invalid)
+    std::vector<status_cause> causes;
     std::optional<int> retry_after_seconds;
 };
 
@@ -36,6 +44,9 @@ api_error method_not_supported(const resource_type& t, const std::string& verb);
 api_error unsupported_media_type(std::string message);
 api_error too_many_requests(int retry_after_seconds);
 api_error internal_error(std::string message);
+/// 504 Timeout for a request at a resourceVersion the server has not reached (as the watch cache
+/// answers after waiting for it), with the cause ResourceVersionTooLarge.
+api_error too_large_resource_version(std::uint64_t requested, std::uint64_t current);
 api_error not_found_path(const std::string& path);
 
 } // namespace hpaplus::sim

@@ -307,6 +307,24 @@ void object_store::compact(collection& c) {
     c.log.clear();
 }
 
+store_snapshot object_store::snapshot() const {
+    store_snapshot s;
+    s.rv = rv_;
+    for (const auto& [k, c] : collections_)
+        s.objects.emplace(k, c.objects);
+    return s;
+}
+
+void object_store::restore(const store_snapshot& s) {
+    rv_ = s.rv;
+    for (auto& [k, c] : collections_) {
+        const auto it = s.objects.find(k);
+        c.objects = it == s.objects.end() ? std::map<std::string, object_ptr>{} : it->second;
+        c.log.clear();
+        c.compacted_rv = rv_;
+    }
+}
+
 object_range namespace_range(const collection& c, const std::string& ns) {
     if (ns.empty()) return {c.objects.begin(), c.objects.end()};
     const std::string prefix = ns + "/";

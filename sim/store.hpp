@@ -58,6 +58,13 @@ struct object_range {
 };
 object_range namespace_range(const collection& c, const std::string& ns);
 
+/// Every object of every collection at one resourceVersion (objects are immutable, so this shares
+/// them): what an etcd backup holds.
+struct store_snapshot {
+    std::uint64_t rv = 0;
+    std::map<std::string, std::map<std::string, object_ptr>, std::less<>> objects; ///< by type
+};
+
 /// A random RFC 4122 version 4 UUID (metadata.uid, admission review uids).
 std::string new_uid();
 
@@ -99,6 +106,12 @@ class object_store {
     std::optional<std::size_t> first_event_after(const collection& c, std::uint64_t rv) const;
     /// Drops the whole event log: every watch resuming from a version before now gets 410.
     void compact(collection& c);
+
+    store_snapshot snapshot() const;
+    /// Puts every object back as the snapshot has it, as an etcd restored from a backup does:
+    /// the resourceVersion goes back too and every event log is dropped, and nothing is told
+    /// (watchers see no events; a client resuming from a newer version is "too large").
+    void restore(const store_snapshot& s);
 
     /// Called after every write, in order (simulated controllers and watch notification).
     void on_change(observer o) { observers_.push_back(std::move(o)); }

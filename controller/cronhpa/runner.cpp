@@ -51,8 +51,11 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
             co_return r;
         }
         r.message = "cannot scale " + ref.kind + "/" + ref.name + ": " + response.message();
-        if (response.ec != kube::errc::conflict || attempt >= env.options.scale_write_attempts)
-            co_return r;
+        // A conflict, or no answer (the write may have landed): read the target again first.
+        const bool again = response.ec == kube::errc::conflict ||
+                           response.ec == kube::errc::timeout ||
+                           response.ec == kube::errc::connection_failed;
+        if (!again || attempt >= env.options.scale_write_attempts) co_return r;
         fresh = true;
     }
 }

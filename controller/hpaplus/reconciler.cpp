@@ -192,11 +192,21 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                                                    target.resource_version);
         if (response) break;
         write_error = response.message();
-        if (response.ec != kube::errc::conflict || attempt >= env.options.scale_write_attempts)
-            break;
-        // The target changed since we read it: decide again on what it is now.
-        spdlog::info("{}: /scale conflict, deciding again on fresh data", object->key);
+        const bool unanswered =
+            response.ec == kube::errc::timeout || response.ec == kube::errc::connection_failed;
+        const bool last = attempt >= env.options.scale_write_attempts;
+        if ((response.ec != kube::errc::conflict || last) && !unanswered) break;
+        // The target changed since we read it, or the write got no answer and may have landed:
+        // read it again, and decide again on what it is now.
+        spdlog::info("{}: /scale {}, reading the target again", object->key,
+                     unanswered ? "write unanswered" : "conflict");
         target = co_await kube::read_target(env.client, &env.deployments, ns, ref, true);
+        // The decision rescales, so the target was not at this size when it was read.
+        if (unanswered && target.scale && target.scale->spec_replicas == decision.target_replicas) {
+            write_error.reset(); // it landed
+            break;
+        }
+        if (last) break;
         in.scale = target.scale;
         in.scale_error = target.error;
         write_error.reset();

@@ -7,6 +7,8 @@
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/protobuf.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <cstdio>
@@ -54,7 +56,8 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         co_await out.send(control(r, parts));
         co_return;
     }
-    if (auto delay = co_await apply_faults(r, parts, out); delay) co_return;
+    const auto answer_latency = co_await apply_faults(r, parts, out);
+    if (!answer_latency) co_return;
     if (auto d = discovery(r, parts)) {
         co_await out.send(std::move(*d));
         co_return;
@@ -87,7 +90,12 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
             co_return;
         }
     }
-    co_await out.send(objects(r, *t));
+    http_response answer = objects(r, *t);
+    if (answer_latency->count() > 0) { // carried out, but the client hears of it late
+        asio::steady_timer timer(executor, *answer_latency);
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    co_await out.send(std::move(answer));
 }
 
 api_server::api_server(asio::any_io_executor executor, object_store& store,

@@ -32,19 +32,19 @@ api_server::impl::verb_and_resource(const http_request& r, const std::vector<std
     return {verb, resource};
 }
 
-// Applies latency and injected errors; returns true when the request was answered with an
-// error.
-asio::awaitable<bool> api_server::impl::apply_faults(const http_request& r,
-                                                     const std::vector<std::string>& parts,
-                                                     http_responder& out) {
-    if (faults.rules().empty()) co_return false;
+// Applies latency and injected errors; returns nullopt when the request was answered with an
+// error, otherwise how long to hold its answer back once it is carried out.
+asio::awaitable<std::optional<std::chrono::milliseconds>>
+api_server::impl::apply_faults(const http_request& r, const std::vector<std::string>& parts,
+                               http_responder& out) {
+    if (faults.rules().empty()) co_return std::chrono::milliseconds(0);
     const auto [verb, resource] = verb_and_resource(r, parts);
     const auto verdict = faults.judge(verb, resource);
     if (verdict.latency.count() > 0) {
         asio::steady_timer timer(executor, verdict.latency);
         co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
     }
-    if (!verdict.error_code) co_return false;
+    if (!verdict.error_code) co_return verdict.answer_latency;
     api_error e;
     switch (*verdict.error_code) {
     case 429:
@@ -75,7 +75,7 @@ asio::awaitable<bool> api_server::impl::apply_faults(const http_request& r,
                       std::nullopt};
     }
     co_await out.send(error_response(e));
-    co_return true;
+    co_return std::nullopt;
 }
 
 // /sim/v1/...: the simulated cluster's own controls.
@@ -101,7 +101,8 @@ http_response api_server::impl::control(const http_request& r,
             body += (i ? "," : "") + std::string(R"({"verb":")") + f.verb + R"(","resource":")" +
                     f.resource + R"(","errorRate":)" + std::to_string(f.error_rate) +
                     R"(,"errorCode":)" + std::to_string(f.error_code) + R"(,"latencyMs":)" +
-                    std::to_string(f.latency.count()) + "}";
+                    std::to_string(f.latency.count()) + R"(,"answerLatencyMs":)" +
+                    std::to_string(f.answer_latency.count()) + "}";
         }
         return ok(body + "]}");
     }
@@ -127,10 +128,20 @@ http_response api_server::impl::control(const http_request& r,
     }
     if (what == "prometheus" && r.method == "GET" && prometheus)
         return http_response{200, "text/plain; version=0.0.4; charset=utf-8", prometheus(), {}};
+    if (what == "snapshot" && r.method == "POST") {
+        backup = store.snapshot();
+        return ok(R"({"resourceVersion":")" + std::to_string(backup->rv) + "\"}");
+    }
     if (what == "restart" && r.method == "POST" && restart) {
         long long down = 0;
         if (auto d = r.query_param("downSeconds"))
             std::from_chars(d->data(), d->data() + d->size(), down);
+        if (r.query_param("restore").value_or("") == "snapshot") {
+            if (!backup) return error_response(bad_request("no snapshot to restore"));
+            faults.drop_watches(); // the watches of the old state end with the server
+            wake_watches();
+            store.restore(*backup);
+        }
         restart(std::chrono::milliseconds(std::clamp<long long>(down, 0, 600) * 1000));
         return http_response{202, json_type, R"({"restarting":true})", {}};
     }

@@ -16,6 +16,7 @@ fault_injector::verdict fault_injector::judge(const std::string& verb,
         if (r.verb != "*" && r.verb != verb) continue;
         if (r.resource != "*" && r.resource != resource) continue;
         v.latency += r.latency;
+        v.answer_latency += r.answer_latency;
         if (!v.error_code && r.error_rate > 0 && coin(rng_) < r.error_rate)
             v.error_code = r.error_code;
     }
@@ -50,6 +51,11 @@ core::outcome<std::vector<fault_rule>> fault_injector::parse_rules(const std::st
             if (!v->IsInt() || v->GetInt() < 0 || v->GetInt() > 60000)
                 return core::error_message("latencyMs must be 0..60000");
             rule.latency = std::chrono::milliseconds(v->GetInt());
+        }
+        if (const json* v = find_path(r, "answerLatencyMs")) {
+            if (!v->IsInt() || v->GetInt() < 0 || v->GetInt() > 60000)
+                return core::error_message("answerLatencyMs must be 0..60000");
+            rule.answer_latency = std::chrono::milliseconds(v->GetInt());
         }
         static const char* verbs[] = {"*",      "get",    "list",  "watch",
                                       "create", "update", "patch", "delete"};

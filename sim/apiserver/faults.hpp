@@ -20,9 +20,10 @@ struct fault_rule {
     std::string verb = "*"; ///< get, list, watch, create, update, patch, delete, or *
     std::string resource =
         "*"; ///< a plural (`pods`, `deployments`, `scale` for the subresource), or *
-    double error_rate = 0.0; ///< 0..1
-    int error_code = 503;    ///< 429 (with Retry-After), 500, 503, 504
-    std::chrono::milliseconds latency{0};
+    double error_rate = 0.0;                     ///< 0..1
+    int error_code = 503;                        ///< 429 (with Retry-After), 500, 503, 504
+    std::chrono::milliseconds latency{0};        ///< before the request is carried out
+    std::chrono::milliseconds answer_latency{0}; ///< after: the answer is held back
 };
 
 class fault_injector {
@@ -36,6 +37,7 @@ class fault_injector {
     /// The delay to apply and the error to return (if any) for one request.
     struct verdict {
         std::chrono::milliseconds latency{0};
+        std::chrono::milliseconds answer_latency{0};
         std::optional<int> error_code;
     };
     verdict judge(const std::string& verb, const std::string& resource);

@@ -196,10 +196,11 @@ std::optional<api_error> check_disruption_budgets(object_store& store, const sto
         if (healthy - 1 >= desired_healthy) continue;
         api_error e = too_many_requests(10);
         e.message = "Cannot evict pod as it would violate the pod's disruption budget.";
-        e.causes = {{"DisruptionBudget", "The disruption budget " + pdb->name + " needs " +
-                                             std::to_string(desired_healthy) +
-                                             " healthy pods and has " + std::to_string(healthy) +
-                                             " currently"}};
+        e.causes = {{"DisruptionBudget",
+                     "The disruption budget " + pdb->name + " needs " +
+                         std::to_string(desired_healthy) + " healthy pods and has " +
+                         std::to_string(healthy) + " currently",
+                     ""}};
         return e;
     }
     return std::nullopt;

@@ -36,6 +36,7 @@ struct api_server::impl {
     api_server::usage_function usage; ///< resource metrics, when served
     fault_injector faults;
     std::function<void(std::chrono::milliseconds)> restart;
+    std::optional<store_snapshot> backup; ///< POST /sim/v1/snapshot; a restart may restore it
     std::function<std::string()> prometheus;
     admission* admission_chain = nullptr; ///< mutating webhooks, when the cluster has them
     std::uint64_t crd_changes = 0; ///< bumped on every CRD write: the served kinds may change
@@ -159,8 +160,9 @@ struct api_server::impl {
 
     // Applies latency and injected errors; returns true when the request was answered with an
     // error.
-    asio::awaitable<bool> apply_faults(const http_request& r, const std::vector<std::string>& parts,
-                                       http_responder& out);
+    /// nullopt: answered with an injected error; otherwise how long to hold the answer back.
+    asio::awaitable<std::optional<std::chrono::milliseconds>>
+    apply_faults(const http_request& r, const std::vector<std::string>& parts, http_responder& out);
 
     // /sim/v1/...: the simulated cluster's own controls.
     http_response control(const http_request& r, const std::vector<std::string>& parts);

@@ -35,6 +35,21 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
             error_response(bad_request("invalid resource version \"" + rv_text + "\"")));
         co_return;
     }
+    asio::steady_timer timer(executor);
+    // A version from the future (the store went back, as after an etcd restore): wait a little
+    // for it, as the watch cache does, then refuse.
+    for (const auto give_up = std::chrono::steady_clock::now() + options.fresh_wait;
+         !replay && last > store.resource_version();) {
+        if (std::chrono::steady_clock::now() >= give_up || stopped) {
+            co_await out.send(
+                error_response(too_large_resource_version(last, store.resource_version())));
+            co_return;
+        }
+        timer.expires_at(give_up);
+        waiting.insert(&timer);
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        waiting.erase(&timer);
+    }
     if (!co_await out.begin_stream(200, json_type)) co_return;
     auto event_line = [](const char* type, const std::string& object) {
         return std::string(R"({"type":")") + type + R"(","object":)" + object + "}\n";
@@ -57,7 +72,6 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
     }
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto last_sent = std::chrono::steady_clock::now();
-    asio::steady_timer timer(executor);
     const std::uint64_t drop_epoch = faults.watch_epoch();
     const std::uint64_t my_expire_epoch = expire_epoch;
     while (!stopped) {

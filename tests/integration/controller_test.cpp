@@ -223,6 +223,29 @@ TEST_F(ControllerTest, ScaleConflictsAreDecidedAgainOnFreshDataAndReported) {
     EXPECT_TRUE(eventually([&] { return condition("busy", "AbleToScale").rfind("True", 0) == 0; }));
 }
 
+TEST_F(ControllerTest, AScaleWriteLeftUnansweredIsReadAgainNotReportedAsFailed) {
+    apply_manifest(sim, deployment("busy", 2, "2500m"));
+    apply_manifest(sim, hpaplus("busy", "  syncPeriodSeconds: 1\n"));
+    // Every /scale write is carried out at once but answered only after the client gave up.
+    sim.run_on_cluster([&] {
+        sim::fault_rule late;
+        late.verb = "update";
+        late.resource = "scale";
+        late.answer_latency = 2500ms;
+        sim.cluster().api().faults().add(late);
+    });
+    auto options = test_controller_options();
+    options.client.request_timeout = 1s;
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return has_event("busy", "SuccessfulRescale"); }, 30s));
+    EXPECT_GT(replicas("busy"), 2);
+    // The controller read the target again, saw its write had landed, and reported it as done.
+    EXPECT_NE(status("busy", "/status/lastScaleTime"), "<missing>");
+    EXPECT_EQ(condition("busy", "AbleToScale").rfind("True", 0), 0u)
+        << condition("busy", "AbleToScale");
+    EXPECT_FALSE(has_event("busy", "FailedRescale"));
+}
+
 class RolloutTest : public ControllerTest {
   protected:
     RolloutTest() : ControllerTest(slow_pods()) {}

@@ -1,5 +1,6 @@
 // Integration tests: kube::informer against the simulated cluster — initial sync, live changes,
-// pagination, relist after forced 410s, and recovery from dropped watches and a restarted server.
+// pagination, relist after forced 410s, and recovery from dropped watches and a restarted server,
+// including one whose store went back to an earlier state (resourceVersions going backwards).
 #include "../support/json_access.hpp"
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
@@ -167,6 +168,22 @@ TEST_F(Informer, SurvivesARestartedServer) {
         }
     }));
     ASSERT_TRUE(until([&] { return cache->items()->count("default/back") == 1; }));
+}
+
+TEST_F(Informer, ForgetsWhatAServerRestoredFromABackupNoLongerHas) {
+    sim.request("POST", configmaps, R"({"metadata":{"name":"kept"}})");
+    sim.request("POST", "/sim/v1/snapshot");
+    start();
+    ASSERT_TRUE(until([&] { return cache->synced() && size() == 1; }));
+    sim.request("POST", configmaps, R"({"metadata":{"name":"lost"}})");
+    ASSERT_TRUE(until([&] { return cache->items()->count("default/lost") == 1; }));
+    // The server comes back with the backup: "lost" never existed and its versions went back,
+    // so the watch resumes from a version the server has not reached ("too large").
+    sim.request("POST", "/sim/v1/restart?downSeconds=0&restore=snapshot");
+    ASSERT_TRUE(until([&] { return cache->items()->count("default/lost") == 0; }));
+    EXPECT_EQ(cache->items()->count("default/kept"), 1u);
+    EXPECT_GE(cache->lists(), 2u);
+    EXPECT_NE(std::find(seen.begin(), seen.end(), "DELETED default/lost"), seen.end());
 }
 
 } // namespace

@@ -172,7 +172,7 @@ TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
     EXPECT_EQ(refused.status, 429);
     EXPECT_EQ(str(parse(refused.body), "/message"),
               "Cannot evict pod as it would violate the pod's disruption budget.");
-    EXPECT_EQ(str(parse(refused.body), "/details/causes/0/field"), "DisruptionBudget");
+    EXPECT_EQ(str(parse(refused.body), "/details/causes/0/reason"), "DisruptionBudget");
     // the deployment replaces the evicted pod; once it is ready, eviction is allowed again
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
     EXPECT_EQ(evict(second).status, 201);
