@@ -34,13 +34,17 @@ int run_cron(int argc, char** argv) {
     flag_table flags("hpaplus cron next");
     flags.text("schedule", "the cron expression (quote it)", expression, false);
     flags.text("time-zone", "an IANA time zone such as Europe/London", zone_name);
-    flags.custom("from", "start after this RFC 3339 time", "now",
-                 [&from](std::string_view value) -> std::optional<std::string> {
-                     const auto t = core::parse_rfc3339(value);
-                     if (!t) return "\"" + std::string(value) + "\" is not an RFC 3339 time";
-                     from = std::chrono::floor<std::chrono::seconds>(*t);
-                     return std::nullopt;
-                 });
+    flags.custom(
+        "from", "start after this RFC 3339 time", "now",
+        [&from](std::string_view value) -> std::optional<std::string> {
+            const auto t = core::parse_rfc3339(value);
+            if (!t && t.error() == boost::system::errc::value_too_large)
+                return "\"" + std::string(value) +
+                       "\" is outside the times HPAPlus handles (1677-09-21 to 2262-04-11)";
+            if (!t) return "\"" + std::string(value) + "\" is not an RFC 3339 time";
+            from = std::chrono::floor<std::chrono::seconds>(*t);
+            return std::nullopt;
+        });
     flags.integer("count", "how many fire times", count, 1, 10000);
     const std::string_view verb = argc >= 2 ? argv[1] : "";
     const bool asks_help = verb == "--help" || verb == "-h";

@@ -3,6 +3,7 @@
 
 #include <boost/system/errc.hpp>
 
+#include <cstdint>
 #include <cstdio>
 
 namespace hpaplus::core {
@@ -65,10 +66,20 @@ boost::system::result<time_point> parse_rfc3339(std::string_view s) {
         return invalid;
     }
     if (pos != s.size()) return invalid;
-    const auto days = std::chrono::sys_days{ymd};
-    return time_point{days.time_since_epoch()} + std::chrono::hours{hour} +
-           std::chrono::minutes{minute} + std::chrono::seconds{second - offset_seconds} +
-           std::chrono::nanoseconds{nanos};
+    // Nanoseconds since 1970 in 64 bits reach from 1677 to 2262: beyond them is an error, never
+    // a wrapped value.
+    std::int64_t seconds =
+        std::int64_t{std::chrono::sys_days{ymd}.time_since_epoch().count()} * 86400 + hour * 3600 +
+        minute * 60 + second - offset_seconds;
+    std::int64_t since_epoch = 0;
+    if (seconds < 0 && nanos > 0) { // borrow a second: the earliest times need it to fit
+        seconds += 1;
+        nanos -= 1'000'000'000;
+    }
+    if (__builtin_mul_overflow(seconds, std::int64_t{1'000'000'000}, &since_epoch) ||
+        __builtin_add_overflow(since_epoch, nanos, &since_epoch))
+        return boost::system::errc::make_error_code(boost::system::errc::value_too_large);
+    return time_point{std::chrono::nanoseconds{since_epoch}};
 }
 
 namespace {

@@ -15,7 +15,8 @@ using time_point = std::chrono::time_point<std::chrono::system_clock, std::chron
 /// The wall clock now, at time_point's resolution.
 time_point wall_now();
 
-/// Parses RFC 3339 (`2026-01-01T00:00:00Z`, fractional seconds, `+02:00` offsets).
+/// Parses RFC 3339 (`2026-01-01T00:00:00Z`, fractional seconds, `+02:00` offsets). A time that
+/// time_point cannot hold (before 1677-09-21 or after 2262-04-11) is errc::value_too_large.
 boost::system::result<time_point> parse_rfc3339(std::string_view text);
 
 /// `2026-01-01T00:00:00Z` — whole seconds, as metav1.Time is serialized.

@@ -41,8 +41,10 @@ const date::time_zone* find_zone(std::string_view name) {
 }
 
 std::optional<instant> next_fire(const schedule& s, const date::time_zone& zone, instant from) {
+    if (from >= last_instant) return std::nullopt;
     if (s.every) {
         const auto step = ceil<seconds>(*s.every);
+        if (step.count() <= 0 || step > last_instant - from) return std::nullopt;
         return from + step;
     }
     // Walk the wall clock forward from the wall time of `from`, skipping whole months, days,
@@ -75,6 +77,7 @@ std::optional<instant> next_fire(const schedule& s, const date::time_zone& zone,
             continue;
         }
         const instant fire = to_instant(zone, t);
+        if (fire > last_instant) return std::nullopt;
         if (fire > from) return fire;
         t += seconds(1); // a gap's time already fired, or an overlap's second pass
     }

@@ -24,7 +24,13 @@ using instant = std::chrono::sys_seconds;
 /// The zone, or nullptr when the database does not know `name`.
 const date::time_zone* find_zone(std::string_view name);
 
-/// The first fire time strictly after `from`; nullopt when none within five years.
+/// The last instant RFC 3339 can write (four-digit years): no fire time is ever later.
+inline constexpr instant last_instant{
+    std::chrono::sys_days{std::chrono::year{9999} / std::chrono::December / 31}.time_since_epoch() +
+    std::chrono::seconds{86399}};
+
+/// The first fire time strictly after `from`; nullopt when none within five years (or before
+/// last_instant).
 std::optional<instant> next_fire(const schedule& s, const date::time_zone& zone, instant from);
 
 /// The latest fire time `t` with `after < t <= until`; nullopt when there is none. For `@every D`

@@ -9,11 +9,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <set>
 
 namespace hpaplus::net {
@@ -31,6 +34,7 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
     std::optional<asio::ssl::context> ssl;
     std::set<beast::tcp_stream*> open; ///< live connections, closed on stop()
     bool stopped = false;
+    std::atomic<std::uint64_t> accept_failures{0};
 
     impl(asio::any_io_executor ex, http_server_options opts, http_handler h)
         : executor(ex), options(std::move(opts)), handler(std::move(h)), acceptor(ex) {}
@@ -154,9 +158,13 @@ template <class Stream> asio::awaitable<void> http_server::impl::session(Stream 
         parser.body_limit(options.body_limit);
         lowest.expires_after(options.idle_timeout);
         auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
-        if (ec == http::error::body_limit) {
+        if (ec == http::error::body_limit || ec == http::error::header_limit) {
             stream_responder<Stream> r(stream, 11, false, options.write_timeout);
-            co_await r.send(plain_error(413, "request body too large"));
+            // named: GCC 12 mishandles a conditional's temporary passed to co_await
+            http_response refusal = ec == http::error::body_limit
+                                        ? plain_error(413, "request body too large")
+                                        : plain_error(431, "request header fields too large");
+            co_await r.send(std::move(refusal));
             break;
         }
         if (ec) break;
@@ -173,14 +181,37 @@ template <class Stream> asio::awaitable<void> http_server::impl::session(Stream 
     lowest.socket().shutdown(tcp::socket::shutdown_both, ignored);
 }
 
+namespace {
+
+bool out_of_resources(const boost::system::error_code& ec) {
+    return ec == asio::error::no_descriptors || ec == boost::system::errc::too_many_files_open ||
+           ec == boost::system::errc::too_many_files_open_in_system ||
+           ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
+}
+
+} // namespace
+
 asio::awaitable<void> http_server::impl::accept_loop() {
+    using namespace std::chrono_literals;
     auto self = shared_from_this();
+    std::chrono::milliseconds accept_backoff{0};
     while (!stopped) {
         auto [ec, socket] = co_await acceptor.async_accept(use_tuple);
         if (ec) {
             if (ec == asio::error::operation_aborted || stopped) co_return;
-            continue; // e.g. too many open files: keep serving the others
+            ++accept_failures;
+            // Out of file descriptors or memory: the connection stays in the backlog and accept
+            // would fail again at once, so wait (5 ms doubling to 1 s, as Go's net/http does)
+            // while the open connections go on being served. Other failures concern one client.
+            if (out_of_resources(ec)) {
+                accept_backoff = std::min<std::chrono::milliseconds>(
+                    std::max<std::chrono::milliseconds>(accept_backoff * 2, 5ms), 1s);
+                asio::steady_timer wait(executor, accept_backoff);
+                co_await wait.async_wait(use_tuple);
+            }
+            continue;
         }
+        accept_backoff = 0ms;
         socket.set_option(tcp::no_delay(true), ec);
         if (ssl) {
             asio::co_spawn(executor,
@@ -214,6 +245,10 @@ http_server::http_server(asio::any_io_executor executor, http_server_options opt
 
 http_server::~http_server() {
     stop();
+}
+
+std::uint64_t http_server::accept_failures() const {
+    return impl_->accept_failures.load();
 }
 
 unsigned short http_server::port() const {

@@ -8,6 +8,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -61,6 +62,9 @@ class http_server {
     /// Stops accepting and closes every connection (handlers see their next write fail).
     /// Safe to call from any thread; does not block.
     void stop();
+    /// Failed accepts so far (out of file descriptors: each retry after a growing pause).
+    /// Safe to call from any thread.
+    std::uint64_t accept_failures() const;
 
   private:
     struct impl;

@@ -37,6 +37,8 @@ TEST(CronNext, BadInputExitsTwoWithOneLine) {
         {"next --schedule '61 * * * *'", "--schedule: minute: 61 is out of range 0-59"},
         {"next --schedule '@daily' --time-zone Nowhere/Town", "--time-zone: \"Nowhere/Town\""},
         {"next --schedule '@daily' --from yesterday", "--from: \"yesterday\" is not an RFC 3339"},
+        {"next --schedule '@daily' --from 9999-12-31T00:00:00Z",
+         "--from: \"9999-12-31T00:00:00Z\" is outside the times HPAPlus handles"},
         {"next --schedule '@daily' --count 0", "--count: want an integer from 1 to 10000"},
         {"next --time-zone UTC", "--schedule is required"},
         {"next --schedule", "--schedule: a value is required"},

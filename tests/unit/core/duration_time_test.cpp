@@ -88,5 +88,23 @@ TEST(Rfc3339, RejectsBadInput) {
     }
 }
 
+TEST(Rfc3339, TimesTimePointCannotHoldAreErrorsNotWrappedValues) {
+    // 64-bit nanoseconds since 1970 hold 1677-09-21T00:12:43.145224192Z to
+    // 2262-04-11T23:47:16.854775807Z.
+    EXPECT_EQ(format_rfc3339_nano(parse_rfc3339("2262-04-11T23:47:16.854775807Z").value()),
+              "2262-04-11T23:47:16.854775807Z");
+    EXPECT_EQ(format_rfc3339_nano(parse_rfc3339("1677-09-21T00:12:43.145224192Z").value()),
+              "1677-09-21T00:12:43.145224192Z");
+    for (const char* far :
+         {"2262-04-11T23:47:16.854775808Z", "2262-04-12T00:00:00Z", "9999-12-31T23:59:59Z",
+          "1677-09-21T00:12:43.145224191Z", "0000-01-01T00:00:00Z", "2262-04-11T23:47:17+00:00",
+          "2262-04-11T23:00:00-01:00"}) {
+        const auto t = parse_rfc3339(far);
+        ASSERT_FALSE(t) << far << " -> " << format_rfc3339(*t);
+        EXPECT_EQ(t.error(), boost::system::errc::value_too_large) << far;
+    }
+    EXPECT_TRUE(parse_rfc3339("2262-04-12T00:00:00+01:00")); // 23:00 UTC on the 11th
+}
+
 } // namespace
 } // namespace hpaplus::core

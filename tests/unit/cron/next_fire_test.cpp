@@ -99,6 +99,18 @@ TEST(NextFire, AnImpossibleDateNeverFires) {
     EXPECT_FALSE(next_fire(*s, *find_zone("UTC"), from));
 }
 
+TEST(NextFire, NothingFiresAfterTheLastYearRfc3339CanWrite) {
+    const auto daily = parse_schedule("0 0 * * *");
+    const auto hourly = parse_schedule("@every 1h");
+    ASSERT_TRUE(daily && hourly);
+    const date::time_zone& utc = *find_zone("UTC");
+    const instant eve = std::chrono::sys_days{std::chrono::year{9999} / 12 / 30};
+    EXPECT_EQ(next_fire(*daily, utc, eve), eve + std::chrono::days(1));
+    EXPECT_FALSE(next_fire(*daily, utc, eve + std::chrono::days(1)));
+    EXPECT_EQ(next_fires(*hourly, utc, last_instant - std::chrono::minutes(150), 10).size(), 2u);
+    EXPECT_EQ(format_in_zone(last_instant, utc), "9999-12-31T23:59:59+00:00");
+}
+
 TEST(NextFire, UnknownZonesAreNotFound) {
     EXPECT_EQ(find_zone("Mars/Olympus_Mons"), nullptr);
     EXPECT_NE(find_zone("Pacific/Chatham"), nullptr);
