@@ -132,8 +132,10 @@ outcome<label_requirement> parse_term(std::string_view raw) {
     std::string_view key, list;
     selector_op op{};
     if (split_set_term(term, key, op, list)) {
+        const auto items = split_terms(list); // `t in()n()` leaves ")n(" here
+        if (!items) return items.error();
         std::vector<std::string> values;
-        for (auto v : split_terms(list).value())
+        for (auto v : *items)
             values.emplace_back(trim(v));
         if (values.size() == 1 && values[0].empty()) values.clear();
         return make_requirement(key, op, std::move(values));
@@ -205,8 +207,9 @@ outcome<label_selector> parse_label_selector(std::string_view text) {
         if (!requirement) return requirement.error();
         selector.requirements.push_back(std::move(*requirement));
     }
-    std::sort(selector.requirements.begin(), selector.requirements.end(),
-              [](const auto& a, const auto& b) { return a.key < b.key; });
+    // Stable: requirements on one key keep their order, so the string form parses back the same.
+    std::stable_sort(selector.requirements.begin(), selector.requirements.end(),
+                     [](const auto& a, const auto& b) { return a.key < b.key; });
     return selector;
 }
 
@@ -233,8 +236,8 @@ outcome<label_selector> to_label_selector(const label_selector_spec& spec) {
         if (!r) return r.error();
         selector.requirements.push_back(std::move(*r));
     }
-    std::sort(selector.requirements.begin(), selector.requirements.end(),
-              [](const auto& a, const auto& b) { return a.key < b.key; });
+    std::stable_sort(selector.requirements.begin(), selector.requirements.end(),
+                     [](const auto& a, const auto& b) { return a.key < b.key; });
     return selector;
 }
 
@@ -245,6 +248,9 @@ std::string to_string(const label_selector& selector) {
         std::vector<std::string> values = r.values;
         std::sort(values.begin(), values.end());
         auto joined = [&] {
+            // The set holding only "" (from `x in (,)`) is written `(,)`: upstream's `()` would
+            // read back as an empty set, which is invalid.
+            if (values.size() == 1 && values[0].empty()) return std::string("(,)");
             std::string list = "(";
             for (std::size_t i = 0; i < values.size(); ++i)
                 list += (i ? "," : "") + values[i];

@@ -84,7 +84,15 @@ boost::system::result<time_point> parse_rfc3339(std::string_view s) {
 
 namespace {
 std::string format_impl(time_point t, bool with_fraction) {
-    const auto secs = std::chrono::floor<std::chrono::seconds>(t);
+    // Split into whole seconds and a fraction on the counts: floor<seconds> would convert the
+    // earliest instants back to nanoseconds, which overflows.
+    std::int64_t whole = t.time_since_epoch().count() / 1'000'000'000;
+    std::int64_t nanos = t.time_since_epoch().count() % 1'000'000'000;
+    if (nanos < 0) {
+        whole -= 1;
+        nanos += 1'000'000'000;
+    }
+    const std::chrono::sys_seconds secs{std::chrono::seconds{whole}};
     const auto days = std::chrono::floor<std::chrono::days>(secs);
     const std::chrono::year_month_day ymd{days};
     const std::chrono::hh_mm_ss hms{secs - days};
@@ -94,7 +102,6 @@ std::string format_impl(time_point t, bool with_fraction) {
                   static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
                   static_cast<int>(hms.seconds().count()));
     std::string out = buf;
-    const auto nanos = (t - secs).count();
     if (with_fraction && nanos != 0) {
         std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
         std::string frac = buf;

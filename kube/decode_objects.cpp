@@ -29,13 +29,13 @@ policy::container_spec decode_container(json_decoder& d, const json_node& n) {
 
 // Entries of `applied` replace those of `spec` with the same name (others stay).
 void apply_status_resources(policy::resource_list& spec, const policy::resource_list& applied) {
-    for (const auto& [name, q] : applied) {
+    for (const auto& entry : applied) {
         const auto it = std::find_if(spec.begin(), spec.end(),
-                                     [&](const auto& entry) { return entry.first == name; });
+                                     [&](const auto& e) { return e.first == entry.first; });
         if (it != spec.end())
-            it->second = q;
+            it->second = entry.second;
         else
-            spec.emplace_back(name, q);
+            spec.push_back(entry);
     }
 }
 

@@ -4,9 +4,12 @@
 #include "kube/encode.hpp"
 
 #include <rapidjson/document.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <optional>
+#include <sstream>
 
 namespace hpaplus::kube {
 namespace {
@@ -45,8 +48,9 @@ bool is_float(std::string_view s) {
     return i == s.size();
 }
 
-// YAML 1.2 core schema, the part Kubernetes manifests use.
-Value plain_scalar(const std::string& s, allocator& a) {
+// YAML 1.2 core schema, the part Kubernetes manifests use. nullopt: a number out of a double's
+// range.
+std::optional<Value> plain_scalar(const std::string& s, allocator& a) {
     if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL")
         return Value(rapidjson::kNullType);
     if (s == "true" || s == "True" || s == "TRUE") return Value(true);
@@ -57,7 +61,19 @@ Value plain_scalar(const std::string& s, allocator& a) {
         const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
         if (ec == std::errc{} && end == s.data() + s.size()) return Value(static_cast<int64_t>(v));
     }
-    if (is_float(s)) return Value(std::stod(s));
+    if (is_float(s)) {
+        double v = 0;
+        const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+        if (ec == std::errc::result_out_of_range) {
+            // 1e-400 underflows to 0, as JSON decoders read it; 2e2202 is no number at all.
+            const auto e = s.find_first_of("eE");
+            if (e != std::string::npos && e + 1 < s.size() && s[e + 1] == '-')
+                return Value(s[0] == '-' ? -0.0 : 0.0);
+            return std::nullopt;
+        }
+        if (ec == std::errc{} && end == s.data() + s.size()) return Value(v);
+    }
     return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
 
@@ -91,7 +107,12 @@ struct converter {
             // yaml-cpp tags quoted (and block) scalars "!", plain ones "?".
             if (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str")
                 return Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
-            return plain_scalar(s, a);
+            auto v = plain_scalar(s, a);
+            if (!v) {
+                error = "the number " + s.substr(0, 40) + " is out of range";
+                return Value(rapidjson::kNullType);
+            }
+            return std::move(*v);
         }
         case YAML::NodeType::Sequence: {
             Value out(rapidjson::kArrayType);
@@ -113,11 +134,49 @@ struct converter {
     }
 };
 
+// Where each document starts, and nothing else.
+struct document_starts final : YAML::EventHandler {
+    std::vector<std::size_t> starts;
+    void OnDocumentStart(const YAML::Mark& m) override {
+        starts.push_back(static_cast<std::size_t>(m.pos));
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+// yaml-cpp 0.7 (Debian's) never ends LoadAll on some malformed input — a stray top-level `,` is
+// enough: it returns the same empty document again and again without consuming anything, and
+// memory grows until the process dies. A first pass over the events stops at a document that
+// starts where the one before it did, which is that loop (found by fuzz/yaml_json).
+std::string stuck_at(const std::string& yaml) {
+    std::istringstream in(yaml);
+    YAML::Parser parser(in);
+    document_starts events;
+    while (parser.HandleNextDocument(events)) {
+        const auto n = events.starts.size();
+        if (n >= 2 && events.starts[n - 1] == events.starts[n - 2])
+            return "cannot parse the YAML at offset " + std::to_string(events.starts.back()) +
+                   " (the parser makes no progress there)";
+        if (n > max_values) return "more than " + std::to_string(max_values) + " documents";
+    }
+    return {};
+}
+
 } // namespace
 
 core::outcome<std::vector<std::string>> yaml_documents_to_json(const std::string& yaml) {
     std::vector<YAML::Node> docs;
     try {
+        if (auto stuck = stuck_at(yaml); !stuck.empty()) return core::error_message(stuck);
         docs = YAML::LoadAll(yaml);
     } catch (const YAML::Exception& e) {
         return core::error_message("line " + std::to_string(e.mark.line + 1) + ": " + e.msg);

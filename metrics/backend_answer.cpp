@@ -36,7 +36,8 @@ std::optional<core::time_point> timestamp(const rapidjson::Value* v) {
     if (v->IsString()) {
         if (auto t = core::parse_rfc3339(v->GetString())) return *t;
     }
-    if (auto seconds = number(v); seconds && std::isfinite(*seconds))
+    // Unix seconds time_point can hold (1677 to 2262); converting others would be undefined.
+    if (auto seconds = number(v); seconds && std::abs(*seconds) < 9.2e9)
         return core::time_point(std::chrono::duration_cast<std::chrono::nanoseconds>(
             std::chrono::duration<double>(*seconds)));
     return std::nullopt;
@@ -55,7 +56,14 @@ bool add(backend_answer& a, std::string pod, std::optional<double> v,
                                                 (pod.empty() ? "" : " for pod " + pod));
         return false;
     }
-    a.values.push_back({std::move(pod), *v * scale, at});
+    const double scaled = *v * scale;
+    if (!std::isfinite(scaled)) {
+        a = failed(answer_kind::bad_answer, "the value " + std::to_string(*v) +
+                                                " overflows once scaled" +
+                                                (pod.empty() ? "" : " for pod " + pod));
+        return false;
+    }
+    a.values.push_back({std::move(pod), scaled, at});
     return true;
 }
 

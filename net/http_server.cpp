@@ -137,6 +137,33 @@ http_response plain_error(int status, std::string message) {
 
 } // namespace
 
+parsed_request parse_request(std::string_view bytes, std::size_t body_limit) {
+    http::request_parser<http::string_body> parser;
+    parser.body_limit(body_limit);
+    parser.eager(true);
+    beast::error_code ec;
+    while (!ec && !parser.is_done() && !bytes.empty()) {
+        const std::size_t used = parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
+        bytes.remove_prefix(used);
+        if (ec == http::error::need_more) ec = used ? beast::error_code{} : ec;
+    }
+    parsed_request out;
+    if (!parser.got_some()) { // nothing: a connection closed before a request
+        out.status = 400;
+        return out;
+    }
+    if (!ec && !parser.is_done()) parser.put_eof(ec);
+    if (ec == http::error::body_limit)
+        out.status = 413;
+    else if (ec == http::error::header_limit)
+        out.status = 431;
+    else if (ec || !parser.is_done())
+        out.status = 400;
+    else
+        out.request = to_request(parser.release());
+    return out;
+}
+
 template <class Stream> asio::awaitable<void> http_server::impl::session(Stream stream) {
     auto self = shared_from_this();
     beast::tcp_stream& lowest = beast::get_lowest_layer(stream);

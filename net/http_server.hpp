@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hpaplus::net {
 
@@ -44,6 +45,15 @@ struct http_server_options {
     /// Bound on writing one response or chunk to a slow client.
     std::chrono::seconds write_timeout{30};
 };
+
+/// What a connection makes of `bytes` as one request, with the same parser, limits and decoding:
+/// the request, or the status the server refuses it with (400 malformed or incomplete, 413 body
+/// over `body_limit`, 431 headers over 8 KiB). For tests and fuzzing.
+struct parsed_request {
+    std::optional<http_request> request;
+    int status = 0; ///< when there is no request
+};
+parsed_request parse_request(std::string_view bytes, std::size_t body_limit);
 
 class http_server {
   public:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole test suite: first the normal build (warnings are errors),
-# then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, then every fuzz harness
+# over its corpus and for 20 s on new inputs (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,6 @@ echo "== the same tests under ASan + UBSan"
 HPAPLUS_BUILD_DIR=build-asan HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON -DHPAPLUS_SANITIZE=ON" ./scripts/setup.sh
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j2
+
+echo "== the fuzz harnesses"
+./scripts/fuzz.sh "${HPAPLUS_FUZZ_SECONDS:-20}"

@@ -4,6 +4,7 @@
 #include "core/quantity.hpp"
 #include "sim/pod_state.hpp"
 
+#include <charconv>
 #include <cmath>
 
 namespace hpaplus::sim {
@@ -180,11 +181,14 @@ std::optional<api_error> check_disruption_budgets(object_store& store, const sto
             if (!v) return -1;
             if (v->IsInt64()) return v->GetInt64();
             if (v->IsString()) {
-                std::string s = v->GetString();
-                if (!s.empty() && s.back() == '%')
-                    return static_cast<std::int64_t>(
-                        std::ceil(static_cast<double>(expected) *
-                                  std::stod(s.substr(0, s.size() - 1)) / 100.0));
+                // An integer percentage, as intstr's GetScaledValueFromIntOrPercent reads it;
+                // anything else counts as unset.
+                const std::string_view s(v->GetString(), v->GetStringLength());
+                int percent = -1;
+                if (s.size() < 2 || s.back() != '%') return -1;
+                const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size() - 1, percent);
+                if (ec != std::errc{} || end != s.data() + s.size() - 1 || percent < 0) return -1;
+                return (static_cast<std::int64_t>(expected) * percent + 99) / 100;
             }
             return -1;
         };

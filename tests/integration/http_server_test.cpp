@@ -67,6 +67,27 @@ std::string ask(int fd, const std::string& request) {
     return answer;
 }
 
+TEST(HttpServer, ParsesRequestsAsAConnectionDoes) {
+    const auto get =
+        parse_request("GET /a%20b?x=1&y=%3D HTTP/1.1\r\nHost: h\r\nX-Y: z\r\n\r\n", 100);
+    ASSERT_TRUE(get.request);
+    EXPECT_EQ(get.request->path, "/a b");
+    EXPECT_EQ(get.request->query_param("y"), "=");
+    EXPECT_EQ(get.request->header("x-y"), "z");
+    const auto chunked = parse_request(
+        "PUT /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+        100);
+    ASSERT_TRUE(chunked.request);
+    EXPECT_EQ(chunked.request->body, "abc");
+    EXPECT_EQ(parse_request("POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n", 100).status, 413);
+    EXPECT_EQ(
+        parse_request("GET / HTTP/1.1\r\nX: " + std::string(9000, 'a') + "\r\n\r\n", 100).status,
+        431);
+    EXPECT_EQ(parse_request("GET / HTTP/1.1\r\nHost", 100).status, 400);
+    EXPECT_EQ(parse_request("\x01\x02 nonsense\r\n\r\n", 100).status, 400);
+    EXPECT_EQ(parse_request("", 100).status, 400);
+}
+
 TEST(HttpServer, HeadersPastTheLimitAre431) {
     ok_server s;
     const int fd = connect_loopback(s.server.port());

@@ -7,6 +7,8 @@
 #include <rapidjson/document.h>
 #include <rapidjson/pointer.h>
 
+#include <cstring>
+
 namespace hpaplus {
 namespace {
 
@@ -176,6 +178,26 @@ TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
     // the deployment replaces the evicted pod; once it is ready, eviction is allowed again
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
     EXPECT_EQ(evict(second).status, 201);
+}
+
+TEST_F(SimWorkload, ABudgetWithAPercentageThatIsNoIntegerIsIgnoredNotFatal) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
+    // "abc%" made the sim's std::stod throw (the process ended); "50%" still counts.
+    for (const char* bad : {"abc%", "1e999%", "%", "-5%"}) {
+        const std::string name = std::string("bad-") + std::to_string(std::strlen(bad));
+        ASSERT_EQ(sim.request("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+                              R"({"metadata":{"name":")" + name + R"("},"spec":{"minAvailable":")" +
+                                  bad + R"(","selector":{"matchLabels":{"app":"web"}}}})")
+                      .status,
+                  201);
+    }
+    const std::string first = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    EXPECT_EQ(sim.request("POST", pods + "/" + first + "/eviction",
+                          R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" +
+                              first + R"("}})")
+                  .status,
+              201);
 }
 
 TEST_F(SimWorkload, InPlaceResizeIsActuatedWithoutRestart) {

@@ -33,6 +33,25 @@ TEST(YamlToJson, BrokenYamlNamesTheLine) {
     EXPECT_EQ(docs.error().text.rfind("line ", 0), 0u) << docs.error().text;
 }
 
+// From fuzz/yaml_json: yaml-cpp's LoadAll never returned on a stray top-level comma (the same
+// empty document, forever, with memory growing).
+TEST(YamlToJson, InputThatStallsTheParserIsAnError) {
+    for (const char* stalls : {",", "a: 1\n---\n,\n", "- x\n,"}) {
+        const auto docs = yaml_documents_to_json(stalls);
+        ASSERT_FALSE(docs) << stalls;
+        EXPECT_NE(docs.error().text.find("makes no progress"), std::string::npos)
+            << docs.error().text;
+    }
+    // also from the fuzzer: a number beyond a double's range threw out of the converter
+    const auto huge = yaml_documents_to_json("a: 2e2202\n");
+    ASSERT_FALSE(huge);
+    EXPECT_NE(huge.error().text.find("the number 2e2202 is out of range"), std::string::npos)
+        << huge.error().text;
+    EXPECT_EQ(yaml_documents_to_json("a: 1e-400\n").value().size(), 1u); // underflow is 0
+    // empty documents are fine, however many
+    EXPECT_EQ(yaml_documents_to_json("---\n---\n---\na: 1\n").value().size(), 1u);
+}
+
 TEST(YamlToJson, BoundsNestingAndAliasExpansion) {
     // yaml-cpp itself refuses about 500 levels ("bad file"); ours is a second bound at 512.
     EXPECT_TRUE(yaml_documents_to_json(std::string(400, '[') + std::string(400, ']')));

@@ -127,6 +127,20 @@ TEST(Monitor, Timestamps) {
     EXPECT_EQ(core::format_rfc3339(*a.values[0].timestamp), "2026-11-22T09:15:26Z");
 }
 
+TEST(Monitor, ValuesAndTimesOutOfRangeAreRefusedNotOverflowed) {
+    const response_mapping m{"/r", "/v", "", "", "/t"};
+    // Unix seconds beyond what a time_point holds: no timestamp (converting would be undefined).
+    const auto far = parse_monitor(R"({"r":[{"v":1,"t":1e300},{"v":2,"t":-9.3e9}]})", m, 1);
+    ASSERT_EQ(far.kind, answer_kind::values) << far.error;
+    ASSERT_EQ(far.values.size(), 2u);
+    EXPECT_FALSE(far.values[0].timestamp);
+    EXPECT_FALSE(far.values[1].timestamp);
+    // A finite value that the backend's scale makes infinite is a bad answer, not infinity.
+    const auto huge = parse_monitor(R"({"r":[{"v":1e300}]})", m, 1e10);
+    EXPECT_EQ(huge.kind, answer_kind::bad_answer);
+    EXPECT_NE(huge.error.find("overflows once scaled"), std::string::npos) << huge.error;
+}
+
 TEST(CircuitBreaker, OpensAfterThresholdAndProbesOnce) {
     using namespace std::chrono_literals;
     circuit_breaker b({3, 10s});

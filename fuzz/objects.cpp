@@ -1,0 +1,95 @@
+// Every decoder of an object kind the controller reads from the API server or its own files: the
+// first byte picks the decoder, the rest is the JSON. Decoding hostile JSON never crashes; it is an
+// object or an error.
+#include "fuzz/fuzz.hpp"
+#include "kube/api/cronhpa.hpp"
+#include "kube/api/migrate.hpp"
+#include "kube/api/native_hpa.hpp"
+#include "kube/api/vpaplus.hpp"
+#include "kube/decode.hpp"
+#include "kube/json_decoder.hpp"
+#include "kube/scale_target.hpp"
+#include "net/json_parse.hpp"
+
+#include <rapidjson/document.h>
+
+#include <string>
+
+namespace {
+
+using namespace hpaplus::kube;
+
+void decode(unsigned which, const rapidjson::Value& doc, const std::string& text) {
+    json_decoder d;
+    const json_node n{&doc, ""};
+    switch (which % 18) {
+    case 0:
+        (void)decode_autoscaler(d, n);
+        break;
+    case 1:
+        (void)decode_autoscaler_status(d, n);
+        break;
+    case 2:
+        (void)decode_conditions(d, n);
+        break;
+    case 3:
+        (void)decode_pod(d, n);
+        break;
+    case 4:
+        (void)decode_pod_metrics(d, n);
+        break;
+    case 5:
+        (void)decode_scale(d, n);
+        break;
+    case 6:
+        (void)decode_custom_metric_item(d, n);
+        break;
+    case 7:
+        (void)decode_external_metric_item(d, n);
+        break;
+    case 8:
+        (void)decode_rollout_status(d, n);
+        break;
+    case 9:
+        (void)decode_reference(d, n);
+        break;
+    case 10:
+        (void)decode_cronhpa(d, n);
+        break;
+    case 11:
+        (void)decode_vpaplus(d, n);
+        break;
+    case 12:
+        (void)decode_vpaplus_status(n);
+        break;
+    case 13:
+        (void)decode_vertical_pod(n);
+        break;
+    case 14:
+        (void)decode_checkpoint_status(n);
+        break;
+    case 15:
+        (void)scale_from_deployment(text);
+        break;
+    case 16:
+        (void)hpa_annotations_of(doc);
+        (void)asks_for_hpaplus(doc);
+        (void)hpaplus_annotations_text(text);
+        break;
+    default:
+        (void)status_writes(doc);
+        (void)migrate_hpa(doc);
+        break;
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const std::string text(hpaplus::fuzz::text(data + 1, size - 1));
+    rapidjson::Document doc;
+    if (!hpaplus::net::parse_json(doc, text).empty()) return 0;
+    decode(data[0], doc, text);
+    return 0;
+}
