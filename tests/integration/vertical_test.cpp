@@ -355,6 +355,22 @@ TEST_F(VerticalWebhookTest, InitialSetsOnlyNewPodsAndBadReviewsAreRefused) {
     EXPECT_EQ(str(review, "/response/uid"), "u1");
     EXPECT_EQ(str(review, "/response/allowed"), "true");
     EXPECT_EQ(str(review, "/response/patch"), "<missing>");
+
+    // A pod with 100,000 labels (1.6 MB, within etcd's limit) is decoded in linear time: the
+    // review is answered like any other (quadratic decoding stalled the loop for seconds).
+    std::string labels = R"({"app":"nobody")";
+    for (int i = 0; i < 100000; ++i)
+        labels += ",\"label-" + std::to_string(i) + "\":\"v\"";
+    labels += "}";
+    const auto large = post_review(
+        controller,
+        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u2",)"
+        R"("kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"default",)"
+        R"("object":{"metadata":{"labels":)" +
+            labels + R"(},"spec":{"containers":[{"name":"c"}]}}}})");
+    ASSERT_EQ(large.status, 200) << large.error;
+    EXPECT_EQ(str(parse(large.body), "/response/uid"), "u2");
+    EXPECT_EQ(str(parse(large.body), "/response/allowed"), "true");
 }
 
 // One node of 2 CPUs: a pod wanting ~3.5 CPUs can never be resized there (Infeasible).
