@@ -5,6 +5,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace hpaplus::sim {
@@ -95,12 +99,67 @@ std::string string_at(const json& root, std::string_view path) {
     return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
 }
 
+namespace {
+
+// Few members: RapidJSON's linear FindMember is fastest. Past this, members are looked up in an
+// index, so a patch or an object of 100,000 labels costs milliseconds, not minutes.
+constexpr rapidjson::SizeType index_from = 32;
+
+std::unordered_map<std::string_view, const json*> index_members(const json& object) {
+    std::unordered_map<std::string_view, const json*> index;
+    index.reserve(object.MemberCount());
+    for (const auto& m : object.GetObject())
+        index.emplace(std::string_view(m.name.GetString(), m.name.GetStringLength()), &m.value);
+    return index;
+}
+
+// merge_patch on a large object: one pass over the patch against an index of the target, removed
+// members dropped in one pass at the end.
+void merge_patch_indexed(json& target, const json& patch, json_alloc& a) {
+    std::unordered_map<std::string, rapidjson::SizeType> at; // names are copied: members move
+    at.reserve(target.MemberCount() + patch.MemberCount());
+    for (rapidjson::SizeType i = 0; i < target.MemberCount(); ++i) {
+        const json& name = (target.MemberBegin() + i)->name;
+        at[std::string(name.GetString(), name.GetStringLength())] = i;
+    }
+    std::vector<bool> removed(target.MemberCount(), false);
+    for (const auto& m : patch.GetObject()) {
+        const std::string name(m.name.GetString(), m.name.GetStringLength());
+        const auto it = at.find(name);
+        if (m.value.IsNull()) {
+            if (it != at.end()) {
+                removed[it->second] = true;
+                at.erase(it);
+            }
+        } else if (it != at.end()) {
+            merge_patch((target.MemberBegin() + it->second)->value, m.value, a);
+        } else {
+            json value;
+            merge_patch(value, m.value, a);
+            at[name] = target.MemberCount();
+            removed.push_back(false);
+            target.AddMember(json(m.name, a), std::move(value), a);
+        }
+    }
+    if (std::find(removed.begin(), removed.end(), true) == removed.end()) return;
+    json kept(rapidjson::kObjectType);
+    for (rapidjson::SizeType i = 0; i < target.MemberCount(); ++i) {
+        auto member = target.MemberBegin() + i;
+        if (!removed[i]) kept.AddMember(std::move(member->name), std::move(member->value), a);
+    }
+    target = std::move(kept);
+}
+
+} // namespace
+
 void merge_patch(json& target, const json& patch, json_alloc& a) {
     if (!patch.IsObject()) {
         target.CopyFrom(patch, a);
         return;
     }
     if (!target.IsObject()) target.SetObject();
+    if (target.MemberCount() + patch.MemberCount() > index_from)
+        return merge_patch_indexed(target, patch, a);
     for (const auto& m : patch.GetObject()) {
         auto it = target.FindMember(m.name);
         if (m.value.IsNull()) {
@@ -185,6 +244,15 @@ json_doc clone(const json& v) {
 bool equal(const json& a, const json& b) {
     if (a.IsObject() && b.IsObject()) {
         if (a.MemberCount() != b.MemberCount()) return false;
+        if (a.MemberCount() > index_from) {
+            const auto index = index_members(b);
+            for (const auto& m : a.GetObject()) {
+                const auto it =
+                    index.find(std::string_view(m.name.GetString(), m.name.GetStringLength()));
+                if (it == index.end() || !equal(m.value, *it->second)) return false;
+            }
+            return true;
+        }
         for (const auto& m : a.GetObject()) {
             const auto it = b.FindMember(m.name);
             if (it == b.MemberEnd() || !equal(m.value, it->value)) return false;
