@@ -154,7 +154,7 @@ api_status status_from(const rapidjson::Value& status) {
 bool resource_version_too_large(const api_status& status) {
     for (const auto& c : status.causes)
         if (c == "ResourceVersionTooLarge") return true;
-    // Servers before 1.18.6 set no cause, only the message (client-go checks it too).
+    // Older servers set no cause, only the message (client-go checks for both).
     return status.code == 504 &&
            status.message.find("Too large resource version") != std::string::npos;
 }

@@ -11,6 +11,9 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <charconv>
+#include <optional>
+
 namespace hpaplus::kube {
 
 namespace asio = boost::asio;
@@ -205,12 +208,46 @@ asio::awaitable<api_response> informer::watch() {
     co_return co_await client_.watch(std::move(target), std::move(handler), options_.idle_timeout);
 }
 
+asio::awaitable<std::optional<bool>> informer::server_went_back() {
+    api_request request{"GET", with_query(collection_, "limit=1"), "", "application/json"};
+    const api_response r = co_await client_.send(std::move(request));
+    const bool away = r.ec == errc::connection_failed || r.ec == errc::timeout ||
+                      r.ec == errc::server_error || r.ec == errc::too_many_requests;
+    if (!r) co_return away ? std::nullopt : std::optional<bool>(false);
+    rapidjson::Document doc;
+    if (!net::parse_json(doc, r.body).empty() || !doc.IsObject()) co_return false;
+    json_decoder d;
+    const json_node root{&doc, ""};
+    const std::string theirs = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
+    // resourceVersions are opaque, but every server we know counts them up: compare numbers
+    std::uint64_t now = 0, held = 0;
+    const auto number = [](const std::string& s, std::uint64_t& v) {
+        return !s.empty() &&
+               std::from_chars(s.data(), s.data() + s.size(), v).ptr == s.data() + s.size();
+    };
+    if (!number(theirs, now) || !number(resource_version_, held)) co_return false;
+    co_return now < held;
+}
+
 asio::awaitable<void> informer::run() {
     auto executor = co_await asio::this_coro::executor;
     asio::steady_timer timer(executor);
     std::chrono::milliseconds backoff = options_.initial_backoff;
     bool need_list = true;
+    bool check_version = false; // the server went away: did it come back from a backup?
     while (!stopped_) {
+        if (check_version && !need_list) {
+            // A server restored from a backup has versions older than ours, and its watch cache
+            // accepts a watch from ours without a word, sending nothing until it passes it: ask
+            // for the current version first, and list from scratch when it went back.
+            const auto went_back = co_await server_went_back();
+            if (!went_back) { // still away (or no answer we can read): ask again later
+                co_await backoff_wait(timer, backoff, options_.max_backoff);
+                continue;
+            }
+            check_version = false;
+            need_list = *went_back;
+        }
         if (need_list) {
             if (!co_await list() || !served_) { // not served: list again later
                 co_await backoff_wait(timer, backoff, options_.max_backoff);
@@ -231,6 +268,7 @@ asio::awaitable<void> informer::run() {
         // The server is behind the version we hold (its store went back, as after an etcd
         // restore): what we hold may be gone from it, so list from scratch after the backoff.
         if (resource_version_too_large(r.status)) need_list = true;
+        if (r.ec == errc::connection_failed || r.ec == errc::timeout) check_version = true;
         co_await backoff_wait(timer, backoff, options_.max_backoff);
     }
 }

@@ -79,6 +79,9 @@ class informer {
   private:
     boost::asio::awaitable<bool> list();
     boost::asio::awaitable<api_response> watch();
+    /// Whether the server's current resourceVersion (a one-item list) is older than ours (false
+    /// when it cannot tell, e.g. versions that are not numbers); nullopt while it is unreachable.
+    boost::asio::awaitable<std::optional<bool>> server_went_back();
     /// Applies one watch event (`type` as on the wire; anything else than ADDED, MODIFIED or
     /// DELETED only moves the resourceVersion).
     void apply(std::string_view type, std::string_view json);

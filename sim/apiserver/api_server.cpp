@@ -90,6 +90,12 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
             co_return;
         }
     }
+    if (r.method == "GET" && t->name.empty()) {
+        if (auto too_large = co_await wait_until_fresh(r)) {
+            co_await out.send(error_response(*too_large));
+            co_return;
+        }
+    }
     http_response answer = objects(r, *t);
     if (answer_latency->count() > 0) { // carried out, but the client hears of it late
         asio::steady_timer timer(executor, *answer_latency);

@@ -29,8 +29,8 @@ struct api_server_options {
     std::chrono::seconds default_watch_timeout{1800};
     /// How often an idle watch gets a BOOKMARK when it asked for them.
     std::chrono::milliseconds bookmark_interval{5000};
-    /// How long a watch from a resourceVersion the server has not reached waits for it before
-    /// the 504 "Too large resource version" (the watch cache waits 3 s).
+    /// How long a list at a resourceVersion the server has not reached waits for it before the
+    /// 504 "Too large resource version" (the watch cache waits 3 s).
     std::chrono::milliseconds fresh_wait{3000};
 };
 

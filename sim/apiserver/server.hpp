@@ -160,6 +160,10 @@ struct api_server::impl {
 
     // Applies latency and injected errors; returns true when the request was answered with an
     // error.
+    /// A list at a resourceVersion the store has not reached: waits for it (fresh_wait), then
+    /// the 504 "Too large resource version".
+    asio::awaitable<std::optional<api_error>> wait_until_fresh(const http_request& r);
+
     /// nullopt: answered with an injected error; otherwise how long to hold the answer back.
     asio::awaitable<std::optional<std::chrono::milliseconds>>
     apply_faults(const http_request& r, const std::vector<std::string>& parts, http_responder& out);

@@ -1,5 +1,6 @@
 // sim/apiserver/watch.cpp — watch streams: replay or resume from a resourceVersion, selections,
-// bookmarks, 410 Gone after compaction, and drops on request.
+// bookmarks, 410 Gone after compaction, and drops on request; and a list at a resourceVersion
+// the store has not reached waits for it, then is "too large".
 #include "sim/apiserver/server.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -35,21 +36,9 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
             error_response(bad_request("invalid resource version \"" + rv_text + "\"")));
         co_return;
     }
+    // A version from the future (the store went back, as after an etcd restore) is accepted, as
+    // the watch cache accepts it: nothing is sent until the store passes it.
     asio::steady_timer timer(executor);
-    // A version from the future (the store went back, as after an etcd restore): wait a little
-    // for it, as the watch cache does, then refuse.
-    for (const auto give_up = std::chrono::steady_clock::now() + options.fresh_wait;
-         !replay && last > store.resource_version();) {
-        if (std::chrono::steady_clock::now() >= give_up || stopped) {
-            co_await out.send(
-                error_response(too_large_resource_version(last, store.resource_version())));
-            co_return;
-        }
-        timer.expires_at(give_up);
-        waiting.insert(&timer);
-        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-        waiting.erase(&timer);
-    }
     if (!co_await out.begin_stream(200, json_type)) co_return;
     auto event_line = [](const char* type, const std::string& object) {
         return std::string(R"({"type":")") + type + R"(","object":)" + object + "}\n";
@@ -112,13 +101,17 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
         }
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) break;
+        // A bookmark never names a version older than the watch's own (after a restore it
+        // waits, like every event, until the store passes that version).
         if (bookmarks && now - last_sent >= options.bookmark_interval) {
-            const std::string bookmark = R"({"kind":")" + c->type.kind + R"(","apiVersion":")" +
-                                         served_group_version(c->type, t) +
-                                         R"(","metadata":{"resourceVersion":")" +
-                                         std::to_string(store.resource_version()) + "\"}}";
-            last = std::max(last, store.resource_version());
-            if (!co_await out.send_chunk(event_line("BOOKMARK", bookmark))) co_return;
+            if (store.resource_version() >= last) {
+                const std::string bookmark = R"({"kind":")" + c->type.kind + R"(","apiVersion":")" +
+                                             served_group_version(c->type, t) +
+                                             R"(","metadata":{"resourceVersion":")" +
+                                             std::to_string(store.resource_version()) + "\"}}";
+                last = store.resource_version();
+                if (!co_await out.send_chunk(event_line("BOOKMARK", bookmark))) co_return;
+            }
             last_sent = now;
         }
         auto wake = deadline;
@@ -129,6 +122,29 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
         waiting.erase(&timer);
     }
     co_await out.end_stream();
+}
+
+asio::awaitable<std::optional<api_error>>
+api_server::impl::wait_until_fresh(const http_request& r) {
+    // As the watch cache serves a list at resourceVersion=N (N not 0, not Exact): it waits up to
+    // 3 s for the store to reach N, then answers 504 "Too large resource version".
+    const std::string rv_text(r.query_param("resourceVersion").value_or(""));
+    std::uint64_t wanted = 0;
+    if (rv_text.empty() || rv_text == "0" ||
+        r.query_param("resourceVersionMatch").value_or("") == "Exact" ||
+        std::from_chars(rv_text.data(), rv_text.data() + rv_text.size(), wanted).ec != std::errc())
+        co_return std::nullopt; // the list itself answers what is wrong with the version
+    asio::steady_timer timer(executor);
+    const auto give_up = std::chrono::steady_clock::now() + options.fresh_wait;
+    while (wanted > store.resource_version()) {
+        if (std::chrono::steady_clock::now() >= give_up || stopped)
+            co_return too_large_resource_version(wanted, store.resource_version());
+        timer.expires_at(give_up);
+        waiting.insert(&timer);
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        waiting.erase(&timer);
+    }
+    co_return std::nullopt;
 }
 
 } // namespace hpaplus::sim

@@ -177,8 +177,9 @@ TEST_F(Informer, ForgetsWhatAServerRestoredFromABackupNoLongerHas) {
     ASSERT_TRUE(until([&] { return cache->synced() && size() == 1; }));
     sim.request("POST", configmaps, R"({"metadata":{"name":"lost"}})");
     ASSERT_TRUE(until([&] { return cache->items()->count("default/lost") == 1; }));
-    // The server comes back with the backup: "lost" never existed and its versions went back,
-    // so the watch resumes from a version the server has not reached ("too large").
+    // The server comes back with the backup: "lost" never existed and its versions went back. A
+    // watch from our version would be accepted and stay silent; the informer asks for the
+    // current version first, sees it went back, and lists from scratch.
     sim.request("POST", "/sim/v1/restart?downSeconds=0&restore=snapshot");
     ASSERT_TRUE(until([&] { return cache->items()->count("default/lost") == 0; }));
     EXPECT_EQ(cache->items()->count("default/kept"), 1u);

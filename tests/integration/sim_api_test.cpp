@@ -217,6 +217,23 @@ TEST_F(SimApi, MergePatchesOfLargeMapsAreLinear) {
               static_cast<unsigned>(n / 2 + n));
 }
 
+TEST_F(SimApi, AListAtAVersionNotYetReachedIsTooLargeAndAWatchFromItWaits) {
+    ASSERT_EQ(
+        sim.request("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"a"}})")
+            .status,
+        201);
+    // a list at a version far ahead waits (3 s, as the watch cache) and is then refused
+    const auto ahead = sim.get("/api/v1/namespaces/default/configmaps?resourceVersion=99999999");
+    EXPECT_EQ(ahead.status, 504);
+    const auto status = parse(ahead.body);
+    EXPECT_EQ(str(status, "/reason"), "Timeout");
+    EXPECT_EQ(str(status, "/details/causes/0/reason"), "ResourceVersionTooLarge");
+    EXPECT_NE(str(status, "/message").find("Too large resource version: 99999999"),
+              std::string::npos);
+    // "0" and Exact are answered at once
+    EXPECT_EQ(sim.get("/api/v1/namespaces/default/configmaps?resourceVersion=0").status, 200);
+}
+
 TEST_F(SimApi, CustomResources) {
     ASSERT_EQ(
         sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd_json)

@@ -26,7 +26,7 @@ TEST(ResourceVersionTooLarge, KnownByItsCauseOrByTheMessageOfA504) {
     by_cause.code = 504;
     by_cause.causes = {"ResourceVersionTooLarge"};
     EXPECT_TRUE(resource_version_too_large(by_cause));
-    api_status by_message; // 1.17.0 – 1.18.5 set no cause
+    api_status by_message; // older servers set no cause
     by_message.code = 504;
     by_message.reason = "Timeout";
     by_message.message = "Timeout: Too large resource version: 159128021, current: 159127032";
