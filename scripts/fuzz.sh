@@ -9,6 +9,18 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-20}
 shift || true
+# Clang and libFuzzer (setup.sh installs them too; this script may run on its own).
+missing=()
+for p in clang libclang-rt-14-dev libfuzzer-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHPAPLUS_FUZZ=ON -DHPAPLUS_BUILD_TESTS=OFF >/dev/null

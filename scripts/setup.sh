@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git curl
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev
-  prometheus influxdb clang libfuzzer-14-dev
+  prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev
 )
 
 sudo_cmd=()
