@@ -74,6 +74,12 @@ struct api_response {
     std::string body;
     api_status status; ///< filled when ec is set by the server
     explicit operator bool() const noexcept { return !ec; }
+    /// No answer came (timed out, or the connection failed): a write may or may not have been
+    /// applied, and the server may be away.
+    bool unanswered() const noexcept {
+        return ec == make_error_code(errc::timeout) ||
+               ec == make_error_code(errc::connection_failed);
+    }
     /// What went wrong: the server's Status message, else the transport's.
     std::string message() const { return status.message.empty() ? ec.message() : status.message; }
 };

@@ -211,8 +211,8 @@ asio::awaitable<api_response> informer::watch() {
 asio::awaitable<std::optional<bool>> informer::server_went_back() {
     api_request request{"GET", with_query(collection_, "limit=1"), "", "application/json"};
     const api_response r = co_await client_.send(std::move(request));
-    const bool away = r.ec == errc::connection_failed || r.ec == errc::timeout ||
-                      r.ec == errc::server_error || r.ec == errc::too_many_requests;
+    const bool away =
+        r.unanswered() || r.ec == errc::server_error || r.ec == errc::too_many_requests;
     if (!r) co_return away ? std::nullopt : std::optional<bool>(false);
     rapidjson::Document doc;
     if (!net::parse_json(doc, r.body).empty() || !doc.IsObject()) co_return false;
@@ -268,7 +268,7 @@ asio::awaitable<void> informer::run() {
         // The server is behind the version we hold (its store went back, as after an etcd
         // restore): what we hold may be gone from it, so list from scratch after the backoff.
         if (resource_version_too_large(r.status)) need_list = true;
-        if (r.ec == errc::connection_failed || r.ec == errc::timeout) check_version = true;
+        if (r.unanswered()) check_version = true;
         co_await backoff_wait(timer, backoff, options_.max_backoff);
     }
 }

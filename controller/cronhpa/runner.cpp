@@ -52,9 +52,7 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
         }
         r.message = "cannot scale " + ref.kind + "/" + ref.name + ": " + response.message();
         // A conflict, or no answer (the write may have landed): read the target again first.
-        const bool again = response.ec == kube::errc::conflict ||
-                           response.ec == kube::errc::timeout ||
-                           response.ec == kube::errc::connection_failed;
+        const bool again = response.ec == kube::errc::conflict || response.unanswered();
         if (!again || attempt >= env.options.scale_write_attempts) co_return r;
         fresh = true;
     }

@@ -192,8 +192,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                                                    target.resource_version);
         if (response) break;
         write_error = response.message();
-        const bool unanswered =
-            response.ec == kube::errc::timeout || response.ec == kube::errc::connection_failed;
+        const bool unanswered = response.unanswered();
         const bool last = attempt >= env.options.scale_write_attempts;
         if ((response.ec != kube::errc::conflict || last) && !unanswered) break;
         // The target changed since we read it, or the write got no answer and may have landed:
