@@ -103,6 +103,10 @@ Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
         key = s.type == metric_source_type::pods ? "pods" : "external";
         source.AddMember("metric", encode_identifier(s.metric, a), a);
         break;
+    case metric_source_type::formula: // HPAPlus
+        key = "formula";
+        if (!s.metric.name.empty()) source.AddMember("name", json_string(s.metric.name, a), a);
+        break;
     }
     source.AddMember("current", encode_value_status(s.current, a), a);
     Value v(rapidjson::kObjectType);

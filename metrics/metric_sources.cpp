@@ -117,6 +117,7 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
     bool need_pod_metrics = false;
     for (std::size_t i = 0; i < metrics.size(); ++i) {
         const policy::metric_spec& spec = metrics[i];
+        if (spec.type == policy::metric_source_type::formula) continue; // computed, not read
         if (impl_->is_metrics_api(spec.backend)) {
             if (uses_pod_metrics(spec))
                 need_pod_metrics = true;

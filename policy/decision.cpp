@@ -4,6 +4,7 @@
 
 #include "policy/conditions.hpp"
 #include "policy/defaults.hpp"
+#include "policy/formula_metrics.hpp"
 
 #include <algorithm>
 
@@ -15,7 +16,8 @@ constexpr auto false_ = condition_status::false_;
 
 bool has_object_or_external(const autoscaler_spec& spec) {
     return std::any_of(spec.metrics.begin(), spec.metrics.end(), [](const metric_spec& m) {
-        return m.type == metric_source_type::object || m.type == metric_source_type::external;
+        return m.type == metric_source_type::object || m.type == metric_source_type::external ||
+               m.type == metric_source_type::formula;
     });
 }
 
@@ -197,14 +199,33 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) { return m.fallback; });
     static const metric_reading missing_reading{
         std::string("no reading was provided for this metric"), {}, 0, {}};
+    std::vector<const metric_reading*> readings;
+    readings.reserve(spec.metrics.size());
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i)
+        readings.push_back(i < in.readings.size() ? &in.readings[i] : &missing_reading);
+    formula_results formulas;
+    const bool uses_formulas = std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) {
+        return m.type == metric_source_type::formula;
+    });
+    if (uses_formulas) formulas = evaluate_formulas(spec, readings, ctx);
 
     for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
-        const metric_reading& reading = i < in.readings.size() ? in.readings[i] : missing_reading;
+        const metric_reading& reading = *readings[i];
         metric_outcome& outcome = outcomes[i];
-        outcome = evaluate_metric(spec.metrics[i], reading, ctx);
         metric_record record;
         record.index = i;
         record.type = spec.metrics[i].type;
+        if (uses_formulas && formulas.input_only[i]) {
+            // An input of a Formula: reported, but it does not vote (the Formula does).
+            const metric_outcome& input = *formulas.outcomes[i];
+            record.status = input.status;
+            if (!input.ok) record.error = input.error;
+            d.metrics.push_back(std::move(record));
+            continue;
+        }
+        outcome = uses_formulas && formulas.outcomes[i]
+                      ? std::move(*formulas.outcomes[i])
+                      : evaluate_metric(spec.metrics[i], reading, ctx);
         bool ignored = false;
         if (outcome.ok) {
             record.proposal = outcome.proposal;

@@ -248,6 +248,9 @@ std::string metric_name(const metric_spec& spec) {
         break; // upstream names Object AverageValue metrics "external metric ..." too
     case metric_source_type::external:
         break;
+    case metric_source_type::formula:
+        return spec.name.empty() ? "formula metric \"" + spec.formula + "\""
+                                 : "formula metric " + spec.name;
     }
     return "external metric " + spec.metric.name + "(" + go_selector_string(spec.metric.selector) +
            ")";
@@ -265,6 +268,8 @@ const char* to_string(metric_source_type type) {
         return "ContainerResource";
     case metric_source_type::external:
         return "External";
+    case metric_source_type::formula:
+        return "Formula";
     }
     return "";
 }
@@ -304,6 +309,8 @@ metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& re
         return evaluate_object(spec, reading, ctx);
     case metric_source_type::external:
         return evaluate_external(spec, reading, ctx);
+    case metric_source_type::formula:
+        break; // policy/formula_metrics.cpp: a Formula needs the other metrics' values
     }
     return failed("InvalidMetricSourceType", "unknown metric source type",
                   "unknown metric source type");

@@ -21,7 +21,8 @@ using core::time_point;
 // ---------------------------------------------------------------------------------------------
 // Spec
 
-enum class metric_source_type { object, pods, resource, container_resource, external };
+/// `formula` is HPAPlus: one value computed from other (named) metrics of the same object.
+enum class metric_source_type { object, pods, resource, container_resource, external, formula };
 enum class metric_target_type { utilization, value, average_value };
 
 /// `autoscaling/v2` MetricTarget.
@@ -67,6 +68,9 @@ struct metric_spec {
     metric_identifier metric;          ///< Pods / Object / External
     object_reference described_object; ///< Object
     metric_target target;
+    bool target_set = true; ///< false only for an input of a Formula that gives no target
+    std::string name;       ///< HPAPlus: how a Formula refers to this metric ("" = unnamed)
+    std::string formula;    ///< HPAPlus: a Formula's expression
     usage_basis basis = usage_basis::requests; ///< HPAPlus
     std::optional<fallback_spec> fallback;     ///< HPAPlus
     std::string backend;       ///< HPAPlus: named metric backend ("" = the Kubernetes metrics APIs)

@@ -2,15 +2,47 @@
 #include "policy/validation.hpp"
 
 #include "core/label_selector.hpp"
+#include "policy/formula.hpp"
+#include "policy/formula_metrics.hpp"
+
+#include <algorithm>
+#include <set>
 
 namespace hpaplus::policy {
 namespace {
 
 constexpr std::int32_t max_stabilization_window = 3600;
 constexpr std::int32_t max_period_seconds = 1800;
+// Formulas read each other recursively; this bounds the depth (and the work) of that.
+constexpr std::size_t max_formulas = 16;
+
+const char* source_key(metric_source_type type) {
+    switch (type) {
+    case metric_source_type::resource:
+        return "resource";
+    case metric_source_type::container_resource:
+        return "containerResource";
+    case metric_source_type::pods:
+        return "pods";
+    case metric_source_type::object:
+        return "object";
+    case metric_source_type::external:
+        return "external";
+    case metric_source_type::formula:
+        return "formula";
+    }
+    return "";
+}
+
+bool dns1123_label(const std::string& s) {
+    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
+    return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
+}
 
 struct validator {
     std::vector<field_error> errors;
+    bool skip_target = false; ///< an input of a Formula without a target of its own
 
     void add(std::string field, std::string message) {
         errors.push_back({std::move(field), std::move(message)});
@@ -30,6 +62,7 @@ struct validator {
 
     void target(const std::string& field, const metric_target& t, bool allow_utilization,
                 bool allow_value, bool allow_average) {
+        if (skip_target) return;
         switch (t.type) {
         case metric_target_type::utilization:
             if (!allow_utilization)
@@ -66,6 +99,7 @@ struct validator {
             if (m.metric.name.empty())
                 add(field + ".pods.metric.name", "must specify a metric name");
             selector(field + ".pods.metric.selector", m.metric.selector);
+            if (skip_target) break;
             if (m.target.type != metric_target_type::average_value)
                 add(field + ".pods.target.type", "must be AverageValue");
             else
@@ -87,6 +121,14 @@ struct validator {
             selector(field + ".external.metric.selector", m.metric.selector);
             target(field + ".external.target", m.target, false, true, true);
             break;
+        case metric_source_type::formula:
+            if (m.formula.empty())
+                add(field + ".formula.expression", "must specify an expression");
+            else if (auto e = formula_expression::parse(m.formula); !e)
+                add(field + ".formula.expression", e.error().text);
+            target(field + ".formula.target", m.target, false, true, true);
+            if (!m.backend.empty()) add(field + ".backend", "a Formula reads no backend");
+            break;
         }
         if (m.basis == usage_basis::limits && m.type != metric_source_type::resource &&
             m.type != metric_source_type::container_resource)
@@ -99,6 +141,72 @@ struct validator {
             if (m.fallback->action == on_failure::replicas && m.fallback->replicas < 0)
                 add(field + ".fallback.replicas", "must be greater than or equal to 0");
         }
+    }
+
+    // Metric names are DNS-1123 labels, unique; every name a Formula reads exists, and no
+    // Formula reads itself through others.
+    void names_and_formulas(const autoscaler_spec& spec) {
+        const auto& metrics = spec.metrics;
+        std::vector<std::vector<std::size_t>> reads(metrics.size());
+        std::set<std::string_view> names;
+        std::size_t formulas = 0;
+        for (std::size_t i = 0; i < metrics.size(); ++i) {
+            const std::string field = "spec.metrics[" + std::to_string(i) + "]";
+            const std::string& name = metrics[i].name;
+            if (!name.empty()) {
+                if (!dns1123_label(name))
+                    add(field + ".name",
+                        "must be a lowercase DNS-1123 label (at most 63 of a-z, "
+                        "0-9 and '-', starting and ending with a letter or digit)");
+                if (!names.insert(name).second)
+                    add(field + ".name", "Duplicate value: \"" + name + "\"");
+            }
+            if (metrics[i].type != metric_source_type::formula) continue;
+            if (++formulas > max_formulas) {
+                add(field,
+                    "at most " + std::to_string(max_formulas) + " Formula metrics per object");
+                return;
+            }
+            auto expression = formula_expression::parse(metrics[i].formula);
+            if (!expression) continue;
+            for (const std::string& input : expression->inputs()) {
+                const auto it = std::find_if(metrics.begin(), metrics.end(),
+                                             [&](const metric_spec& m) { return m.name == input; });
+                if (it == metrics.end()) {
+                    std::string message =
+                        "unknown metric \"" + input + "\" (no entry of spec.metrics has this name)";
+                    if (input.find('-') != std::string::npos)
+                        message += "; a name may contain '-', so write \"a - b\" to subtract";
+                    add(field + ".formula.expression", message);
+                    continue;
+                }
+                reads[i].push_back(static_cast<std::size_t>(it - metrics.begin()));
+            }
+        }
+        // Depth-first search for a cycle through Formulas.
+        std::vector<int> mark(metrics.size(), 0); // 0 unvisited, 1 on the path, 2 done
+        std::vector<std::size_t> path;
+        auto visit = [&](auto& self, std::size_t i) -> bool {
+            if (mark[i] == 2) return false;
+            if (mark[i] == 1) {
+                std::string chain;
+                const auto from = std::find(path.begin(), path.end(), i);
+                for (auto it = from; it != path.end(); ++it)
+                    chain += metrics[*it].name + " -> ";
+                add("spec.metrics[" + std::to_string(i) + "].formula.expression",
+                    "formulas refer to each other in a cycle (" + chain + metrics[i].name + ")");
+                return true;
+            }
+            mark[i] = 1;
+            path.push_back(i);
+            for (std::size_t next : reads[i])
+                if (self(self, next)) return true;
+            path.pop_back();
+            mark[i] = 2;
+            return false;
+        };
+        for (std::size_t i = 0; i < metrics.size(); ++i)
+            if (visit(visit, i)) break;
     }
 
     void rules(const std::string& field, const scaling_rules& r) {
@@ -130,8 +238,9 @@ std::vector<field_error> validate(const autoscaler_spec& spec) {
     if (spec.scale_target_ref.name.empty()) v.add("spec.scaleTargetRef.name", "Required value");
     bool object_or_external = false;
     for (const auto& m : spec.metrics)
-        object_or_external |=
-            m.type == metric_source_type::object || m.type == metric_source_type::external;
+        object_or_external |= m.type == metric_source_type::object ||
+                              m.type == metric_source_type::external ||
+                              m.type == metric_source_type::formula;
     const std::int32_t min = spec.min_replicas.value_or(1);
     if (min < 0) {
         v.add("spec.minReplicas", "must be greater than or equal to 0");
@@ -144,8 +253,27 @@ std::vector<field_error> validate(const autoscaler_spec& spec) {
         v.add("spec.maxReplicas", "must be greater than or equal to 1");
     else if (spec.max_replicas < min)
         v.add("spec.maxReplicas", "must be greater than or equal to `minReplicas`");
-    for (std::size_t i = 0; i < spec.metrics.size(); ++i)
-        v.metric("spec.metrics[" + std::to_string(i) + "]", spec.metrics[i]);
+    v.names_and_formulas(spec); // first: a wrong name explains a missing target below
+    const std::vector<bool> inputs = formula_inputs(spec);
+    // While a Formula does not parse, which metrics are its inputs is unknown: report the parse.
+    const bool formulas_parse =
+        std::all_of(spec.metrics.begin(), spec.metrics.end(), [](const metric_spec& m) {
+            return m.type != metric_source_type::formula ||
+                   formula_expression::parse(m.formula).has_value();
+        });
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
+        const metric_spec& m = spec.metrics[i];
+        const std::string field = "spec.metrics[" + std::to_string(i) + "]";
+        if (!m.target_set && !inputs[i] && formulas_parse)
+            v.add(field + "." + source_key(m.type) + ".target",
+                  "Required value (only an input of a Formula may leave out its target)");
+        v.skip_target = !m.target_set;
+        v.metric(field, m);
+        v.skip_target = false;
+        if (inputs[i] && m.fallback)
+            v.add(field + ".fallback", "an input of a Formula does not vote, so it takes no "
+                                       "fallback; give the Formula one");
+    }
     if (spec.behavior) {
         if (spec.behavior->scale_up) v.rules("spec.behavior.scaleUp", *spec.behavior->scale_up);
         if (spec.behavior->scale_down)

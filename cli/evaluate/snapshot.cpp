@@ -172,6 +172,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
     const policy::metric_spec& spec = s.input.hpa.spec.metrics[index];
     const std::string& ns = s.input.hpa.namespace_;
     policy::metric_reading r;
+    if (spec.type == policy::metric_source_type::formula) return r; // computed from the others
     if (!spec.backend.empty()) {
         const auto answer = backend_answer_of(d, root["backendValues"], s, index);
         metrics::set_backend_reading(answer, spec, spec.backend, "pod", s.input.now, r);
@@ -256,6 +257,8 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
         if (r.external_values.empty()) r.error = "no metrics returned from external metrics API";
         break;
     }
+    case policy::metric_source_type::formula:
+        break;
     }
     return r;
 }

@@ -82,10 +82,18 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         d.fail(n, "expected an object");
         return m;
     }
-    d.known_fields(n, {"type", "resource", "containerResource", "pods", "object", "external",
-                       "fallback", "backend"});
+    d.known_fields(n, {"type", "name", "resource", "containerResource", "pods", "object",
+                       "external", "formula", "fallback", "backend"});
     const std::string type = d.string(n["type"]);
+    m.name = d.opt_string(n["name"]).value_or("");
     if (!d.ok()) return m;
+    // Only an input of a Formula may leave out its target; validate() checks which ones are.
+    auto target = [&](const json_node& src) {
+        if (src["target"].present())
+            m.target = decode_target(d, src["target"]);
+        else
+            m.target_set = false;
+    };
     if (type == "Resource" || type == "ContainerResource") {
         const bool container = type == "ContainerResource";
         m.type = container ? metric_source_type::container_resource : metric_source_type::resource;
@@ -100,7 +108,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
             d.known_fields(src, {"name", "target", "basis"});
         m.resource_name = d.string(src["name"]);
         if (container) m.container = d.string(src["container"]);
-        m.target = decode_target(d, src["target"]);
+        target(src);
         m.basis = decode_basis(d, src["basis"]);
     } else if (type == "Pods") {
         m.type = metric_source_type::pods;
@@ -111,7 +119,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         }
         d.known_fields(src, {"metric", "target"});
         m.metric = decode_identifier(d, src["metric"]);
-        m.target = decode_target(d, src["target"]);
+        target(src);
     } else if (type == "Object") {
         m.type = metric_source_type::object;
         const json_node src = n["object"];
@@ -122,7 +130,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         d.known_fields(src, {"describedObject", "metric", "target"});
         m.described_object = decode_reference(d, src["describedObject"]);
         m.metric = decode_identifier(d, src["metric"]);
-        m.target = decode_target(d, src["target"]);
+        target(src);
     } else if (type == "External") {
         m.type = metric_source_type::external;
         const json_node src = n["external"];
@@ -132,11 +140,21 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         }
         d.known_fields(src, {"metric", "target"});
         m.metric = decode_identifier(d, src["metric"]);
+        target(src);
+    } else if (type == "Formula") {
+        m.type = metric_source_type::formula;
+        const json_node src = n["formula"];
+        if (!d.object(src)) {
+            d.fail(src, "required when type is Formula");
+            return m;
+        }
+        d.known_fields(src, {"expression", "target"});
+        m.formula = d.string(src["expression"]);
         m.target = decode_target(d, src["target"]);
     } else {
-        d.fail(n["type"],
-               "unknown metric source type \"" + type +
-                   "\" (expected Resource, ContainerResource, Pods, Object or External)");
+        d.fail(n["type"], "unknown metric source type \"" + type +
+                              "\" (expected Resource, ContainerResource, Pods, Object, External "
+                              "or Formula)");
     }
     m.fallback = decode_fallback(d, n["fallback"]);
     if (const json_node backend = n["backend"]; d.object(backend)) {

@@ -38,6 +38,8 @@ std::string metric_label(const policy::metric_spec& m) {
         return m.resource_name;
     case policy::metric_source_type::container_resource:
         return m.container + "/" + m.resource_name;
+    case policy::metric_source_type::formula:
+        return m.name.empty() ? "formula" : m.name;
     default:
         return m.metric.name;
     }

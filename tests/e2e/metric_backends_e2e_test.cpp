@@ -314,6 +314,53 @@ TEST_F(MetricBackendsE2E, ScalesOnPrometheusOnInfluxDbAndOnBothWithTheMetricsApi
     EXPECT_EQ(condition("hpap shop", "ScalingActive", "status"), "True");
 }
 
+TEST_F(MetricBackendsE2E, AFormulaCombinesAPrometheusAndAnInfluxDbInput) {
+    // rps per pod from Prometheus (40 over 2 pods = 20) plus the queue from InfluxDB (30), at 5 per
+    // pod: 50 / 5 = 10 → 4 (the scale-up limit), then (10 + 30) / 5 = 8 → 6 (maxReplicas).
+    ASSERT_EQ(apply(deployment("mix", 2, "100m", "40")).exit_code, 0);
+    ASSERT_EQ(influx_write("queue_depth,queue=mix value=30").exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("mix", 6,
+                            "    - name: rps\n"
+                            "      type: Pods\n"
+                            "      pods:\n"
+                            "        metric: {name: rps}\n"
+                            "      backend:\n"
+                            "        name: prom\n"
+                            "        query: sum by (pod) (sim_pod_metric{metric=\"{{metric}}\","
+                            "namespace=\"{{namespace}}\",pod=~\"{{pods}}\"})\n"
+                            "    - name: queue\n"
+                            "      type: External\n"
+                            "      external:\n"
+                            "        metric: {name: queue_depth}\n"
+                            "      backend:\n"
+                            "        name: influx\n"
+                            "        query: SELECT last(\"value\") FROM \"queue_depth\" WHERE "
+                            "\"queue\" = 'mix'\n"
+                            "    - name: load\n"
+                            "      type: Formula\n"
+                            "      formula:\n"
+                            "        expression: rps + queue\n"
+                            "        target: {type: AverageValue, averageValue: '5'}\n"))
+                  .exit_code,
+              0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("sim_pod_metric{pod=~\"mix-.*\"}").output.find("\"value\"") !=
+               std::string::npos;
+    }));
+    start_controller();
+
+    EXPECT_TRUE(eventually([&] { return jsonpath("deployment mix", "{.spec.replicas}") == "6"; }))
+        << kubectl("get hpap mix -o yaml").output;
+    EXPECT_TRUE(eventually([&] {
+        return jsonpath("hpap mix", "{.status.currentMetrics[*].type}") == "Pods External Formula";
+    })) << kubectl("get hpap mix -o yaml").output;
+    EXPECT_EQ(jsonpath("hpap mix", "{.status.currentMetrics[1].external.current.value}"), "30");
+    EXPECT_EQ(jsonpath("hpap mix", "{.status.currentMetrics[2].formula.name}"), "load");
+    EXPECT_EQ(condition("hpap mix", "ScalingActive", "message"),
+              "the HPA was able to successfully calculate a replica count from formula metric "
+              "load");
+}
+
 TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsIt) {
     ASSERT_EQ(apply(deployment("web", 2, "1000m", "0")).exit_code, 0);
     ASSERT_EQ(apply(hpaplus("web", 8,

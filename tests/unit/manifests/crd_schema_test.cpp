@@ -95,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(Table, HpaplusCrdRejects, ::testing::Values(
     broken_case{"ZeroPeriod", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, syncPeriodSeconds: 0}",
                 "spec.syncPeriodSeconds", "Invalid value: 0: spec.syncPeriodSeconds in body should be greater than or equal to 1"},
     broken_case{"BadMetricType", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Cpu}]}",
-                "spec.metrics[0].type", "Unsupported value: \"Cpu\": supported values: \"Resource\", \"ContainerResource\", \"Pods\", \"Object\", \"External\""},
+                "spec.metrics[0].type", "Unsupported value: \"Cpu\": supported values: \"Resource\", \"ContainerResource\", \"Pods\", \"Object\", \"External\", \"Formula\""},
     broken_case{"ObjectQuantity", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Pods, pods: {metric: {name: qps}, target: {type: AverageValue, averageValue: {a: 1}}}}]}",
                 "spec.metrics[0].pods.target.averageValue", "Invalid value: {\"a\":1}: spec.metrics[0].pods.target.averageValue in body must be of type integer,string: \"object\""}),
     [](const auto& info) { return std::string(info.param.name); });
