@@ -1,6 +1,8 @@
 // demo/report.cpp — SVG and HTML rendering of a demo run (no I/O).
 #include "demo/report.hpp"
 
+#include "demo/svg.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,50 +14,10 @@ constexpr double width = 960, height = 420;
 constexpr double left = 60, right = 70, top = 50, bottom = 50;
 constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
 
-std::string num(double v) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", v);
-    return buffer;
-}
-
-// Axis labels: `4`, `2.5`, `0.8`.
-std::string short_number(double v) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g", std::round(v * 10) / 10);
-    return buffer;
-}
-
-std::string escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
-
-// A "nice" axis maximum (1, 2, 5 × 10^n) at or above `v`.
-double nice_max(double v) {
-    if (v <= 0) return 1;
-    const double p = std::pow(10.0, std::floor(std::log10(v)));
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-        if (m * p >= v) return m * p;
-    return 10 * p;
-}
+using svg::escape;
+using svg::nice_max;
+using svg::num;
+using svg::short_number;
 
 struct scale {
     double t_max, left_max, right_max;

@@ -20,6 +20,8 @@ Value optional_string(const std::optional<std::string>& v, kube::json_allocator&
     return v ? kube::json_string(*v, a) : Value(rapidjson::kNullType);
 }
 
+} // namespace
+
 Value encode_history(const policy::history& h, kube::json_allocator& a) {
     Value out(rapidjson::kObjectType);
     Value recs(rapidjson::kArrayType);
@@ -55,7 +57,13 @@ Value encode_history(const policy::history& h, kube::json_allocator& a) {
     return out;
 }
 
-} // namespace
+std::string pretty_json(const rapidjson::Value& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+    writer.SetIndent(' ', 2);
+    v.Accept(writer);
+    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
 
 std::string encode_decision(const policy::decision& dec) {
     rapidjson::Document doc(rapidjson::kObjectType);
@@ -117,11 +125,7 @@ std::string encode_decision(const policy::decision& dec) {
                   a);
     doc.AddMember("history", encode_history(dec.hist, a), a);
 
-    rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-    writer.SetIndent(' ', 2);
-    doc.Accept(writer);
-    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+    return pretty_json(doc);
 }
 
 } // namespace hpaplus::cli

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -359,6 +360,68 @@ TEST_F(MetricBackendsE2E, AFormulaCombinesAPrometheusAndAnInfluxDbInput) {
     EXPECT_EQ(condition("hpap mix", "ScalingActive", "message"),
               "the HPA was able to successfully calculate a replica count from formula metric "
               "load");
+}
+
+// An RFC 3339 UTC time `ago` before now, to the second.
+std::string rfc3339_ago(std::chrono::seconds ago) {
+    const std::time_t t =
+        std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() - ago);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buffer;
+}
+
+TEST_F(MetricBackendsE2E, ReplayReadsTheLoadFromPrometheusWithRangeQueries) {
+    // 2 cores over 2 pods requesting 500m: 200 % of request, so a 50 % target wants 8 pods.
+    ASSERT_EQ(apply(deployment("web", 2, "2000m", "0")).exit_code, 0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("container_cpu_usage_seconds_total{pod=~\"web-.*\"}")
+                   .output.find("\"value\"") != std::string::npos;
+    }));
+    const std::string from = rfc3339_ago(std::chrono::seconds(0));
+    std::this_thread::sleep_for(std::chrono::seconds(12)); // 12 s of history at 1 s scrapes
+    const std::string to = rfc3339_ago(std::chrono::seconds(1));
+    // A decision every second, so that 12 s of history hold several.
+    const std::string hpa =
+        "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata: {name: web, "
+        "namespace: default}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, "
+        "name: web}\n  minReplicas: 1\n  maxReplicas: 10\n  syncPeriodSeconds: 1\n  metrics:\n";
+    // cAdvisor's CPU counter (the default query), and a backend's own query template.
+    write_file(dir.path() + "/cadvisor.yaml",
+               hpa + "    - type: Resource\n      resource: {name: cpu, target: {type: "
+                     "Utilization, averageUtilization: 50}}\n");
+    write_file(dir.path() + "/template.yaml", hpa + prometheus_cpu);
+    for (const char* name : {"cadvisor", "template"}) {
+        const std::string summary = dir.path() + "/" + name + ".json";
+        const auto r = test::run_command(
+            std::string(HPAPLUS_BINARY) + " replay --autoscaler " + dir.path() + "/" + name +
+            ".yaml --prometheus http://127.0.0.1:" + std::to_string(prometheus_port) + " --from " +
+            from + " --to " + to +
+            " --step 1s --rate-window 5s --initial-replicas 2 --pod-requests cpu=500m "
+            "--summary-json " +
+            summary);
+        ASSERT_EQ(r.exit_code, 0) << name << ": " << r.output;
+        std::ifstream in(summary);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        // Scaled up from 2 (to 4 at once, the legacy limit, then on towards 8).
+        EXPECT_NE(text.find("\"scaleUps\": "), std::string::npos) << text;
+        EXPECT_EQ(text.find("\"scaleUps\": 0,"), std::string::npos) << name << ": " << text;
+        EXPECT_EQ(text.find("\"maxReplicas\": 2,"), std::string::npos) << name << ": " << text;
+    }
+    // A Prometheus that is not there: exit 1 naming the metric and the query.
+    const auto down = test::run_command(
+        std::string(HPAPLUS_BINARY) + " replay --autoscaler " + dir.path() +
+        "/cadvisor.yaml --prometheus http://127.0.0.1:" + std::to_string(free_port()) + " --from " +
+        from + " --to " + to + " --step 1s --pod-requests cpu=500m");
+    EXPECT_EQ(down.exit_code, 1) << down.output;
+    EXPECT_NE(down.output.find("spec.metrics[0]: backend prometheus: "), std::string::npos)
+        << down.output;
+    EXPECT_NE(
+        down.output.find("container_cpu_usage_seconds_total{namespace=\"default\",pod=~\"web-.*\""),
+        std::string::npos)
+        << down.output;
 }
 
 TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsIt) {

@@ -1,0 +1,28 @@
+// cli/replay/report.hpp — `hpaplus replay --report`: the recorded load, each variant's capacity at
+// its target and each variant's replicas on one time axis (SVG, or HTML with the summary table).
+#pragma once
+
+#include "policy/replay.hpp"
+
+#include <string>
+#include <vector>
+
+namespace hpaplus::cli {
+
+struct replayed_variant {
+    policy::autoscaler hpa;
+    policy::replay_result result;
+};
+
+std::string render_replay_svg(const policy::recorded_load& load,
+                              const std::vector<replayed_variant>& variants);
+std::string render_replay_html(const policy::recorded_load& load,
+                               const std::vector<replayed_variant>& variants);
+
+/// The summary table `hpaplus replay` prints.
+std::string summary_table(const std::vector<replayed_variant>& variants);
+/// `{"variants": [{"name", "rescales", "scaleUps", "scaleDowns", "maxReplicas", "replicaSeconds",
+/// "secondsAboveTarget"}]}`, newline-terminated.
+std::string summary_json(const std::vector<replayed_variant>& variants);
+
+} // namespace hpaplus::cli

@@ -1,0 +1,238 @@
+// `hpaplus replay`: the issue's two-hour scenario through the binary, every replayed decision
+// against `evaluate` on that decision's snapshot (in-process, over every metric type and a
+// Formula), and bad input.
+#include "../../support/process.hpp"
+
+#include "cli/evaluate/decision_json.hpp"
+#include "cli/evaluate_command.hpp"
+#include "cli/replay/recording.hpp"
+#include "cli/replay/snapshot_json.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace hpaplus::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_command;
+
+const std::string source = HPAPLUS_SOURCE_DIR;
+const std::string binary = HPAPLUS_BINARY;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct ReplayCli : ::testing::Test {
+    test::temp_dir dir;
+    std::string path(const std::string& name) const { return dir.path() + "/" + name; }
+    void write(const std::string& name, const std::string& text) const {
+        std::ofstream(path(name), std::ios::binary) << text;
+    }
+};
+
+TEST_F(ReplayCli, TheTwoHourSpikeWithASlowerVariant) {
+    // 1 core, then 4 cores for an hour, then 1 core; 500m requested, 60 %, 2–20 replicas. The
+    // variant scales up one pod a minute and down after ten calm minutes.
+    const std::string args = " replay --autoscaler " + source + "/examples/replay/web-hpa.yaml" +
+                             " --variant " + source + "/examples/replay/web-slow.yaml" +
+                             " --metrics " + source + "/examples/replay/spike-2h.json";
+    const auto first = run_command(binary + args + " --summary-json " + path("a.json") +
+                                   " --report " + path("report.html"));
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    const auto second = run_command(binary + args + " --summary-json " + path("b.json") +
+                                    " --report " + path("report.svg"));
+    ASSERT_EQ(second.exit_code, 0) << second.output;
+    EXPECT_EQ(first.output, second.output);
+    const std::string summary = slurp(path("a.json"));
+    EXPECT_EQ(summary, slurp(path("b.json"))); // byte-identical
+    EXPECT_NE(first.output.find("web-slow"), std::string::npos) << first.output;
+
+    rapidjson::Document doc;
+    doc.Parse(summary.c_str());
+    ASSERT_TRUE(doc.IsObject() && doc["variants"].IsArray()) << summary;
+    ASSERT_EQ(doc["variants"].Size(), 2u);
+    const auto& base = doc["variants"][0];
+    const auto& slow = doc["variants"][1];
+    EXPECT_STREQ(base["name"].GetString(), "web");
+    EXPECT_STREQ(slow["name"].GetString(), "web-slow");
+    EXPECT_GE(base["scaleUps"].GetInt(), 1);
+    EXPECT_GE(base["scaleDowns"].GetInt(), 1);
+    EXPECT_GE(base["maxReplicas"].GetInt(), 7);
+    EXPECT_EQ(base["rescales"].GetInt(), base["scaleUps"].GetInt() + base["scaleDowns"].GetInt());
+    EXPECT_GE(slow["secondsAboveTarget"].GetInt64(), base["secondsAboveTarget"].GetInt64());
+    // 2 hours at no fewer than 2 replicas.
+    EXPECT_GE(base["replicaSeconds"].GetInt64(), 2 * 7200);
+
+    const std::string html = slurp(path("report.html"));
+    EXPECT_NE(html.find("<svg"), std::string::npos);
+    EXPECT_NE(html.find("web-slow"), std::string::npos);
+    const std::string svg = slurp(path("report.svg"));
+    EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+    EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST_F(ReplayCli, SnapshotsAreWrittenForEveryDecision) {
+    const auto r = run_command(binary + " replay --autoscaler " + source +
+                               "/examples/replay/web-hpa.yaml --metrics " + source +
+                               "/examples/replay/spike-2h.json --snapshots " + path("snaps"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // 7200 s at a decision every 15 s.
+    EXPECT_TRUE(fs::exists(path("snaps/v0-00479.input.json")));
+    EXPECT_TRUE(fs::exists(path("snaps/v0-00479.decision.json")));
+    EXPECT_FALSE(fs::exists(path("snaps/v0-00480.input.json")));
+    const auto again = run_command(binary + " evaluate " + path("snaps/v0-00100.input.json"));
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_EQ(again.output, slurp(path("snaps/v0-00100.decision.json")));
+}
+
+// Every decision replay takes is the decision `evaluate` takes on that decision's snapshot.
+void expect_every_decision_matches_evaluate(const std::string& autoscaler,
+                                            const std::string& recording) {
+    auto a = decode_replay_autoscaler(autoscaler);
+    ASSERT_TRUE(a) << a.error().text;
+    auto load = decode_recording(recording);
+    ASSERT_TRUE(load) << load.error().text;
+    std::size_t compared = 0;
+    policy::replay(
+        a->hpa, *load, policy::controller_config{},
+        [&](std::size_t step, const policy::reconcile_input& in, const policy::decision& d) {
+            const auto evaluated =
+                evaluate_document(encode_snapshot(in, a->json), core::time_point{});
+            ASSERT_EQ(evaluated.exit_code, 0) << evaluated.error;
+            ASSERT_EQ(evaluated.output, encode_decision(d)) << "step " << step;
+            ++compared;
+        });
+    EXPECT_GT(compared, 20u);
+}
+
+TEST(ReplayMatchesEvaluate, OnTheRecordedDay) {
+    // The example day, without its two missing samples (evaluate injects a failure with its own
+    // text for those).
+    std::string day = slurp(source + "/examples/replay/day.json");
+    for (std::size_t at; (at = day.find("null")) != std::string::npos;)
+        day.replace(at, 4, "1.5");
+    expect_every_decision_matches_evaluate(slurp(source + "/examples/replay/web-slow.yaml"), day);
+}
+
+TEST(ReplayMatchesEvaluate, OnEveryMetricTypeAndAFormula) {
+    const std::string hpa =
+        R"json({"apiVersion": "autoscaling.hpaplus.io/v1alpha1", "kind": "HPAPlus",
+      "metadata": {"name": "mix", "namespace": "shop"},
+      "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "mix"},
+        "minReplicas": 1, "maxReplicas": 30,
+        "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}},
+        "metrics": [
+          {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "200Mi"}}},
+          {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "main", "target": {"type": "Utilization", "averageUtilization": 70}}},
+          {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "50"}}},
+          {"type": "Object", "object": {"describedObject": {"kind": "Ingress", "name": "front"}, "metric": {"name": "hits"}, "target": {"type": "Value", "value": "300"}}},
+          {"name": "ready", "type": "External", "external": {"metric": {"name": "queue", "selector": {"matchLabels": {"q": "jobs"}}}}},
+          {"name": "retry", "type": "External", "external": {"metric": {"name": "retry"}}},
+          {"type": "Formula", "formula": {"expression": "ready + 2 * max(retry, 1)", "target": {"type": "AverageValue", "averageValue": "10"}}}
+        ]}})json";
+    std::string series;
+    const std::vector<std::vector<double>> values = {
+        {500e6, 2e9, 4e9, 1e9, 300e6, 3e9}, // memory total (bytes)
+        {1.0, 3.0, 6.0, 2.0, 0.5, 4.0},     // cpu of container "main" (cores)
+        {100, 400, 900, 300, 50, 600},      // rps total
+        {100, 500, 800, 200, 100, 700},     // hits on the Ingress
+        {10, 80, 150, 40, 5, 120},          // queue
+        {0, 5, 20, 3, 0, 10},               // retry
+    };
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        series += (i ? "," : "") + std::string("\"") + std::to_string(i) + "\": [";
+        for (std::size_t k = 0; k < values[i].size(); ++k)
+            series += (k ? "," : "") + std::to_string(values[i][k]);
+        series += "]";
+    }
+    const std::string recording =
+        R"({"start": "2026-11-02T09:00:00Z", "stepSeconds": 120, "initialReplicas": 3,
+            "podResources": {"requests": {"cpu": "500m", "memory": "256Mi"}}, "series": {)" +
+        series + "}}";
+    expect_every_decision_matches_evaluate(hpa, recording);
+}
+
+struct bad_case {
+    const char* name;
+    std::string args;
+    std::string metrics; ///< written to m.json when not empty
+    const char* expect;
+};
+
+TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
+    const std::string hpa = source + "/examples/replay/web-hpa.yaml";
+    const bad_case cases[] = {
+        {"no autoscaler", "--metrics m.json", "", "--autoscaler is required"},
+        {"no load", "--autoscaler " + hpa, "",
+         "give the load with --metrics FILE or with --prometheus URL"},
+        {"both loads", "--autoscaler " + hpa + " --metrics m.json --prometheus http://127.0.0.1:1",
+         "", "give the load with --metrics FILE or with --prometheus URL"},
+        {"prometheus without times", "--autoscaler " + hpa + " --prometheus http://127.0.0.1:1", "",
+         "--prometheus needs --from and --to"},
+        {"bad report", "--autoscaler " + hpa + " --metrics M --report r.png", "{}",
+         "--report must end in .html or .svg"},
+        {"series key", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2026-01-01T00:00:00Z", "series": {"cpu": [1]}})",
+         "series.cpu: series are keyed by spec.metrics index"},
+        {"series value", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2026-01-01T00:00:00Z", "series": {"0": [1, "x"]}})", "series.0[1]"},
+        {"series index", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2026-01-01T00:00:00Z", "series": {"0": [1], "3": [1]}})",
+         "series \"3\": no autoscaler has spec.metrics[3]"},
+        {"no start", "--autoscaler " + hpa + " --metrics M", R"({"series": {"0": [1]}})",
+         "start: required field is missing"},
+        {"unknown field", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2026-01-01T00:00:00Z", "stepseconds": 5, "series": {"0": [1]}})",
+         "stepseconds"},
+        {"too long", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2026-01-01T00:00:00Z", "stepSeconds": 86400, "series": {"0": [)" +
+             std::string("1,", 0) +
+             [] {
+                 std::string v;
+                 for (int i = 0; i < 40; ++i)
+                     v += (i ? ",1" : "1");
+                 return v;
+             }() +
+             "]}}",
+         "longer than 35 days"},
+        {"empty", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2026-01-01T00:00:00Z", "series": {"0": []}})", "no values"},
+        {"deep", "--autoscaler " + hpa + " --metrics M", std::string(100000, '['), "bad JSON"},
+    };
+    for (const auto& c : cases) {
+        std::string args = c.args;
+        if (!c.metrics.empty()) {
+            write("m.json", c.metrics);
+            for (std::size_t at; (at = args.find(" M")) != std::string::npos &&
+                                 (at + 2 == args.size() || args[at + 2] == ' ');)
+                args.replace(at + 1, 1, path("m.json"));
+        }
+        const auto r = run_command(binary + " replay " + args);
+        EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.output;
+        EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.name << ": " << r.output;
+    }
+}
+
+TEST_F(ReplayCli, AnInvalidAutoscalerNamesFileAndField) {
+    write("bad.yaml",
+          "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: "
+          "x}\nspec:\n  scaleTargetRef: {kind: Deployment, name: x}\n  maxReplicas: 0\n");
+    const auto r = run_command(binary + " replay --autoscaler " + path("bad.yaml") + " --metrics " +
+                               source + "/examples/replay/spike-2h.json");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("bad.yaml: spec.maxReplicas: must be greater than or equal to 1"),
+              std::string::npos)
+        << r.output;
+}
+
+} // namespace
+} // namespace hpaplus::cli
