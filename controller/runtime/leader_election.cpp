@@ -58,18 +58,30 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
     next.duration_seconds = duration_seconds;
     next.renew_time = micro_time(std::chrono::system_clock::now());
 
+    const std::string lease_name = "Lease " + ns + "/" + name;
+    problem_.clear();
+    standing_by_.clear();
     auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
     if (!current && current.ec == kube::errc::not_found) {
         next.acquire_time = next.renew_time;
         std::string body = kube::lease_body(ns, name, next);
         auto created = co_await kube::create(client_, kube::resources::leases, ns, std::move(body));
-        if (!created) co_return false;
+        if (!created) {
+            problem_ = "cannot create the " + lease_name + ": " + created.message();
+            co_return false;
+        }
         observed_at_ = now;
         co_return true;
     }
-    if (!current) co_return false;
+    if (!current) {
+        problem_ = "cannot read the " + lease_name + ": " + current.message();
+        co_return false;
+    }
     auto lease = kube::parse_lease(current.body);
-    if (!lease) co_return false;
+    if (!lease) {
+        problem_ = "the " + lease_name + " is not a Lease the server should send";
+        co_return false;
+    }
     const std::string record =
         lease->holder + "\n" + lease->renew_time + "\n" + lease->resource_version;
     if (record != observed_record_) {
@@ -78,7 +90,10 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
     }
     const auto held_for = std::chrono::seconds(lease->duration_seconds);
     const bool mine = lease->holder == options_.identity;
-    if (!mine && !lease->holder.empty() && observed_at_ + held_for > now) co_return false;
+    if (!mine && !lease->holder.empty() && observed_at_ + held_for > now) {
+        standing_by_ = lease->holder;
+        co_return false;
+    }
 
     next.resource_version = lease->resource_version;
     next.acquire_time = mine ? lease->acquire_time : next.renew_time;
@@ -87,9 +102,31 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
     const std::string no_sub; // named: GCC 12 mishandles temporaries in co_await calls
     auto updated =
         co_await kube::update(client_, kube::resources::leases, ns, name, std::move(body), no_sub);
-    if (!updated) co_return false;
+    if (!updated) {
+        problem_ = "cannot update the " + lease_name + ": " + updated.message();
+        co_return false;
+    }
     observed_at_ = now;
     co_return true;
+}
+
+// While not leading, say why: an API error as a warning, standing by for another replica as
+// information; each when it changes and at least once a minute while it lasts.
+void leader_elector::report_waiting() {
+    const std::string what = !problem_.empty() ? problem_
+                             : !standing_by_.empty()
+                                 ? "the Lease " + options_.lease_namespace + "/" +
+                                       options_.lease_name + " is held by " + standing_by_ +
+                                       "; standing by"
+                                 : std::string();
+    const auto now = std::chrono::steady_clock::now();
+    if (what.empty() || (what == logged_ && now - logged_at_ < std::chrono::minutes(1))) return;
+    logged_ = what;
+    logged_at_ = now;
+    if (!problem_.empty())
+        spdlog::warn("leader election: {} is not leading: {}", options_.identity, what);
+    else
+        spdlog::info("leader election: {}", what);
 }
 
 void leader_elector::stop_leading(const char* why) {
@@ -118,6 +155,7 @@ asio::awaitable<void> leader_elector::run() {
         } else if (leading_ && std::chrono::steady_clock::now() >= valid_until_) {
             stop_leading("could not renew the Lease within the renew deadline");
         }
+        if (!leading_ && !stopped_) report_waiting();
         timer.expires_after(options_.retry_period);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));

@@ -40,10 +40,12 @@ class leader_elector {
     bool leading() const { return leading_; }
     /// Leading, and the last renewal is recent enough that no one else can hold the Lease: ask
     /// right before each write.
-    bool holds_lease() const {
-        return leading_ && std::chrono::steady_clock::now() < valid_until_;
-    }
+    bool holds_lease() const { return leading_ && std::chrono::steady_clock::now() < valid_until_; }
     const std::string& identity() const { return options_.identity; }
+    /// Why the last attempt to take or renew the Lease failed with an API error (no namespace,
+    /// no permission, server away), "" when it did not. Another replica holding the Lease is not
+    /// a problem: this one stands by.
+    const std::string& problem() const { return problem_; }
 
   private:
     boost::asio::awaitable<bool> try_acquire_or_renew();
@@ -59,6 +61,11 @@ class leader_elector {
     std::chrono::steady_clock::time_point observed_at_{};
     std::chrono::steady_clock::time_point valid_until_{};
     std::string resource_version_;
+    std::string problem_;
+    std::string standing_by_; ///< the holder while not leading
+    std::string logged_;      ///< what was last logged, and when
+    std::chrono::steady_clock::time_point logged_at_{};
+    void report_waiting();
 };
 
 /// `hostname_pid`, the default identity.

@@ -17,9 +17,9 @@ boost::asio::awaitable<void> handle(const ops_handlers& h, net::http_request& re
     } else if (request.path == "/healthz" || request.path == "/livez") {
         response.body = "ok\n";
     } else if (request.path == "/readyz") {
-        const bool ready = h.ready && h.ready();
-        response.status = ready ? 200 : 503;
-        response.body = ready ? "ok\n" : "caches not synced\n";
+        const std::string why = h.not_ready ? h.not_ready() : "starting";
+        response.status = why.empty() ? 200 : 503;
+        response.body = why.empty() ? "ok\n" : "not ready: " + why + "\n";
     } else if (request.path == "/metrics") {
         response.content_type = "text/plain; version=0.0.4; charset=utf-8";
         response.body = h.metrics ? h.metrics() : std::string();

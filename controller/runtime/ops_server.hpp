@@ -1,5 +1,5 @@
-// controller/runtime/ops_server.hpp — /healthz (the process serves), /readyz (caches synced) and
-// /metrics (Prometheus text format) on their own port.
+// controller/runtime/ops_server.hpp — /healthz (the process serves), /readyz (caches synced, Lease
+// obtainable) and /metrics (Prometheus text format) on their own port.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -15,7 +15,8 @@ class http_server;
 namespace hpaplus::controller {
 
 struct ops_handlers {
-    std::function<bool()> ready;
+    /// "" when ready; otherwise why not (the /readyz body).
+    std::function<std::string()> not_ready;
     std::function<std::string()> metrics;
 };
 

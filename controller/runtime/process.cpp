@@ -30,8 +30,7 @@ metrics::backends_file backends_of(const controller_options& options) {
 
 struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
-        : io(io_), options(std::move(options_)),
-          client(io.get_executor(), config, options.client),
+        : io(io_), options(std::move(options_)), client(io.get_executor(), config, options.client),
           sources(io.get_executor(), client, backends_of(options)),
           objects(client, sources, options, &metrics) {
         client.set_request_observer(
@@ -44,7 +43,7 @@ struct controller_process::impl {
                                          options.ops_listen + "\"");
             ops = std::make_unique<ops_server>(
                 io.get_executor(), address, port,
-                ops_handlers{[this] { return ready; },
+                ops_handlers{[this] { return not_ready(); },
                              [this] {
                                  metrics.observe_pools(objects.pools());
                                  metrics.set_leader(objects.acting());
@@ -119,6 +118,14 @@ struct controller_process::impl {
         client.close();
         if (lease_client) lease_client->close();
         finish(0);
+    }
+
+    // The /readyz answer: caches first, then a Lease this replica cannot even try to take.
+    std::string not_ready() const {
+        if (!ready) return "caches not synced";
+        if (elector && !elector->leading() && !elector->problem().empty())
+            return elector->problem();
+        return "";
     }
 
     void finish(int code) {

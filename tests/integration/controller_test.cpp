@@ -4,6 +4,8 @@
 #include "integration/controller_fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <thread>
@@ -403,6 +405,36 @@ TEST_F(ControllerTest, AGracefulShutdownReleasesTheLease) {
     const auto lease =
         get_json(sim, "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller");
     EXPECT_EQ(str(lease, "/spec/holderIdentity"), "");
+}
+
+// A replica that cannot take its Lease says why: on /readyz, and in its log at least once a
+// minute (here: its namespace does not exist).
+TEST_F(ControllerTest, AReplicaThatCannotTakeItsLeaseSaysWhyOnReadyzAndInItsLog) {
+    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+    spdlog::default_logger()->sinks().push_back(sink);
+    auto options = test_controller_options();
+    options.ops_listen = "127.0.0.1:0";
+    options.leader = fast_election("lonely");
+    options.leader.lease_namespace = "nowhere";
+    const std::string why =
+        "cannot create the Lease nowhere/hpaplus-controller: namespaces \"nowhere\" not found";
+    {
+        controller_runner controller(sim, options);
+        const std::string url = controller.ops_url();
+        EXPECT_TRUE(eventually([&] {
+            const auto r = http_get(url + "/readyz");
+            return r.status == 503 && r.body == "not ready: " + why + "\n";
+        })) << http_get(url + "/readyz").body;
+        EXPECT_FALSE(controller.leading());
+        EXPECT_EQ(controller.shutdown(), 0);
+    }
+    spdlog::default_logger()->sinks().pop_back();
+    const auto lines = sink->last_formatted();
+    const auto said = std::count_if(lines.begin(), lines.end(), [&](const std::string& l) {
+        return l.find("leader election: lonely is not leading: " + why) != std::string::npos;
+    });
+    // Once when it started failing; the same reason is not repeated within the minute.
+    EXPECT_EQ(said, 1) << lines.size() << " lines";
 }
 
 TEST_F(ControllerTest, ServesHealthReadinessAndPrometheusMetrics) {
