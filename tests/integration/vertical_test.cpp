@@ -245,7 +245,7 @@ class VerticalWebhookTest : public VerticalTest {
         return o;
     }
 
-    // What deploy/admission-webhook.yaml registers, pointed at the test's controller by URL.
+    // What deploy/webhook/admission-webhook.yaml registers, pointed at the test's controller by URL.
     void register_webhook(controller_runner& controller) {
         const std::string url = controller.webhook_url();
         ASSERT_FALSE(url.empty());

@@ -1,5 +1,6 @@
 // deploy/ as a cluster would take it: every manifest parses, the controller's arguments are flags
 // `hpaplus controller` accepts, and the RBAC rules grant every call the controller makes.
+#include "../../support/process.hpp"
 #include "cli/controller_flags.hpp"
 #include "kube/yaml_json.hpp"
 #include "metrics/backend_config.hpp"
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace hpaplus {
@@ -20,32 +22,71 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> documents(const std::string& file) {
-    std::ifstream in(fs::path(HPAPLUS_SOURCE_DIR) / "deploy" / file, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    auto docs = kube::yaml_documents_to_json(s.str());
-    EXPECT_TRUE(docs) << file << ": " << docs.error().text;
-    return docs ? *docs : std::vector<std::string>{};
+// `kubectl kustomize DIR` (DIR under the source tree) with `kubectl`; fails the test on an error.
+std::string render(const std::string& dir, const std::string& kubectl = "kubectl") {
+    const auto r = test::run_command(kubectl + " kustomize " + HPAPLUS_SOURCE_DIR + "/" + dir +
+                                     " 2>/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << kubectl << " kustomize " << dir << ": " << r.output;
+    return r.output;
 }
 
-// Every document of deploy/, keyed by "Kind/name".
-std::map<std::string, rapidjson::Document> manifests() {
+// Every document `kubectl kustomize DIR` renders, keyed by "Kind/name".
+std::map<std::string, rapidjson::Document> manifests(const std::string& dir = "deploy/complete",
+                                                     const std::string& kubectl = "kubectl") {
     std::map<std::string, rapidjson::Document> out;
-    for (const auto& entry : fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "deploy")) {
-        if (entry.path().extension() != ".yaml") continue;
-        for (const auto& json : documents(entry.path().filename().string())) {
-            rapidjson::Document d;
-            d.Parse(json.c_str());
-            EXPECT_TRUE(d.IsObject() && d.HasMember("apiVersion") && d.HasMember("kind") &&
-                        d.HasMember("metadata") && d["metadata"].HasMember("name"))
-                << entry.path() << ": " << json;
-            if (!d.IsObject() || !d.HasMember("kind")) continue;
-            out[std::string(d["kind"].GetString()) + "/" + d["metadata"]["name"].GetString()] =
-                std::move(d);
-        }
+    auto docs = kube::yaml_documents_to_json(render(dir, kubectl));
+    EXPECT_TRUE(docs) << dir << ": " << docs.error().text;
+    for (const auto& json : docs ? *docs : std::vector<std::string>{}) {
+        rapidjson::Document d;
+        d.Parse(json.c_str());
+        EXPECT_TRUE(d.IsObject() && d.HasMember("apiVersion") && d.HasMember("kind") &&
+                    d.HasMember("metadata") && d["metadata"].HasMember("name"))
+            << dir << ": " << json;
+        if (!d.IsObject() || !d.HasMember("kind")) continue;
+        const std::string key =
+            std::string(d["kind"].GetString()) + "/" + d["metadata"]["name"].GetString();
+        EXPECT_EQ(out.count(key), 0u) << dir << ": " << key << " twice";
+        out[key] = std::move(d);
     }
     return out;
+}
+
+// Every kubectl the tests run with: the one on PATH and scripts/setup.sh's others (Debian's 1.20,
+// the oldest client we support, whose kustomize is 2.0.3).
+std::vector<std::string> kubectls() {
+    std::vector<std::string> out{"kubectl"};
+    std::stringstream extra(HPAPLUS_EXTRA_KUBECTLS);
+    for (std::string k; std::getline(extra, k, ':');)
+        if (!k.empty()) out.push_back(k);
+    return out;
+}
+
+const char* const overlays[] = {"deploy", "deploy/webhook", "deploy/adapter", "deploy/complete",
+                                "deploy/other-namespace"};
+
+// The controller's arguments as the kubelet passes them: $(VAR) from the container's env, whose
+// fieldRef metadata.namespace is the pod's namespace.
+std::vector<std::string> controller_args(const rapidjson::Value& deployment) {
+    const auto& container = deployment["spec"]["template"]["spec"]["containers"][0];
+    std::map<std::string, std::string> env;
+    if (container.HasMember("env")) {
+        for (const auto& e : container["env"].GetArray()) {
+            if (e.HasMember("value")) env[e["name"].GetString()] = e["value"].GetString();
+            if (e.HasMember("valueFrom") &&
+                std::string(e["valueFrom"]["fieldRef"]["fieldPath"].GetString()) ==
+                    "metadata.namespace")
+                env[e["name"].GetString()] = deployment["metadata"]["namespace"].GetString();
+        }
+    }
+    std::vector<std::string> args;
+    for (const auto& a : container["args"].GetArray()) {
+        std::string arg = a.GetString();
+        for (const auto& [name, value] : env)
+            for (std::size_t at; (at = arg.find("$(" + name + ")")) != std::string::npos;)
+                arg.replace(at, name.size() + 3, value);
+        args.push_back(arg);
+    }
+    return args;
 }
 
 bool grants(const rapidjson::Value& role, const std::string& group, const std::string& resource,
@@ -65,7 +106,7 @@ bool grants(const rapidjson::Value& role, const std::string& group, const std::s
 }
 
 TEST(DeployManifests, AllPartsArePresentAndParse) {
-    const auto m = manifests();
+    const auto m = manifests("deploy/complete");
     for (const char* key :
          {"Namespace/hpaplus-system", "ServiceAccount/hpaplus-controller",
           "ClusterRole/hpaplus-controller", "ClusterRoleBinding/hpaplus-controller",
@@ -76,36 +117,82 @@ TEST(DeployManifests, AllPartsArePresentAndParse) {
           "Service/hpaplus-adapter", "APIService/v1beta1.external.metrics.k8s.io",
           "Service/hpaplus-webhook", "MutatingWebhookConfiguration/hpaplus-vpaplus",
           "Certificate/hpaplus-webhook", "APIService/v1beta2.custom.metrics.k8s.io",
-          "ClusterRole/hpaplus-adapter-metrics-reader"})
+          "ClusterRole/hpaplus-adapter-metrics-reader",
+          "CustomResourceDefinition/hpapluses.autoscaling.hpaplus.io",
+          "CustomResourceDefinition/cronhpas.autoscaling.hpaplus.io",
+          "CustomResourceDefinition/vpapluses.autoscaling.hpaplus.io"})
         EXPECT_EQ(m.count(key), 1u) << key;
 }
 
-TEST(DeployManifests, TheControllerArgumentsAreAcceptedFlags) {
-    const auto m = manifests();
-    const auto& deployment = m.at("Deployment/hpaplus-controller");
-    EXPECT_EQ(deployment["spec"]["replicas"].GetInt(), 2);
-    const auto& container = deployment["spec"]["template"]["spec"]["containers"][0];
-    std::vector<std::string> args;
-    for (const auto& a : container["args"].GetArray())
-        args.emplace_back(a.GetString());
-    ASSERT_EQ(args.front(), "controller");
+// `kubectl apply -k deploy/` installs the base: the CRDs, the namespace, RBAC, the backends
+// ConfigMap, the controller and its FlowSchema — no webhook, no adapter.
+TEST(DeployManifests, TheBaseIsWhatApplyKInstalls) {
+    const auto m = manifests("deploy");
+    std::set<std::string> kinds;
+    for (const auto& [key, doc] : m)
+        kinds.insert(key.substr(0, key.find('/')));
+    EXPECT_EQ(kinds, (std::set<std::string>{"ClusterRole", "ClusterRoleBinding", "ConfigMap",
+                                            "CustomResourceDefinition", "Deployment", "FlowSchema",
+                                            "Namespace", "PodDisruptionBudget", "Role",
+                                            "RoleBinding", "Service", "ServiceAccount"}));
+    EXPECT_EQ(m.count("Service/hpaplus-webhook"), 0u);
+    EXPECT_EQ(m.count("Deployment/hpaplus-adapter"), 0u);
+    // Without the webhook the controller neither serves nor mounts it.
+    const auto args = controller_args(m.at("Deployment/hpaplus-controller"));
+    for (const auto& a : args)
+        EXPECT_EQ(a.find("webhook"), std::string::npos) << a;
     bool help = false;
-    const auto options = cli::parse_controller_flags(args, help);
-    ASSERT_TRUE(options) << options.error().text;
-    EXPECT_TRUE(options->leader.enabled);
-    EXPECT_EQ(options->leader.lease_namespace, deployment["metadata"]["namespace"].GetString());
-    EXPECT_EQ(options->ops_listen, "0.0.0.0:8080");
-    EXPECT_EQ(options->native_hpas.selection, controller::native_hpa_selection::all);
-    EXPECT_STREQ(container["livenessProbe"]["httpGet"]["path"].GetString(), "/healthz");
-    EXPECT_STREQ(container["readinessProbe"]["httpGet"]["path"].GetString(), "/readyz");
-    // The Lease the Role names is the one the controller takes.
-    const auto& role = m.at("Role/hpaplus-leader-election");
-    EXPECT_STREQ(role["rules"][1]["resourceNames"][0].GetString(),
-                 options->leader.lease_name.c_str());
+    EXPECT_TRUE(cli::parse_controller_flags(args, help));
+}
+
+// Every overlay renders with every kubectl we support, and the one for another namespace leaves
+// nothing behind in hpaplus-system.
+TEST(DeployManifests, EveryOverlayRendersWithEveryKubectlAndMovesWholly) {
+    for (const auto& kubectl : kubectls()) {
+        for (const char* dir : overlays)
+            EXPECT_FALSE(render(dir, kubectl).empty()) << kubectl << " " << dir;
+        const std::string moved = render("deploy/other-namespace", kubectl);
+        EXPECT_EQ(moved.find("hpaplus-system"), std::string::npos) << kubectl << "\n" << moved;
+        for (const auto& [key, doc] : manifests("deploy/other-namespace", kubectl)) {
+            if (!doc["metadata"].HasMember("namespace")) continue;
+            EXPECT_STREQ(doc["metadata"]["namespace"].GetString(), "platform-autoscaling")
+                << kubectl << " " << key;
+        }
+    }
+}
+
+TEST(DeployManifests, TheControllerArgumentsAreAcceptedFlags) {
+    for (const char* dir : {"deploy", "deploy/complete", "deploy/other-namespace"}) {
+        const auto m = manifests(dir);
+        const auto& deployment = m.at("Deployment/hpaplus-controller");
+        EXPECT_EQ(deployment["spec"]["replicas"].GetInt(), 2);
+        const auto& container = deployment["spec"]["template"]["spec"]["containers"][0];
+        const auto args = controller_args(deployment);
+        ASSERT_EQ(args.front(), "controller");
+        bool help = false;
+        const auto options = cli::parse_controller_flags(args, help);
+        ASSERT_TRUE(options) << dir << ": " << options.error().text;
+        EXPECT_TRUE(options->leader.enabled);
+        // The Lease is in the namespace the controller runs in, wherever that is.
+        EXPECT_EQ(options->leader.lease_namespace, deployment["metadata"]["namespace"].GetString())
+            << dir;
+        EXPECT_EQ(options->ops_listen, "0.0.0.0:8080");
+        EXPECT_EQ(options->native_hpas.selection, controller::native_hpa_selection::all);
+        EXPECT_STREQ(container["livenessProbe"]["httpGet"]["path"].GetString(), "/healthz");
+        EXPECT_STREQ(container["readinessProbe"]["httpGet"]["path"].GetString(), "/readyz");
+        EXPECT_TRUE(container["securityContext"]["readOnlyRootFilesystem"].GetBool());
+        EXPECT_TRUE(
+            deployment["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"].GetBool());
+        // The Lease the Role names is the one the controller takes, in the Role's namespace.
+        const auto& role = m.at("Role/hpaplus-leader-election");
+        EXPECT_STREQ(role["rules"][1]["resourceNames"][0].GetString(),
+                     options->leader.lease_name.c_str());
+        EXPECT_EQ(options->leader.lease_namespace, role["metadata"]["namespace"].GetString());
+    }
 }
 
 TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
-    const auto m = manifests();
+    const auto m = manifests("deploy");
     const auto& role = m.at("ClusterRole/hpaplus-controller");
     const std::tuple<const char*, const char*, const char*> calls[] = {
         {"autoscaling.hpaplus.io", "hpapluses", "list"},
@@ -176,8 +263,9 @@ TEST(DeployManifests, BackendsFileParsesAndIsMountedWhereTheFlagsPointAndTheApiS
 // The webhook configuration is one the API server accepts, reaches the controller's webhook port
 // through the Service, and the controller reads the certificate from the Secret it is mounted
 // from.
-TEST(DeployManifests, TheAdmissionWebhookReachesTheControllerWithTheMountedCertificate) {
-    auto m = manifests();
+void expect_webhook_reaches_the_controller(const std::string& dir) {
+    SCOPED_TRACE(dir);
+    auto m = manifests(dir);
     auto& configuration = m.at("MutatingWebhookConfiguration/hpaplus-vpaplus");
     const auto types = sim::builtin_resource_types();
     const auto type = std::find_if(types.begin(), types.end(), [](const auto& t) {
@@ -196,15 +284,14 @@ TEST(DeployManifests, TheAdmissionWebhookReachesTheControllerWithTheMountedCerti
     EXPECT_STREQ(ref["name"].GetString(), service["metadata"]["name"].GetString());
     EXPECT_STREQ(ref["namespace"].GetString(), service["metadata"]["namespace"].GetString());
     EXPECT_EQ(ref["port"].GetInt(), service["spec"]["ports"][0]["port"].GetInt());
-    EXPECT_STREQ(m.at("Certificate/hpaplus-webhook")["spec"]["dnsNames"][0].GetString(),
-                 "hpaplus-webhook.hpaplus-system.svc");
+    EXPECT_EQ(std::string(m.at("Certificate/hpaplus-webhook")["spec"]["dnsNames"][0].GetString()),
+              "hpaplus-webhook." + std::string(service["metadata"]["namespace"].GetString()) +
+                  ".svc");
 
     const auto& deployment = m.at("Deployment/hpaplus-controller");
     const auto& pod = deployment["spec"]["template"]["spec"];
     const auto& container = pod["containers"][0];
-    std::vector<std::string> args;
-    for (const auto& a : container["args"].GetArray())
-        args.emplace_back(a.GetString());
+    const auto args = controller_args(deployment);
     bool help = false;
     const auto options = cli::parse_controller_flags(args, help);
     ASSERT_TRUE(options) << options.error().text;
@@ -222,6 +309,11 @@ TEST(DeployManifests, TheAdmissionWebhookReachesTheControllerWithTheMountedCerti
     EXPECT_EQ(options->vertical.webhook_cert_file, mount + "/tls.crt");
     EXPECT_EQ(options->vertical.webhook_key_file, mount + "/tls.key");
     EXPECT_EQ(secret, m.at("Certificate/hpaplus-webhook")["spec"]["secretName"].GetString());
+}
+
+TEST(DeployManifests, TheAdmissionWebhookReachesTheControllerWithTheMountedCertificate) {
+    for (const char* dir : {"deploy/webhook", "deploy/other-namespace"})
+        expect_webhook_reaches_the_controller(dir);
 }
 
 } // namespace
