@@ -2,15 +2,21 @@
 # Installs every Debian bookworm package HPAPlus and its tests need (only what is missing; apt-get
 # update first when something is), then configures and builds into build/ (or $HPAPLUS_BUILD_DIR).
 # Extra CMake arguments can be passed in $HPAPLUS_CMAKE_ARGS.
+# With HPAPLUS_SETUP=demo it installs only what building needs and builds only `hpaplus` (what
+# scripts/demo.sh runs): no Prometheus, InfluxDB, Clang or kubectl, no test binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+demo_only=0
+[[ ${HPAPLUS_SETUP:-} == demo ]] && demo_only=1
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev
-  prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev
 )
+# What only the tests use: real Prometheus and InfluxDB, Clang for the fuzzers, debootstrap for the
+# image check (and kubectl below).
+((demo_only)) || packages+=(prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev debootstrap)
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
@@ -28,35 +34,39 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# kubectl for the end-to-end tests: the machine image's kubectl package when its repository is
-# configured, otherwise Debian's kubernetes-client (kubectl 1.20).
-if ! command -v kubectl >/dev/null; then
-  echo "setup: installing kubectl"
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubectl >/dev/null 2>&1 ||
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubernetes-client >/dev/null
-fi
-kubectl_version() { "$1" version --client 2>/dev/null | grep -o -m1 'v[0-9][0-9.]*' | head -n1; }
-echo "setup: kubectl $(kubectl_version kubectl) at $(command -v kubectl)"
-
-# The end-to-end tests also run with Debian's kubectl 1.20 (the oldest client we support) when the
-# kubectl on PATH is another version: it is unpacked, not installed, under .cache/kubectl-debian.
+kubectl_args=()
 extra_kubectls=()
-if [[ $(kubectl_version kubectl) != v1.20.* ]]; then
-  debian_kubectl=$PWD/.cache/kubectl-debian/usr/bin/kubectl
-  if [[ ! -x $debian_kubectl ]]; then
-    download=$(mktemp -d)
-    chmod 755 "$download" # apt-get download runs as _apt where it can
-    if (cd "$download" && apt-get download -qq kubernetes-client >/dev/null 2>&1 ||
-        { "${sudo_cmd[@]}" apt-get update -qq && apt-get download -qq kubernetes-client >/dev/null 2>&1; }); then
-      rm -rf .cache/kubectl-debian && mkdir -p .cache/kubectl-debian
-      dpkg-deb -x "$download"/kubernetes-client_*.deb .cache/kubectl-debian
-    fi
-    rm -rf "$download"
+if ((!demo_only)); then
+  # kubectl for the end-to-end tests: the machine image's kubectl package when its repository is
+  # configured, otherwise Debian's kubernetes-client (kubectl 1.20).
+  if ! command -v kubectl >/dev/null; then
+    echo "setup: installing kubectl"
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubectl >/dev/null 2>&1 ||
+      DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq kubernetes-client >/dev/null
   fi
-  [[ -x $debian_kubectl ]] || { echo "setup: could not fetch Debian's kubernetes-client" >&2; exit 1; }
-  echo "setup: the end-to-end tests also run with Debian's kubectl $(kubectl_version "$debian_kubectl") ($debian_kubectl)"
-  extra_kubectls+=("$debian_kubectl")
+  kubectl_version() { "$1" version --client 2>/dev/null | grep -o -m1 'v[0-9][0-9.]*' | head -n1; }
+  echo "setup: kubectl $(kubectl_version kubectl) at $(command -v kubectl)"
+
+  # The end-to-end tests also run with Debian's kubectl 1.20 (the oldest client we support) when the
+  # kubectl on PATH is another version: it is unpacked, not installed, under .cache/kubectl-debian.
+  if [[ $(kubectl_version kubectl) != v1.20.* ]]; then
+    debian_kubectl=$PWD/.cache/kubectl-debian/usr/bin/kubectl
+    if [[ ! -x $debian_kubectl ]]; then
+      download=$(mktemp -d)
+      chmod 755 "$download" # apt-get download runs as _apt where it can
+      if (cd "$download" && apt-get download -qq kubernetes-client >/dev/null 2>&1 ||
+          { "${sudo_cmd[@]}" apt-get update -qq && apt-get download -qq kubernetes-client >/dev/null 2>&1; }); then
+        rm -rf .cache/kubectl-debian && mkdir -p .cache/kubectl-debian
+        dpkg-deb -x "$download"/kubernetes-client_*.deb .cache/kubectl-debian
+      fi
+      rm -rf "$download"
+    fi
+    [[ -x $debian_kubectl ]] || { echo "setup: could not fetch Debian's kubernetes-client" >&2; exit 1; }
+    echo "setup: the end-to-end tests also run with Debian's kubectl $(kubectl_version "$debian_kubectl") ($debian_kubectl)"
+    extra_kubectls+=("$debian_kubectl")
+  fi
+  kubectl_args=("-DHPAPLUS_EXTRA_KUBECTLS=$(IFS=';'; echo "${extra_kubectls[*]}")")
 fi
 
 build_dir=${HPAPLUS_BUILD_DIR:-build}
@@ -65,5 +75,9 @@ build_dir=${HPAPLUS_BUILD_DIR:-build}
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 # shellcheck disable=SC2086 # HPAPLUS_CMAKE_ARGS is a list of arguments
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DHPAPLUS_EXTRA_KUBECTLS=$(IFS=';'; echo "${extra_kubectls[*]}")" ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j2
+  "${kubectl_args[@]}" ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
+if ((demo_only)); then
+  cmake --build "$build_dir" -j2 --target hpaplus
+else
+  cmake --build "$build_dir" -j2
+fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the whole test suite: first the normal build (warnings are errors),
+# Sets up, builds and runs the whole test suite: first the normal build (warnings are errors), then
+# the image check (the Dockerfile's runtime packages in a minimal bookworm root run the binary),
 # then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, then every fuzz harness
 # over its corpus and for 20 s on new inputs (scripts/fuzz.sh).
 set -euo pipefail
@@ -7,6 +8,9 @@ cd "$(dirname "$0")/.."
 
 HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON" ./scripts/setup.sh
 ctest --test-dir build --output-on-failure -j2
+
+echo "== the image: the Dockerfile's runtime packages run the binary (scripts/image-check.sh)"
+./scripts/image-check.sh build/hpaplus
 
 echo "== the same tests under ASan + UBSan"
 HPAPLUS_BUILD_DIR=build-asan HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON -DHPAPLUS_SANITIZE=ON" ./scripts/setup.sh
