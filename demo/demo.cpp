@@ -95,20 +95,25 @@ std::string cronhpa_json(int duration) {
            schedule_in(duration * 20 / 100) + R"(","targetSize":2}]}})";
 }
 
-std::optional<std::string> build_scenario(int duration, bool vertical, sim::scenario& out) {
+// What exists before the controller starts: the CRDs and the workloads, so that their pods are
+// warm (their CPU counts) by the time it reads them.
+std::optional<std::string> build_workloads(bool vertical, sim::scenario& out) {
     for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml, vpaplus_crd_yaml}) {
         auto crds = kube::yaml_documents_to_json(yaml);
         if (!crds) return "a compiled-in CRD is not valid YAML: " + crds.error().text;
         out.objects.insert(out.objects.end(), crds->begin(), crds->end());
     }
-    // The window is a sixth of the run, so the scale-down visibly waits for it.
     out.objects.push_back(deployment_json());
+    if (vertical) out.objects.push_back(vertical_deployment_json());
+    return std::nullopt;
+}
+
+// The scenario proper, from the moment the controller starts: the autoscalers and the load.
+void build_scenario(int duration, bool vertical, sim::scenario& out) {
+    // The window is a sixth of the run, so the scale-down visibly waits for it.
     out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));
     out.objects.push_back(cronhpa_json(duration));
-    if (vertical) {
-        out.objects.push_back(vertical_deployment_json());
-        out.objects.push_back(vpaplus_json());
-    }
+    if (vertical) out.objects.push_back(vpaplus_json());
     for (const auto& [at, cores] : load_profile()) {
         sim::load_step step;
         step.at = std::chrono::milliseconds(static_cast<std::int64_t>(at * duration * 1000));
@@ -116,7 +121,6 @@ std::optional<std::string> build_scenario(int duration, bool vertical, sim::scen
         step.cpu = std::to_string(static_cast<int>(std::lround(cores * 1000))) + "m";
         out.load.push_back(step);
     }
-    return std::nullopt;
 }
 
 const rapidjson::Value* member(const rapidjson::Value* v, const char* name) {
@@ -131,6 +135,32 @@ int int_member(const rapidjson::Value* v, const char* name) {
 }
 
 // Samples the cluster's state (read in process: the store is on this thread).
+// Upstream's CPU rule leaves a pod's usage out until its sample starts a window after the pod
+// became Ready, so a controller started with its pods reads no CPU for the first ~15 s. The demo
+// waits that out before starting it: every pod of `web` Ready, then one metrics window more.
+// Gives up after a minute (the demo then starts anyway).
+void warm_up(asio::io_context& io, sim::cluster& cluster) {
+    constexpr auto window = std::chrono::seconds(16);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    constexpr auto never = std::chrono::steady_clock::time_point::max();
+    auto all_ready = never; // since when every pod is Ready
+    while (std::chrono::steady_clock::now() < give_up) {
+        io.run_for(std::chrono::milliseconds(250));
+        auto& store = cluster.store();
+        const auto* deployments = store.find("apps", "v1", "deployments");
+        const auto d = deployments ? store.get(*deployments, "default", "web") : nullptr;
+        const int wanted = d ? int_member(member(&d->doc, "spec"), "replicas") : -1;
+        const int ready = d ? int_member(member(&d->doc, "status"), "readyReplicas") : 0;
+        const auto now = std::chrono::steady_clock::now();
+        if (ready != wanted)
+            all_ready = never;
+        else if (all_ready == never)
+            all_ready = now;
+        else if (now - all_ready >= window)
+            return;
+    }
+}
+
 class recorder {
   public:
     recorder(sim::cluster& cluster, manager& objects)
@@ -283,8 +313,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 } // namespace
 
 int run_demo(const demo_options& flags) {
-    sim::scenario scenario;
-    if (auto error = build_scenario(flags.duration, flags.vertical, scenario)) {
+    sim::scenario workloads;
+    if (auto error = build_workloads(flags.vertical, workloads)) {
         std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
         return 1;
     }
@@ -297,6 +327,18 @@ int run_demo(const demo_options& flags) {
         cluster_options.port = flags.port;
         sim::cluster cluster(io, cluster_options);
         cluster.start();
+        if (auto error = cluster.play(workloads)) {
+            std::fprintf(stderr, "hpaplus demo: setting up the workloads: %s\n", error->c_str());
+            return 1;
+        }
+        std::printf("HPAPlus demo: warming up the workload on the simulated cluster at %s (a "
+                    "pod's CPU counts from 15 s after it is Ready, as upstream's HPA rule has "
+                    "it)...\n",
+                    cluster.url().c_str());
+        std::fflush(stdout);
+        warm_up(io, cluster);
+        sim::scenario scenario; // built now: the CronHPA's times count from here
+        build_scenario(flags.duration, flags.vertical, scenario);
         if (auto error = cluster.play(scenario)) {
             std::fprintf(stderr, "hpaplus demo: setting up the scenario: %s\n", error->c_str());
             return 1;
