@@ -187,7 +187,12 @@ class recorder {
         }
         if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses")) {
             if (auto h = store.get(*hpas, "default", "web")) {
-                const auto* metrics = member(member(&h->doc, "status"), "currentMetrics");
+                const auto* status = member(&h->doc, "status");
+                if (const auto* d = member(status, "desiredReplicas"); d && d->IsInt())
+                    s.desired = d->GetInt();
+                if (const auto* f = member(status, "cronFloor"))
+                    s.cron_floor = int_member(f, "replicas");
+                const auto* metrics = member(status, "currentMetrics");
                 if (metrics && metrics->IsArray() && !metrics->Empty()) {
                     const auto* u = member(member(member(&(*metrics)[0], "resource"), "current"),
                                            "averageUtilization");
@@ -200,10 +205,10 @@ class recorder {
         if (!samples_.empty() && s.replicas != samples_.back().replicas) {
             const int from = samples_.back().replicas;
             (s.replicas > from ? scale_ups_ : scale_downs_)++;
-            events_.push_back({s.seconds, "scaled " +
-                                              std::string(s.replicas > from ? "up" : "down") +
-                                              " from " + std::to_string(from) + " to " +
-                                              std::to_string(s.replicas) + " replicas"});
+            events_.push_back(
+                {s.seconds, "scaled " + std::string(s.replicas > from ? "up" : "down") + " from " +
+                                std::to_string(from) + " to " + std::to_string(s.replicas) +
+                                " replicas" + rescale_reason(store, s.replicas)});
             std::printf("[%4.0fs] %s\n", s.seconds, events_.back().text.c_str());
         }
         samples_.push_back(s);
@@ -217,6 +222,30 @@ class recorder {
                         static_cast<unsigned long long>(objects_.stats().reconciles));
         }
         std::fflush(stdout);
+    }
+
+    // The reason of the HPAPlus's SuccessfulRescale Event to `replicas` (its message is upstream's
+    // "New size: N; reason: ..."), as ": reason", or "" when there is none (yet).
+    static std::string rescale_reason(sim::object_store& store, int replicas) {
+        auto* events = store.find("", "v1", "events");
+        if (!events) return "";
+        const std::string prefix = "New size: " + std::to_string(replicas) + "; reason: ";
+        std::string reason;
+        for (const auto& [key, e] : events->objects) {
+            const auto* reason_field = member(&e->doc, "reason");
+            const auto* message = member(&e->doc, "message");
+            const auto* object = member(&e->doc, "involvedObject");
+            const auto* name = member(object, "name");
+            if (!reason_field || !reason_field->IsString() || !message || !message->IsString() ||
+                !name || !name->IsString())
+                continue;
+            if (std::string_view(reason_field->GetString()) != "SuccessfulRescale" ||
+                std::string_view(name->GetString()) != "web")
+                continue;
+            const std::string_view text = message->GetString();
+            if (text.substr(0, prefix.size()) == prefix) reason = text.substr(prefix.size());
+        }
+        return reason.empty() ? "" : ": " + reason;
     }
 
     // Notes when the CronHPA's floor on the HPAPlus changes.
@@ -419,9 +448,10 @@ int run_demo(const demo_options& flags) {
         if (flags.vertical)
             std::printf("Vertical: %d in-place pod resizes.\n", summary.vertical_resizes);
         const std::string title = "HPAPlus demo: load and replicas over time";
-        const std::string report = ends_with(flags.report, ".svg")
-                                       ? render_svg(rec.samples(), rec.events(), title)
-                                       : render_html(rec.samples(), rec.events(), summary, title);
+        const std::string report =
+            ends_with(flags.report, ".svg")
+                ? render_svg(rec.samples(), rec.events(), title, target_utilization)
+                : render_html(rec.samples(), rec.events(), summary, title);
         if (!write_file(flags.report, report)) {
             std::fprintf(stderr, "hpaplus demo: cannot write the report %s\n",
                          flags.report.c_str());

@@ -10,9 +10,14 @@
 namespace hpaplus::demo {
 namespace {
 
-constexpr double width = 960, height = 420;
-constexpr double left = 60, right = 70, top = 50, bottom = 50;
-constexpr double plot_w = width - left - right, plot_h = height - top - bottom;
+constexpr double width = 960;
+constexpr double left = 60, right = 70, top = 50;
+constexpr double plot_w = width - left - right;
+constexpr double plot_h = 300;                 // replicas and load
+constexpr double util_top = top + plot_h + 40; // the metric against its target
+constexpr double util_h = 110;
+constexpr double legend_top = util_top + util_h + 40;
+constexpr double height = legend_top + 50;
 
 using svg::escape;
 using svg::nice_max;
@@ -20,71 +25,113 @@ using svg::num;
 using svg::short_number;
 
 struct scale {
-    double t_max, left_max, right_max;
+    double t_max, left_max, right_max, util_max;
     double x(double t) const { return left + plot_w * (t_max > 0 ? t / t_max : 0); }
     double y_left(double v) const { return top + plot_h * (1 - v / left_max); }
     double y_right(double v) const { return top + plot_h * (1 - v / right_max); }
+    double y_util(double v) const {
+        return util_top + util_h * (1 - std::min(v, util_max) / util_max);
+    }
 };
 
-// A step line (the value holds until the next sample) for replica counts.
-std::string step_path(const std::vector<demo_sample>& samples, const scale& s,
-                      int demo_sample::*field) {
+// A step line (the value holds until the next sample) of a replica count; samples without the
+// value leave a gap.
+template <class Field>
+std::string step_path(const std::vector<demo_sample>& samples, const scale& s, Field field) {
     std::string d;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-        const double x = s.x(samples[i].seconds);
-        const double y = s.y_left(samples[i].*field);
-        if (i == 0)
-            d += "M" + num(x) + " " + num(y);
-        else
-            d += " H" + num(x) + " V" + num(y);
+    bool open = false;
+    for (const auto& sample : samples) {
+        const std::optional<int> v = field(sample);
+        if (!v) {
+            open = false;
+            continue;
+        }
+        const double x = s.x(sample.seconds);
+        const double y = s.y_left(*v);
+        d += open ? " H" + num(x) + " V" + num(y) : " M" + num(x) + " " + num(y);
+        open = true;
     }
     return d;
 }
 
+std::string horizontal_grid(double y, const std::string& left_label, const std::string& right_label,
+                            const char* left_color, const char* right_color) {
+    std::string out = "<line x1=\"" + num(left) + "\" x2=\"" + num(left + plot_w) + "\" y1=\"" +
+                      num(y) + "\" y2=\"" + num(y) + "\" stroke=\"#e5e5e5\"/>\n";
+    out += "<text x=\"" + num(left - 8) + "\" y=\"" + num(y + 4) +
+           "\" text-anchor=\"end\" fill=\"" + left_color + "\">" + left_label + "</text>\n";
+    if (!right_label.empty())
+        out += "<text x=\"" + num(left + plot_w + 8) + "\" y=\"" + num(y + 4) + "\" fill=\"" +
+               right_color + "\">" + right_label + "</text>\n";
+    return out;
+}
+
+std::string vertical_label(double x, double y, int angle, const char* color, const char* text) {
+    return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" transform=\"rotate(" +
+           std::to_string(angle) + " " + num(x) + " " + num(y) +
+           ")\" text-anchor=\"middle\" fill=\"" + color + "\">" + text + "</text>\n";
+}
+
 std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<demo_event>& events,
-                     const std::string& title) {
-    double t_max = 1, replicas_max = 1, load_max = 0.1;
+                     const std::string& title, int target_utilization) {
+    double t_max = 1, replicas_max = 1, load_max = 0.1, util_max = target_utilization * 2.0;
     for (const auto& p : samples) {
         t_max = std::max(t_max, p.seconds);
-        replicas_max = std::max<double>(replicas_max, std::max(p.replicas, p.ready));
+        replicas_max = std::max<double>({replicas_max, static_cast<double>(p.replicas),
+                                         static_cast<double>(p.ready),
+                                         static_cast<double>(p.desired.value_or(0)),
+                                         static_cast<double>(p.cron_floor.value_or(0))});
         load_max = std::max(load_max, p.load_cores);
+        if (p.utilization) util_max = std::max<double>(util_max, *p.utilization);
     }
-    const scale s{t_max, nice_max(replicas_max + 1), nice_max(load_max * 1.1)};
+    const scale s{t_max, nice_max(replicas_max + 1), nice_max(load_max * 1.1),
+                  nice_max(util_max * 1.05)};
     std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(width) +
                       " " + num(height) + "\" width=\"" + num(width) + "\" height=\"" +
                       num(height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    out += "<text x=\"" + num(left) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" +
-           escape(title) + "</text>\n";
-    // Grid and axes: replicas on the left, load on the right, seconds below.
-    for (int i = 0; i <= 5; ++i) {
-        const double v = s.left_max * i / 5;
-        const double y = s.y_left(v);
-        out += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + plot_w) + "\" y1=\"" + num(y) +
-               "\" y2=\"" + num(y) + "\" stroke=\"#e5e5e5\"/>\n";
-        out += "<text x=\"" + num(left - 8) + "\" y=\"" + num(y + 4) +
-               "\" text-anchor=\"end\" fill=\"#1f77b4\">" + short_number(v) + "</text>\n";
-        out += "<text x=\"" + num(left + plot_w + 8) + "\" y=\"" + num(y + 4) +
-               "\" fill=\"#d62728\">" + short_number(s.right_max * i / 5) + "</text>\n";
-    }
+    if (!title.empty()) // the HTML page has the title as its heading
+        out += "<text x=\"" + num(left) + "\" y=\"28\" font-size=\"16\" font-weight=\"bold\">" +
+               escape(title) + "</text>\n";
+
+    // Panel 1: replicas (left axis) and load (right axis); panel 2: CPU utilization and target.
+    for (int i = 0; i <= 5; ++i)
+        out += horizontal_grid(s.y_left(s.left_max * i / 5), short_number(s.left_max * i / 5),
+                               short_number(s.right_max * i / 5), "#1f77b4", "#d62728");
+    for (int i = 0; i <= 2; ++i)
+        out += horizontal_grid(s.y_util(s.util_max * i / 2),
+                               short_number(s.util_max * i / 2) + " %", "", "#555", "");
     for (int i = 0; i <= 6; ++i) {
         const double t = t_max * i / 6;
-        out += "<text x=\"" + num(s.x(t)) + "\" y=\"" + num(top + plot_h + 18) +
+        out += "<text x=\"" + num(s.x(t)) + "\" y=\"" + num(util_top + util_h + 18) +
                "\" text-anchor=\"middle\">" + short_number(t) + " s</text>\n";
     }
-    out += "<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(plot_w) +
-           "\" height=\"" + num(plot_h) + "\" fill=\"none\" stroke=\"#999\"/>\n";
-    out += "<text x=\"16\" y=\"" + num(top + plot_h / 2) + "\" transform=\"rotate(-90 16 " +
-           num(top + plot_h / 2) + ")\" text-anchor=\"middle\" fill=\"#1f77b4\">replicas</text>\n";
-    out += "<text x=\"" + num(width - 14) + "\" y=\"" + num(top + plot_h / 2) +
-           "\" transform=\"rotate(90 " + num(width - 14) + " " + num(top + plot_h / 2) +
-           ")\" text-anchor=\"middle\" fill=\"#d62728\">load (CPU cores)</text>\n";
-    // Scaling events as faint vertical marks.
+    for (const auto& [y, h] : {std::pair{top, plot_h}, std::pair{util_top, util_h}})
+        out += "<rect x=\"" + num(left) + "\" y=\"" + num(y) + "\" width=\"" + num(plot_w) +
+               "\" height=\"" + num(h) + "\" fill=\"none\" stroke=\"#999\"/>\n";
+    out += vertical_label(16, top + plot_h / 2, -90, "#1f77b4", "replicas");
+    out += vertical_label(width - 14, top + plot_h / 2, 90, "#d62728", "load (CPU cores)");
+    out += vertical_label(12, util_top + util_h / 2, -90, "#555", "CPU");
+
+    // The cron floor as a band from 0 to the floor while it holds.
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        if (!samples[i].cron_floor) continue;
+        const double x0 = s.x(samples[i].seconds);
+        const double x1 = i + 1 < samples.size() ? s.x(samples[i + 1].seconds) : s.x(t_max);
+        const double y = s.y_left(*samples[i].cron_floor);
+        out += "<rect x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(x1 - x0) +
+               "\" height=\"" + num(top + plot_h - y) + "\" fill=\"#ff7f0e\" opacity=\"0.15\"/>\n";
+    }
+    // Rescales: a mark across both panels, its reason on hover and numbered in the page's table.
+    int n = 0;
     for (const auto& e : events) {
+        if (e.text.rfind("scaled ", 0) != 0) continue;
         const double x = s.x(e.seconds);
         out += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(top) + "\" y2=\"" +
-               num(top + plot_h) + "\" stroke=\"#2ca02c\" stroke-dasharray=\"2 4\"><title>" +
+               num(util_top + util_h) + "\" stroke=\"#2ca02c\" stroke-dasharray=\"2 4\"><title>" +
                escape(e.text) + "</title></line>\n";
+        out += "<text x=\"" + num(x + 3) + "\" y=\"" + num(top + 12) +
+               "\" fill=\"#2ca02c\" font-size=\"10\">" + std::to_string(++n) + "</text>\n";
     }
     if (!samples.empty()) {
         std::string load;
@@ -93,23 +140,55 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
                     num(s.y_right(samples[i].load_cores));
         out += "<path d=\"" + load + "\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"/>\n";
         out +=
-            "<path d=\"" + step_path(samples, s, &demo_sample::ready) +
+            "<path d=\"" +
+            step_path(samples, s, [](const demo_sample& p) { return std::optional(p.ready); }) +
             "\" fill=\"none\" stroke=\"#9ecae1\" stroke-width=\"2\" stroke-dasharray=\"6 3\"/>\n";
-        out += "<path d=\"" + step_path(samples, s, &demo_sample::replicas) +
-               "\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2.5\"/>\n";
+        out +=
+            "<path d=\"" +
+            step_path(samples, s, [](const demo_sample& p) { return std::optional(p.replicas); }) +
+            "\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2.5\"/>\n";
+        out +=
+            "<path d=\"" + step_path(samples, s, [](const demo_sample& p) { return p.desired; }) +
+            "\" fill=\"none\" stroke=\"#08306b\" stroke-width=\"2\" stroke-dasharray=\"2 3\"/>\n";
+        // The metric against its target.
+        const double ty = s.y_util(target_utilization);
+        out += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + plot_w) + "\" y1=\"" + num(ty) +
+               "\" y2=\"" + num(ty) + "\" stroke=\"#555\" stroke-dasharray=\"5 3\"/>\n";
+        std::string util;
+        bool open = false;
+        for (const auto& p : samples) {
+            if (!p.utilization) {
+                open = false;
+                continue;
+            }
+            util +=
+                (open ? " L" : " M") + num(s.x(p.seconds)) + " " + num(s.y_util(*p.utilization));
+            open = true;
+        }
+        out += "<path d=\"" + util + "\" fill=\"none\" stroke=\"#7b3294\" stroke-width=\"2\"/>\n";
     }
-    // Legend.
-    const double ly = top - 14;
-    const std::pair<const char*, const char*> legend[] = {{"#1f77b4", "replicas (spec)"},
-                                                          {"#9ecae1", "ready"},
-                                                          {"#d62728", "load"},
-                                                          {"#2ca02c", "rescale"}};
-    double lx = left + plot_w - 500;
+    // Legend, below the panels.
+    const std::pair<const char*, std::string> legend[] = {
+        {"#1f77b4", "replicas (spec)"},
+        {"#9ecae1", "ready"},
+        {"#08306b", "desired (HPAPlus status)"},
+        {"#ff7f0e", "cron floor"},
+        {"#d62728", "load"},
+        {"#7b3294", "CPU utilization"},
+        {"#555", "target " + std::to_string(target_utilization) + " %"},
+        {"#2ca02c", "rescale (hover: reason)"}};
+    double lx = left;
+    double ly = legend_top;
     for (const auto& [color, label] : legend) {
-        out += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 9) +
-               "\" width=\"14\" height=\"4\" fill=\"" + color + "\"/>";
-        out += "<text x=\"" + num(lx + 20) + "\" y=\"" + num(ly - 4) + "\">" + label + "</text>\n";
-        lx += 125;
+        if (lx > left + plot_w - 180) {
+            lx = left;
+            ly += 20;
+        }
+        out += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 7) +
+               "\" width=\"14\" height=\"5\" fill=\"" + color + "\"/>";
+        out += "<text x=\"" + num(lx + 20) + "\" y=\"" + num(ly - 2) + "\">" + escape(label) +
+               "</text>\n";
+        lx += 210;
     }
     return out + "</svg>\n";
 }
@@ -117,8 +196,10 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
 } // namespace
 
 std::string render_svg(const std::vector<demo_sample>& samples,
-                       const std::vector<demo_event>& events, const std::string& title) {
-    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg_body(samples, events, title);
+                       const std::vector<demo_event>& events, const std::string& title,
+                       int target_utilization) {
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" +
+           svg_body(samples, events, title, target_utilization);
 }
 
 std::string render_html(const std::vector<demo_sample>& samples,
@@ -129,7 +210,8 @@ std::string render_html(const std::vector<demo_sample>& samples,
                       "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}"
                       "table{border-collapse:collapse}td,th{padding:4px 12px;border-bottom:1px "
                       "solid #ddd;text-align:left}</style></head><body>\n";
-    out += "<h1>" + escape(title) + "</h1>\n" + svg_body(samples, events, title);
+    out += "<h1>" + escape(title) + "</h1>\n" +
+           svg_body(samples, events, "", summary.target_utilization);
     out += "<h2>Summary</h2>\n<table>\n";
     const std::pair<const char*, std::string> rows[] = {
         {"Duration", num(summary.duration_seconds) + " s"},
@@ -142,9 +224,14 @@ std::string render_html(const std::vector<demo_sample>& samples,
         {"CPU target", std::to_string(summary.target_utilization) + " % of requests"}};
     for (const auto& [name, value] : rows)
         out += "<tr><th>" + std::string(name) + "</th><td>" + escape(value) + "</td></tr>\n";
-    out += "</table>\n<h2>Scaling events</h2>\n<table>\n<tr><th>At</th><th>What</th></tr>\n";
-    for (const auto& e : events)
-        out += "<tr><td>" + num(e.seconds) + " s</td><td>" + escape(e.text) + "</td></tr>\n";
+    out +=
+        "</table>\n<h2>Scaling events</h2>\n<table>\n<tr><th>#</th><th>At</th><th>What</th></tr>\n";
+    int n = 0;
+    for (const auto& e : events) {
+        const bool rescale = e.text.rfind("scaled ", 0) == 0;
+        out += "<tr><td>" + (rescale ? std::to_string(++n) : std::string()) + "</td><td>" +
+               num(e.seconds) + " s</td><td>" + escape(e.text) + "</td></tr>\n";
+    }
     return out + "</table>\n</body></html>\n";
 }
 

@@ -16,6 +16,8 @@ struct demo_sample {
     int replicas = 0;               ///< the Deployment's spec.replicas
     int ready = 0;                  ///< its ready replicas
     std::optional<int> utilization; ///< HPAPlus status: current CPU utilization (%)
+    std::optional<int> desired;     ///< HPAPlus status: desiredReplicas
+    std::optional<int> cron_floor;  ///< HPAPlus status: the CronHPA floor in force
 };
 
 struct demo_event {
@@ -35,9 +37,12 @@ struct demo_summary {
     int vertical_resizes = 0; ///< --vertical: changes of the api pods' requests seen
 };
 
-/// A standalone SVG chart: load (cores) and replicas (spec and ready) over time.
+/// A standalone SVG chart over time: replicas (spec, ready, desired), the cron floor as a band, the
+/// load (cores), and below it the CPU utilization against its target; rescales marked with their
+/// reasons.
 std::string render_svg(const std::vector<demo_sample>& samples,
-                       const std::vector<demo_event>& events, const std::string& title);
+                       const std::vector<demo_event>& events, const std::string& title,
+                       int target_utilization);
 
 /// An HTML page: the chart, the summary and the list of scaling events.
 std::string render_html(const std::vector<demo_sample>& samples,

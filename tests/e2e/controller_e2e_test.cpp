@@ -214,6 +214,17 @@ TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
     const std::string report = read_file(dir.path() + "/report.html");
     EXPECT_NE(report.find("<svg"), std::string::npos);
     EXPECT_NE(report.find("Scaling events"), std::string::npos);
+    // The chart: the metric against its target, desired and ready replicas, the cron floor band;
+    // each rescale with its reason (the CronHPA's pre-warm always happens).
+    for (const char* part : {"CPU utilization", "target 60 %", "desired (HPAPlus status)",
+                             "cron floor", "ready"})
+        EXPECT_NE(report.find(part), std::string::npos) << part;
+    EXPECT_NE(report.find("scaled up from 2 to 6 replicas: Current number of replicas below the "
+                          "cron floor 6 set by CronHPA web-prewarm"),
+              std::string::npos)
+        << report;
+    EXPECT_EQ(report.find("<text x=\"60.0\" y=\"28\""), std::string::npos)
+        << "the page's heading is the title; the chart does not repeat it";
     const std::string summary = read_file(dir.path() + "/summary.json");
     for (const char* key : {"\"scaleUps\":", "\"scaleDowns\":", "\"maxReplicas\":",
                             "\"finalReplicas\":", "\"reconciles\":", "\"errors\":"})
