@@ -1,6 +1,7 @@
 // metrics/adapter_api.cpp — routes and wire format of the metrics adapter.
 #include "metrics/adapter_api.hpp"
 
+#include "core/names.hpp"
 #include "core/quantity.hpp"
 #include "core/time.hpp"
 #include "metrics/http_backend.hpp"
@@ -232,6 +233,15 @@ asio::awaitable<net::http_response> adapter_api::handle(const net::http_request&
 
     const std::string selector(request.query_param("labelSelector").value_or(""));
     const std::string ns(parts.size() > 4 ? parts[4] : "");
+    // Names from the URL go into backend queries: only what Kubernetes allows gets that far.
+    if (parts.size() > 4 && !core::is_dns1123_label(ns))
+        co_return status_error(400, "BadRequest",
+                               "the namespace must be a DNS-1123 label (lowercase letters, digits "
+                               "and '-', at most 63)");
+    if (is_custom && parts.size() > 6 && parts[6] != "*" && !core::is_dns1123_subdomain(parts[6]))
+        co_return status_error(400, "BadRequest",
+                               "the object name must be a DNS-1123 subdomain (lowercase letters, "
+                               "digits, '-' and '.', at most 253) or *");
     if (is_external && parts.size() == 6 && parts[3] == "namespaces") {
         const std::string name(parts[5]);
         const std::string no_object;

@@ -2,6 +2,7 @@
 #include "policy/validation.hpp"
 
 #include "core/label_selector.hpp"
+#include "core/names.hpp"
 #include "policy/formula.hpp"
 #include "policy/formula_metrics.hpp"
 
@@ -32,12 +33,6 @@ const char* source_key(metric_source_type type) {
         return "formula";
     }
     return "";
-}
-
-bool dns1123_label(const std::string& s) {
-    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (s.empty() || s.size() > 63 || !alnum(s.front()) || !alnum(s.back())) return false;
-    return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-'; });
 }
 
 struct validator {
@@ -154,7 +149,7 @@ struct validator {
             const std::string field = "spec.metrics[" + std::to_string(i) + "]";
             const std::string& name = metrics[i].name;
             if (!name.empty()) {
-                if (!dns1123_label(name))
+                if (!core::is_dns1123_label(name))
                     add(field + ".name",
                         "must be a lowercase DNS-1123 label (at most 63 of a-z, "
                         "0-9 and '-', starting and ending with a letter or digit)");

@@ -2,6 +2,7 @@
 // oversized, slow and hanging answers, HTTP errors — and coalescing, the circuit breaker and
 // concurrent fetching. Every wait has a deadline.
 #include "../support/run_awaitable.hpp"
+#include "metrics/adapter_api.hpp"
 #include "metrics/metric_sources.hpp"
 #include "net/http_server.hpp"
 
@@ -39,6 +40,12 @@ class fake_monitor {
     int requests(const std::string& q) const {
         const auto it = seen_.find(q);
         return it == seen_.end() ? 0 : it->second;
+    }
+    int total() const {
+        int n = 0;
+        for (const auto& [q, count] : seen_)
+            n += count;
+        return n;
     }
 
   private:
@@ -226,6 +233,44 @@ TEST_F(MetricBackends, MetricsOfOneObjectAreFetchedConcurrently) {
     ASSERT_TRUE(readings[4].error);
     EXPECT_NE(readings[4].error->find("backend.query: unknown placeholder {{bogus}}"),
               std::string::npos);
+}
+
+// Names from the adapter's URL go into backend queries; one that Kubernetes would not allow is
+// refused with a 400 Status before any backend sees it (query injection: issue 20).
+TEST_F(MetricBackends, TheAdapterRefusesHostileNamesBeforeAnyBackendSeesThem) {
+    metrics::backends_file file;
+    file.backends.push_back(monitor_config("mon", monitor.url()));
+    file.adapter_external.push_back({"queue", "mon", "{{namespace}}", ""});
+    file.adapter_custom.push_back({"qps", "mon", "{{name}}", "pods"});
+    metrics::adapter_api api(io.get_executor(), file);
+    auto get = [&](const std::string& path, const std::string& selector = "") {
+        net::http_request r;
+        r.method = "GET";
+        r.path = path;
+        if (!selector.empty()) r.query.emplace_back("labelSelector", selector);
+        return test::run_awaitable(io, api.handle(r), 20s);
+    };
+    const std::string external = "/apis/external.metrics.k8s.io/v1beta1/namespaces/";
+    const std::string custom = "/apis/custom.metrics.k8s.io/v1beta2/namespaces/";
+    for (const std::string& ns :
+         {std::string("a\"}) or vector(1)#"), std::string("Shop"), std::string("a' OR 1=1"),
+          std::string("-a"), std::string("a\\b"), std::string(64, 'a')}) {
+        const auto r = get(external + ns + "/queue");
+        EXPECT_EQ(r.status, 400) << ns << ": " << r.body;
+        EXPECT_NE(r.body.find("\"reason\":\"BadRequest\""), std::string::npos) << r.body;
+        EXPECT_EQ(get(custom + ns + "/pods/*/qps").status, 400) << ns;
+    }
+    for (const std::string& object : {std::string("web\"}) or vector(1)#"), std::string("Web"),
+                                      std::string("a..b"), std::string(254, 'a')})
+        EXPECT_EQ(get(custom + "shop/pods/" + object + "/qps").status, 400) << object;
+    EXPECT_EQ(get(external + "shop/queue", "app=\"x\"}) or vector(1)#").status, 400);
+    EXPECT_EQ(monitor.total(), 0) << "a hostile name reached the backend";
+
+    // Valid names do reach it.
+    get(external + "shop/queue");
+    EXPECT_EQ(monitor.requests("shop"), 1);
+    get(custom + "shop/pods/web-7d4b9c-x2x.a/qps");
+    EXPECT_EQ(monitor.requests("web-7d4b9c-x2x.a"), 1);
 }
 
 } // namespace
