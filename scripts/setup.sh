@@ -15,8 +15,9 @@ packages=(
   libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev
 )
 # What only the tests use: real Prometheus and InfluxDB, Clang for the fuzzers, debootstrap for the
-# image check (and kubectl below).
-((demo_only)) || packages+=(prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev debootstrap)
+# image check, the official Python Kubernetes client as a typed client of the sim (and kubectl below).
+((demo_only)) || packages+=(prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev debootstrap
+  python3-kubernetes)
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi

@@ -41,6 +41,22 @@ std::string fnv_hash(const std::string& text) {
     return out;
 }
 
+// 64 hex digits derived from `text`: the digest part of a simulated image or container ID
+// (stable, so a pod's status does not change between updates).
+std::string hex_digest(const std::string& text) {
+    std::string out;
+    std::uint64_t h = 1469598103934665603ull;
+    for (int round = 0; round < 4; ++round) {
+        for (unsigned char c : text)
+            h = (h ^ c) * 1099511628211ull;
+        h = (h ^ static_cast<unsigned>(round)) * 1099511628211ull;
+        static const char digits[] = "0123456789abcdef";
+        for (int i = 0; i < 16; ++i)
+            out.push_back(digits[(h >> (4 * i)) & 15]);
+    }
+    return out;
+}
+
 std::int64_t int_at(const json& obj, const char* path, std::int64_t fallback) {
     const json* v = find_path(obj, path);
     return v && v->IsInt64() ? v->GetInt64() : fallback;
@@ -528,7 +544,19 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
                 s.AddMember("ready", now_ready, a);
                 s.AddMember("started", true, a);
                 s.AddMember("restartCount", 0, a);
-                s.AddMember("image", json(string_at(c, "image").c_str(), a), a);
+                // What the kubelet reports and typed clients require (imageID is required in
+                // the OpenAPI schema): the resolved image digest and the runtime's container ID.
+                const std::string image = string_at(c, "image");
+                s.AddMember("image", json(image.c_str(), a), a);
+                const std::string image_id =
+                    (image.find('/') == std::string::npos ? "docker.io/library/" + image : image) +
+                    "@sha256:" + hex_digest(image);
+                s.AddMember("imageID", json(image_id.c_str(), a), a);
+                const std::string container_id =
+                    "containerd://" + hex_digest(p->namespace_ + "/" + p->name + "/" +
+                                                 string_at(c, "name"));
+                s.AddMember("containerID", json(container_id.c_str(), a), a);
+                s.AddMember("lastState", json(rapidjson::kObjectType), a);
                 json state(rapidjson::kObjectType);
                 json running_state(rapidjson::kObjectType);
                 running_state.AddMember("startedAt", json(start_time.c_str(), a), a);

@@ -54,6 +54,26 @@ TEST_P(KubectlOnSim, NamespacesAndVersion) {
     EXPECT_NE(version.output.find("Server Version"), std::string::npos);
 }
 
+// A typed client — the official Python one, which checks every object against the upstream
+// OpenAPI schema — reads pods (with complete container statuses), Deployments, their scale and
+// HPAs.
+TEST_P(KubectlOnSim, TheOfficialPythonClientReadsPodsDeploymentsScaleAndHpas) {
+    ASSERT_EQ(kubectl("apply -f " + fixtures + "/web-deployment.yaml").exit_code, 0);
+    ASSERT_EQ(kubectl("autoscale deployment web --cpu-percent=50 --min=1 --max=5").exit_code, 0);
+    ASSERT_TRUE(test::eventually(
+        [&] { return kubectl("get pods -l app=web").output.find("Running") != std::string::npos; },
+        20s, 200ms));
+    // Debian's python3 (scripts/setup.sh installs python3-kubernetes for it), not one on PATH.
+    const auto r = test::run_command("/usr/bin/python3 " + fixtures + "/typed_client.py " +
+                                     dir.path() + "/kubeconfig");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("imageID docker.io/library/nginx@sha256:"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("containerID containerd://"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("deployments ['web']"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("hpas ['web'] 50"), std::string::npos) << r.output;
+}
+
 TEST_P(KubectlOnSim, CreateScaleAndGetDeployment) {
     const auto created = kubectl("create deployment web --image=nginx --replicas=2");
     ASSERT_EQ(created.exit_code, 0) << created.output;
