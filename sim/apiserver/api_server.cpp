@@ -75,8 +75,7 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         co_await out.send(resource_metrics(r, *t));
         co_return;
     }
-    const auto w = r.query_param("watch");
-    if (r.method == "GET" && t->name.empty() && w && (*w == "true" || *w == "1")) {
+    if (r.method == "GET" && t->name.empty() && query_flag(r, "watch")) {
         if (!store.find(t->group, t->version, t->plural)) {
             co_await out.send(error_response(not_found_path(r.path)));
             co_return;

@@ -17,10 +17,9 @@ api_server::impl::verb_and_resource(const http_request& r, const std::vector<std
     const std::optional<target> t = resource_target(parts);
     if (t) resource = t->sub.empty() ? t->plural : t->sub;
     const bool named = t && !t->name.empty();
-    const auto w = r.query_param("watch");
     std::string verb = "get";
     if (r.method == "GET")
-        verb = w && (*w == "true" || *w == "1") ? "watch" : named ? "get" : "list";
+        verb = query_flag(r, "watch") ? "watch" : named ? "get" : "list";
     else if (r.method == "POST")
         verb = "create";
     else if (r.method == "PUT")

@@ -16,6 +16,12 @@ http_response ok(std::string body, int status) {
     return {status, json_type, std::move(body), {}};
 }
 
+bool query_flag(const net::http_request& r, std::string_view name) {
+    const auto v = r.query_param(name);
+    return v &&
+           (*v == "1" || *v == "t" || *v == "T" || *v == "TRUE" || *v == "true" || *v == "True");
+}
+
 std::vector<std::string> split(std::string_view path) {
     std::vector<std::string> parts;
     while (!path.empty()) {

@@ -20,6 +20,11 @@ net::http_response error_response(const api_error& e);
 /// A JSON answer.
 net::http_response ok(std::string body, int status = 200);
 
+/// A boolean query parameter as the API server reads one (Go's strconv.ParseBool: 1, t, T, TRUE,
+/// true, True); absent or anything else is false. Clients differ: kubectl sends `true`, the Python
+/// client `True`.
+bool query_flag(const net::http_request& r, std::string_view name);
+
 /// A URL path's segments, empty ones dropped.
 std::vector<std::string> split(std::string_view path);
 

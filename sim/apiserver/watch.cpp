@@ -25,7 +25,7 @@ asio::awaitable<void> api_server::impl::watch(const http_request& r, const targe
         if (std::from_chars(ts->data(), ts->data() + ts->size(), v).ec == std::errc() && v > 0)
             timeout = std::min(timeout, std::chrono::seconds(v));
     }
-    const bool bookmarks = r.query_param("allowWatchBookmarks").value_or("") == "true";
+    const bool bookmarks = query_flag(r, "allowWatchBookmarks");
     const std::string rv_text(r.query_param("resourceVersion").value_or(""));
     collection* c = store.find(t.group, t.version, t.plural);
     std::uint64_t last = 0;

@@ -55,9 +55,10 @@ TEST_P(KubectlOnSim, NamespacesAndVersion) {
 }
 
 // A typed client — the official Python one, which checks every object against the upstream
-// OpenAPI schema — reads pods (with complete container statuses), Deployments, their scale and
-// HPAs.
-TEST_P(KubectlOnSim, TheOfficialPythonClientReadsPodsDeploymentsScaleAndHpas) {
+// OpenAPI schema — lists, pages and watches pods (with complete container statuses), reads
+// Deployments and HPAs, and scales through /scale. (It sends `watch=True`: the server parses
+// booleans as Go's ParseBool does.)
+TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
     ASSERT_EQ(kubectl("apply -f " + fixtures + "/web-deployment.yaml").exit_code, 0);
     ASSERT_EQ(kubectl("autoscale deployment web --cpu-percent=50 --min=1 --max=5").exit_code, 0);
     ASSERT_TRUE(test::eventually(
@@ -72,6 +73,9 @@ TEST_P(KubectlOnSim, TheOfficialPythonClientReadsPodsDeploymentsScaleAndHpas) {
     EXPECT_NE(r.output.find("containerID containerd://"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("deployments ['web']"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("hpas ['web'] 50"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("paged 2 2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("scaled 3"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("watched ADDED 1"), std::string::npos) << r.output;
 }
 
 TEST_P(KubectlOnSim, CreateScaleAndGetDeployment) {
