@@ -77,9 +77,14 @@ class formula_parser {
         skip_space();
         return true;
     }
+    // The offending character for a message: printable ASCII as is, any other byte as \xNN, so
+    // the message (a condition, an Event) stays valid UTF-8 whatever the spec holds.
     std::string token_text() const {
         if (pos_ >= text_.size()) return "end of expression";
-        return std::string(1, text_[pos_]);
+        const auto c = static_cast<unsigned char>(text_[pos_]);
+        if (c >= 0x20 && c < 0x7f) return std::string(1, static_cast<char>(c));
+        static const char hex[] = "0123456789abcdef";
+        return std::string("\\x") + hex[c >> 4] + hex[c & 15];
     }
 
     void emit(formula_expression::op code, std::uint32_t arg = 0, double number = 0,

@@ -78,6 +78,9 @@ TEST(FormulaExpression, RejectsBadTextSayingWhereAndWhy) {
         {"1e999", "column 1: invalid number \"1e999\""},
         {"A + b", "column 1: expected a number, a metric name or \"(\", got \"A\""},
         {"a % 2", "column 3: unexpected \"%\""},
+        // Other bytes are named, never copied: the message must stay valid UTF-8.
+        {"a +\x01 b", "column 4: expected a number, a metric name or \"(\", got \"\\x01\""},
+        {"a + \xc3\xa9", "column 5: expected a number, a metric name or \"(\", got \"\\xc3\""},
     };
     for (const auto& c : cases) {
         auto e = formula_expression::parse(c.text);
