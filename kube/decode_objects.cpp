@@ -168,17 +168,28 @@ external_metric_item decode_external_metric_item(json_decoder& d, const json_nod
 policy::workload_rollout_status decode_rollout_status(json_decoder& d, const json_node& n) {
     policy::workload_rollout_status w;
     if (!d.object(n)) {
-        d.fail(n, "expected a workload object (apps/v1 Deployment)");
+        d.fail(n, "expected a workload object (apps/v1 Deployment or StatefulSet)");
         return w;
     }
     w.generation = d.opt_int(n["metadata"]["generation"], 0, INT64_MAX).value_or(0);
     w.spec_replicas = d.opt_int32(n["spec"]["replicas"], 0);
     const json_node status = n["status"];
     w.observed_generation = d.opt_int(status["observedGeneration"], 0, INT64_MAX).value_or(0);
-    // Deployment status counters omit zeros.
+    // Status counters omit zeros.
     w.replicas = d.opt_int32(status["replicas"], 0).value_or(0);
     w.updated_replicas = d.opt_int32(status["updatedReplicas"], 0).value_or(0);
     w.available_replicas = d.opt_int32(status["availableReplicas"], 0).value_or(0);
+    if (d.opt_string(n["kind"]).value_or("") == "StatefulSet") {
+        w.kind = policy::workload_kind::stateful_set;
+        w.ready_replicas = d.opt_int32(status["readyReplicas"], 0).value_or(0);
+        const json_node strategy = n["spec"]["updateStrategy"];
+        w.rolling_update =
+            d.opt_string(strategy["type"]).value_or("RollingUpdate") == "RollingUpdate";
+        if (w.rolling_update) w.partition = d.opt_int32(strategy["rollingUpdate"]["partition"], 0);
+        w.current_revision = d.opt_string(status["currentRevision"]).value_or("");
+        w.update_revision = d.opt_string(status["updateRevision"]).value_or("");
+        return w;
+    }
     const json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
         const json_node c = conditions.at(i);

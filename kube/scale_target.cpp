@@ -2,6 +2,7 @@
 #include "kube/scale_target.hpp"
 
 #include "kube/decode.hpp"
+#include "net/json_parse.hpp"
 
 #include <rapidjson/document.h>
 
@@ -84,6 +85,25 @@ read_target(kube::api_client& client, const kube::informer* deployments, const s
             v.rollout = scale_from_deployment(cached->json).rollout;
     }
     co_return v;
+}
+
+boost::asio::awaitable<std::optional<policy::rollout_state>>
+read_rollout(kube::api_client& client, const std::string& ns, const policy::object_reference& ref) {
+    if (ref.kind != "StatefulSet" || ref.api_version != "apps/v1") co_return std::nullopt;
+    const kube::resource_path path = kube::target_resource(ref);
+    auto response = co_await kube::get(client, path, ns, ref.name);
+    if (!response)
+        co_return policy::rollout_state{false, "unknown (" + scale_error(response, ref) + ")"};
+    rapidjson::Document doc;
+    std::string bad = net::parse_json(doc, response.body); // bounded depth and size
+    kube::json_decoder d;
+    policy::workload_rollout_status status;
+    if (bad.empty()) status = kube::decode_rollout_status(d, kube::json_node{&doc, ""});
+    if (bad.empty() && !d.ok()) bad = d.error().to_string();
+    if (!bad.empty())
+        co_return policy::rollout_state{false, "unknown (the StatefulSet " + ref.name +
+                                                   " cannot be read: " + bad + ")"};
+    co_return policy::assess_rollout(status);
 }
 
 boost::asio::awaitable<kube::api_response>

@@ -19,7 +19,7 @@ struct target_view {
     std::optional<policy::scale_snapshot> scale; ///< nullopt: `error` says why
     std::string error;
     std::string resource_version;                 ///< precondition of the /scale write
-    std::optional<policy::rollout_state> rollout; ///< Deployments only
+    std::optional<policy::rollout_state> rollout; ///< Deployments (StatefulSets: read_rollout)
 };
 
 /// The target's Scale view of a cached Deployment (nullopt when `json` is not one).
@@ -32,6 +32,12 @@ target_view scale_from_deployment(const std::string& json);
 boost::asio::awaitable<target_view>
 read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
             const policy::object_reference& ref, bool fresh, const target_view* last = nullptr);
+
+/// The rollout of an apps/v1 StatefulSet target, read with a GET of the StatefulSet (its /scale
+/// does not carry it); a failed read is "not rolling out" with the error as its message. nullopt
+/// for other kinds (Deployments come from the cache in read_target).
+boost::asio::awaitable<std::optional<policy::rollout_state>>
+read_rollout(kube::api_client& client, const std::string& ns, const policy::object_reference& ref);
 
 /// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved).
 boost::asio::awaitable<kube::api_response>

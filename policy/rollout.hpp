@@ -1,5 +1,6 @@
 // policy/rollout.hpp — is the scale target rolling out? Decided the way `kubectl rollout status`
-// decides for a Deployment, so users and HPAPlus agree on what "rolling out" means.
+// decides for a Deployment or a StatefulSet, so users and HPAPlus agree on what "rolling out"
+// means.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,10 @@
 
 namespace hpaplus::policy {
 
-/// The workload fields rollout detection reads (apps/v1 Deployment metadata and status).
+enum class workload_kind { deployment, stateful_set };
+
+/// The workload fields rollout detection reads (apps/v1 Deployment or StatefulSet metadata, spec
+/// and status).
 struct workload_rollout_status {
     std::int64_t generation = 0;
     std::int64_t observed_generation = 0;
@@ -16,7 +20,14 @@ struct workload_rollout_status {
     std::int32_t replicas = 0;
     std::int32_t updated_replicas = 0;
     std::int32_t available_replicas = 0;
-    bool progress_deadline_exceeded = false;
+    bool progress_deadline_exceeded = false; ///< Deployments
+    workload_kind kind = workload_kind::deployment;
+    // StatefulSets:
+    std::int32_t ready_replicas = 0;
+    bool rolling_update = true;            ///< updateStrategy RollingUpdate (not OnDelete)
+    std::optional<std::int32_t> partition; ///< updateStrategy.rollingUpdate.partition
+    std::string current_revision;
+    std::string update_revision;
 };
 
 struct rollout_state {

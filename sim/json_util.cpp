@@ -99,6 +99,11 @@ std::string string_at(const json& root, std::string_view path) {
     return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
 }
 
+std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback) {
+    const json* v = find_path(root, path);
+    return v && v->IsInt64() ? v->GetInt64() : fallback;
+}
+
 namespace {
 
 // Few members: RapidJSON's linear FindMember is fastest. Past this, members are looked up in an

@@ -6,6 +6,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@ void erase_path(json& root, std::string_view path);
 
 /// A string member or "".
 std::string string_at(const json& root, std::string_view path);
+/// An integer member, or `fallback`.
+std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback = 0);
 
 /// RFC 7386: null deletes, objects merge recursively, everything else (lists too) replaces.
 void merge_patch(json& target, const json& patch, json_alloc& a);

@@ -11,12 +11,52 @@ bool pod_ready(const stored_object& pod) {
     return false;
 }
 
-std::string deployment_owner_uid(const stored_object& pod) {
-    const json* owners = find_path(pod.doc, "metadata.ownerReferences");
-    if (!owners || !owners->IsArray()) return {};
+namespace {
+
+const json* controller_reference(const stored_object& object) {
+    const json* owners = find_path(object.doc, "metadata.ownerReferences");
+    if (!owners || !owners->IsArray()) return nullptr;
     for (const auto& o : owners->GetArray())
-        if (string_at(o, "kind") == "Deployment") return string_at(o, "uid");
-    return {};
+        if (const json* c = find_path(o, "controller"); c && c->IsTrue()) return &o;
+    return nullptr;
+}
+
+// The apps/v1 controller of `object` when it is of `kind` (looked up by name, checked by uid).
+object_ptr apps_controller(object_store& store, const stored_object& object, const char* kind,
+                           const char* plural) {
+    const json* ref = controller_reference(object);
+    if (!ref || string_at(*ref, "kind") != kind || string_at(*ref, "apiVersion") != "apps/v1")
+        return nullptr;
+    collection* c = store.find("apps", "v1", plural);
+    object_ptr owner = c ? store.get(*c, object.namespace_, string_at(*ref, "name")) : nullptr;
+    return owner && string_at(owner->doc, "metadata.uid") == string_at(*ref, "uid") ? owner
+                                                                                    : nullptr;
+}
+
+} // namespace
+
+std::string controller_uid(const stored_object& object) {
+    const json* ref = controller_reference(object);
+    return ref ? string_at(*ref, "uid") : std::string();
+}
+
+object_ptr workload_of(object_store& store, const stored_object& pod) {
+    if (object_ptr set = apps_controller(store, pod, "StatefulSet", "statefulsets")) return set;
+    object_ptr replica_set = apps_controller(store, pod, "ReplicaSet", "replicasets");
+    if (!replica_set) return nullptr;
+    object_ptr deployment = apps_controller(store, *replica_set, "Deployment", "deployments");
+    return deployment ? deployment : replica_set;
+}
+
+bool orphaned(object_store& store, const stored_object& object) {
+    const json* ref = controller_reference(object);
+    if (!ref || string_at(*ref, "apiVersion") != "apps/v1") return false;
+    const std::string kind = string_at(*ref, "kind");
+    const char* plural = kind == "Deployment"    ? "deployments"
+                         : kind == "ReplicaSet"  ? "replicasets"
+                         : kind == "StatefulSet" ? "statefulsets"
+                                                 : nullptr;
+    return plural && !apps_controller(store, object, kind.c_str(), plural);
 }
 
 std::string annotation(const json& obj, const std::string& key) {

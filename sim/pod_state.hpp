@@ -10,8 +10,14 @@ namespace hpaplus::sim {
 
 /// The pod's Ready condition is True.
 bool pod_ready(const stored_object& pod);
-/// The uid of the Deployment that owns the pod, or "".
-std::string deployment_owner_uid(const stored_object& pod);
+/// The uid of the object's controller (the owner reference with `controller: true`), or "".
+std::string controller_uid(const stored_object& object);
+/// The workload a pod belongs to and that carries the sim's load annotations: its StatefulSet, or
+/// the Deployment that owns its ReplicaSet (or that ReplicaSet, when no Deployment owns it);
+/// nullptr for a pod without such an owner.
+object_ptr workload_of(object_store& store, const stored_object& pod);
+/// The object names an apps/v1 controller (Deployment, ReplicaSet, StatefulSet) that is gone.
+bool orphaned(object_store& store, const stored_object& object);
 /// An annotation's value, or "".
 std::string annotation(const json& obj, const std::string& key);
 

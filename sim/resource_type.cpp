@@ -46,6 +46,9 @@ std::vector<resource_type> builtin_resource_types() {
     t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
     t.push_back(
         make({"apps", "deployments", "Deployment", {"deploy"}, {"all"}, true, true, replicas}));
+    t.push_back(make({"apps", "replicasets", "ReplicaSet", {"rs"}, {"all"}, true, true, replicas}));
+    t.push_back(
+        make({"apps", "statefulsets", "StatefulSet", {"sts"}, {"all"}, true, true, replicas}));
     t.push_back(
         make({"policy", "poddisruptionbudgets", "PodDisruptionBudget", {"pdb"}, {}, true, true}));
     t.push_back(make({"admissionregistration.k8s.io",

@@ -156,6 +156,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     out.target = ref.kind + "/" + ref.name;
     kube::target_view target =
         co_await kube::read_target(env.client, &env.deployments, ns, ref, false, &memory.target);
+    if (!target.rollout && in.hpa.spec.rollout != policy::rollout_policy::continue_scaling)
+        target.rollout = co_await kube::read_rollout(env.client, ns, ref);
     memory.target = target;
     in.scale = target.scale;
     in.scale_error = target.error;

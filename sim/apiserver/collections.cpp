@@ -4,6 +4,7 @@
 
 #include "net/json_parse.hpp"
 #include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/defaults.hpp"
 #include "sim/apiserver/hpa_versions.hpp"
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/pod_rules.hpp"
@@ -160,8 +161,8 @@ http_response api_server::impl::objects(http_request& r, target t) {
     }
     if (t.sub == "scale") return write_scale(*c, t, *current, body);
     if (converted) hpa_to_v2(body, t.version);
-    if (is_hpa(c->type) && t.sub.empty()) default_hpa(body);
     if (t.sub.empty()) {
+        apply_defaults(c->type, body);
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
     }
     if (auto e = check_schema(r, c->type, t.name, body)) return error_response(*e);
@@ -187,7 +188,7 @@ http_response api_server::impl::collection_request(const http_request& r, collec
         if (auto e = check_schema(r, c.type, name, body)) return error_response(*e);
         if (auto e = prepare_webhook_configuration(c.type, name, body)) return error_response(*e);
         if (t.version != c.type.version) hpa_to_v2(body, t.version);
-        if (is_hpa(c.type)) default_hpa(body);
+        apply_defaults(c.type, body);
         const write_origin origin = origin_of(r, c.type, t);
         auto stored = store.create(c, t.ns, std::move(body), &origin);
         return stored ? ok(served_text(c.type, t, **stored), 201) : error_response(stored.error());
@@ -279,6 +280,7 @@ asio::awaitable<std::optional<api_error>> api_server::impl::admit(http_request& 
         ns = string_at(body, "metadata.namespace");
         if (ns.empty()) ns = "default";
     }
+    apply_defaults(c->type, body); // webhooks see the defaulted object, as on the real server
     if (!admission_chain->wants(c->type, ns, body)) co_return std::nullopt;
     const resource_type type = c->type; // the collection may change while the calls run
     auto error = co_await admission_chain->admit_create(type, ns, body);

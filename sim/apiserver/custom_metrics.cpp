@@ -50,30 +50,23 @@ std::string value_list(const std::vector<std::string>& items) {
     return body + "]}";
 }
 
-// The value of a Pods metric for one pod: its own annotation, or its share of the Deployment's
+// The value of a Pods metric for one pod: its own annotation, or its share of its workload's
 // total.
 std::optional<std::string> pod_metric(object_store& store, const stored_object& pod,
                                       const std::string& metric) {
     if (std::string own = annotation(pod.doc, "sim.hpaplus.io/metric." + metric); !own.empty())
         return own;
-    const std::string owner = deployment_owner_uid(pod);
-    collection* deployments = store.find("apps", "v1", "deployments");
+    const object_ptr workload = workload_of(store, pod);
     collection* pods = store.find("", "v1", "pods");
-    if (owner.empty() || !deployments || !pods || !pod_ready(pod)) return std::nullopt;
-    for (const auto& [k, d] : deployments->objects) {
-        if (string_at(d->doc, "metadata.uid") != owner) continue;
-        const auto total =
-            core::quantity::parse(annotation(d->doc, "sim.hpaplus.io/pods-metric." + metric));
-        if (!total) return std::nullopt;
-        std::int64_t ready = 0;
-        for (const auto& [pk, p] : pods->objects)
-            if (p->namespace_ == pod.namespace_ && deployment_owner_uid(*p) == owner &&
-                pod_ready(*p))
-                ++ready;
-        return core::quantity::from_milli(total->milli_value() / std::max<std::int64_t>(1, ready))
-            .to_string();
-    }
-    return std::nullopt;
+    if (!workload || !pods || !pod_ready(pod)) return std::nullopt;
+    const auto total =
+        core::quantity::parse(annotation(workload->doc, "sim.hpaplus.io/pods-metric." + metric));
+    if (!total) return std::nullopt;
+    std::int64_t ready = 0;
+    for (const auto& [pk, p] : namespace_range(*pods, pod.namespace_))
+        if (pod_ready(*p) && workload_of(store, *p) == workload) ++ready;
+    return core::quantity::from_milli(total->milli_value() / std::max<std::int64_t>(1, ready))
+        .to_string();
 }
 
 } // namespace
@@ -90,13 +83,8 @@ std::vector<std::pair<std::string, double>> pod_custom_metrics(object_store& sto
         }
     };
     collect(pod.doc, "sim.hpaplus.io/metric.");
-    const std::string owner = deployment_owner_uid(pod);
-    if (collection* deployments = store.find("apps", "v1", "deployments");
-        deployments && !owner.empty()) {
-        for (const auto& [k, d] : deployments->objects)
-            if (string_at(d->doc, "metadata.uid") == owner)
-                collect(d->doc, "sim.hpaplus.io/pods-metric.");
-    }
+    if (const object_ptr workload = workload_of(store, pod))
+        collect(workload->doc, "sim.hpaplus.io/pods-metric.");
     std::vector<std::pair<std::string, double>> out;
     for (const auto& name : names) {
         const auto value = pod_metric(store, pod, name);

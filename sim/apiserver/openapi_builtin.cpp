@@ -36,6 +36,10 @@ std::string_view builtin_openapi_definitions() {
      "immutable": {"type": "boolean"}}},
   {"name": "io.k8s.api.apps.v1.Deployment", "group": "apps", "version": "v1", "kind": "Deployment",
    "properties": {"spec": {"$ref": "#/definitions/io.k8s.api.apps.v1.DeploymentSpec"}, "status": {}}},
+  {"name": "io.k8s.api.apps.v1.ReplicaSet", "group": "apps", "version": "v1", "kind": "ReplicaSet",
+   "properties": {"spec": {"$ref": "#/definitions/io.k8s.api.apps.v1.ReplicaSetSpec"}, "status": {}}},
+  {"name": "io.k8s.api.apps.v1.StatefulSet", "group": "apps", "version": "v1", "kind": "StatefulSet",
+   "properties": {"spec": {"$ref": "#/definitions/io.k8s.api.apps.v1.StatefulSetSpec"}, "status": {}}},
   {"name": "io.k8s.api.policy.v1.PodDisruptionBudget", "group": "policy", "version": "v1",
    "kind": "PodDisruptionBudget", "properties": {"spec": {}, "status": {}}},
   {"name": "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
@@ -123,6 +127,27 @@ std::string_view builtin_openapi_definitions() {
       "selector": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},
       "strategy": {"x-kubernetes-patch-strategy": "retainKeys"},
       "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}}},
+  "io.k8s.api.apps.v1.ReplicaSetSpec": {
+    "type": "object", "required": ["selector"],
+    "properties": {
+      "minReadySeconds": {"type": "integer", "format": "int32"},
+      "replicas": {"type": "integer", "format": "int32"},
+      "selector": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},
+      "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}}},
+  "io.k8s.api.apps.v1.StatefulSetSpec": {
+    "type": "object", "required": ["selector", "template"],
+    "properties": {
+      "minReadySeconds": {"type": "integer", "format": "int32"},
+      "ordinals": {},
+      "persistentVolumeClaimRetentionPolicy": {},
+      "podManagementPolicy": {"type": "string"},
+      "replicas": {"type": "integer", "format": "int32"},
+      "revisionHistoryLimit": {"type": "integer", "format": "int32"},
+      "selector": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"},
+      "serviceName": {"type": "string"},
+      "template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"},
+      "updateStrategy": {},
+      "volumeClaimTemplates": {"type": "array", "items": {}, "x-kubernetes-list-type": "atomic"}}},
   "io.k8s.api.core.v1.PodTemplateSpec": {
     "type": "object",
     "properties": {

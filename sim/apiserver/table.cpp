@@ -19,11 +19,6 @@ json str(const std::string& s, json_alloc& a) {
     return json(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);
 }
 
-std::int64_t int_at(const json& obj, const char* path) {
-    const json* v = find_path(obj, path);
-    return v && v->IsInt64() ? v->GetInt64() : 0;
-}
-
 std::string age_of(const json& obj, core::time_point now) {
     const auto created = core::parse_rfc3339(string_at(obj, "metadata.creationTimestamp"));
     if (!created) return "<unknown>";
@@ -93,6 +88,27 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
                  return json(int_at(o, "status.availableReplicas"));
              }},
             age};
+    }
+    if (t.group == "apps" && t.plural == "replicasets") {
+        return {
+            name,
+            {"Desired", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "spec.replicas")); }},
+            {"Current", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "status.replicas")); }},
+            {"Ready", "integer", 0,
+             [](const json& o, json_alloc&) { return json(int_at(o, "status.readyReplicas")); }},
+            age};
+    }
+    if (t.group == "apps" && t.plural == "statefulsets") {
+        return {name,
+                {"Ready", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     return str(std::to_string(int_at(o, "status.readyReplicas")) + "/" +
+                                    std::to_string(int_at(o, "spec.replicas")),
+                                a);
+                 }},
+                age};
     }
     if (t.plural == "namespaces") {
         return {name,

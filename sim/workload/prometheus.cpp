@@ -2,6 +2,7 @@
 #include "sim/workload/prometheus.hpp"
 
 #include "sim/apiserver/custom_metrics.hpp"
+#include "sim/pod_state.hpp"
 
 #include <cstdio>
 
@@ -35,10 +36,9 @@ std::string prometheus_text(object_store& store, const workload_model& workload)
     for (const auto& [k, p] : pods->objects) {
         const auto usage = workload.usage_of(*p);
         if (!usage) continue;
-        std::string deployment;
-        if (const json* owners = find_path(p->doc, "metadata.ownerReferences");
-            owners && owners->IsArray() && !owners->Empty())
-            deployment = string_at((*owners)[0], "name");
+        // The workload's name: the Deployment above the pod's ReplicaSet, or its StatefulSet.
+        const object_ptr owner = workload_of(store, *p);
+        const std::string deployment = owner ? owner->name : std::string();
         const std::string labels = "namespace=\"" + escape(p->namespace_) + "\",pod=\"" +
                                    escape(p->name) + "\",deployment=\"" + escape(deployment) + "\"";
         cpu += "sim_pod_cpu_usage_cores{" + labels + "} " +

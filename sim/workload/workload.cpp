@@ -3,7 +3,9 @@
 
 #include "core/quantity.hpp"
 #include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/defaults.hpp"
 #include "sim/pod_state.hpp"
+#include "sim/workload/controllers.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -28,19 +30,6 @@ std::int64_t quantity_milli(const std::string& text, std::int64_t fallback) {
     return q ? q->milli_value() : fallback;
 }
 
-std::string fnv_hash(const std::string& text) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : text)
-        h = (h ^ c) * 1099511628211ull;
-    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-    std::string out;
-    for (int i = 0; i < 10; ++i) {
-        out.push_back(alphabet[h % (sizeof alphabet - 1)]);
-        h /= (sizeof alphabet - 1);
-    }
-    return out;
-}
-
 // 64 hex digits derived from `text`: the digest part of a simulated image or container ID
 // (stable, so a pod's status does not change between updates).
 std::string hex_digest(const std::string& text) {
@@ -57,26 +46,9 @@ std::string hex_digest(const std::string& text) {
     return out;
 }
 
-std::int64_t int_at(const json& obj, const char* path, std::int64_t fallback) {
-    const json* v = find_path(obj, path);
-    return v && v->IsInt64() ? v->GetInt64() : fallback;
-}
-
-json condition(const char* type, const char* status, const std::string& now, json_alloc& a,
-               const char* reason = nullptr, const std::string& message = {}) {
-    json c(rapidjson::kObjectType);
-    c.AddMember("type", json(type, a), a);
-    c.AddMember("status", json(status, a), a);
-    c.AddMember("lastProbeTime", json(rapidjson::kNullType), a);
-    c.AddMember("lastTransitionTime", json(now.c_str(), a), a);
-    if (reason) c.AddMember("reason", json(reason, a), a);
-    if (!message.empty()) c.AddMember("message", json(message.c_str(), a), a);
-    return c;
-}
-
 } // namespace
 
-struct workload_model::impl : std::enable_shared_from_this<workload_model::impl> {
+struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload_model::impl> {
     asio::any_io_executor executor;
     object_store& store;
     workload_options options;
@@ -88,27 +60,30 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
     bool stopped = false;
     std::uint32_t next_ip = 10;
     admission* admission_chain = nullptr;
-    /// Pods being admitted (webhook calls under way), by "deployment uid/template hash": they
-    /// count as existing, as the ReplicaSet controller's expectations do, so none is made twice.
-    std::map<std::string, std::int64_t> creating;
+    /// Pods being admitted (webhook calls under way), by the key their controller gave.
+    std::map<std::string, std::int64_t> admitting;
 
     impl(asio::any_io_executor ex, object_store& s, workload_options o)
         : executor(ex), store(s), options(std::move(o)) {}
 
-    static std::string now_text() {
-        return core::format_rfc3339(std::chrono::time_point_cast<std::chrono::nanoseconds>(
-            std::chrono::system_clock::now()));
-    }
-
     void tick() {
-        collection* deployments = store.find("apps", "v1", "deployments");
         collection* pods = store.find("", "v1", "pods");
-        if (!deployments || !pods) return;
-        std::vector<object_ptr> all_deployments;
-        for (const auto& [k, d] : deployments->objects)
-            all_deployments.push_back(d);
-        for (const auto& d : all_deployments)
-            reconcile_deployment(*deployments, *pods, d);
+        if (!pods) return;
+        // Each controller works on the objects as they were when its turn came.
+        auto objects_of = [&](const char* plural) {
+            std::vector<object_ptr> out;
+            if (collection* c = store.find("apps", "v1", plural))
+                for (const auto& [k, o] : c->objects)
+                    out.push_back(o);
+            return out;
+        };
+        for (const auto& d : objects_of("deployments"))
+            reconcile_deployment(store, d);
+        for (const auto& rs : objects_of("replicasets"))
+            reconcile_replica_set(store, *this, rs);
+        for (const auto& set : objects_of("statefulsets"))
+            reconcile_stateful_set(store, *this, set);
+        collect_garbage(store);
         std::vector<object_ptr> all_pods;
         for (const auto& [k, p] : pods->objects)
             all_pods.push_back(p);
@@ -134,47 +109,37 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
         }
     }
 
-    void create_pod(collection& pods, const stored_object& d, const std::string& hash) {
-        json_doc pod(rapidjson::kObjectType);
-        auto& a = pod.GetAllocator();
-        const json* tmpl = find_path(d.doc, "spec.template");
-        if (tmpl && tmpl->IsObject()) pod.CopyFrom(*tmpl, a);
-        if (!pod.IsObject()) pod.SetObject();
-        erase_path(pod, "metadata.name");
-        const std::string prefix = d.name + "-" + hash + "-";
-        set_path(pod, "metadata.generateName", json(prefix.c_str(), a), a);
-        set_path(pod, "metadata.labels.pod-template-hash", json(hash.c_str(), a), a);
-        json owners(rapidjson::kArrayType);
-        json owner(rapidjson::kObjectType);
-        owner.AddMember("apiVersion", "apps/v1", a);
-        owner.AddMember("kind", "Deployment", a);
-        owner.AddMember("name", json(d.name.c_str(), a), a);
-        owner.AddMember("uid", json(string_at(d.doc, "metadata.uid").c_str(), a), a);
-        owner.AddMember("controller", true, a);
-        owners.PushBack(owner, a);
-        set_path(pod, "metadata.ownerReferences", std::move(owners), a);
-        if (admission_chain && admission_chain->wants(pods.type, d.namespace_, pod)) {
-            const std::string key = string_at(d.doc, "metadata.uid") + "/" + hash;
-            ++creating[key];
-            asio::co_spawn(
-                executor,
-                create_admitted(shared_from_this(), d.namespace_, d.name, key, std::move(pod)),
-                asio::detached);
+    void create_pod(const stored_object& owner, json_doc pod, const std::string& key) override {
+        collection* pods = store.find("", "v1", "pods");
+        if (!pods) return;
+        apply_defaults(pods->type, pod);
+        if (admission_chain && admission_chain->wants(pods->type, owner.namespace_, pod)) {
+            ++admitting[key];
+            asio::co_spawn(executor,
+                           create_admitted(shared_from_this(), owner.namespace_,
+                                           string_at(owner.doc, "kind"), owner.name, key,
+                                           std::move(pod)),
+                           asio::detached);
             return;
         }
-        (void)store.create(pods, d.namespace_, std::move(pod));
+        (void)store.create(*pods, owner.namespace_, std::move(pod));
     }
 
-    // A pod through the mutating webhooks, then stored; a refusal is a FailedCreate Event on the
-    // Deployment and the next tick tries again.
+    std::int64_t creating(const std::string& key) const override {
+        const auto it = admitting.find(key);
+        return it == admitting.end() ? 0 : it->second;
+    }
+
+    // A pod through the mutating webhooks, then stored; a refusal is a FailedCreate Event on its
+    // controller and the next tick tries again.
     static asio::awaitable<void> create_admitted(std::shared_ptr<impl> self, std::string ns,
-                                                 std::string deployment, std::string key,
-                                                 json_doc pod) {
+                                                 std::string owner_kind, std::string owner,
+                                                 std::string key, json_doc pod) {
         collection* pods = self->store.find("", "v1", "pods");
         if (!pods) co_return;
         const resource_type type = pods->type;
         const auto error = co_await self->admission_chain->admit_create(type, ns, pod);
-        if (--self->creating[key] <= 0) self->creating.erase(key);
+        if (--self->admitting[key] <= 0) self->admitting.erase(key);
         if (self->stopped) co_return;
         pods = self->store.find("", "v1", "pods");
         if (!pods) co_return;
@@ -182,151 +147,37 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             (void)self->store.create(*pods, ns, std::move(pod));
             co_return;
         }
-        self->record_failed_create(ns, deployment, error->message);
+        self->record_failed_create(ns, owner_kind, owner, error->message);
     }
 
-    void record_failed_create(const std::string& ns, const std::string& deployment,
-                              const std::string& message) {
+    void record_failed_create(const std::string& ns, const std::string& kind,
+                              const std::string& name, const std::string& message) {
         collection* events = store.find("", "v1", "events");
-        collection* deployments = store.find("apps", "v1", "deployments");
-        const object_ptr d = deployments ? store.get(*deployments, ns, deployment) : nullptr;
-        if (!events || !d) return;
+        collection* owners =
+            store.find("apps", "v1", kind == "StatefulSet" ? "statefulsets" : "replicasets");
+        const object_ptr owner = owners ? store.get(*owners, ns, name) : nullptr;
+        if (!events || !owner) return;
         json_doc e(rapidjson::kObjectType);
         auto& a = e.GetAllocator();
         const std::string now = now_text();
-        set_path(e, "metadata.generateName", json((deployment + ".").c_str(), a), a);
+        set_path(e, "metadata.generateName", json((name + ".").c_str(), a), a);
         set_path(e, "involvedObject.apiVersion", json("apps/v1"), a);
-        set_path(e, "involvedObject.kind", json("Deployment"), a);
+        set_path(e, "involvedObject.kind", json(kind.c_str(), a), a);
         set_path(e, "involvedObject.namespace", json(ns.c_str(), a), a);
-        set_path(e, "involvedObject.name", json(deployment.c_str(), a), a);
-        set_path(e, "involvedObject.uid", json(string_at(d->doc, "metadata.uid").c_str(), a), a);
+        set_path(e, "involvedObject.name", json(name.c_str(), a), a);
+        set_path(e, "involvedObject.uid", json(string_at(owner->doc, "metadata.uid").c_str(), a),
+                 a);
         set_path(e, "type", json("Warning"), a);
         set_path(e, "reason", json("FailedCreate"), a);
         set_path(e, "message", json(("Error creating: " + message).c_str(), a), a);
-        set_path(e, "source.component", json("deployment-controller"), a);
+        set_path(e, "source.component",
+                 json(rapidjson::StringRef(kind == "StatefulSet" ? "statefulset-controller"
+                                                                 : "replicaset-controller")),
+                 a);
         set_path(e, "firstTimestamp", json(now.c_str(), a), a);
         set_path(e, "lastTimestamp", json(now.c_str(), a), a);
         set_path(e, "count", json(1), a);
         (void)store.create(*events, ns, std::move(e));
-    }
-
-    void reconcile_deployment(collection& deployments, collection& pods, const object_ptr& d) {
-        const std::string uid = string_at(d->doc, "metadata.uid");
-        const json* tmpl = find_path(d->doc, "spec.template");
-        const std::string hash = fnv_hash(tmpl ? to_string(*tmpl) : "");
-        const std::int64_t desired = std::max<std::int64_t>(0, int_at(d->doc, "spec.replicas", 1));
-        const bool paused =
-            find_path(d->doc, "spec.paused") && find_path(d->doc, "spec.paused")->IsTrue();
-
-        std::vector<object_ptr> current, old;
-        for (const auto& [k, p] : namespace_range(pods, d->namespace_)) {
-            if (deployment_owner_uid(*p) != uid) continue;
-            const auto h = p->labels.find("pod-template-hash");
-            (h != p->labels.end() && h->second == hash ? current : old).push_back(p);
-        }
-        const auto admitting = creating.find(uid + "/" + hash);
-        const std::int64_t pending_creates = admitting == creating.end() ? 0 : admitting->second;
-        auto ready_count = [](const std::vector<object_ptr>& v) {
-            return static_cast<std::int64_t>(
-                std::count_if(v.begin(), v.end(), [](auto& p) { return pod_ready(*p); }));
-        };
-        // RollingUpdate with the defaults: maxSurge 25 % (rounded up), maxUnavailable 25 % (rounded
-        // down).
-        const std::int64_t surge =
-            std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(desired * 0.25)));
-        const std::int64_t max_unavailable = static_cast<std::int64_t>(std::floor(desired * 0.25));
-        if (!paused) {
-            const auto have = static_cast<std::int64_t>(current.size()) + pending_creates;
-            const auto total = have + static_cast<std::int64_t>(old.size());
-            if (have < desired) {
-                const std::int64_t room =
-                    old.empty() ? desired - have
-                                : std::min<std::int64_t>(desired - have, desired + surge - total);
-                for (std::int64_t i = 0; i < room; ++i)
-                    create_pod(pods, *d, hash);
-            } else if (static_cast<std::int64_t>(current.size()) > desired) {
-                // Scale down: unready pods first, then the newest.
-                std::sort(current.begin(), current.end(),
-                          [](const object_ptr& a, const object_ptr& b) {
-                              if (pod_ready(*a) != pod_ready(*b)) return !pod_ready(*a);
-                              return a->rv > b->rv;
-                          });
-                for (std::size_t i = 0; i < current.size() - static_cast<std::size_t>(desired); ++i)
-                    (void)store.remove(pods, current[i]->namespace_, current[i]->name);
-            }
-            // Retire old pods while enough pods stay available.
-            std::int64_t available = ready_count(current) + ready_count(old);
-            for (const auto& p : old) {
-                const bool ready = pod_ready(*p);
-                if (ready && available - 1 < desired - max_unavailable) continue;
-                (void)store.remove(pods, p->namespace_, p->name);
-                if (ready) --available;
-            }
-        }
-        write_status(deployments, pods, d, hash, desired, max_unavailable);
-    }
-
-    void write_status(collection& deployments, collection& pods, const object_ptr& d,
-                      const std::string& hash, std::int64_t desired, std::int64_t max_unavailable) {
-        const std::string uid = string_at(d->doc, "metadata.uid");
-        std::int64_t replicas = 0, updated = 0, ready = 0;
-        for (const auto& [k, p] : namespace_range(pods, d->namespace_)) {
-            if (deployment_owner_uid(*p) != uid) continue;
-            ++replicas;
-            const auto h = p->labels.find("pod-template-hash");
-            if (h != p->labels.end() && h->second == hash) ++updated;
-            if (pod_ready(*p)) ++ready;
-        }
-        json_doc next = clone(d->doc);
-        auto& a = next.GetAllocator();
-        json status(rapidjson::kObjectType);
-        status.AddMember("observedGeneration", int_at(d->doc, "metadata.generation", 1), a);
-        // Deployment status counters are omitempty: zeros are left out.
-        auto counter = [&](const char* name, std::int64_t v) {
-            if (v != 0) status.AddMember(json(name, a), json(v), a);
-        };
-        counter("replicas", replicas);
-        counter("updatedReplicas", updated);
-        counter("readyReplicas", ready);
-        counter("availableReplicas", ready);
-        counter("unavailableReplicas", std::max<std::int64_t>(0, desired - ready));
-        const bool complete = updated == desired && replicas == desired && ready == desired;
-        const json* old_status = find_path(d->doc, "status");
-        const std::string now = now_text();
-        json conditions(rapidjson::kArrayType);
-        const bool available = ready >= desired - max_unavailable;
-        conditions.PushBack(
-            condition("Available", available ? "True" : "False", now, a,
-                      available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-                      available ? "Deployment has minimum availability."
-                                : "Deployment does not have minimum availability."),
-            a);
-        conditions.PushBack(
-            condition("Progressing", "True", now, a,
-                      complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-                      "ReplicaSet \"" + d->name + "-" + hash + "\" " +
-                          (complete ? "has successfully progressed." : "is progressing.")),
-            a);
-        // Keep transition times when nothing changed, so that status writes stay rare.
-        if (old_status) {
-            const json* old_conditions = find_path(*old_status, "conditions");
-            if (old_conditions && old_conditions->IsArray() &&
-                old_conditions->Size() == conditions.Size()) {
-                for (rapidjson::SizeType i = 0; i < conditions.Size(); ++i) {
-                    json& c = conditions[i];
-                    const json& o = (*old_conditions)[i];
-                    if (string_at(c, "status") == string_at(o, "status") &&
-                        string_at(c, "reason") == string_at(o, "reason"))
-                        if (const json* t = find_path(o, "lastTransitionTime"))
-                            c["lastTransitionTime"] = json(*t, a);
-                }
-            }
-        }
-        status.AddMember("conditions", conditions, a);
-        if (old_status && equal(*old_status, status)) return;
-        set_path(next, "status", std::move(status), a);
-        (void)store.update(deployments, d->namespace_, d->name, std::move(next),
-                           write_mode::internal_status);
     }
 
     // Requests of a pod's containers (and sidecars) from its spec, in milli-CPU and bytes.
@@ -548,13 +399,18 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
                 // the OpenAPI schema): the resolved image digest and the runtime's container ID.
                 const std::string image = string_at(c, "image");
                 s.AddMember("image", json(image.c_str(), a), a);
-                const std::string image_id =
-                    (image.find('/') == std::string::npos ? "docker.io/library/" + image : image) +
-                    "@sha256:" + hex_digest(image);
+                // The repository without tag or digest, as containerd reports it.
+                std::string repository = image.substr(0, image.find('@'));
+                if (const auto colon = repository.rfind(':');
+                    colon != std::string::npos && repository.find('/', colon) == std::string::npos)
+                    repository.resize(colon);
+                if (repository.find('/') == std::string::npos)
+                    repository = "docker.io/library/" + repository;
+                const std::string image_id = repository + "@sha256:" + hex_digest(image);
                 s.AddMember("imageID", json(image_id.c_str(), a), a);
                 const std::string container_id =
-                    "containerd://" + hex_digest(p->namespace_ + "/" + p->name + "/" +
-                                                 string_at(c, "name"));
+                    "containerd://" +
+                    hex_digest(p->namespace_ + "/" + p->name + "/" + string_at(c, "name"));
                 s.AddMember("containerID", json(container_id.c_str(), a), a);
                 s.AddMember("lastState", json(rapidjson::kObjectType), a);
                 json state(rapidjson::kObjectType);
@@ -583,25 +439,21 @@ struct workload_model::impl : std::enable_shared_from_this<workload_model::impl>
             u.cpu_milli = quantity_milli(own, 0);
             return u;
         }
-        collection* deployments =
-            const_cast<object_store&>(store).find("apps", "v1", "deployments");
-        collection* pods = const_cast<object_store&>(store).find("", "v1", "pods");
-        const std::string owner = deployment_owner_uid(pod);
+        auto& objects = const_cast<object_store&>(store);
+        collection* pods = objects.find("", "v1", "pods");
+        const object_ptr workload = workload_of(objects, pod);
         u.cpu_milli = 1; // an idle process still uses a little
-        if (!deployments || !pods || owner.empty()) return u;
-        for (const auto& [k, d] : deployments->objects) {
-            if (string_at(d->doc, "metadata.uid") != owner) continue;
-            if (const std::string mem = annotation(d->doc, "sim.hpaplus.io/memory-per-pod");
-                !mem.empty())
-                u.memory_bytes = quantity_milli(mem, 0) / 1000;
-            const std::string load = annotation(d->doc, "sim.hpaplus.io/cpu-load");
-            if (load.empty() || !pod_ready(pod)) return u;
-            std::int64_t ready = 0;
-            for (const auto& [pk, p] : namespace_range(*pods, pod.namespace_))
-                if (deployment_owner_uid(*p) == owner && pod_ready(*p)) ++ready;
-            u.cpu_milli = std::max<std::int64_t>(1, quantity_milli(load, 0) /
-                                                        std::max<std::int64_t>(1, ready));
-        }
+        if (!pods || !workload) return u;
+        if (const std::string mem = annotation(workload->doc, "sim.hpaplus.io/memory-per-pod");
+            !mem.empty())
+            u.memory_bytes = quantity_milli(mem, 0) / 1000;
+        const std::string load = annotation(workload->doc, "sim.hpaplus.io/cpu-load");
+        if (load.empty() || !pod_ready(pod)) return u;
+        std::int64_t ready = 0;
+        for (const auto& [pk, p] : namespace_range(*pods, pod.namespace_))
+            if (pod_ready(*p) && workload_of(objects, *p) == workload) ++ready;
+        u.cpu_milli =
+            std::max<std::int64_t>(1, quantity_milli(load, 0) / std::max<std::int64_t>(1, ready));
         return u;
     }
 

@@ -61,9 +61,12 @@ TEST_P(KubectlOnSim, NamespacesAndVersion) {
 TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
     ASSERT_EQ(kubectl("apply -f " + fixtures + "/web-deployment.yaml").exit_code, 0);
     ASSERT_EQ(kubectl("autoscale deployment web --cpu-percent=50 --min=1 --max=5").exit_code, 0);
+    ASSERT_EQ(kubectl("apply -f " + fixtures + "/db-statefulset.yaml").exit_code, 0);
     ASSERT_TRUE(test::eventually(
         [&] { return kubectl("get pods -l app=web").output.find("Running") != std::string::npos; },
         20s, 200ms));
+    const auto rolled = kubectl("rollout status statefulset/db --timeout=20s");
+    ASSERT_EQ(rolled.exit_code, 0) << rolled.output;
     // Debian's python3 (scripts/setup.sh installs python3-kubernetes for it), not one on PATH.
     const auto r = test::run_command("/usr/bin/python3 " + fixtures + "/typed_client.py " +
                                      dir.path() + "/kubeconfig");
@@ -73,6 +76,14 @@ TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
     EXPECT_NE(r.output.find("containerID containerd://"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("deployments ['web']"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("hpas ['web'] 50"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("owner ReplicaSet True"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("defaults Always ClusterFirst 30 default-scheduler Always"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("replicasets ['Deployment']"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("statefulset OrderedReady True"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("statefulset scale app=db"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("statefulset pods ['db-0', 'db-1']"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("paged 2 2"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("scaled 3"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("watched ADDED 1"), std::string::npos) << r.output;
@@ -195,6 +206,10 @@ spec:
     ASSERT_EQ(kubectl("create namespace shop").exit_code, 0);
     r = kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/crds/examples/");
     EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/examples/statefulset/");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = kubectl("rollout status statefulset/db --timeout=30s");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
     std::ofstream(dir.path() + "/typo.yaml") << R"(apiVersion: autoscaling.hpaplus.io/v1alpha1
 kind: HPAPlus
 metadata: {name: typo}
@@ -280,6 +295,8 @@ TEST(SimScenario, PlaysObjectsAndLoad) {
     EXPECT_NE(scrape.output.find("sim_pod_cpu_usage_cores{namespace=\"default\",pod=\"web-"),
               std::string::npos)
         << scrape.output;
+    // Labelled with the Deployment above the pod's ReplicaSet.
+    EXPECT_NE(scrape.output.find("\",deployment=\"web\"} "), std::string::npos) << scrape.output;
     // cAdvisor's per-container series, as VPAPlus's Prometheus history reads them.
     EXPECT_NE(
         scrape.output.find("container_cpu_usage_seconds_total{namespace=\"default\",pod=\"web-"),

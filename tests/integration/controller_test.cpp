@@ -256,35 +256,66 @@ class RolloutTest : public ControllerTest {
         o.workload.readiness_delay = 2500ms; // each rollout step takes seconds
         return o;
     }
+
+    // An integer field of the workload at `path` (0 when absent).
+    int field(const std::string& path, const char* pointer) {
+        const auto doc = get_json(sim, path);
+        const std::string n = doc.IsObject() ? str(doc, pointer) : "";
+        return n.empty() || n[0] == '<' ? 0 : std::stoi(n);
+    }
+
+    // With rolloutPolicy FreezeScaleDown, the workload at `path` (4 replicas, ready) is given a new
+    // template while its load falls: no scale-down until its rollout ends, then the scale-down.
+    void expect_scale_down_frozen_during_rollout(const std::string& name, const std::string& path) {
+        ASSERT_TRUE(eventually([&] { return field(path, "/status/readyReplicas") == 4; }, 30s));
+        controller_runner controller(sim, test_controller_options());
+        ASSERT_TRUE(eventually([&] { return reconciled(name); }));
+        EXPECT_EQ(condition(name, "RolloutInProgress"), "False NoRollout");
+        EXPECT_EQ(field(path, "/spec/replicas"), 4);
+
+        auto r = sim.request(
+            "PATCH", path,
+            R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":"200m"}},"spec":{"template":{"metadata":{"annotations":{"version":"2"}}}}})",
+            "application/merge-patch+json");
+        ASSERT_EQ(r.status, 200) << r.body;
+        ASSERT_TRUE(eventually([&] {
+            return status(name, "/status/lastDecision").find("RolloutFreezeScaleDown") !=
+                   std::string::npos;
+        })) << status(name, "/status/lastDecision");
+        EXPECT_EQ(condition(name, "RolloutInProgress"), "True RolloutInProgress");
+        EXPECT_EQ(field(path, "/spec/replicas"), 4);
+        // Once the rollout is over, the scale-down happens.
+        EXPECT_TRUE(eventually([&] { return field(path, "/spec/replicas") < 4; }, 60s))
+            << status(name, "/status/lastDecision");
+        EXPECT_TRUE(
+            eventually([&] { return condition(name, "RolloutInProgress") == "False NoRollout"; }));
+    }
+
+    static std::string frozen_scale_down() {
+        return "  syncPeriodSeconds: 1\n  rolloutPolicy: FreezeScaleDown\n"
+               "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n";
+    }
 };
 
 TEST_F(RolloutTest, ARolloutFreezesScaleDownUntilItEnds) {
     apply_manifest(sim, deployment("roll", 4, "1000m"));
-    apply_manifest(sim, hpaplus("roll",
-                                "  syncPeriodSeconds: 1\n  rolloutPolicy: FreezeScaleDown\n"
-                                "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 0}\n"));
-    ASSERT_TRUE(eventually([&] { return available("roll") == 4; }));
-    controller_runner controller(sim, test_controller_options());
-    ASSERT_TRUE(eventually([&] { return reconciled("roll"); }));
-    EXPECT_EQ(replicas("roll"), 4);
+    apply_manifest(sim, hpaplus("roll", frozen_scale_down()));
+    expect_scale_down_frozen_during_rollout("roll", deployments + "roll");
+}
 
-    // A new template starts a rollout; the load falls at the same time.
-    auto r = sim.request(
-        "PATCH", deployments + "roll",
-        R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":"200m"}},"spec":{"template":{"metadata":{"annotations":{"version":"2"}}}}})",
-        "application/merge-patch+json");
-    ASSERT_EQ(r.status, 200) << r.body;
-    ASSERT_TRUE(eventually([&] {
-        return status("roll", "/status/lastDecision").find("RolloutFreezeScaleDown") !=
-               std::string::npos;
-    })) << status("roll", "/status/lastDecision");
-    EXPECT_EQ(condition("roll", "RolloutInProgress"), "True RolloutInProgress");
-    EXPECT_EQ(replicas("roll"), 4);
-    // Once the rollout is over, the scale-down happens.
-    EXPECT_TRUE(eventually([&] { return replicas("roll") < 4; }, 60s))
-        << status("roll", "/status/lastDecision");
-    EXPECT_TRUE(
-        eventually([&] { return condition("roll", "RolloutInProgress") == "False NoRollout"; }));
+// The same for a StatefulSet, whose rollout is read from the StatefulSet itself (as `kubectl
+// rollout status` reads it): pods replaced one at a time from the highest ordinal.
+TEST_F(RolloutTest, AStatefulSetRolloutFreezesScaleDownUntilItEnds) {
+    std::string manifest = deployment("db", 4, "1000m");
+    manifest.replace(manifest.find("kind: Deployment"), 16, "kind: StatefulSet");
+    manifest.replace(manifest.find("  replicas:"), 0,
+                     "  serviceName: db\n  podManagementPolicy: Parallel\n");
+    apply_manifest(sim, manifest);
+    std::string autoscaler = hpaplus("db", frozen_scale_down());
+    autoscaler.replace(autoscaler.find("kind: Deployment"), 16, "kind: StatefulSet");
+    apply_manifest(sim, autoscaler);
+    expect_scale_down_frozen_during_rollout("db",
+                                            "/apis/apps/v1/namespaces/default/statefulsets/db");
 }
 
 TEST_F(ControllerTest, TwoReplicasElectOneLeaderAndTheOtherTakesOverWhenItDies) {

@@ -8,6 +8,8 @@
 #include <rapidjson/pointer.h>
 
 #include <cstring>
+#include <map>
+#include <thread>
 
 namespace hpaplus {
 namespace {
@@ -20,6 +22,8 @@ using test::str;
 
 using test::paths::deployments;
 using test::paths::pods;
+const std::string replicasets = "/apis/apps/v1/namespaces/default/replicasets";
+const std::string statefulsets = "/apis/apps/v1/namespaces/default/statefulsets";
 
 std::string deployment(int replicas, const std::string& image = "nginx") {
     return R"({"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":)" +
@@ -65,8 +69,197 @@ TEST_F(SimWorkload, DeploymentCreatesReadyPodsAndReportsStatus) {
     EXPECT_EQ(str(first, "/status/phase"), "Running");
     EXPECT_NE(str(first, "/status/startTime"), "<missing>");
     EXPECT_EQ(str(first, "/spec/nodeName"), "sim-node-1");
-    EXPECT_EQ(str(first, "/metadata/ownerReferences/0/kind"), "Deployment");
     EXPECT_EQ(str(first, "/spec/containers/0/resources/requests/cpu"), "500m");
+    // Deployment → ReplicaSet `web-<pod-template-hash>` → pod `web-<hash>-xxxxx`, as upstream.
+    const std::string hash = str(first, "/metadata/labels/pod-template-hash");
+    EXPECT_EQ(str(first, "/metadata/ownerReferences/0/kind"), "ReplicaSet");
+    EXPECT_EQ(str(first, "/metadata/ownerReferences/0/name"), "web-" + hash);
+    EXPECT_EQ(str(first, "/metadata/name").rfind("web-" + hash + "-", 0), 0u);
+    const auto rs = parse(sim.get(replicasets + "/web-" + hash).body);
+    EXPECT_EQ(str(rs, "/metadata/ownerReferences/0/kind"), "Deployment");
+    EXPECT_EQ(str(rs, "/metadata/ownerReferences/0/uid"), str(d, "/metadata/uid"));
+    EXPECT_EQ(str(rs, "/metadata/ownerReferences/0/controller"), "true");
+    EXPECT_EQ(str(rs, "/spec/selector/matchLabels/pod-template-hash"), hash);
+    EXPECT_EQ(str(rs, "/metadata/annotations/deployment.kubernetes.io~1revision"), "1");
+    EXPECT_EQ(str(rs, "/status/readyReplicas"), "3");
+    EXPECT_EQ(str(d, "/metadata/annotations/deployment.kubernetes.io~1revision"), "1");
+}
+
+// What the real API server fills in (upstream's SetDefaults_* and the admission plugins every
+// pod passes), so typed clients find every field they require.
+TEST_F(SimWorkload, TheServerDefaultsPodsAndWorkloadsAsTheRealOneDoes) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(1, "registry.k8s.io/pause:3.9")).status,
+              201);
+    const auto d = parse(sim.get(deployments + "/web").body);
+    EXPECT_EQ(str(d, "/spec/strategy/type"), "RollingUpdate");
+    EXPECT_EQ(str(d, "/spec/strategy/rollingUpdate/maxSurge"), "25%");
+    EXPECT_EQ(str(d, "/spec/strategy/rollingUpdate/maxUnavailable"), "25%");
+    EXPECT_EQ(str(d, "/spec/revisionHistoryLimit"), "10");
+    EXPECT_EQ(str(d, "/spec/progressDeadlineSeconds"), "600");
+    EXPECT_EQ(str(d, "/spec/template/spec/restartPolicy"), "Always");
+    EXPECT_EQ(str(d, "/spec/template/spec/containers/0/imagePullPolicy"), "IfNotPresent");
+    EXPECT_EQ(str(d, "/spec/template/spec/enableServiceLinks"), "<missing>"); // pods only
+
+    const auto r = sim.request("POST", pods, R"({"metadata":{"name":"solo"},"spec":{"containers":[
+        {"name":"a","image":"nginx","ports":[{"containerPort":80}],
+         "readinessProbe":{"httpGet":{"port":80}},
+         "resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"250m"}}},
+        {"name":"b","image":"nginx@sha256:0123","imagePullPolicy":"Never"}]}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    const auto pod = parse(r.body);
+    EXPECT_EQ(str(pod, "/spec/restartPolicy"), "Always");
+    EXPECT_EQ(str(pod, "/spec/dnsPolicy"), "ClusterFirst");
+    EXPECT_EQ(str(pod, "/spec/terminationGracePeriodSeconds"), "30");
+    EXPECT_EQ(str(pod, "/spec/schedulerName"), "default-scheduler");
+    EXPECT_EQ(str(pod, "/spec/serviceAccountName"), "default");
+    EXPECT_EQ(str(pod, "/spec/enableServiceLinks"), "true");
+    EXPECT_EQ(str(pod, "/spec/priority"), "0");
+    EXPECT_EQ(str(pod, "/spec/tolerations/0/key"), "node.kubernetes.io/not-ready");
+    EXPECT_EQ(str(pod, "/spec/tolerations/1/tolerationSeconds"), "300");
+    EXPECT_EQ(str(pod, "/spec/containers/0/imagePullPolicy"), "Always"); // no tag: latest
+    EXPECT_EQ(str(pod, "/spec/containers/1/imagePullPolicy"), "Never");  // given: kept
+    EXPECT_EQ(str(pod, "/spec/containers/0/terminationMessagePath"), "/dev/termination-log");
+    EXPECT_EQ(str(pod, "/spec/containers/0/ports/0/protocol"), "TCP");
+    EXPECT_EQ(str(pod, "/spec/containers/0/readinessProbe/periodSeconds"), "10");
+    EXPECT_EQ(str(pod, "/spec/containers/0/readinessProbe/httpGet/scheme"), "HTTP");
+    // Requests default to the limits, resource by resource: what HPA utilization is measured on.
+    EXPECT_EQ(str(pod, "/spec/containers/0/resources/requests/cpu"), "250m");
+    EXPECT_EQ(str(pod, "/spec/containers/0/resources/requests/memory"), "1Gi");
+    // An update that leaves the defaulted fields out is defaulted again, not refused as a change
+    // of the pod's spec.
+    const auto put = sim.request("PUT", pods + "/solo",
+                                 R"({"metadata":{"name":"solo",
+        "resourceVersion":")" + str(pod, "/metadata/resourceVersion") +
+                                     R"(","labels":{"x":"y"}},"spec":{"containers":[
+        {"name":"a","image":"nginx","ports":[{"containerPort":80}],
+         "readinessProbe":{"httpGet":{"port":80}},
+         "resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"250m"}}},
+        {"name":"b","image":"nginx@sha256:0123","imagePullPolicy":"Never"}]}})");
+    EXPECT_EQ(put.status, 200) << put.body;
+}
+
+// kubectl rollout undo puts an older template back: its ReplicaSet is used again and gets the
+// next revision; deleting the Deployment removes its ReplicaSets and pods.
+TEST_F(SimWorkload, ARollbackReusesItsReplicaSetAndDeletionCascades) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
+    const std::string first =
+        str(parse(sim.get(pods).body), "/items/0/metadata/labels/pod-template-hash");
+    auto set_image = [&](const char* image) {
+        const auto r = sim.request(
+            "PATCH", deployments + "/web",
+            std::string(R"({"spec":{"template":{"spec":{"containers":[{"name":"app","image":")") +
+                image + R"("}]}}}})",
+            "application/strategic-merge-patch+json");
+        ASSERT_EQ(r.status, 200) << r.body;
+    };
+    auto rolled_out = [&] {
+        const auto d = parse(sim.get(deployments + "/web").body);
+        return str(d, "/status/updatedReplicas") == "2" && str(d, "/status/replicas") == "2" &&
+               str(d, "/status/readyReplicas") == "2" &&
+               str(d, "/status/observedGeneration") == str(d, "/metadata/generation");
+    };
+    set_image("nginx:2");
+    ASSERT_TRUE(eventually(rolled_out));
+    set_image("nginx");
+    ASSERT_TRUE(eventually(rolled_out));
+    const auto sets = parse(sim.get(replicasets).body);
+    ASSERT_EQ(sets["items"].Size(), 2u) << "the first ReplicaSet is used again";
+    EXPECT_EQ(str(parse(sim.get(pods).body), "/items/0/metadata/labels/pod-template-hash"), first);
+    EXPECT_EQ(str(parse(sim.get(replicasets + "/web-" + first).body),
+                  "/metadata/annotations/deployment.kubernetes.io~1revision"),
+              "3");
+    ASSERT_EQ(sim.request("DELETE", deployments + "/web").status, 200);
+    EXPECT_TRUE(eventually(
+        [&] { return parse(sim.get(replicasets).body)["items"].Empty() && pod_count() == 0; }));
+}
+
+std::string stateful_set(int replicas, const std::string& image, const std::string& more = "") {
+    return R"({"metadata":{"name":"db"},"spec":{"serviceName":"db","replicas":)" +
+           std::to_string(replicas) + more +
+           R"(,"selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":")" +
+           image + R"("}]}}}})";
+}
+
+// Ordered pods db-0, db-1, ... each waiting for the one before to be Ready; /scale; a rolling
+// update from the highest ordinal down to the partition; the revisions in the status.
+TEST_F(SimWorkload, StatefulSetsCreateInOrderScaleAndRollByPartition) {
+    auto sim_pods = [&] {
+        std::map<std::string, std::pair<bool, std::string>> out; // name → ready, revision
+        const auto list = parse(sim.get(pods + "?labelSelector=app%3Ddb").body);
+        for (const auto& p : list["items"].GetArray()) {
+            bool ready = false;
+            if (const auto* c = rapidjson::Pointer("/status/conditions").Get(p); c && c->IsArray())
+                for (const auto& x : c->GetArray())
+                    ready = ready || (str(x, "/type") == "Ready" && str(x, "/status") == "True");
+            out[str(p, "/metadata/name")] = {ready,
+                                             str(p, "/metadata/labels/controller-revision-hash")};
+        }
+        return out;
+    };
+    ASSERT_EQ(sim.request("POST", statefulsets, stateful_set(3, "postgres:16")).status, 201);
+    // db-1 never exists before db-0 is Ready, nor db-2 before db-1.
+    bool ordered = true;
+    ASSERT_TRUE(eventually(
+        [&] {
+            const auto now = sim_pods();
+            for (int i = 1; i < 3; ++i) {
+                const auto before = now.find("db-" + std::to_string(i - 1));
+                if (now.count("db-" + std::to_string(i)) &&
+                    (before == now.end() || !before->second.first))
+                    ordered = false;
+            }
+            return now.size() == 3 && now.at("db-2").first;
+        },
+        10s, 20ms));
+    EXPECT_TRUE(ordered);
+    rapidjson::Document set;
+    ASSERT_TRUE(eventually([&] { // the status follows within a tick
+        set = parse(sim.get(statefulsets + "/db").body);
+        return str(set, "/status/readyReplicas") == "3";
+    }));
+    EXPECT_EQ(str(set, "/spec/podManagementPolicy"), "OrderedReady"); // defaulted
+    EXPECT_EQ(str(set, "/spec/updateStrategy/rollingUpdate/partition"), "0");
+    const std::string first_revision = str(set, "/status/updateRevision");
+    EXPECT_EQ(str(set, "/status/currentRevision"), first_revision);
+    const auto pod = parse(sim.get(pods + "/db-0").body);
+    EXPECT_EQ(str(pod, "/metadata/ownerReferences/0/kind"), "StatefulSet");
+    EXPECT_EQ(str(pod, "/spec/hostname"), "db-0");
+    EXPECT_EQ(str(pod, "/spec/subdomain"), "db");
+    EXPECT_EQ(str(pod, "/metadata/labels/apps.kubernetes.io~1pod-index"), "0");
+
+    // Scale through /scale: up to 4, then down to 2 (highest ordinals go).
+    auto r = sim.request("PATCH", statefulsets + "/db/scale", R"({"spec":{"replicas":4}})",
+                         "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("selector":"app=db")"), std::string::npos) << r.body;
+    ASSERT_TRUE(eventually([&] { return sim_pods().size() == 4; }));
+    sim.request("PATCH", statefulsets + "/db/scale", R"({"spec":{"replicas":2}})",
+                "application/merge-patch+json");
+    ASSERT_TRUE(eventually([&] {
+        const auto now = sim_pods();
+        return now.size() == 2 && now.count("db-0") && now.count("db-1");
+    }));
+
+    // A new template with partition 1: only db-1 moves to the new revision.
+    r = sim.request("PATCH", statefulsets + "/db",
+                    R"({"spec":{"updateStrategy":{"rollingUpdate":{"partition":1}},)"
+                    R"("template":{"spec":{"containers":[{"name":"db","image":"postgres:17"}]}}}})",
+                    "application/strategic-merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    std::string second_revision;
+    ASSERT_TRUE(eventually([&] {
+        set = parse(sim.get(statefulsets + "/db").body);
+        second_revision = str(set, "/status/updateRevision");
+        const auto now = sim_pods();
+        return second_revision != first_revision && now.size() == 2 &&
+               now.at("db-1").second == second_revision && now.at("db-1").first;
+    }));
+    std::this_thread::sleep_for(500ms); // a few more ticks: db-0 stays
+    EXPECT_EQ(sim_pods().at("db-0").second, first_revision);
+    set = parse(sim.get(statefulsets + "/db").body);
+    EXPECT_EQ(str(set, "/status/updatedReplicas"), "1");
+    EXPECT_EQ(str(set, "/status/currentRevision"), first_revision);
 }
 
 TEST_F(SimWorkload, ScaleSubresourceDrivesPods) {

@@ -208,6 +208,7 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         {"apps", "deployments", "watch"},
         {"apps", "deployments/scale", "update"},
         {"apps", "statefulsets/scale", "get"},
+        {"apps", "statefulsets", "get"},
         {"metrics.k8s.io", "pods", "list"},
         {"custom.metrics.k8s.io", "pods/qps", "get"},
         {"external.metrics.k8s.io", "queue_length", "list"},
@@ -223,6 +224,7 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         EXPECT_TRUE(grants(role, group, resource, verb)) << group << " " << resource << " " << verb;
     EXPECT_FALSE(grants(role, "", "secrets", "get"));
     EXPECT_FALSE(grants(role, "apps", "deployments", "update"));
+    EXPECT_FALSE(grants(role, "apps", "statefulsets", "update"));
     EXPECT_FALSE(grants(role, "autoscaling", "horizontalpodautoscalers", "update"))
         << "the spec is the user's; HPAPlus writes only the status";
     EXPECT_FALSE(grants(role, "", "pods", "delete")) << "pods go only through the Eviction API";

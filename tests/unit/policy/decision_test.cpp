@@ -510,13 +510,60 @@ TEST(Tolerances, FromBehaviorOnlyWhenSet) {
     EXPECT_DOUBLE_EQ(t.scale_down, 0.2);
 }
 
+workload_rollout_status deployment(std::int64_t observed, std::int32_t replicas,
+                                   std::int32_t updated, std::int32_t available,
+                                   bool deadline_exceeded = false) {
+    workload_rollout_status w;
+    w.generation = 2;
+    w.observed_generation = observed;
+    w.spec_replicas = 3;
+    w.replicas = replicas;
+    w.updated_replicas = updated;
+    w.available_replicas = available;
+    w.progress_deadline_exceeded = deadline_exceeded;
+    return w;
+}
+
 TEST(Rollout, KubectlRules) {
-    EXPECT_TRUE(assess_rollout({2, 1, 3, 3, 3, 3, false}).in_progress);  // spec not observed
-    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 1, 1, false}).in_progress);  // 1 of 3 updated
-    EXPECT_TRUE(assess_rollout({2, 2, 3, 4, 3, 3, false}).in_progress);  // old pods terminating
-    EXPECT_TRUE(assess_rollout({2, 2, 3, 3, 3, 2, false}).in_progress);  // not all available
-    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 3, 3, false}).in_progress); // done
-    EXPECT_FALSE(assess_rollout({2, 2, 3, 3, 1, 1, true}).in_progress);  // stuck: deadline exceeded
+    EXPECT_TRUE(assess_rollout(deployment(1, 3, 3, 3)).in_progress);        // spec not observed
+    EXPECT_TRUE(assess_rollout(deployment(2, 3, 1, 1)).in_progress);        // 1 of 3 updated
+    EXPECT_TRUE(assess_rollout(deployment(2, 4, 3, 3)).in_progress);        // old pods terminating
+    EXPECT_TRUE(assess_rollout(deployment(2, 3, 3, 2)).in_progress);        // not all available
+    EXPECT_FALSE(assess_rollout(deployment(2, 3, 3, 3)).in_progress);       // done
+    EXPECT_FALSE(assess_rollout(deployment(2, 3, 1, 1, true)).in_progress); // deadline exceeded
+}
+
+// kubectl's StatefulSetStatusViewer, in its order.
+TEST(Rollout, StatefulSetKubectlRules) {
+    auto set = [](std::int32_t ready, std::int32_t updated, std::optional<std::int32_t> partition,
+                  const char* current, const char* update) {
+        workload_rollout_status w = deployment(2, 3, updated, ready);
+        w.kind = workload_kind::stateful_set;
+        w.ready_replicas = ready;
+        w.partition = partition;
+        w.current_revision = current;
+        w.update_revision = update;
+        return w;
+    };
+    auto unobserved = set(3, 3, 0, "a", "a");
+    unobserved.observed_generation = 1;
+    EXPECT_EQ(assess_rollout(unobserved).message,
+              "waiting for statefulset spec update to be observed");
+    const auto scaling = assess_rollout(set(2, 2, 0, "a", "a"));
+    EXPECT_TRUE(scaling.in_progress);
+    EXPECT_EQ(scaling.message, "waiting for 1 pods to be ready");
+    const auto partitioned = assess_rollout(set(3, 1, 0, "a", "b"));
+    EXPECT_TRUE(partitioned.in_progress);
+    EXPECT_EQ(partitioned.message,
+              "waiting for partitioned roll out to finish: 1 out of 3 new pods have been updated");
+    // A partition of 2 asks for one updated pod: done, though the revisions differ.
+    EXPECT_FALSE(assess_rollout(set(3, 1, 2, "a", "b")).in_progress);
+    // Without a partition the revisions decide.
+    EXPECT_TRUE(assess_rollout(set(3, 3, std::nullopt, "a", "b")).in_progress);
+    EXPECT_FALSE(assess_rollout(set(3, 3, std::nullopt, "b", "b")).in_progress);
+    auto on_delete = set(1, 0, std::nullopt, "a", "b");
+    on_delete.rolling_update = false;
+    EXPECT_FALSE(assess_rollout(on_delete).in_progress);
 }
 
 // HPAPlus: a CronHPA's floor raises minReplicas (capped at maxReplicas); metrics still scale

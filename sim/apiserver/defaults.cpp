@@ -1,0 +1,186 @@
+// sim/apiserver/defaults.cpp — upstream's defaulting of pods, workloads and HPAs.
+#include "sim/apiserver/defaults.hpp"
+
+#include "sim/apiserver/hpa_versions.hpp"
+
+#include <string_view>
+
+namespace hpaplus::sim {
+namespace {
+
+// The member `key` of `object` when `object` is an object (created as `kind` when absent), or
+// nullptr when `object` or an existing member has another type.
+json* member(json* object, const char* key, json_alloc& a,
+             rapidjson::Type kind = rapidjson::kObjectType) {
+    if (!object || !object->IsObject()) return nullptr;
+    auto it = object->FindMember(key);
+    if (it == object->MemberEnd()) {
+        object->AddMember(json(key, a), json(kind), a);
+        it = object->FindMember(key);
+    }
+    return it->value.GetType() == kind ? &it->value : nullptr;
+}
+
+void set_default(json* object, const char* key, json value, json_alloc& a) {
+    if (object && object->IsObject() && !object->HasMember(key))
+        object->AddMember(json(key, a), value, a);
+}
+
+void set_default(json* object, const char* key, const char* text, json_alloc& a) {
+    set_default(object, key, json(text, a), a);
+}
+
+// parsers.ParseImageName: the tag follows the last ':' after the last '/'; no tag and no digest
+// means "latest".
+bool pulls_always(std::string_view image) {
+    const auto at = image.find('@');
+    const bool digest = at != std::string_view::npos;
+    if (digest) image = image.substr(0, at);
+    const auto slash = image.rfind('/');
+    const auto colon = image.rfind(':');
+    const bool tagged =
+        colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+    if (!tagged) return !digest;
+    return image.substr(colon + 1) == "latest";
+}
+
+void default_probe(json* container, const char* key, json_alloc& a) {
+    if (!container || !container->HasMember(key) || !(*container)[key].IsObject()) return;
+    json* probe = &(*container)[key];
+    set_default(probe, "timeoutSeconds", json(1), a);
+    set_default(probe, "periodSeconds", json(10), a);
+    set_default(probe, "successThreshold", json(1), a);
+    set_default(probe, "failureThreshold", json(3), a);
+    if (probe->HasMember("httpGet") && (*probe)["httpGet"].IsObject()) {
+        json* get = &(*probe)["httpGet"];
+        set_default(get, "path", "/", a);
+        set_default(get, "scheme", "HTTP", a);
+    }
+}
+
+void default_container(json& c, json_alloc& a) {
+    if (!c.IsObject()) return;
+    set_default(&c, "terminationMessagePath", "/dev/termination-log", a);
+    set_default(&c, "terminationMessagePolicy", "File", a);
+    if (!c.HasMember("imagePullPolicy") && c.HasMember("image") && c["image"].IsString()) {
+        const std::string_view image(c["image"].GetString(), c["image"].GetStringLength());
+        set_default(&c, "imagePullPolicy", pulls_always(image) ? "Always" : "IfNotPresent", a);
+    }
+    if (c.HasMember("ports") && c["ports"].IsArray())
+        for (auto& port : c["ports"].GetArray())
+            set_default(&port, "protocol", "TCP", a);
+    for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
+        default_probe(&c, probe, a);
+    if (!c.HasMember("resources")) c.AddMember("resources", json(rapidjson::kObjectType), a);
+}
+
+// SetDefaults_PodSpec and its containers: what pods and pod templates both get.
+void default_pod_spec(json* spec, json_alloc& a) {
+    if (!spec || !spec->IsObject()) return;
+    set_default(spec, "restartPolicy", "Always", a);
+    set_default(spec, "dnsPolicy", "ClusterFirst", a);
+    set_default(spec, "terminationGracePeriodSeconds", json(30), a);
+    set_default(spec, "schedulerName", "default-scheduler", a);
+    set_default(spec, "securityContext", json(rapidjson::kObjectType), a);
+    for (const char* list : {"containers", "initContainers"})
+        if (spec->HasMember(list) && (*spec)[list].IsArray())
+            for (auto& c : (*spec)[list].GetArray())
+                default_container(c, a);
+}
+
+void default_template(json& workload, json_alloc& a) {
+    default_pod_spec(member(member(member(&workload, "spec", a), "template", a), "spec", a), a);
+}
+
+// SetDefaults_Pod (requests from limits, service links) and the admission plugins every pod
+// passes on a real cluster: ServiceAccount, Priority, DefaultTolerationSeconds.
+void default_pod(json& pod, json_alloc& a) {
+    json* spec = member(&pod, "spec", a);
+    default_pod_spec(spec, a);
+    if (!spec) return;
+    set_default(spec, "enableServiceLinks", json(true), a);
+    set_default(spec, "serviceAccountName", "default", a);
+    set_default(spec, "serviceAccount", "default", a);
+    set_default(spec, "priority", json(0), a);
+    set_default(spec, "preemptionPolicy", "PreemptLowerPriority", a);
+    for (const char* list : {"containers", "initContainers"}) {
+        if (!spec->HasMember(list) || !(*spec)[list].IsArray()) continue;
+        for (auto& c : (*spec)[list].GetArray()) {
+            json* resources = member(&c, "resources", a);
+            const json* limits =
+                resources && resources->HasMember("limits") && (*resources)["limits"].IsObject()
+                    ? &(*resources)["limits"]
+                    : nullptr;
+            if (!limits) continue;
+            json* requests = member(resources, "requests", a);
+            for (const auto& limit : limits->GetObject())
+                if (requests && !requests->HasMember(limit.name))
+                    requests->AddMember(json(limit.name, a), json(limit.value, a), a);
+        }
+    }
+    json* tolerations = member(spec, "tolerations", a, rapidjson::kArrayType);
+    if (!tolerations) return;
+    for (const char* taint : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+        bool tolerated = false;
+        for (const auto& t : tolerations->GetArray())
+            tolerated = tolerated || (t.IsObject() && string_at(t, "key") == taint);
+        if (tolerated) continue;
+        json t(rapidjson::kObjectType);
+        t.AddMember("key", json(taint, a), a);
+        t.AddMember("operator", "Exists", a);
+        t.AddMember("effect", "NoExecute", a);
+        t.AddMember("tolerationSeconds", 300, a);
+        tolerations->PushBack(t, a);
+    }
+}
+
+void default_deployment(json& d, json_alloc& a) {
+    json* spec = member(&d, "spec", a);
+    set_default(spec, "replicas", json(1), a);
+    set_default(spec, "revisionHistoryLimit", json(10), a);
+    set_default(spec, "progressDeadlineSeconds", json(600), a);
+    json* strategy = member(spec, "strategy", a);
+    set_default(strategy, "type", "RollingUpdate", a);
+    if (strategy && string_at(*strategy, "type") == "RollingUpdate") {
+        json* rolling = member(strategy, "rollingUpdate", a);
+        set_default(rolling, "maxUnavailable", "25%", a);
+        set_default(rolling, "maxSurge", "25%", a);
+    }
+    default_template(d, a);
+}
+
+void default_statefulset(json& s, json_alloc& a) {
+    json* spec = member(&s, "spec", a);
+    set_default(spec, "replicas", json(1), a);
+    set_default(spec, "revisionHistoryLimit", json(10), a);
+    set_default(spec, "podManagementPolicy", "OrderedReady", a);
+    json* strategy = member(spec, "updateStrategy", a);
+    set_default(strategy, "type", "RollingUpdate", a);
+    if (strategy && string_at(*strategy, "type") == "RollingUpdate")
+        set_default(member(strategy, "rollingUpdate", a), "partition", json(0), a);
+    json* retention = member(spec, "persistentVolumeClaimRetentionPolicy", a);
+    set_default(retention, "whenDeleted", "Retain", a);
+    set_default(retention, "whenScaled", "Retain", a);
+    default_template(s, a);
+}
+
+} // namespace
+
+void apply_defaults(const resource_type& type, json_doc& object) {
+    if (!object.IsObject()) return;
+    auto& a = object.GetAllocator();
+    if (is_hpa(type)) {
+        default_hpa(object);
+    } else if (type.group.empty() && type.plural == "pods") {
+        default_pod(object, a);
+    } else if (type.group == "apps" && type.plural == "deployments") {
+        default_deployment(object, a);
+    } else if (type.group == "apps" && type.plural == "replicasets") {
+        set_default(member(&object, "spec", a), "replicas", json(1), a);
+        default_template(object, a);
+    } else if (type.group == "apps" && type.plural == "statefulsets") {
+        default_statefulset(object, a);
+    }
+}
+
+} // namespace hpaplus::sim

@@ -1,0 +1,17 @@
+// sim/apiserver/defaults.hpp — the API server's defaulting of built-in objects, as the real server
+// applies it to every create and update before validation and storage (upstream's SetDefaults_*
+// functions of core/v1 and apps/v1, and the ServiceAccount, Priority and DefaultTolerationSeconds
+// admission plugins for pods). Typed clients read the defaulted fields as required.
+#pragma once
+
+#include "sim/json_util.hpp"
+#include "sim/resource_type.hpp"
+
+namespace hpaplus::sim {
+
+/// Fills in what the server defaults for `type`: pods, Deployments, ReplicaSets and StatefulSets
+/// (their pod templates included) and HorizontalPodAutoscalers. Idempotent; other kinds are left
+/// as they are.
+void apply_defaults(const resource_type& type, json_doc& object);
+
+} // namespace hpaplus::sim

@@ -1,0 +1,564 @@
+// sim/workload/controllers.cpp — Deployment, ReplicaSet and StatefulSet controllers and the
+// garbage collector.
+#include "sim/workload/controllers.hpp"
+
+#include "sim/pod_state.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <string_view>
+#include <vector>
+
+namespace hpaplus::sim {
+namespace {
+
+std::string uid_of(const stored_object& o) {
+    return string_at(o.doc, "metadata.uid");
+}
+
+// FNV-1a over a value with object members in name order, so that the same template sent with
+// its fields in another order (kubectl rollout undo does) hashes the same.
+void hash_value(const json& v, std::uint64_t& h) {
+    auto feed = [&h](std::string_view bytes) {
+        for (unsigned char c : bytes)
+            h = (h ^ c) * 1099511628211ull;
+    };
+    if (v.IsObject()) {
+        std::vector<const json::Member*> members;
+        for (const auto& m : v.GetObject())
+            members.push_back(&m);
+        std::sort(members.begin(), members.end(), [](const auto* x, const auto* y) {
+            return std::string_view(x->name.GetString(), x->name.GetStringLength()) <
+                   std::string_view(y->name.GetString(), y->name.GetStringLength());
+        });
+        feed("{");
+        for (const auto* m : members) {
+            feed(std::string_view(m->name.GetString(), m->name.GetStringLength() + 1));
+            hash_value(m->value, h);
+        }
+        feed("}");
+    } else if (v.IsArray()) {
+        feed("[");
+        for (const auto& item : v.GetArray())
+            hash_value(item, h);
+        feed("]");
+    } else {
+        feed(to_string(v));
+    }
+}
+
+// What the pod-template-hash looks like: ten characters of a safe alphabet from the hash.
+std::string template_hash(const json* pod_template) {
+    std::uint64_t h = 1469598103934665603ull;
+    if (pod_template) hash_value(*pod_template, h);
+    static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    std::string out;
+    for (int i = 0; i < 10; ++i) {
+        out.push_back(alphabet[h % (sizeof alphabet - 1)]);
+        h /= (sizeof alphabet - 1);
+    }
+    return out;
+}
+
+json owner_reference(const stored_object& owner, json_alloc& a) {
+    json r(rapidjson::kObjectType);
+    r.AddMember("apiVersion", "apps/v1", a);
+    r.AddMember("kind", json(string_at(owner.doc, "kind").c_str(), a), a);
+    r.AddMember("name", json(owner.name.c_str(), a), a);
+    r.AddMember("uid", json(uid_of(owner).c_str(), a), a);
+    r.AddMember("controller", true, a);
+    r.AddMember("blockOwnerDeletion", true, a);
+    return r;
+}
+
+// The objects of `c` in `ns` whose controller has `uid`.
+std::vector<object_ptr> owned_by(const collection& c, const std::string& ns,
+                                 const std::string& uid) {
+    std::vector<object_ptr> out;
+    for (const auto& [k, o] : namespace_range(c, ns))
+        if (controller_uid(*o) == uid) out.push_back(o);
+    return out;
+}
+
+std::int64_t ready_count(const std::vector<object_ptr>& pods) {
+    return static_cast<std::int64_t>(
+        std::count_if(pods.begin(), pods.end(), [](const object_ptr& p) { return pod_ready(*p); }));
+}
+
+// An IntOrString of a rolling update: a count, or a percentage of `total` rounded up (maxSurge) or
+// down (maxUnavailable); absent is 25%.
+std::int64_t scaled_value(const json* v, std::int64_t total, bool round_up) {
+    if (v && v->IsInt64()) return std::max<std::int64_t>(0, v->GetInt64());
+    std::string text = v && v->IsString() ? v->GetString() : "25%";
+    const bool percent = !text.empty() && text.back() == '%';
+    if (percent) text.pop_back();
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n < 0) n = percent ? 25 : 0;
+    if (!percent) return n;
+    const double share = static_cast<double>(total) * static_cast<double>(n) / 100.0;
+    return static_cast<std::int64_t>(round_up ? std::ceil(share) : std::floor(share));
+}
+
+// A pod made from `owner`'s template, named `name` or generated from `generate_name`.
+json_doc pod_from_template(const stored_object& owner, const std::string& name,
+                           const std::string& generate_name) {
+    json_doc pod(rapidjson::kObjectType);
+    auto& a = pod.GetAllocator();
+    if (const json* t = find_path(owner.doc, "spec.template"); t && t->IsObject())
+        pod.CopyFrom(*t, a);
+    if (!pod.IsObject()) pod.SetObject();
+    erase_path(pod, "metadata.name");
+    if (!name.empty()) set_path(pod, "metadata.name", json(name.c_str(), a), a);
+    if (!generate_name.empty())
+        set_path(pod, "metadata.generateName", json(generate_name.c_str(), a), a);
+    json owners(rapidjson::kArrayType);
+    owners.PushBack(owner_reference(owner, a), a);
+    set_path(pod, "metadata.ownerReferences", std::move(owners), a);
+    return pod;
+}
+
+// Writes `status` unless the object already has it; conditions keep their transition time when
+// their status and reason stayed, so that status writes stay rare.
+void write_status(object_store& store, collection& c, const object_ptr& o, json_doc status) {
+    const json* old_status = find_path(o->doc, "status");
+    auto& a = status.GetAllocator();
+    const json* old_conditions = old_status ? find_path(*old_status, "conditions") : nullptr;
+    if (json* conditions = status.HasMember("conditions") ? &status["conditions"] : nullptr;
+        conditions && old_conditions && old_conditions->IsArray()) {
+        for (auto& c_new : conditions->GetArray())
+            for (const auto& c_old : old_conditions->GetArray())
+                if (string_at(c_new, "type") == string_at(c_old, "type") &&
+                    string_at(c_new, "status") == string_at(c_old, "status") &&
+                    string_at(c_new, "reason") == string_at(c_old, "reason"))
+                    if (const json* t = find_path(c_old, "lastTransitionTime"))
+                        c_new["lastTransitionTime"] = json(*t, a);
+    }
+    if (old_status && equal(*old_status, status)) return;
+    json_doc next = clone(o->doc);
+    set_path(next, "status", json(status, next.GetAllocator()), next.GetAllocator());
+    (void)store.update(c, o->namespace_, o->name, std::move(next), write_mode::internal_status);
+}
+
+// Status counters marked omitempty upstream are left out when zero.
+void counter(json& status, const char* name, std::int64_t v, json_alloc& a, bool always = false) {
+    if (v != 0 || always) status.AddMember(json(name, a), json(v), a);
+}
+
+// Annotation keys have dots, so they are no path for set_path.
+void set_annotation(json_doc& object, const char* key, const std::string& value) {
+    auto& a = object.GetAllocator();
+    if (!find_path(object, "metadata.annotations"))
+        set_path(object, "metadata.annotations", json(rapidjson::kObjectType), a);
+    json* annotations = const_cast<json*>(find_path(object, "metadata.annotations"));
+    if (!annotations || !annotations->IsObject()) return;
+    annotations->RemoveMember(key);
+    annotations->AddMember(json(key, a), json(value.c_str(), a), a);
+}
+
+// Sets spec.replicas of a ReplicaSet (and `annotations`), returning the stored object.
+object_ptr set_replicas(object_store& store, collection& sets, const object_ptr& rs,
+                        std::int64_t replicas,
+                        const std::vector<std::pair<const char*, std::string>>& annotations = {}) {
+    bool same = int_at(rs->doc, "spec.replicas", 1) == replicas;
+    for (const auto& [key, value] : annotations)
+        same = same && annotation(rs->doc, key) == value;
+    if (same) return rs;
+    json_doc next = clone(rs->doc);
+    auto& a = next.GetAllocator();
+    set_path(next, "spec.replicas", json(replicas), a);
+    for (const auto& [key, value] : annotations)
+        set_annotation(next, key, value);
+    auto stored =
+        store.update(sets, rs->namespace_, rs->name, std::move(next), write_mode::internal);
+    return stored ? *stored : rs;
+}
+
+constexpr const char* revision_annotation = "deployment.kubernetes.io/revision";
+
+std::int64_t revision_of(const stored_object& rs) {
+    const std::string text = annotation(rs.doc, revision_annotation);
+    std::int64_t n = 0;
+    std::from_chars(text.data(), text.data() + text.size(), n);
+    return n;
+}
+
+// --- Deployments ---------------------------------------------------------------------------
+
+object_ptr create_replica_set(object_store& store, collection& sets, const stored_object& d,
+                              const std::string& hash, std::int64_t replicas, std::int64_t revision,
+                              std::int64_t max_replicas) {
+    json_doc rs(rapidjson::kObjectType);
+    auto& a = rs.GetAllocator();
+    const std::string name = d.name + "-" + hash;
+    set_path(rs, "metadata.name", json(name.c_str(), a), a);
+    if (const json* labels = find_path(d.doc, "spec.template.metadata.labels"))
+        set_path(rs, "metadata.labels", json(*labels, a), a);
+    set_path(rs, "metadata.labels.pod-template-hash", json(hash.c_str(), a), a);
+    const std::string desired = std::to_string(int_at(d.doc, "spec.replicas", 1));
+    json annotations(rapidjson::kObjectType);
+    annotations.AddMember("deployment.kubernetes.io/desired-replicas", json(desired.c_str(), a), a);
+    annotations.AddMember("deployment.kubernetes.io/max-replicas",
+                          json(std::to_string(max_replicas).c_str(), a), a);
+    annotations.AddMember(json(revision_annotation, a), json(std::to_string(revision).c_str(), a),
+                          a);
+    set_path(rs, "metadata.annotations", std::move(annotations), a);
+    json owners(rapidjson::kArrayType);
+    owners.PushBack(owner_reference(d, a), a);
+    set_path(rs, "metadata.ownerReferences", std::move(owners), a);
+    set_path(rs, "spec.replicas", json(replicas), a);
+    if (const json* ready = find_path(d.doc, "spec.minReadySeconds"))
+        set_path(rs, "spec.minReadySeconds", json(*ready, a), a);
+    if (const json* selector = find_path(d.doc, "spec.selector"))
+        set_path(rs, "spec.selector", json(*selector, a), a);
+    set_path(rs, "spec.selector.matchLabels.pod-template-hash", json(hash.c_str(), a), a);
+    if (const json* t = find_path(d.doc, "spec.template"))
+        set_path(rs, "spec.template", json(*t, a), a);
+    set_path(rs, "spec.template.metadata.labels.pod-template-hash", json(hash.c_str(), a), a);
+    auto stored = store.create(sets, d.namespace_, std::move(rs));
+    return stored ? *stored : nullptr;
+}
+
+void write_deployment_status(object_store& store, collection& deployments, const object_ptr& d,
+                             std::int64_t desired, std::int64_t max_unavailable,
+                             const std::string& new_name, std::int64_t spec_total,
+                             const std::vector<object_ptr>& pods, std::int64_t updated) {
+    json_doc status(rapidjson::kObjectType);
+    auto& a = status.GetAllocator();
+    const auto replicas = static_cast<std::int64_t>(pods.size());
+    const std::int64_t ready = ready_count(pods);
+    status.AddMember("observedGeneration", int_at(d->doc, "metadata.generation", 1), a);
+    counter(status, "replicas", replicas, a);
+    counter(status, "updatedReplicas", updated, a);
+    counter(status, "readyReplicas", ready, a);
+    counter(status, "availableReplicas", ready, a);
+    counter(status, "unavailableReplicas", std::max<std::int64_t>(0, spec_total - ready), a);
+    const bool complete = updated == desired && replicas == desired && ready == desired;
+    const std::string now = now_text();
+    const bool available = ready >= desired - max_unavailable;
+    json conditions(rapidjson::kArrayType);
+    conditions.PushBack(
+        condition("Available", available ? "True" : "False", now, a,
+                  available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                  available ? "Deployment has minimum availability."
+                            : "Deployment does not have minimum availability."),
+        a);
+    conditions.PushBack(
+        condition("Progressing", "True", now, a,
+                  complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+                  "ReplicaSet \"" + new_name + "\" " +
+                      (complete ? "has successfully progressed." : "is progressing.")),
+        a);
+    status.AddMember("conditions", conditions, a);
+    write_status(store, deployments, d, std::move(status));
+}
+
+// --- StatefulSets --------------------------------------------------------------------------
+
+// The ordinal of a pod named `<set>-<n>`, or -1.
+std::int64_t ordinal_of(const std::string& set, const std::string& pod) {
+    if (pod.size() <= set.size() + 1 || pod.compare(0, set.size(), set) != 0 ||
+        pod[set.size()] != '-')
+        return -1;
+    std::int64_t n = -1;
+    const char* first = pod.data() + set.size() + 1;
+    const auto [end, ec] = std::from_chars(first, pod.data() + pod.size(), n);
+    return ec == std::errc() && end == pod.data() + pod.size() ? n : -1;
+}
+
+constexpr const char* revision_label = "controller-revision-hash";
+
+json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std::string& revision) {
+    const std::string name = set.name + "-" + std::to_string(ordinal);
+    json_doc pod = pod_from_template(set, name, "");
+    auto& a = pod.GetAllocator();
+    set_path(pod, "metadata.labels.controller-revision-hash", json(revision.c_str(), a), a);
+    json* labels = const_cast<json*>(find_path(pod, "metadata.labels"));
+    labels->AddMember("statefulset.kubernetes.io/pod-name", json(name.c_str(), a), a);
+    labels->AddMember("apps.kubernetes.io/pod-index", json(std::to_string(ordinal).c_str(), a), a);
+    set_path(pod, "spec.hostname", json(name.c_str(), a), a);
+    if (const std::string service = string_at(set.doc, "spec.serviceName"); !service.empty())
+        set_path(pod, "spec.subdomain", json(service.c_str(), a), a);
+    return pod;
+}
+
+} // namespace
+
+std::string now_text() {
+    return core::format_rfc3339(
+        std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now()));
+}
+
+json condition(const char* type, const char* status, const std::string& now, json_alloc& a,
+               const char* reason, const std::string& message) {
+    json c(rapidjson::kObjectType);
+    c.AddMember("type", json(type, a), a);
+    c.AddMember("status", json(status, a), a);
+    c.AddMember("lastProbeTime", json(rapidjson::kNullType), a);
+    c.AddMember("lastTransitionTime", json(now.c_str(), a), a);
+    if (reason) c.AddMember("reason", json(reason, a), a);
+    if (!message.empty()) c.AddMember("message", json(message.c_str(), a), a);
+    return c;
+}
+
+// Upstream's rolling update (rolloutRolling): the new ReplicaSet grows while all ReplicaSets
+// together stay within replicas + maxSurge; old ones shrink, unhealthy pods first, while at least
+// replicas - maxUnavailable pods stay available. Recreate empties the old ones first.
+void reconcile_deployment(object_store& store, const object_ptr& d) {
+    collection* deployments = store.find("apps", "v1", "deployments");
+    collection* sets = store.find("apps", "v1", "replicasets");
+    collection* pods = store.find("", "v1", "pods");
+    if (!deployments || !sets || !pods) return;
+    const std::string hash = template_hash(find_path(d->doc, "spec.template"));
+    const std::int64_t desired = std::max<std::int64_t>(0, int_at(d->doc, "spec.replicas", 1));
+    const bool paused =
+        find_path(d->doc, "spec.paused") && find_path(d->doc, "spec.paused")->IsTrue();
+    const bool recreate = string_at(d->doc, "spec.strategy.type") == "Recreate";
+    const json* rolling = find_path(d->doc, "spec.strategy.rollingUpdate");
+    const std::int64_t surge =
+        recreate ? 0
+                 : scaled_value(rolling ? find_path(*rolling, "maxSurge") : nullptr, desired, true);
+    std::int64_t max_unavailable =
+        recreate ? desired
+                 : scaled_value(rolling ? find_path(*rolling, "maxUnavailable") : nullptr, desired,
+                                false);
+    if (surge == 0 && max_unavailable == 0) max_unavailable = 1;
+
+    object_ptr current;
+    std::vector<object_ptr> old;
+    for (const auto& rs : owned_by(*sets, d->namespace_, uid_of(*d))) {
+        const auto h = rs->labels.find("pod-template-hash");
+        if (h != rs->labels.end() && h->second == hash && !current)
+            current = rs;
+        else
+            old.push_back(rs);
+    }
+    std::sort(old.begin(), old.end(), [](const object_ptr& x, const object_ptr& y) {
+        return revision_of(*x) < revision_of(*y);
+    });
+    std::int64_t last_revision = 0;
+    for (const auto& rs : old)
+        last_revision = std::max(last_revision, revision_of(*rs));
+    auto spec_of = [](const object_ptr& rs) { return int_at(rs->doc, "spec.replicas", 1); };
+    auto pods_of = [&](const object_ptr& rs) {
+        return owned_by(*pods, d->namespace_, uid_of(*rs));
+    };
+    std::int64_t old_spec = 0;
+    for (const auto& rs : old)
+        old_spec += spec_of(rs);
+
+    if (!paused) {
+        if (!current) {
+            current = create_replica_set(store, *sets, *d, hash, old_spec == 0 ? desired : 0,
+                                         last_revision + 1, desired + surge);
+        } else if (revision_of(*current) <= last_revision) { // a rollback to an older template
+            current = set_replicas(store, *sets, current, spec_of(current),
+                                   {{revision_annotation, std::to_string(last_revision + 1)}});
+        }
+        if (current && recreate) {
+            for (auto& rs : old)
+                rs = set_replicas(store, *sets, rs, 0);
+            bool old_pods = false;
+            for (const auto& rs : old)
+                old_pods = old_pods || !pods_of(rs).empty();
+            current = set_replicas(store, *sets, current, old_pods ? 0 : desired);
+        } else if (current && old_spec == 0) {
+            current = set_replicas(store, *sets, current, desired);
+        } else if (current) {
+            std::int64_t new_spec = std::min(desired, spec_of(current));
+            if (old_spec + new_spec < desired + surge)
+                new_spec = std::min(desired, new_spec + desired + surge - old_spec - new_spec);
+            current = set_replicas(store, *sets, current, new_spec);
+            const std::int64_t min_available = desired - max_unavailable;
+            std::int64_t room =
+                old_spec + new_spec - min_available - (new_spec - ready_count(pods_of(current)));
+            std::int64_t available = ready_count(pods_of(current));
+            for (auto& rs : old) { // unhealthy old replicas go first
+                const auto rs_pods = pods_of(rs);
+                available += ready_count(rs_pods);
+                const std::int64_t unhealthy = spec_of(rs) - ready_count(rs_pods);
+                const std::int64_t n = std::min(room, unhealthy);
+                if (n <= 0) continue;
+                rs = set_replicas(store, *sets, rs, spec_of(rs) - n);
+                room -= n;
+            }
+            for (auto& rs : old) { // then available ones, while enough stay available
+                const std::int64_t n = std::min(spec_of(rs), available - min_available);
+                if (n <= 0) continue;
+                rs = set_replicas(store, *sets, rs, spec_of(rs) - n);
+                available -= n;
+            }
+        }
+        // The Deployment carries its new ReplicaSet's revision (kubectl rollout undo patches it).
+        if (current &&
+            annotation(d->doc, revision_annotation) != std::to_string(revision_of(*current))) {
+            json_doc next = clone(d->doc);
+            set_annotation(next, revision_annotation, std::to_string(revision_of(*current)));
+            (void)store.update(*deployments, d->namespace_, d->name, std::move(next),
+                               write_mode::internal);
+        }
+        // revisionHistoryLimit: empty old ReplicaSets beyond it go, oldest first.
+        const std::int64_t keep = int_at(d->doc, "spec.revisionHistoryLimit", 10);
+        std::vector<object_ptr> empty;
+        for (const auto& rs : old)
+            if (spec_of(rs) == 0 && pods_of(rs).empty()) empty.push_back(rs);
+        for (std::size_t i = 0; static_cast<std::int64_t>(empty.size() - i) > keep; ++i)
+            (void)store.remove(*sets, empty[i]->namespace_, empty[i]->name);
+    }
+
+    std::vector<object_ptr> all_pods;
+    std::int64_t spec_total = 0, updated = 0;
+    for (const auto& rs : old) {
+        for (auto& p : pods_of(rs))
+            all_pods.push_back(std::move(p));
+        spec_total += spec_of(rs);
+    }
+    if (current) {
+        const auto fresh = pods_of(current);
+        updated = static_cast<std::int64_t>(fresh.size());
+        all_pods.insert(all_pods.end(), fresh.begin(), fresh.end());
+        spec_total += spec_of(current);
+    }
+    write_deployment_status(store, *deployments, d, desired, max_unavailable, d->name + "-" + hash,
+                            spec_total, all_pods, updated);
+}
+
+void reconcile_replica_set(object_store& store, pod_factory& factory, const object_ptr& rs) {
+    collection* sets = store.find("apps", "v1", "replicasets");
+    collection* pods = store.find("", "v1", "pods");
+    if (!sets || !pods) return;
+    const std::string uid = uid_of(*rs);
+    const std::int64_t desired = std::max<std::int64_t>(0, int_at(rs->doc, "spec.replicas", 1));
+    auto mine = owned_by(*pods, rs->namespace_, uid);
+    const auto have = static_cast<std::int64_t>(mine.size());
+    if (const std::int64_t pending = factory.creating(uid); have + pending < desired) {
+        for (std::int64_t i = have + pending; i < desired; ++i)
+            factory.create_pod(*rs, pod_from_template(*rs, "", rs->name + "-"), uid);
+    } else if (have > desired) {
+        // Unready pods first, then the newest (upstream's ActivePodsWithRanks, simplified).
+        std::sort(mine.begin(), mine.end(), [](const object_ptr& x, const object_ptr& y) {
+            if (pod_ready(*x) != pod_ready(*y)) return !pod_ready(*x);
+            return x->rv > y->rv;
+        });
+        for (std::int64_t i = 0; i < have - desired; ++i)
+            (void)store.remove(*pods, mine[static_cast<std::size_t>(i)]->namespace_,
+                               mine[static_cast<std::size_t>(i)]->name);
+        mine.erase(mine.begin(), mine.begin() + (have - desired));
+    }
+    json_doc status(rapidjson::kObjectType);
+    auto& a = status.GetAllocator();
+    const auto count = static_cast<std::int64_t>(mine.size());
+    const std::int64_t ready = ready_count(mine);
+    counter(status, "replicas", count, a, true);
+    counter(status, "fullyLabeledReplicas", count, a);
+    counter(status, "readyReplicas", ready, a);
+    counter(status, "availableReplicas", ready, a);
+    status.AddMember("observedGeneration", int_at(rs->doc, "metadata.generation", 1), a);
+    write_status(store, *sets, rs, std::move(status));
+}
+
+// Upstream's StatefulSet controller for the two pod management policies and both update
+// strategies. Simplification: a pod (re)created below the partition gets the current template
+// too (upstream keeps older templates in ControllerRevisions, which the sim does not serve).
+void reconcile_stateful_set(object_store& store, pod_factory& factory, const object_ptr& set) {
+    collection* sets = store.find("apps", "v1", "statefulsets");
+    collection* pods = store.find("", "v1", "pods");
+    if (!sets || !pods) return;
+    const std::string uid = uid_of(*set);
+    const std::int64_t desired = std::max<std::int64_t>(0, int_at(set->doc, "spec.replicas", 1));
+    const bool parallel = string_at(set->doc, "spec.podManagementPolicy") == "Parallel";
+    const bool rolling = string_at(set->doc, "spec.updateStrategy.type") != "OnDelete";
+    const std::int64_t partition =
+        int_at(set->doc, "spec.updateStrategy.rollingUpdate.partition", 0);
+    const std::string update_revision =
+        set->name + "-" + template_hash(find_path(set->doc, "spec.template"));
+    std::string current_revision = string_at(set->doc, "status.currentRevision");
+    if (current_revision.empty()) current_revision = update_revision;
+
+    std::map<std::int64_t, object_ptr> by_ordinal;
+    for (const auto& p : owned_by(*pods, set->namespace_, uid))
+        if (const std::int64_t i = ordinal_of(set->name, p->name); i >= 0) by_ordinal[i] = p;
+    auto revision = [](const object_ptr& p) {
+        const auto it = p->labels.find(revision_label);
+        return it == p->labels.end() ? std::string() : it->second;
+    };
+    auto key = [&](std::int64_t i) { return uid + "/" + std::to_string(i); };
+
+    // Create the missing ordinals, in order (OrderedReady waits for each to be Ready).
+    bool waiting = false;
+    for (std::int64_t i = 0; i < desired && !waiting; ++i) {
+        const auto it = by_ordinal.find(i);
+        if (it != by_ordinal.end()) {
+            waiting = !parallel && !pod_ready(*it->second);
+            continue;
+        }
+        if (factory.creating(key(i)) == 0)
+            factory.create_pod(*set, stateful_pod(*set, i, update_revision), key(i));
+        waiting = !parallel;
+    }
+    bool all_ready = !waiting;
+    for (const auto& [i, p] : by_ordinal)
+        all_ready = all_ready && pod_ready(*p);
+    // Remove ordinals beyond the replicas, highest first (OrderedReady: one at a time, and only
+    // while every other pod is Ready).
+    std::vector<std::int64_t> condemned;
+    for (auto it = by_ordinal.rbegin(); it != by_ordinal.rend() && it->first >= desired; ++it)
+        condemned.push_back(it->first);
+    for (const std::int64_t i : condemned) {
+        if (!parallel && !all_ready) break;
+        (void)store.remove(*pods, set->namespace_, by_ordinal[i]->name);
+        by_ordinal.erase(i);
+        if (!parallel) break;
+    }
+    // A rolling update replaces one pod at a time, from the highest ordinal down to the partition,
+    // once every pod is Ready; the creation above brings it back at the new revision.
+    if (rolling && all_ready && static_cast<std::int64_t>(by_ordinal.size()) == desired) {
+        for (auto it = by_ordinal.rbegin(); it != by_ordinal.rend(); ++it) {
+            if (it->first < partition || revision(it->second) == update_revision) continue;
+            (void)store.remove(*pods, it->second->namespace_, it->second->name);
+            by_ordinal.erase(it->first);
+            break;
+        }
+    }
+
+    std::int64_t ready = 0, current = 0, updated = 0;
+    for (const auto& [i, p] : by_ordinal) {
+        ready += pod_ready(*p) ? 1 : 0;
+        current += revision(p) == current_revision ? 1 : 0;
+        updated += revision(p) == update_revision ? 1 : 0;
+    }
+    if (updated == desired && ready == desired &&
+        static_cast<std::int64_t>(by_ordinal.size()) == desired) {
+        current_revision = update_revision; // the update is complete
+        current = updated;
+    }
+    json_doc status(rapidjson::kObjectType);
+    auto& a = status.GetAllocator();
+    status.AddMember("observedGeneration", int_at(set->doc, "metadata.generation", 1), a);
+    counter(status, "replicas", static_cast<std::int64_t>(by_ordinal.size()), a, true);
+    counter(status, "readyReplicas", ready, a);
+    counter(status, "currentReplicas", current, a);
+    counter(status, "updatedReplicas", updated, a);
+    status.AddMember("currentRevision", json(current_revision.c_str(), a), a);
+    status.AddMember("updateRevision", json(update_revision.c_str(), a), a);
+    status.AddMember("collisionCount", 0, a);
+    counter(status, "availableReplicas", ready, a, true);
+    write_status(store, *sets, set, std::move(status));
+}
+
+void collect_garbage(object_store& store) {
+    for (const char* plural : {"replicasets", "pods"}) {
+        collection* c = plural == std::string_view("pods") ? store.find("", "v1", "pods")
+                                                           : store.find("apps", "v1", plural);
+        if (!c) continue;
+        std::vector<object_ptr> doomed;
+        for (const auto& [k, o] : c->objects)
+            if (orphaned(store, *o)) doomed.push_back(o);
+        for (const auto& o : doomed)
+            (void)store.remove(*c, o->namespace_, o->name);
+    }
+}
+
+} // namespace hpaplus::sim
