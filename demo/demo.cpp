@@ -200,6 +200,7 @@ class recorder {
                 }
             }
         }
+        s.vertical = vertical_pods(store);
         note_cron_floor(store, s.seconds);
         note_vertical_resizes(store, s.seconds);
         if (!samples_.empty() && s.replicas != samples_.back().replicas) {
@@ -263,6 +264,41 @@ class recorder {
         if (floor == "none" && samples_.empty()) return;
         events_.push_back({seconds, "cron floor " + floor});
         std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
+    }
+
+    // The requests and usage of the `api` pods (the --vertical scenario; none otherwise).
+    std::vector<pod_resources> vertical_pods(sim::object_store& store) const {
+        std::vector<pod_resources> out;
+        auto* pods = store.find("", "v1", "pods");
+        if (!pods) return out;
+        for (const auto& [key, p] : pods->objects) {
+            const auto label = p->labels.find("app");
+            if (p->namespace_ != "default" || label == p->labels.end() || label->second != "api")
+                continue;
+            pod_resources r;
+            r.name = p->name;
+            const auto* containers = member(member(&p->doc, "spec"), "containers");
+            for (std::size_t i = 0; containers && containers->IsArray() && i < containers->Size();
+                 ++i) {
+                const auto* requests =
+                    member(member(&(*containers)[static_cast<rapidjson::SizeType>(i)], "resources"),
+                           "requests");
+                const auto milli = [&](const char* name) -> std::int64_t {
+                    const auto* v = member(requests, name);
+                    const auto q = v && v->IsString() ? core::quantity::parse(v->GetString())
+                                                      : core::quantity::parse("0");
+                    return q ? q->milli_value() : 0;
+                };
+                r.cpu_request_milli += milli("cpu");
+                r.memory_request_bytes += milli("memory") / 1000;
+            }
+            if (const auto usage = cluster_.workload().usage_of(*p)) {
+                r.cpu_usage_milli = usage->cpu_milli;
+                r.memory_usage_bytes = usage->memory_bytes;
+            }
+            out.push_back(std::move(r));
+        }
+        return out;
     }
 
     // Notes each change of the requests of the `api` pods (the --vertical scenario).

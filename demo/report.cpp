@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 
 namespace hpaplus::demo {
 namespace {
@@ -16,8 +18,20 @@ constexpr double plot_w = width - left - right;
 constexpr double plot_h = 300;                 // replicas and load
 constexpr double util_top = top + plot_h + 40; // the metric against its target
 constexpr double util_h = 110;
-constexpr double legend_top = util_top + util_h + 40;
-constexpr double height = legend_top + 50;
+constexpr double pod_h = 100; // --vertical: CPU, then memory, per pod
+
+// Where the panels below the first one go: the utilization panel, then with --vertical the pods'
+// CPU and memory panels, then the time axis and the legend.
+struct layout {
+    double cpu_top, memory_top, bottom, legend_top, height;
+    explicit layout(bool vertical) {
+        cpu_top = util_top + util_h + 30;
+        memory_top = cpu_top + pod_h + 30;
+        bottom = vertical ? memory_top + pod_h : util_top + util_h;
+        legend_top = bottom + 40;
+        height = legend_top + (vertical ? 70 : 50);
+    }
+};
 
 using svg::escape;
 using svg::nice_max;
@@ -72,8 +86,67 @@ std::string vertical_label(double x, double y, int angle, const char* color, con
            ")\" text-anchor=\"middle\" fill=\"" + color + "\">" + text + "</text>\n";
 }
 
+// One colour per pod of the --vertical panels, by order of first appearance.
+constexpr const char* pod_colors[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a",
+                                      "#66a61e", "#e6ab02", "#a6761d", "#666666"};
+
+// A --vertical panel at `panel_top`: each pod's request (solid step line) and usage (dashed), in
+// the unit `field` returns (request, usage), with `axis` as its label.
+template <class Field>
+std::string pod_panel(const std::vector<demo_sample>& samples, const std::vector<std::string>& pods,
+                      double t_max, double panel_top, const char* axis, Field field) {
+    double max = 1;
+    for (const auto& sample : samples)
+        for (const auto& p : sample.vertical) {
+            const auto [request, usage] = field(p);
+            max = std::max({max, request, usage.value_or(0.0)});
+        }
+    max = nice_max(max * 1.1);
+    auto x = [&](double t) { return left + plot_w * (t_max > 0 ? t / t_max : 0); };
+    auto y = [&](double v) { return panel_top + pod_h * (1 - std::min(v, max) / max); };
+    std::string out;
+    for (int i = 0; i <= 2; ++i)
+        out += horizontal_grid(y(max * i / 2), short_number(max * i / 2), "", "#555", "");
+    out += "<rect x=\"" + num(left) + "\" y=\"" + num(panel_top) + "\" width=\"" + num(plot_w) +
+           "\" height=\"" + num(pod_h) + "\" fill=\"none\" stroke=\"#999\"/>\n";
+    out += vertical_label(12, panel_top + pod_h / 2, -90, "#555", axis);
+    for (std::size_t k = 0; k < pods.size(); ++k) {
+        const char* color = pod_colors[k % std::size(pod_colors)];
+        std::string request, usage;
+        bool request_open = false, usage_open = false;
+        for (const auto& sample : samples) {
+            const auto it = std::find_if(sample.vertical.begin(), sample.vertical.end(),
+                                         [&](const pod_resources& p) { return p.name == pods[k]; });
+            const bool present = it != sample.vertical.end();
+            const auto values = present ? field(*it) : std::pair{0.0, std::optional<double>()};
+            if (present) {
+                request += (request_open ? " H" + num(x(sample.seconds)) + " V"
+                                         : " M" + num(x(sample.seconds)) + " ") +
+                           num(y(values.first));
+            }
+            request_open = present;
+            if (present && values.second)
+                usage += (usage_open ? " L" : " M") + num(x(sample.seconds)) + " " +
+                         num(y(*values.second));
+            usage_open = present && values.second;
+        }
+        out += "<path d=\"" + request + "\" fill=\"none\" stroke=\"" + color +
+               "\" stroke-width=\"2\"><title>" + escape(pods[k]) + " request</title></path>\n";
+        out += "<path d=\"" + usage + "\" fill=\"none\" stroke=\"" + color +
+               "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"><title>" + escape(pods[k]) +
+               " usage</title></path>\n";
+    }
+    return out;
+}
+
 std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<demo_event>& events,
                      const std::string& title, int target_utilization) {
+    std::vector<std::string> pods; // --vertical: every pod seen, in order of appearance
+    for (const auto& sample : samples)
+        for (const auto& p : sample.vertical)
+            if (std::find(pods.begin(), pods.end(), p.name) == pods.end()) pods.push_back(p.name);
+    const layout at(!pods.empty());
+    const double height = at.height;
     double t_max = 1, replicas_max = 1, load_max = 0.1, util_max = target_utilization * 2.0;
     for (const auto& p : samples) {
         t_max = std::max(t_max, p.seconds);
@@ -103,7 +176,7 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
                                short_number(s.util_max * i / 2) + " %", "", "#555", "");
     for (int i = 0; i <= 6; ++i) {
         const double t = t_max * i / 6;
-        out += "<text x=\"" + num(s.x(t)) + "\" y=\"" + num(util_top + util_h + 18) +
+        out += "<text x=\"" + num(s.x(t)) + "\" y=\"" + num(at.bottom + 18) +
                "\" text-anchor=\"middle\">" + short_number(t) + " s</text>\n";
     }
     for (const auto& [y, h] : {std::pair{top, plot_h}, std::pair{util_top, util_h}})
@@ -128,7 +201,7 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
         if (e.text.rfind("scaled ", 0) != 0) continue;
         const double x = s.x(e.seconds);
         out += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(top) + "\" y2=\"" +
-               num(util_top + util_h) + "\" stroke=\"#2ca02c\" stroke-dasharray=\"2 4\"><title>" +
+               num(at.bottom) + "\" stroke=\"#2ca02c\" stroke-dasharray=\"2 4\"><title>" +
                escape(e.text) + "</title></line>\n";
         out += "<text x=\"" + num(x + 3) + "\" y=\"" + num(top + 12) +
                "\" fill=\"#2ca02c\" font-size=\"10\">" + std::to_string(++n) + "</text>\n";
@@ -167,6 +240,22 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
         }
         out += "<path d=\"" + util + "\" fill=\"none\" stroke=\"#7b3294\" stroke-width=\"2\"/>\n";
     }
+    if (!pods.empty()) {
+        out += pod_panel(samples, pods, t_max, at.cpu_top, "CPU (m)", [](const pod_resources& p) {
+            return std::pair{static_cast<double>(p.cpu_request_milli),
+                             p.cpu_usage_milli ? std::optional<double>(*p.cpu_usage_milli)
+                                               : std::nullopt};
+        });
+        constexpr double mib = 1024.0 * 1024.0;
+        out += pod_panel(
+            samples, pods, t_max, at.memory_top, "memory (Mi)", [](const pod_resources& p) {
+                return std::pair{
+                    static_cast<double>(p.memory_request_bytes) / mib,
+                    p.memory_usage_bytes
+                        ? std::optional<double>(static_cast<double>(*p.memory_usage_bytes) / mib)
+                        : std::nullopt};
+            });
+    }
     // Legend, below the panels.
     const std::pair<const char*, std::string> legend[] = {
         {"#1f77b4", "replicas (spec)"},
@@ -178,7 +267,7 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
         {"#555", "target " + std::to_string(target_utilization) + " %"},
         {"#2ca02c", "rescale (hover: reason)"}};
     double lx = left;
-    double ly = legend_top;
+    double ly = at.legend_top;
     for (const auto& [color, label] : legend) {
         if (lx > left + plot_w - 180) {
             lx = left;
@@ -190,6 +279,9 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
                "</text>\n";
         lx += 210;
     }
+    if (!pods.empty())
+        out += "<text x=\"" + num(left) + "\" y=\"" + num(ly + 24) +
+               "\">VPAPlus pods (one colour each): request solid, usage dashed</text>\n";
     return out + "</svg>\n";
 }
 

@@ -10,14 +10,24 @@
 
 namespace hpaplus::demo {
 
+/// A pod of the --vertical workload at one sample: what its containers request and what it uses.
+struct pod_resources {
+    std::string name;
+    std::int64_t cpu_request_milli = 0;
+    std::int64_t memory_request_bytes = 0;
+    std::optional<std::int64_t> cpu_usage_milli; ///< nullopt before it runs
+    std::optional<std::int64_t> memory_usage_bytes;
+};
+
 struct demo_sample {
-    double seconds = 0;             ///< since the scenario started
-    double load_cores = 0;          ///< the load put on the workload
-    int replicas = 0;               ///< the Deployment's spec.replicas
-    int ready = 0;                  ///< its ready replicas
-    std::optional<int> utilization; ///< HPAPlus status: current CPU utilization (%)
-    std::optional<int> desired;     ///< HPAPlus status: desiredReplicas
-    std::optional<int> cron_floor;  ///< HPAPlus status: the CronHPA floor in force
+    double seconds = 0;                  ///< since the scenario started
+    double load_cores = 0;               ///< the load put on the workload
+    int replicas = 0;                    ///< the Deployment's spec.replicas
+    int ready = 0;                       ///< its ready replicas
+    std::optional<int> utilization;      ///< HPAPlus status: current CPU utilization (%)
+    std::optional<int> desired;          ///< HPAPlus status: desiredReplicas
+    std::optional<int> cron_floor;       ///< HPAPlus status: the CronHPA floor in force
+    std::vector<pod_resources> vertical; ///< --vertical: the pods VPAPlus resizes
 };
 
 struct demo_event {
@@ -39,7 +49,7 @@ struct demo_summary {
 
 /// A standalone SVG chart over time: replicas (spec, ready, desired), the cron floor as a band, the
 /// load (cores), and below it the CPU utilization against its target; rescales marked with their
-/// reasons.
+/// reasons. With --vertical samples, two more panels: CPU and memory requested and used, per pod.
 std::string render_svg(const std::vector<demo_sample>& samples,
                        const std::vector<demo_event>& events, const std::string& title,
                        int target_utilization);

@@ -241,6 +241,31 @@ TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
     EXPECT_NE(summary.find("\"errors\":0,"), std::string::npos) << summary << r.output;
 }
 
+// --vertical: VPAPlus resizes the api pods in place; the report adds their requests and usage.
+TEST(Demo, VerticalResizesInPlaceAndChartsRequestsAndUsagePerPod) {
+    test::temp_dir dir;
+    const auto r =
+        test::run_command(std::string(HPAPLUS_BINARY) + " demo --duration 30 --vertical --report " +
+                              dir.path() + "/report.html",
+                          120);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("VPAPlus resized pod api-"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("Vertical: 0 in-place"), std::string::npos) << r.output;
+    const std::string report = read_file(dir.path() + "/report.html");
+    for (const char* part : {"CPU (m)", "memory (Mi)", "request solid, usage dashed"})
+        EXPECT_NE(report.find(part), std::string::npos) << part;
+    // Every api pod has a request line and a usage line in both panels.
+    std::size_t requests = 0, usages = 0;
+    for (auto at = report.find("<title>api-"); at != std::string::npos;
+         at = report.find("<title>api-", at + 1)) {
+        const std::string title = report.substr(at, report.find("</title>", at) - at);
+        requests += title.find(" request") != std::string::npos ? 1 : 0;
+        usages += title.find(" usage") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_GE(requests, 4u) << "two pods, two panels";
+    EXPECT_EQ(requests, usages);
+}
+
 TEST(Demo, BadFlagsExitTwoWithOneLine) {
     for (const char* args : {"--duration 5", "--duration soon", "--bogus x", "--report"}) {
         const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo " + args);
