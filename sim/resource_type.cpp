@@ -1,6 +1,8 @@
 // sim/resource_type.cpp — the built-in resources (names as the real API server reports them).
 #include "sim/resource_type.hpp"
 
+#include <tuple>
+
 namespace hpaplus::sim {
 namespace {
 
@@ -44,6 +46,17 @@ std::vector<resource_type> builtin_resource_types() {
     t.push_back(make({"", "pods", "Pod", {"po"}, {"all"}, true, true}));
     t.push_back(make({"", "events", "Event", {"ev"}, {}, true, false}));
     t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
+    // Stored as given (defaulted where the real server defaults): what `kubectl apply -k deploy/`
+    // installs beside the workloads.
+    t.push_back(make({"", "serviceaccounts", "ServiceAccount", {"sa"}, {}, true, false}));
+    t.push_back(make({"", "services", "Service", {"svc"}, {"all"}, true, true}));
+    for (const auto& [plural, kind, namespaced] :
+         {std::tuple{"roles", "Role", true}, std::tuple{"rolebindings", "RoleBinding", true},
+          std::tuple{"clusterroles", "ClusterRole", false},
+          std::tuple{"clusterrolebindings", "ClusterRoleBinding", false}})
+        t.push_back(make({"rbac.authorization.k8s.io", plural, kind, {}, {}, namespaced, false}));
+    t.push_back(
+        make({"flowcontrol.apiserver.k8s.io", "flowschemas", "FlowSchema", {}, {}, false, true}));
     t.push_back(
         make({"apps", "deployments", "Deployment", {"deploy"}, {"all"}, true, true, replicas}));
     t.push_back(make({"apps", "replicasets", "ReplicaSet", {"rs"}, {"all"}, true, true, replicas}));

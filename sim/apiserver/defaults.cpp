@@ -164,6 +164,37 @@ void default_statefulset(json& s, json_alloc& a) {
     default_template(s, a);
 }
 
+// A Service: what the real server defaults and allocates (a ClusterIP, here derived from the
+// Service's name so that every write of it gets the same one).
+void default_service(json& service, json_alloc& a) {
+    json* spec = member(&service, "spec", a);
+    if (!spec) return;
+    set_default(spec, "type", "ClusterIP", a);
+    set_default(spec, "sessionAffinity", "None", a);
+    set_default(spec, "internalTrafficPolicy", "Cluster", a);
+    if (string_at(*spec, "type") != "ExternalName") {
+        std::uint64_t h = 1469598103934665603ull;
+        for (unsigned char c : string_at(service, "metadata.name"))
+            h = (h ^ c) * 1099511628211ull;
+        const std::string ip =
+            "10.96." + std::to_string(h % 250) + "." + std::to_string((h / 250) % 250 + 1);
+        if (string_at(*spec, "clusterIP") != "None") set_default(spec, "clusterIP", ip.c_str(), a);
+        json ips(rapidjson::kArrayType);
+        ips.PushBack(json(string_at(*spec, "clusterIP").c_str(), a), a);
+        set_default(spec, "clusterIPs", std::move(ips), a);
+        json families(rapidjson::kArrayType);
+        families.PushBack("IPv4", a);
+        set_default(spec, "ipFamilies", std::move(families), a);
+        set_default(spec, "ipFamilyPolicy", "SingleStack", a);
+    }
+    if (spec->HasMember("ports") && (*spec)["ports"].IsArray())
+        for (auto& port : (*spec)["ports"].GetArray()) {
+            set_default(&port, "protocol", "TCP", a);
+            if (port.IsObject() && port.HasMember("port") && !port.HasMember("targetPort"))
+                port.AddMember("targetPort", json(port["port"], a), a);
+        }
+}
+
 } // namespace
 
 void apply_defaults(const resource_type& type, json_doc& object) {
@@ -180,6 +211,8 @@ void apply_defaults(const resource_type& type, json_doc& object) {
         default_template(object, a);
     } else if (type.group == "apps" && type.plural == "statefulsets") {
         default_statefulset(object, a);
+    } else if (type.group.empty() && type.plural == "services") {
+        default_service(object, a);
     }
 }
 

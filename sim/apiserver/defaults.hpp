@@ -10,7 +10,7 @@
 namespace hpaplus::sim {
 
 /// Fills in what the server defaults for `type`: pods, Deployments, ReplicaSets and StatefulSets
-/// (their pod templates included) and HorizontalPodAutoscalers. Idempotent; other kinds are left
+/// (their pod templates included), Services and HorizontalPodAutoscalers. Idempotent; other kinds are left
 /// as they are.
 void apply_defaults(const resource_type& type, json_doc& object);
 

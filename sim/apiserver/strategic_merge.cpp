@@ -18,6 +18,7 @@ constexpr int max_depth = 200; // deeper patches are refused rather than recurse
 struct patch_meta {
     std::string merge_key;
     bool merge = false;
+    bool replace = false; ///< a map replaced whole (a PodDisruptionBudget's selector)
 };
 
 std::string_view name_of(const json& member_name) {
@@ -39,8 +40,11 @@ patch_meta meta_of(const json* field) {
     patch_meta m;
     if (const json* key = member(field, "x-kubernetes-patch-merge-key"); key && key->IsString())
         m.merge_key = key->GetString();
-    if (const json* s = member(field, "x-kubernetes-patch-strategy"); s && s->IsString())
-        m.merge = std::string_view(s->GetString()).find("merge") != std::string_view::npos;
+    if (const json* s = member(field, "x-kubernetes-patch-strategy"); s && s->IsString()) {
+        const std::string_view strategy = s->GetString();
+        m.merge = strategy.find("merge") != std::string_view::npos;
+        m.replace = strategy == "replace";
+    }
     return m;
 }
 
@@ -188,7 +192,8 @@ std::optional<std::string> merge_map(json& target, const json& patch, const json
                 if (existing != target.MemberEnd()) target.EraseMember(existing);
                 continue;
             }
-            if (existing != target.MemberEnd() && existing->value.IsObject()) {
+            if (existing != target.MemberEnd() && existing->value.IsObject() &&
+                !meta_of(field).replace) {
                 if (auto e = merge_map(existing->value, m.value, resolve_builtin_ref(field), a,
                                        depth + 1))
                     return e;

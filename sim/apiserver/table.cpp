@@ -89,6 +89,29 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
              }},
             age};
     }
+    if (t.group.empty() && t.plural == "services") { // upstream's printService
+        auto text = [](const char* path) {
+            return [path](const json& o, json_alloc& a) {
+                const std::string v = string_at(o, path);
+                return str(v.empty() ? "<none>" : v, a);
+            };
+        };
+        return {name,
+                {"Type", "string", 0, text("spec.type")},
+                {"Cluster-IP", "string", 0, text("spec.clusterIP")},
+                {"External-IP", "string", 0, text("spec.externalName")},
+                {"Port(s)", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     std::string ports;
+                     if (const json* list = find_path(o, "spec.ports"); list && list->IsArray())
+                         for (const auto& p : list->GetArray())
+                             ports += (ports.empty() ? "" : ",") +
+                                      std::to_string(int_at(p, "port")) + "/" +
+                                      string_at(p, "protocol");
+                     return str(ports.empty() ? "<none>" : ports, a);
+                 }},
+                age};
+    }
     if (t.group == "apps" && t.plural == "replicasets") {
         return {
             name,

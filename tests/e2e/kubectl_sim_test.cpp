@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace hpaplus {
 namespace {
@@ -151,6 +152,37 @@ TEST_P(KubectlOnSim, MigratedHpasApplyAsHpaPluses) {
                 "{.spec.behavior.scaleDown.stabilizationWindowSeconds}")
             .output,
         "5/FreezeScaleDown/600");
+}
+
+// `kubectl apply -k deploy/` installs the base (CRDs, namespace, ServiceAccount, RBAC, Service,
+// controller Deployment, PDB, FlowSchema) as on a real cluster; the controller rolls out; applying
+// again changes nothing (a PodDisruptionBudget's selector has patch strategy `replace`, so newer
+// kubectl sends it on every apply and says "configured", against a real server too).
+TEST_P(KubectlOnSim, ApplyKustomizeInstallsTheBase) {
+    const std::string deploy = std::string(HPAPLUS_SOURCE_DIR) + "/deploy/";
+    auto r = kubectl("apply -k " + deploy);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* created :
+         {"namespace/hpaplus-system created", "serviceaccount/hpaplus-controller created",
+          "clusterrole.rbac.authorization.k8s.io/hpaplus-controller created",
+          "clusterrolebinding.rbac.authorization.k8s.io/hpaplus-controller created",
+          "rolebinding.rbac.authorization.k8s.io/hpaplus-leader-election created",
+          "service/hpaplus-controller-metrics created",
+          "deployment.apps/hpaplus-controller created",
+          "flowschema.flowcontrol.apiserver.k8s.io/hpaplus-controller created",
+          "customresourcedefinition.apiextensions.k8s.io/hpapluses.autoscaling.hpaplus.io created"})
+        EXPECT_NE(r.output.find(created), std::string::npos) << created << "\n" << r.output;
+    r = kubectl("-n hpaplus-system rollout status deployment/hpaplus-controller --timeout=30s");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = kubectl("-n hpaplus-system get service hpaplus-controller-metrics");
+    EXPECT_NE(r.output.find("ClusterIP   10.96."), std::string::npos) << r.output;
+    r = kubectl("apply -k " + deploy);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("#", 0) == 0 || line.find(" unchanged") != std::string::npos) continue;
+        EXPECT_EQ(line, "poddisruptionbudget.policy/hpaplus-controller configured") << r.output;
+    }
 }
 
 TEST_P(KubectlOnSim, PodsAndEvents) {

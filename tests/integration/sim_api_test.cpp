@@ -181,6 +181,24 @@ TEST_F(SimApi, Patches) {
     EXPECT_EQ(sim.request("PATCH", deployments + "/web", "{}", "application/yaml").status, 415);
 }
 
+// Fields with upstream's patch strategy `replace` (a PodDisruptionBudget's selector) are replaced
+// whole by a strategic merge patch, not merged.
+TEST_F(SimApi, StrategicMergeReplacesWhatUpstreamReplaces) {
+    const std::string pdbs = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+    ASSERT_EQ(sim.request("POST", pdbs,
+                          R"({"metadata":{"name":"p"},"spec":{"minAvailable":1,)"
+                          R"("selector":{"matchLabels":{"app":"web","tier":"fe"}}}})")
+                  .status,
+              201);
+    const auto r =
+        sim.request("PATCH", pdbs + "/p", R"({"spec":{"selector":{"matchLabels":{"app":"api"}}}})",
+                    "application/strategic-merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/spec/selector/matchLabels/app"), "api");
+    EXPECT_EQ(str(parse(r.body), "/spec/selector/matchLabels/tier"), "<missing>");
+    EXPECT_EQ(str(parse(r.body), "/spec/minAvailable"), "1");
+}
+
 TEST_F(SimApi, MergePatchesOfLargeMapsAreLinear) {
     // 60,000 labels, then a patch that removes every even one, changes every third and adds
     // 60,000 more: one lookup per member (the linear search made this ~10^10 steps).
