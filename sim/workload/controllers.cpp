@@ -73,15 +73,6 @@ json owner_reference(const stored_object& owner, json_alloc& a) {
     return r;
 }
 
-// The objects of `c` in `ns` whose controller has `uid`.
-std::vector<object_ptr> owned_by(const collection& c, const std::string& ns,
-                                 const std::string& uid) {
-    std::vector<object_ptr> out;
-    for (const auto& [k, o] : namespace_range(c, ns))
-        if (controller_uid(*o) == uid) out.push_back(o);
-    return out;
-}
-
 std::int64_t ready_count(const std::vector<object_ptr>& pods) {
     return static_cast<std::int64_t>(
         std::count_if(pods.begin(), pods.end(), [](const object_ptr& p) { return pod_ready(*p); }));
@@ -286,6 +277,28 @@ json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std:
 
 } // namespace
 
+owned_objects::owned_objects(object_store& store) {
+    for (const auto& [c, into] :
+         {std::pair{store.find("", "v1", "pods"), &pods_},
+          std::pair{store.find("apps", "v1", "replicasets"), &replica_sets_}})
+        if (c)
+            for (const auto& [k, o] : c->objects)
+                if (std::string uid = controller_uid(*o); !uid.empty())
+                    (*into)[std::move(uid)].push_back(o);
+}
+
+const std::vector<object_ptr>& owned_objects::pods(const std::string& owner_uid) const {
+    static const std::vector<object_ptr> none;
+    const auto it = pods_.find(owner_uid);
+    return it == pods_.end() ? none : it->second;
+}
+
+const std::vector<object_ptr>& owned_objects::replica_sets(const std::string& owner_uid) const {
+    static const std::vector<object_ptr> none;
+    const auto it = replica_sets_.find(owner_uid);
+    return it == replica_sets_.end() ? none : it->second;
+}
+
 std::string now_text() {
     return core::format_rfc3339(
         std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now()));
@@ -306,11 +319,10 @@ json condition(const char* type, const char* status, const std::string& now, jso
 // Upstream's rolling update (rolloutRolling): the new ReplicaSet grows while all ReplicaSets
 // together stay within replicas + maxSurge; old ones shrink, unhealthy pods first, while at least
 // replicas - maxUnavailable pods stay available. Recreate empties the old ones first.
-void reconcile_deployment(object_store& store, const object_ptr& d) {
+void reconcile_deployment(object_store& store, const owned_objects& owned, const object_ptr& d) {
     collection* deployments = store.find("apps", "v1", "deployments");
     collection* sets = store.find("apps", "v1", "replicasets");
-    collection* pods = store.find("", "v1", "pods");
-    if (!deployments || !sets || !pods) return;
+    if (!deployments || !sets) return;
     const std::string hash = template_hash(find_path(d->doc, "spec.template"));
     const std::int64_t desired = std::max<std::int64_t>(0, int_at(d->doc, "spec.replicas", 1));
     const bool paused =
@@ -328,7 +340,7 @@ void reconcile_deployment(object_store& store, const object_ptr& d) {
 
     object_ptr current;
     std::vector<object_ptr> old;
-    for (const auto& rs : owned_by(*sets, d->namespace_, uid_of(*d))) {
+    for (const auto& rs : owned.replica_sets(uid_of(*d))) {
         const auto h = rs->labels.find("pod-template-hash");
         if (h != rs->labels.end() && h->second == hash && !current)
             current = rs;
@@ -342,8 +354,8 @@ void reconcile_deployment(object_store& store, const object_ptr& d) {
     for (const auto& rs : old)
         last_revision = std::max(last_revision, revision_of(*rs));
     auto spec_of = [](const object_ptr& rs) { return int_at(rs->doc, "spec.replicas", 1); };
-    auto pods_of = [&](const object_ptr& rs) {
-        return owned_by(*pods, d->namespace_, uid_of(*rs));
+    auto pods_of = [&](const object_ptr& rs) -> const std::vector<object_ptr>& {
+        return owned.pods(uid_of(*rs));
     };
     std::int64_t old_spec = 0;
     for (const auto& rs : old)
@@ -376,7 +388,7 @@ void reconcile_deployment(object_store& store, const object_ptr& d) {
                 old_spec + new_spec - min_available - (new_spec - ready_count(pods_of(current)));
             std::int64_t available = ready_count(pods_of(current));
             for (auto& rs : old) { // unhealthy old replicas go first
-                const auto rs_pods = pods_of(rs);
+                const auto& rs_pods = pods_of(rs);
                 available += ready_count(rs_pods);
                 const std::int64_t unhealthy = spec_of(rs) - ready_count(rs_pods);
                 const std::int64_t n = std::min(room, unhealthy);
@@ -411,12 +423,12 @@ void reconcile_deployment(object_store& store, const object_ptr& d) {
     std::vector<object_ptr> all_pods;
     std::int64_t spec_total = 0, updated = 0;
     for (const auto& rs : old) {
-        for (auto& p : pods_of(rs))
-            all_pods.push_back(std::move(p));
+        const auto& rs_pods = pods_of(rs);
+        all_pods.insert(all_pods.end(), rs_pods.begin(), rs_pods.end());
         spec_total += spec_of(rs);
     }
     if (current) {
-        const auto fresh = pods_of(current);
+        const auto& fresh = pods_of(current);
         updated = static_cast<std::int64_t>(fresh.size());
         all_pods.insert(all_pods.end(), fresh.begin(), fresh.end());
         spec_total += spec_of(current);
@@ -425,13 +437,14 @@ void reconcile_deployment(object_store& store, const object_ptr& d) {
                             spec_total, all_pods, updated);
 }
 
-void reconcile_replica_set(object_store& store, pod_factory& factory, const object_ptr& rs) {
+void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_factory& factory,
+                           const object_ptr& rs) {
     collection* sets = store.find("apps", "v1", "replicasets");
     collection* pods = store.find("", "v1", "pods");
     if (!sets || !pods) return;
     const std::string uid = uid_of(*rs);
     const std::int64_t desired = std::max<std::int64_t>(0, int_at(rs->doc, "spec.replicas", 1));
-    auto mine = owned_by(*pods, rs->namespace_, uid);
+    auto mine = owned.pods(uid);
     const auto have = static_cast<std::int64_t>(mine.size());
     if (const std::int64_t pending = factory.creating(uid); have + pending < desired) {
         for (std::int64_t i = have + pending; i < desired; ++i)
@@ -462,7 +475,8 @@ void reconcile_replica_set(object_store& store, pod_factory& factory, const obje
 // Upstream's StatefulSet controller for the two pod management policies and both update
 // strategies. Simplification: a pod (re)created below the partition gets the current template
 // too (upstream keeps older templates in ControllerRevisions, which the sim does not serve).
-void reconcile_stateful_set(object_store& store, pod_factory& factory, const object_ptr& set) {
+void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod_factory& factory,
+                            const object_ptr& set) {
     collection* sets = store.find("apps", "v1", "statefulsets");
     collection* pods = store.find("", "v1", "pods");
     if (!sets || !pods) return;
@@ -478,7 +492,7 @@ void reconcile_stateful_set(object_store& store, pod_factory& factory, const obj
     if (current_revision.empty()) current_revision = update_revision;
 
     std::map<std::int64_t, object_ptr> by_ordinal;
-    for (const auto& p : owned_by(*pods, set->namespace_, uid))
+    for (const auto& p : owned.pods(uid))
         if (const std::int64_t i = ordinal_of(set->name, p->name); i >= 0) by_ordinal[i] = p;
     auto revision = [](const object_ptr& p) {
         const auto it = p->labels.find(revision_label);

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace hpaplus::sim {
@@ -55,6 +56,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     std::map<std::string, clock::time_point> first_seen; ///< pod uid → when the model first saw it
     std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
     std::map<std::string, double> cpu_seconds;           ///< pod uid → CPU seconds used so far
+    std::unordered_map<std::string, std::int64_t> ready_by_workload; ///< workload uid → ready pods
     clock::time_point last_tick = clock::now();
     std::unique_ptr<asio::steady_timer> timer;
     bool stopped = false;
@@ -77,18 +79,27 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                     out.push_back(o);
             return out;
         };
-        for (const auto& d : objects_of("deployments"))
-            reconcile_deployment(store, d);
-        for (const auto& rs : objects_of("replicasets"))
-            reconcile_replica_set(store, *this, rs);
-        for (const auto& set : objects_of("statefulsets"))
-            reconcile_stateful_set(store, *this, set);
+        {
+            const owned_objects owned(store);
+            for (const auto& d : objects_of("deployments"))
+                reconcile_deployment(store, owned, d);
+            for (const auto& rs : objects_of("replicasets"))
+                reconcile_replica_set(store, owned, *this, rs);
+            for (const auto& set : objects_of("statefulsets"))
+                reconcile_stateful_set(store, owned, *this, set);
+        }
         collect_garbage(store);
         std::vector<object_ptr> all_pods;
         for (const auto& [k, p] : pods->objects)
             all_pods.push_back(p);
         for (const auto& p : all_pods)
             advance_pod(*pods, p);
+        // Ready pods per workload, which its load is spread over until the next tick.
+        ready_by_workload.clear();
+        for (const auto& [k, p] : pods->objects)
+            if (pod_ready(*p))
+                if (const object_ptr w = workload_of(store, *p))
+                    ++ready_by_workload[string_at(w->doc, "metadata.uid")];
         // Integrate usage into per-pod CPU-seconds counters.
         const auto now = clock::now();
         const double dt = std::chrono::duration<double>(now - last_tick).count();
@@ -439,19 +450,16 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             u.cpu_milli = quantity_milli(own, 0);
             return u;
         }
-        auto& objects = const_cast<object_store&>(store);
-        collection* pods = objects.find("", "v1", "pods");
-        const object_ptr workload = workload_of(objects, pod);
+        const object_ptr workload = workload_of(const_cast<object_store&>(store), pod);
         u.cpu_milli = 1; // an idle process still uses a little
-        if (!pods || !workload) return u;
+        if (!workload) return u;
         if (const std::string mem = annotation(workload->doc, "sim.hpaplus.io/memory-per-pod");
             !mem.empty())
             u.memory_bytes = quantity_milli(mem, 0) / 1000;
         const std::string load = annotation(workload->doc, "sim.hpaplus.io/cpu-load");
         if (load.empty() || !pod_ready(pod)) return u;
-        std::int64_t ready = 0;
-        for (const auto& [pk, p] : namespace_range(*pods, pod.namespace_))
-            if (pod_ready(*p) && workload_of(objects, *p) == workload) ++ready;
+        const auto counted = ready_by_workload.find(string_at(workload->doc, "metadata.uid"));
+        const std::int64_t ready = counted == ready_by_workload.end() ? 1 : counted->second;
         u.cpu_milli =
             std::max<std::int64_t>(1, quantity_milli(load, 0) / std::max<std::int64_t>(1, ready));
         return u;
