@@ -126,7 +126,7 @@ struct adapter_api::impl {
                                {"selector", *matchers},
                                {"labelSelector", core::to_string(*selector)},
                                {"window", b->config().window}};
-        auto query = expand(m.query, values);
+        auto query = expand_query(m.query, values, b->config().query_language);
         if (!query) co_return status_error(500, "InternalError", query.error().text);
         const std::string who = "backend \"" + m.backend + "\"";
         const backend_answer answer = co_await b->fetch(std::move(*query), std::move(values));

@@ -130,7 +130,7 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
     if (!d.object(n)) return b;
     d.known_fields(n, {"name", "type", "url", "method", "body", "contentType", "headers", "auth",
                        "tls", "podLabel", "window", "scale", "response", "timeoutSeconds",
-                       "coalesceSeconds", "maxResponseBytes", "circuitBreaker"});
+                       "coalesceSeconds", "maxResponseBytes", "circuitBreaker", "queryLanguage"});
     b.name = d.string(n["name"]);
     if (d.ok() && !valid_name(b.name))
         d.fail(n["name"], "must be 1-63 lower-case letters, digits, '-' or '_'");
@@ -180,9 +180,18 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
         d.known_fields(n, {"name", "type", "url", "headers", "auth", "tls", "podLabel", "window",
                            "scale", "timeoutSeconds", "coalesceSeconds", "maxResponseBytes",
                            "circuitBreaker"});
+        b.query_language = value_encoding::promql;
         if (b.url.find("{{") != std::string::npos)
             d.fail(n["url"], "a prometheus url is the server's base URL, not a template");
         return b;
+    }
+    if (const auto language = d.opt_string(n["queryLanguage"])) {
+        if (*language == "PromQL")
+            b.query_language = value_encoding::promql;
+        else if (*language == "InfluxQL")
+            b.query_language = value_encoding::influxql;
+        else if (*language != "None")
+            d.fail(n["queryLanguage"], "must be PromQL, InfluxQL or None");
     }
     b.method = d.opt_string(n["method"]).value_or("GET");
     if (b.method != "GET" && b.method != "POST" && b.method != "PUT")

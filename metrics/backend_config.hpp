@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/outcome.hpp"
+#include "metrics/query_template.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -49,8 +50,11 @@ struct backend_config {
     bool insecure_skip_tls_verify = false;
     std::string pod_label = "pod"; ///< prometheus: the label that names pods
     std::string window = "1m";     ///< what `{{window}}` expands to
-    double scale = 1;              ///< every value is multiplied by this
-    response_mapping response;     ///< monitor
+    /// What query placeholders are escaped for: promql for prometheus; a monitor's `queryLanguage`
+    /// (PromQL, InfluxQL, or None = as is).
+    value_encoding query_language = value_encoding::raw;
+    double scale = 1;          ///< every value is multiplied by this
+    response_mapping response; ///< monitor
     std::chrono::milliseconds timeout{5000};
     /// Identical requests within this window share one answer (0 = only requests in flight).
     std::chrono::milliseconds coalesce{5000};

@@ -139,8 +139,9 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
         const query_context ctx{hpa.namespace_, hpa.name,  target_name,
                                 pod_selector,   pod_names, backend->config().window};
         auto values = query_values(spec, ctx);
-        auto query = values ? expand(spec.backend_query, *values)
-                            : core::outcome<std::string>(values.error());
+        auto query =
+            values ? expand_query(spec.backend_query, *values, backend->config().query_language)
+                   : core::outcome<std::string>(values.error());
         if (!query) {
             r.error = who + ": backend.query: " + query.error().text;
             continue;

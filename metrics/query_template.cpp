@@ -22,11 +22,19 @@ std::string encode(std::string_view value, value_encoding encoding) {
     case value_encoding::percent:
         return net::percent_encode(value);
     case value_encoding::json:
+    case value_encoding::promql:
         return escape_string(value);
+    case value_encoding::influxql:
+        return escape_influxql(value);
     case value_encoding::raw:
         break;
     }
     return std::string(value);
+}
+
+// Query text already, not a value: written as is into a query.
+bool verbatim_in_queries(std::string_view name) {
+    return name == "selector" || name == "window";
 }
 
 // Calls on_text for literal runs and on_name for placeholders; stops at the first error.
@@ -81,8 +89,11 @@ const std::vector<std::string_view>& query_placeholders() {
     return names;
 }
 
-core::outcome<std::string> expand(std::string_view text, const template_values& values,
-                                  value_encoding encoding) {
+namespace {
+
+template <class Encoding>
+core::outcome<std::string> expand_with(std::string_view text, const template_values& values,
+                                       Encoding encoding_of) {
     std::string out;
     out.reserve(text.size() + 64);
     auto r = scan(
@@ -97,11 +108,25 @@ core::outcome<std::string> expand(std::string_view text, const template_values& 
                 return core::error_message("unknown placeholder {{" + std::string(name) +
                                            "}} (known: " + known_list(known) + ")");
             }
-            out += encode(it->second, encoding);
+            out += encode(it->second, encoding_of(name));
             return {};
         });
     if (!r) return r.error();
     return core::success(std::move(out));
+}
+
+} // namespace
+
+core::outcome<std::string> expand(std::string_view text, const template_values& values,
+                                  value_encoding encoding) {
+    return expand_with(text, values, [encoding](std::string_view) { return encoding; });
+}
+
+core::outcome<std::string> expand_query(std::string_view text, const template_values& values,
+                                        value_encoding language) {
+    return expand_with(text, values, [language](std::string_view name) {
+        return verbatim_in_queries(name) ? value_encoding::raw : language;
+    });
 }
 
 core::outcome<void> check_placeholders(std::string_view text,
@@ -170,6 +195,22 @@ std::string escape_string(std::string_view s) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", u);
             out += buf;
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+std::string escape_influxql(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (c == '\'' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(c);
+        } else if (c == '\n') { // a raw newline ends an InfluxQL string as malformed
+            out += "\\n";
         } else {
             out.push_back(c);
         }

@@ -14,9 +14,11 @@ namespace hpaplus::metrics {
 
 /// How a substituted value is written into the surrounding text.
 enum class value_encoding {
-    raw,     ///< as is (a query)
-    percent, ///< URL-encoded (a URL template)
-    json,    ///< escaped for a JSON string (a JSON body template)
+    raw,      ///< as is (a query in a language HPAPlus does not know)
+    percent,  ///< URL-encoded (a URL template)
+    json,     ///< escaped for a JSON string (a JSON body template)
+    promql,   ///< escaped for a PromQL string literal, "..." (`\` and `"`)
+    influxql, ///< escaped for an InfluxQL string literal, '...' (`\` and `'`)
 };
 
 /// Placeholder name → value.
@@ -29,6 +31,12 @@ const std::vector<std::string_view>& query_placeholders();
 /// or an unterminated `{{` is an error naming it.
 core::outcome<std::string> expand(std::string_view text, const template_values& values,
                                   value_encoding encoding = value_encoding::raw);
+
+/// A metric query: like expand(), escaping every value for `language` (promql, influxql or raw)
+/// except `{{selector}}` and `{{window}}`, which are query text already (label matchers, a
+/// duration). A namespace, name or label value can then never end a string literal early.
+core::outcome<std::string> expand_query(std::string_view text, const template_values& values,
+                                        value_encoding language);
 
 /// Checks that `text` uses only `known` placeholders (for start-up validation).
 core::outcome<void> check_placeholders(std::string_view text,
@@ -44,5 +52,8 @@ std::string regex_alternation(const std::vector<std::string_view>& names);
 
 /// Escapes `"` and `\` (and control characters) for a JSON or PromQL string.
 std::string escape_string(std::string_view s);
+
+/// Escapes `'` and `\` (and control characters) for an InfluxQL single-quoted string.
+std::string escape_influxql(std::string_view s);
 
 } // namespace hpaplus::metrics

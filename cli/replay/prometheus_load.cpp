@@ -66,7 +66,8 @@ core::outcome<std::string> replay_query(const policy::autoscaler& hpa, std::size
         if (!values) return core::error_message(values.error().text);
         for (auto& [name, value] : *values)
             if (name == "pods") value = pods_regex(hpa);
-        auto query = metrics::expand(m.backend_query, *values);
+        auto query =
+            metrics::expand_query(m.backend_query, *values, metrics::value_encoding::promql);
         if (!query) return core::error_message(query.error().text);
         return core::success("sum(" + *query + ")");
     }

@@ -155,6 +155,7 @@ class MetricBackendsE2E : public ::testing::Test {
                              "    url: \"http://127.0.0.1:" +
                              std::to_string(influx_port) +
                              "/query?db=mon&q={{query}}\"\n"
+                             "    queryLanguage: InfluxQL\n"
                              "    timeoutSeconds: 2\n"
                              "    response:\n"
                              "      items: /results/0/series\n"

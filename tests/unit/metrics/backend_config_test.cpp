@@ -27,6 +27,7 @@ backends:
     headers: {X-Team: autoscaling}
     auth: {basic: {username: hpaplus, password: pw}}
     scale: 0.001
+    queryLanguage: InfluxQL
     response:
       items: /results/0/series
       value: /values/0/1
@@ -65,6 +66,8 @@ TEST(BackendConfig, ReadsEveryField) {
     EXPECT_EQ(influx.basic_username, "hpaplus");
     EXPECT_EQ(influx.basic_password, "pw");
     EXPECT_DOUBLE_EQ(influx.scale, 0.001);
+    EXPECT_EQ(influx.query_language, value_encoding::influxql);
+    EXPECT_EQ(prom.query_language, value_encoding::promql); // always, for prometheus
     EXPECT_EQ(influx.response.items, "/results/0/series");
     EXPECT_EQ(influx.response.pod, "/tags/pod");
     EXPECT_EQ(influx.timeout, std::chrono::milliseconds(5000)); // the default
@@ -108,6 +111,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, BackendConfigErrors, ::testing::Values(
     bad_case{"BadPointer", "backends: [{name: m, type: monitor, url: 'http://a', response: {value: 'values.0'}}]", "backends[0].response.value: \"values.0\" is not a JSON pointer"},
     bad_case{"UnknownPlaceholder", "backends: [{name: m, type: monitor, url: 'http://a/q?x={{qurey}}', response: {value: /v}}]", "unknown placeholder {{qurey}}"},
     bad_case{"Unterminated", "backends: [{name: m, type: monitor, url: 'http://a/q', body: '{{query', response: {value: /v}}]", "backends[0].body: unterminated"},
+    bad_case{"BadLanguage", "backends: [{name: m, type: monitor, url: 'http://a', queryLanguage: SQL, response: {value: /v}}]", "backends[0].queryLanguage: must be PromQL, InfluxQL or None"},
+    bad_case{"PrometheusLanguage", "backends: [{name: p, type: prometheus, url: 'http://a', queryLanguage: None}]", "backends[0].queryLanguage: unknown field"},
     bad_case{"BadMethod", "backends: [{name: m, type: monitor, url: 'http://a', method: DELETE, response: {value: /v}}]", "backends[0].method: must be GET, POST or PUT"},
     bad_case{"ZeroTimeout", "backends: [{name: p, type: prometheus, url: 'http://a', timeoutSeconds: 0}]", "backends[0].timeoutSeconds: must be between"},
     bad_case{"HugeTimeout", "backends: [{name: p, type: prometheus, url: 'http://a', timeoutSeconds: 1e9}]", "backends[0].timeoutSeconds: must be between"},

@@ -90,6 +90,28 @@ TEST(QueryTemplate, RegexAlternationEscapes) {
 
 TEST(QueryTemplate, EscapeString) {
     EXPECT_EQ(escape_string("a\"b\\c\nd\x01"), "a\\\"b\\\\c\\nd\\u0001");
+    EXPECT_EQ(escape_influxql("a'b\\c\nd\""), "a\\'b\\\\c\\nd\"");
+}
+
+// A query's values are escaped for its language, so none can end a string literal early and
+// add query text; `{{selector}}` and `{{window}}` are query text already and stay as they are.
+TEST(QueryTemplate, ExpandQueryEscapesValuesForTheLanguage) {
+    const template_values values{{"namespace", R"(a"}) or vector(1)#)"},
+                                 {"name", "o'brien"},
+                                 {"pods", R"(web\.1|web-2)"},
+                                 {"selector", R"(app="web")"},
+                                 {"window", "5m"}};
+    EXPECT_EQ(
+        expand_query(R"(x{namespace="{{namespace}}",pod=~"{{pods}}",{{selector}}}[{{window}}])",
+                     values, value_encoding::promql)
+            .value(),
+        R"(x{namespace="a\"}) or vector(1)#",pod=~"web\\.1|web-2",app="web"}[5m])");
+    EXPECT_EQ(expand_query(R"(SELECT v FROM m WHERE "name" = '{{name}}')", values,
+                           value_encoding::influxql)
+                  .value(),
+              R"(SELECT v FROM m WHERE "name" = 'o\'brien')");
+    EXPECT_EQ(expand_query("{{name}}", values, value_encoding::raw).value(), "o'brien");
+    EXPECT_FALSE(expand_query("{{nope}}", values, value_encoding::promql));
 }
 
 } // namespace
