@@ -90,14 +90,19 @@ int run_adapter(int argc, char** argv) {
             const auto tls = net::make_self_signed({"127.0.0.1", "localhost"});
             server_options.tls = std::make_pair(tls.cert_pem, tls.key_pem);
         } else {
-            auto cert = kube::read_file(cert_file);
-            auto key = kube::read_file(key_file);
-            if (!cert || !key) {
-                std::fprintf(stderr, "hpaplus adapter: cannot read %s\n",
-                             (!cert ? cert_file : key_file).c_str());
-                return 2;
-            }
-            server_options.tls = std::make_pair(std::move(*cert), std::move(*key));
+            for (const std::string& path : {cert_file, key_file})
+                if (!kube::read_file(path)) {
+                    std::fprintf(stderr, "hpaplus adapter: cannot read %s\n", path.c_str());
+                    return 2;
+                }
+            // Read again every 10 s: a renewed certificate serves without a restart.
+            server_options.tls_from_files = net::tls_files{cert_file, key_file};
+            server_options.on_tls_reload = [](const std::string& error) {
+                if (error.empty())
+                    spdlog::info("serving the renewed TLS certificate");
+                else
+                    spdlog::warn("keeping the last good TLS certificate: {}", error);
+            };
         }
         boost::asio::io_context io(1);
         metrics::adapter_api api(io.get_executor(), *file);

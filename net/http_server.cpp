@@ -17,7 +17,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <fstream>
 #include <set>
+#include <stdexcept>
 
 namespace hpaplus::net {
 
@@ -31,7 +33,10 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
     http_server_options options;
     http_handler handler;
     tcp::acceptor acceptor;
-    std::optional<asio::ssl::context> ssl;
+    /// The serving context; a reload replaces it, and live sessions keep the one they started with.
+    std::shared_ptr<asio::ssl::context> ssl;
+    std::string loaded_pem; ///< the certificate and key files as last read (reloads compare)
+    asio::steady_timer reload_timer{executor};
     std::set<beast::tcp_stream*> open; ///< live connections, closed on stop()
     bool stopped = false;
     std::atomic<std::uint64_t> accept_failures{0};
@@ -40,7 +45,9 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
         : executor(ex), options(std::move(opts)), handler(std::move(h)), acceptor(ex) {}
 
     asio::awaitable<void> accept_loop();
-    template <class Stream> asio::awaitable<void> session(Stream stream);
+    asio::awaitable<void> reload_loop();
+    template <class Stream>
+    asio::awaitable<void> session(Stream stream, std::shared_ptr<asio::ssl::context> context);
 };
 
 namespace {
@@ -164,7 +171,10 @@ parsed_request parse_request(std::string_view bytes, std::size_t body_limit) {
     return out;
 }
 
-template <class Stream> asio::awaitable<void> http_server::impl::session(Stream stream) {
+template <class Stream>
+asio::awaitable<void> http_server::impl::session(Stream stream,
+                                                 std::shared_ptr<asio::ssl::context> context) {
+    (void)context; // held for as long as the session uses it
     auto self = shared_from_this();
     beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
     open.insert(&lowest);
@@ -243,11 +253,88 @@ asio::awaitable<void> http_server::impl::accept_loop() {
         if (ssl) {
             asio::co_spawn(executor,
                            session(beast::ssl_stream<beast::tcp_stream>(
-                               beast::tcp_stream(std::move(socket)), *ssl)),
+                                       beast::tcp_stream(std::move(socket)), *ssl),
+                                   ssl),
                            asio::detached);
         } else {
-            asio::co_spawn(executor, session(beast::tcp_stream(std::move(socket))), asio::detached);
+            asio::co_spawn(executor, session(beast::tcp_stream(std::move(socket)), nullptr),
+                           asio::detached);
         }
+    }
+}
+
+namespace {
+
+// A TLS server context for a PEM certificate chain and key; throws what is wrong.
+std::shared_ptr<asio::ssl::context> server_context(const std::string& cert_pem,
+                                                   const std::string& key_pem) {
+    auto c = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+    c->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                   asio::ssl::context::no_tlsv1_1);
+    c->use_certificate_chain(asio::buffer(cert_pem));
+    c->use_private_key(asio::buffer(key_pem), asio::ssl::context::pem);
+    if (SSL_CTX_check_private_key(c->native_handle()) != 1)
+        throw std::runtime_error("the private key does not match the certificate");
+    return c;
+}
+
+// A PEM file, at most 1 MiB (certificate chains are a few KiB); nullopt when unreadable.
+std::optional<std::string> read_pem(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string text;
+    char buffer[8192];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+        text.append(buffer, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > (1u << 20)) return std::nullopt;
+    }
+    return text;
+}
+
+// Both files' text, or what is wrong.
+std::pair<std::optional<std::string>, std::string> read_pair(const tls_files& files,
+                                                             std::string& cert, std::string& key) {
+    auto c = read_pem(files.cert_file);
+    auto k = read_pem(files.key_file);
+    if (!c || !k)
+        return {std::nullopt,
+                "cannot read " + (!c ? files.cert_file : files.key_file) + " (or over 1 MiB)"};
+    cert = std::move(*c);
+    key = std::move(*k);
+    return {cert + '\0' + key, ""};
+}
+
+} // namespace
+
+asio::awaitable<void> http_server::impl::reload_loop() {
+    auto self = shared_from_this();
+    const tls_files& files = *options.tls_from_files;
+    std::string failed;     // the content that last failed to load
+    std::string last_error; // reported once until something changes
+    while (!stopped) {
+        reload_timer.expires_after(files.reload_interval);
+        auto [ec] = co_await reload_timer.async_wait(use_tuple);
+        if (ec || stopped) co_return;
+        std::string cert, key;
+        auto [both, error] = read_pair(files, cert, key);
+        if (both && (*both == loaded_pem || *both == failed)) continue;
+        if (both) {
+            try {
+                ssl = server_context(cert, key);
+                loaded_pem = std::move(*both);
+                failed.clear();
+                last_error.clear();
+                if (options.on_tls_reload) options.on_tls_reload("");
+                continue;
+            } catch (const std::exception& e) {
+                error = files.cert_file + ", " + files.key_file + ": " + e.what();
+                failed = std::move(*both);
+            }
+        }
+        if (error == last_error) continue;
+        last_error = error;
+        if (options.on_tls_reload) options.on_tls_reload(error);
     }
 }
 
@@ -255,13 +342,14 @@ http_server::http_server(asio::any_io_executor executor, http_server_options opt
                          http_handler handler)
     : impl_(std::make_shared<impl>(executor, std::move(options), std::move(handler))) {
     auto& o = impl_->options;
-    if (o.tls) {
-        impl_->ssl.emplace(asio::ssl::context::tls_server);
-        impl_->ssl->set_options(asio::ssl::context::default_workarounds |
-                                asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
-                                asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
-        impl_->ssl->use_certificate_chain(asio::buffer(o.tls->first));
-        impl_->ssl->use_private_key(asio::buffer(o.tls->second), asio::ssl::context::pem);
+    if (o.tls_from_files) {
+        std::string cert, key;
+        auto [both, error] = read_pair(*o.tls_from_files, cert, key);
+        if (!both) throw std::runtime_error(error);
+        impl_->ssl = server_context(cert, key);
+        impl_->loaded_pem = std::move(*both);
+    } else if (o.tls) {
+        impl_->ssl = server_context(o.tls->first, o.tls->second);
     }
     const tcp::endpoint endpoint{asio::ip::make_address(o.address), o.port};
     impl_->acceptor.open(endpoint.protocol());
@@ -292,12 +380,15 @@ std::string http_server::url() const {
 
 void http_server::start() {
     asio::co_spawn(impl_->executor, impl_->accept_loop(), asio::detached);
+    if (impl_->options.tls_from_files)
+        asio::co_spawn(impl_->executor, impl_->reload_loop(), asio::detached);
 }
 
 void http_server::stop() {
     asio::post(impl_->executor, [self = impl_] {
         if (self->stopped) return;
         self->stopped = true;
+        self->reload_timer.cancel();
         beast::error_code ignored;
         self->acceptor.close(ignored);
         for (beast::tcp_stream* s : self->open)

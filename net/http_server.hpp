@@ -33,11 +33,25 @@ class http_responder {
 /// Handles one request. Runs on: the server's executor (one thread: no locking needed).
 using http_handler = std::function<boost::asio::awaitable<void>(http_request&, http_responder&)>;
 
+/// A serving certificate and key read from files, and read again every `reload_interval`: a
+/// changed pair serves every new connection (a renewed certificate needs no restart); a pair
+/// that does not load leaves the last good one in place.
+struct tls_files {
+    std::string cert_file;
+    std::string key_file;
+    std::chrono::milliseconds reload_interval{10000};
+};
+
 struct http_server_options {
     std::string address = "127.0.0.1";
     unsigned short port = 0; ///< 0 = any free port
     /// PEM serving certificate and key; unset = plain HTTP.
     std::optional<std::pair<std::string, std::string>> tls;
+    /// Or from files, reloaded (the constructor throws when they do not load at first).
+    std::optional<tls_files> tls_from_files;
+    /// Told of every reload ("" = the new pair serves) and every failed one (what is wrong; the
+    /// last good pair keeps serving). Runs on: the server's executor.
+    std::function<void(const std::string& error)> on_tls_reload;
     /// A connection with no request for this long is closed.
     std::chrono::seconds idle_timeout{120};
     /// Largest request body accepted (413 above).

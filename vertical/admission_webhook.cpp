@@ -166,8 +166,16 @@ pod_admission_server::pod_admission_server(asio::any_io_executor executor,
         throw std::runtime_error("--vertical-webhook-listen: want ADDR:PORT, got \"" + listen +
                                  "\"");
     o.port = port;
-    o.tls = std::make_pair(read_pem(cert_file, "vertical-webhook-cert-file"),
-                           read_pem(key_file, "vertical-webhook-key-file"));
+    (void)read_pem(cert_file, "vertical-webhook-cert-file"); // a start-up error names the flag
+    (void)read_pem(key_file, "vertical-webhook-key-file");
+    // Read again every 10 s: a certificate cert-manager renewed serves without a restart.
+    o.tls_from_files = net::tls_files{cert_file, key_file};
+    o.on_tls_reload = [](const std::string& error) {
+        if (error.empty())
+            spdlog::info("admission webhook: serving the renewed TLS certificate");
+        else
+            spdlog::warn("admission webhook: keeping the last good TLS certificate: {}", error);
+    };
     const auto self = impl_.get();
     impl_->server = std::make_unique<net::http_server>(
         executor, o,

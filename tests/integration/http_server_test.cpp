@@ -2,7 +2,13 @@
 // tries instead of spinning on EMFILE, and the waiting client is served once descriptors are back.
 #include "net/http_server.hpp"
 
+#include "net/http_client.hpp"
+#include "net/tls.hpp"
+
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_future.hpp>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +20,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -146,6 +155,80 @@ TEST(HttpServer, OutOfFileDescriptorsTheAcceptLoopWaitsInsteadOfSpinning) {
         ask(client, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     ::close(client);
     EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
+}
+
+// A GET over HTTPS trusting only `ca_pem`: the status, or the client's error.
+boost::asio::awaitable<client_response> get_trusting(unsigned short port, std::string ca_pem) {
+    client_request r;
+    r.url = "https://127.0.0.1:" + std::to_string(port) + "/";
+    r.method = "GET";
+    r.ca_pem = std::move(ca_pem);
+    r.timeout = 3s;
+    const auto executor = co_await boost::asio::this_coro::executor;
+    co_return co_await send_once(executor, std::move(r));
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+    const auto temporary = path.string() + ".new";
+    std::ofstream(temporary) << text;
+    std::filesystem::rename(temporary, path); // whole, as a Secret volume swaps it
+}
+
+// A certificate renewed on disk (cert-manager writing the Secret the pod mounts) serves new
+// connections without a restart: a client that trusts only the new CA connects after the swap
+// and one that trusts only the old CA no longer does; a broken pair is reported and the last good
+// pair keeps serving.
+TEST(HttpServerTls, ReloadsItsCertificateWhenTheFilesChange) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("hpaplus-tls-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto old_pair = make_self_signed({"127.0.0.1"});
+    const auto new_pair = make_self_signed({"127.0.0.1"});
+    write_file(dir / "tls.crt", old_pair.cert_pem);
+    write_file(dir / "tls.key", old_pair.key_pem);
+
+    boost::asio::io_context io;
+    std::vector<std::string> reloads; // what on_tls_reload was told
+    http_server_options o;
+    o.tls_from_files = tls_files{(dir / "tls.crt").string(), (dir / "tls.key").string(), 50ms};
+    o.on_tls_reload = [&](const std::string& error) { reloads.push_back(error); };
+    http_server server(io.get_executor(), o, answer_ok);
+    server.start();
+    auto ask_trusting = [&](const std::string& ca) {
+        auto f =
+            boost::asio::co_spawn(io, get_trusting(server.port(), ca), boost::asio::use_future);
+        while (f.wait_for(0s) != std::future_status::ready)
+            io.run_for(10ms);
+        return f.get();
+    };
+    auto run_until = [&](std::size_t count) {
+        for (int i = 0; i < 300 && reloads.size() < count; ++i)
+            io.run_for(10ms);
+        return reloads.size() >= count;
+    };
+    EXPECT_EQ(ask_trusting(old_pair.ca_cert_pem).status, 200);
+    EXPECT_NE(ask_trusting(new_pair.ca_cert_pem).error, "");
+
+    write_file(dir / "tls.crt", new_pair.cert_pem);
+    write_file(dir / "tls.key", new_pair.key_pem);
+    ASSERT_TRUE(run_until(1));
+    EXPECT_EQ(reloads[0], "");
+    EXPECT_EQ(ask_trusting(new_pair.ca_cert_pem).status, 200);
+    EXPECT_NE(ask_trusting(old_pair.ca_cert_pem).error, "");
+
+    // A key that is not the certificate's: reported once, and the new pair still serves.
+    write_file(dir / "tls.key", old_pair.key_pem);
+    ASSERT_TRUE(run_until(2));
+    EXPECT_NE(reloads[1].find("key values mismatch"), std::string::npos) << reloads[1];
+    EXPECT_NE(reloads[1].find("tls.key"), std::string::npos) << reloads[1];
+    EXPECT_EQ(reloads[1].find("PRIVATE KEY"), std::string::npos) << "no key material in errors";
+    io.run_for(300ms);
+    EXPECT_EQ(reloads.size(), 2u) << "a failure is reported once, not every interval";
+    EXPECT_EQ(ask_trusting(new_pair.ca_cert_pem).status, 200);
+
+    server.stop();
+    io.run_for(50ms);
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace
