@@ -107,20 +107,30 @@ bool grants(const rapidjson::Value& role, const std::string& group, const std::s
 
 TEST(DeployManifests, AllPartsArePresentAndParse) {
     const auto m = manifests("deploy/complete");
-    for (const char* key :
-         {"Namespace/hpaplus-system", "ServiceAccount/hpaplus-controller",
-          "ClusterRole/hpaplus-controller", "ClusterRoleBinding/hpaplus-controller",
-          "Role/hpaplus-leader-election", "RoleBinding/hpaplus-leader-election",
-          "Deployment/hpaplus-controller", "PodDisruptionBudget/hpaplus-controller",
-          "Service/hpaplus-controller-metrics", "FlowSchema/hpaplus-controller",
-          "ConfigMap/hpaplus-metric-backends", "Deployment/hpaplus-adapter",
-          "Service/hpaplus-adapter", "APIService/v1beta1.external.metrics.k8s.io",
-          "Service/hpaplus-webhook", "MutatingWebhookConfiguration/hpaplus-vpaplus",
-          "Certificate/hpaplus-webhook", "APIService/v1beta2.custom.metrics.k8s.io",
-          "ClusterRole/hpaplus-adapter-metrics-reader",
-          "CustomResourceDefinition/hpapluses.autoscaling.hpaplus.io",
-          "CustomResourceDefinition/cronhpas.autoscaling.hpaplus.io",
-          "CustomResourceDefinition/vpapluses.autoscaling.hpaplus.io"})
+    for (const char* key : {"Namespace/hpaplus-system",
+                            "ServiceAccount/hpaplus-controller",
+                            "ClusterRole/hpaplus-controller",
+                            "ClusterRoleBinding/hpaplus-controller",
+                            "Role/hpaplus-leader-election",
+                            "RoleBinding/hpaplus-leader-election",
+                            "Deployment/hpaplus-controller",
+                            "PodDisruptionBudget/hpaplus-controller",
+                            "Service/hpaplus-controller-metrics",
+                            "FlowSchema/hpaplus-controller",
+                            "ConfigMap/hpaplus-metric-backends",
+                            "Deployment/hpaplus-adapter",
+                            "Service/hpaplus-adapter",
+                            "APIService/v1beta1.external.metrics.k8s.io",
+                            "Service/hpaplus-webhook",
+                            "MutatingWebhookConfiguration/hpaplus-vpaplus",
+                            "Certificate/hpaplus-webhook",
+                            "APIService/v1beta2.custom.metrics.k8s.io",
+                            "ClusterRole/hpaplus-adapter-metrics-reader",
+                            "Certificate/hpaplus-adapter",
+                            "NetworkPolicy/hpaplus-adapter",
+                            "CustomResourceDefinition/hpapluses.autoscaling.hpaplus.io",
+                            "CustomResourceDefinition/cronhpas.autoscaling.hpaplus.io",
+                            "CustomResourceDefinition/vpapluses.autoscaling.hpaplus.io"})
         EXPECT_EQ(m.count(key), 1u) << key;
 }
 
@@ -311,6 +321,56 @@ void expect_webhook_reaches_the_controller(const std::string& dir) {
     EXPECT_EQ(options->vertical.webhook_cert_file, mount + "/tls.crt");
     EXPECT_EQ(options->vertical.webhook_key_file, mount + "/tls.key");
     EXPECT_EQ(secret, m.at("Certificate/hpaplus-webhook")["spec"]["secretName"].GetString());
+}
+
+// The API server verifies the adapter: no APIService skips TLS verification, each has its CA
+// injected from the adapter's Certificate, which names the adapter's Service and whose Secret is
+// mounted where --tls-cert-file and --tls-private-key-file point; a NetworkPolicy admits only the
+// serving port.
+void expect_the_adapter_is_verified(const std::string& dir) {
+    SCOPED_TRACE(dir);
+    const auto m = manifests(dir);
+    const auto& service = m.at("Service/hpaplus-adapter");
+    const std::string ns = service["metadata"]["namespace"].GetString();
+    for (const char* name : {"APIService/v1beta1.external.metrics.k8s.io",
+                             "APIService/v1beta2.custom.metrics.k8s.io"}) {
+        const auto& api = m.at(name);
+        EXPECT_FALSE(api["spec"].HasMember("insecureSkipTLSVerify")) << name;
+        EXPECT_EQ(std::string(
+                      api["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].GetString()),
+                  ns + "/hpaplus-adapter")
+            << name;
+    }
+    const auto& certificate = m.at("Certificate/hpaplus-adapter");
+    EXPECT_EQ(std::string(certificate["spec"]["dnsNames"][0].GetString()),
+              "hpaplus-adapter." + ns + ".svc");
+    const auto& pod = m.at("Deployment/hpaplus-adapter")["spec"]["template"]["spec"];
+    const auto& container = pod["containers"][0];
+    std::string mount, secret, cert_flag, key_flag, listen;
+    for (const auto& v : container["volumeMounts"].GetArray())
+        if (std::string("tls") == v["name"].GetString()) mount = v["mountPath"].GetString();
+    for (const auto& v : pod["volumes"].GetArray())
+        if (std::string("tls") == v["name"].GetString())
+            secret = v["secret"]["secretName"].GetString();
+    for (const auto& a : container["args"].GetArray()) {
+        const std::string arg = a.GetString();
+        for (auto [prefix, into] : {std::pair{"--tls-cert-file=", &cert_flag},
+                                    std::pair{"--tls-private-key-file=", &key_flag},
+                                    std::pair{"--listen=0.0.0.0:", &listen}})
+            if (arg.rfind(prefix, 0) == 0) *into = arg.substr(std::string(prefix).size());
+    }
+    EXPECT_EQ(secret, certificate["spec"]["secretName"].GetString());
+    EXPECT_EQ(cert_flag, mount + "/tls.crt");
+    EXPECT_EQ(key_flag, mount + "/tls.key");
+    const auto& policy = m.at("NetworkPolicy/hpaplus-adapter");
+    EXPECT_EQ(policy["spec"]["ingress"].Size(), 1u);
+    EXPECT_EQ(std::to_string(policy["spec"]["ingress"][0]["ports"][0]["port"].GetInt()), listen);
+    EXPECT_FALSE(policy["spec"]["ingress"][0].HasMember("from")) << "the API server is no pod";
+}
+
+TEST(DeployManifests, TheApiServerVerifiesTheAdapterItsCertificateAndOnlyItsPortIsOpen) {
+    for (const char* dir : {"deploy/adapter", "deploy/complete", "deploy/other-namespace"})
+        expect_the_adapter_is_verified(dir);
 }
 
 TEST(DeployManifests, TheAdmissionWebhookReachesTheControllerWithTheMountedCertificate) {
