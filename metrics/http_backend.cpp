@@ -2,6 +2,7 @@
 #include "metrics/http_backend.hpp"
 
 #include "kube/api_client.hpp"
+#include "kube/config.hpp"
 #include "metrics/circuit_breaker.hpp"
 #include "net/base64.hpp"
 #include "net/http_message.hpp"
@@ -39,7 +40,7 @@ kube::cluster_config cluster_for(const backend_config& b) {
     kube::cluster_config c;
     c.server = split_origin(b.url).first;
     if (!kube::split_server(c.server, c.scheme, c.host, c.port))
-        throw std::runtime_error("backend \"" + b.name + "\": bad url " + b.url);
+        throw std::runtime_error("backend \"" + b.name + "\": bad url " + c.server); // no query
     if (!b.ca_file.empty()) c.ca_pem = slurp(b.ca_file);
     c.insecure_skip_tls_verify = b.insecure_skip_tls_verify;
     c.token = b.bearer_token;
@@ -96,6 +97,28 @@ struct http_backend::impl {
                 "Basic " + net::base64_encode(config.basic_username + ":" + config.basic_password));
         for (const auto& [k, v] : config.headers)
             headers.emplace_back(k, v);
+        for (const auto& [k, v] : headers) // every header value may be a credential
+            secrets.push_back(v.rfind("Basic ", 0) == 0 ? v.substr(6) : v);
+        for (const std::string* s : {&config.bearer_token, &config.basic_password})
+            secrets.push_back(*s);
+    }
+
+    // `text` with every credential this backend sends replaced by "[redacted]": an answer may
+    // repeat them, and errors end up in logs, conditions and Events.
+    std::string redact(std::string text) const {
+        std::vector<std::string> all = secrets;
+        if (!config.bearer_token_file.empty())
+            if (auto token = kube::read_file(config.bearer_token_file)) {
+                const auto end = token->find_last_not_of(" \t\r\n");
+                all.push_back(token->substr(0, end == std::string::npos ? 0 : end + 1));
+            }
+        for (const auto& secret : all) {
+            if (secret.size() < 4) continue; // too short to tell from ordinary text
+            for (auto at = text.find(secret); at != std::string::npos;
+                 at = text.find(secret, at + 10))
+                text.replace(at, secret.size(), "[redacted]");
+        }
+        return text;
     }
 
     asio::any_io_executor executor;
@@ -104,6 +127,7 @@ struct http_backend::impl {
     circuit_breaker breaker;
     std::string base_path; ///< prometheus: the path under which /api/v1/query lives
     std::vector<std::pair<std::string, std::string>> headers;
+    std::vector<std::string> secrets; ///< what redact() hides: header values, token, password
     std::unordered_map<std::string, std::shared_ptr<flight>> flights;
     clock::time_point last_sweep{};
     backend_stats stats;
@@ -261,6 +285,7 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
     ++self->stats.sent;
     auto response = co_await self->client.send(std::move(*request));
     backend_answer answer = self->decode(response);
+    if (!answer.error.empty()) answer.error = self->redact(std::move(answer.error));
     const bool backend_failed = answer.kind == answer_kind::unavailable ||
                                 (response && answer.kind == answer_kind::bad_answer);
     if (backend_failed) {

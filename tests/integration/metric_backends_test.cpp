@@ -78,6 +78,10 @@ class fake_monitor {
             out.body = "{}";
         } else if (q == "open") {
             out.body = R"({"value":1})";
+        } else if (q == "echo") { // a proxy that repeats the credentials it was sent
+            out.status = 401;
+            out.body = R"({"error":"bad credentials: )" + std::string(req.header("authorization")) +
+                       " key " + std::string(req.header("x-api-key")) + R"("})";
         } else if (q == "gate") {
             for (int i = 0; i < 300 && requests("open") == 0; ++i)
                 co_await wait(100ms);
@@ -138,6 +142,27 @@ TEST_F(MetricBackends, EachMisbehaviourIsAClearPerRequestError) {
     }
     EXPECT_EQ(fetch(b, "42").values.at(0).value, 42);
     EXPECT_EQ(fetch(b, "0").values.at(0).value, 0);
+}
+
+// Credentials never reach an error (and so no log, condition or Event): a backend that repeats
+// them in its answer has them redacted.
+TEST_F(MetricBackends, CredentialsAnAnswerRepeatsAreRedactedFromErrors) {
+    auto basic = monitor_config("basic", monitor.url());
+    basic.basic_username = "hpaplus";
+    basic.basic_password = "pa55-w0rd-secret";
+    basic.headers["X-Api-Key"] = "k3y-s3cr3t-value";
+    auto bearer = monitor_config("bearer", monitor.url());
+    bearer.bearer_token = "t0ken-s3cr3t-value";
+    for (auto* config : {&basic, &bearer}) {
+        metrics::http_backend b(io.get_executor(), *config);
+        const auto a = fetch(b, "echo");
+        EXPECT_EQ(a.kind, answer_kind::bad_answer) << a.error;
+        EXPECT_NE(a.error.find("HTTP 401: bad credentials: "), std::string::npos) << a.error;
+        EXPECT_NE(a.error.find("[redacted]"), std::string::npos) << a.error;
+        for (const char* secret :
+             {"pa55-w0rd-secret", "k3y-s3cr3t-value", "t0ken-s3cr3t-value", "aHBhcGx1czpwYTU1"})
+            EXPECT_EQ(a.error.find(secret), std::string::npos) << secret << " in " << a.error;
+    }
 }
 
 TEST_F(MetricBackends, IdenticalRequestsAreCoalesced) {
