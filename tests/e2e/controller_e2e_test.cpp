@@ -1,6 +1,7 @@
 // End-to-end: `hpaplus sim`, `hpaplus controller` and `hpaplus demo` as their own processes, with
 // the real kubectl applying the CRD and the examples from crds/ — what a user does by hand.
 #include "../support/process.hpp"
+#include "net/tls.hpp"
 
 #include <gtest/gtest.h>
 
@@ -264,6 +265,45 @@ TEST(Demo, VerticalResizesInPlaceAndChartsRequestsAndUsagePerPod) {
     }
     EXPECT_GE(requests, 4u) << "two pods, two panels";
     EXPECT_EQ(requests, usages);
+}
+
+// cert-manager renews the adapter's certificate (the kubelet swaps the mounted files): within the
+// 10 s reload interval a client that trusts only the new CA connects, without a restart, and one
+// that trusts only the old CA no longer does.
+TEST(Adapter, ServesARenewedCertificateWithoutARestart) {
+    test::temp_dir dir;
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir.path() + "/" + name + ".new") << text;
+        std::rename((dir.path() + "/" + name + ".new").c_str(), (dir.path() + "/" + name).c_str());
+    };
+    const auto first = net::make_self_signed({"127.0.0.1"});
+    const auto renewed = net::make_self_signed({"127.0.0.1"});
+    write("tls.crt", first.cert_pem);
+    write("tls.key", first.key_pem);
+    write("first-ca.crt", first.ca_cert_pem);
+    write("renewed-ca.crt", renewed.ca_cert_pem);
+    write("backends.yaml", "backends: []\n");
+    test::child_process adapter(
+        {HPAPLUS_BINARY, "adapter", "--metric-backends=" + dir.path() + "/backends.yaml",
+         "--listen=127.0.0.1:0", "--tls-cert-file=" + dir.path() + "/tls.crt",
+         "--tls-private-key-file=" + dir.path() + "/tls.key"});
+    const std::string line = adapter.wait_for_line("listening on", 20s);
+    ASSERT_NE(line.find("https://"), std::string::npos) << line;
+    const std::string url = line.substr(line.find("https://"));
+    auto healthz_trusting = [&](const char* ca) {
+        return test::run_command("curl -s --max-time 5 --cacert " + dir.path() + "/" + ca + " " +
+                                 url + "/healthz");
+    };
+    EXPECT_EQ(healthz_trusting("first-ca.crt").exit_code, 0);
+    EXPECT_NE(healthz_trusting("renewed-ca.crt").exit_code, 0);
+
+    write("tls.crt", renewed.cert_pem);
+    write("tls.key", renewed.key_pem);
+    EXPECT_TRUE(test::eventually([&] { return healthz_trusting("renewed-ca.crt").exit_code == 0; },
+                                 30s, 250ms));
+    EXPECT_NE(healthz_trusting("first-ca.crt").exit_code, 0);
+    EXPECT_FALSE(adapter.wait_for_line("serving the renewed TLS certificate", 5s).empty());
+    EXPECT_EQ(adapter.terminate(), 0);
 }
 
 TEST(Demo, BadFlagsExitTwoWithOneLine) {
