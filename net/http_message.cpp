@@ -5,14 +5,14 @@
 #include <cctype>
 
 namespace hpaplus::net {
-namespace {
-
 bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) ==
                       std::tolower(static_cast<unsigned char>(y));
            });
 }
+
+namespace {
 
 int hex(char c) {
     if (c >= '0' && c <= '9') return c - '0';

@@ -20,6 +20,9 @@ struct http_request {
     header_list query;
     header_list headers;
     std::string body;
+    /// The client certificate chain the TLS peer presented (DER, leaf first; not verified — see
+    /// net/x509_identity.hpp); empty over plain HTTP or without one.
+    std::vector<std::string> peer_certificates;
 
     /// The header's value, or "" (names compare case-insensitively).
     std::string_view header(std::string_view name) const;
@@ -34,6 +37,8 @@ struct http_response {
     header_list headers;
 };
 
+/// ASCII case-insensitive equality (header names).
+bool iequals(std::string_view a, std::string_view b);
 /// Decodes %XX and (in queries) '+'; invalid escapes are kept literally.
 std::string percent_decode(std::string_view s, bool plus_is_space);
 /// Encodes everything but unreserved characters (for query values).

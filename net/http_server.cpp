@@ -52,6 +52,29 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
 
 namespace {
 
+std::string der_of(X509* cert) {
+    const int size = i2d_X509(cert, nullptr);
+    if (size <= 0) return {};
+    std::string der(static_cast<std::size_t>(size), '\0');
+    auto* out = reinterpret_cast<unsigned char*>(der.data());
+    i2d_X509(cert, &out);
+    return der;
+}
+
+// What the TLS client presented: its certificate, then the chain it sent with it (at most 10).
+std::vector<std::string> peer_chain(SSL* ssl) {
+    std::vector<std::string> out;
+    X509* leaf = SSL_get1_peer_certificate(ssl);
+    if (!leaf) return out;
+    out.push_back(der_of(leaf));
+    X509_free(leaf);
+    // On a server the chain does not repeat the leaf.
+    if (STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl))
+        for (int i = 0; i < sk_X509_num(chain) && out.size() < 10; ++i)
+            out.push_back(der_of(sk_X509_value(chain, i)));
+    return out;
+}
+
 template <class Stream> class stream_responder final : public http_responder {
   public:
     stream_responder(Stream& stream, unsigned version, bool keep_alive,
@@ -184,10 +207,12 @@ asio::awaitable<void> http_server::impl::session(Stream stream,
         ~unregister() { srv->open.erase(s); }
     } guard{this, &lowest};
 
+    std::vector<std::string> peer; // the client's certificate chain, DER, leaf first
     if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
         lowest.expires_after(options.write_timeout);
         auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server, use_tuple);
         if (ec) co_return;
+        if (options.request_client_certificate) peer = peer_chain(stream.native_handle());
     }
     beast::flat_buffer buffer;
     while (!stopped) {
@@ -208,6 +233,7 @@ asio::awaitable<void> http_server::impl::session(Stream stream,
         const unsigned version = parser.get().version();
         const bool keep_alive = parser.get().keep_alive();
         http_request request = to_request(parser.release());
+        request.peer_certificates = peer;
         stream_responder<Stream> responder(stream, version, keep_alive, options.write_timeout);
         lowest.expires_never(); // the handler may stream for as long as it likes
         co_await handler(request, responder);
@@ -267,8 +293,15 @@ namespace {
 
 // A TLS server context for a PEM certificate chain and key; throws what is wrong.
 std::shared_ptr<asio::ssl::context> server_context(const std::string& cert_pem,
-                                                   const std::string& key_pem) {
+                                                   const std::string& key_pem,
+                                                   bool request_client_certificate) {
     auto c = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+    if (request_client_certificate) {
+        // Ask, accept whatever comes: the handler decides per request (an untrusted certificate
+        // is a 401 there, as on the Kubernetes API server, not a failed handshake).
+        c->set_verify_mode(asio::ssl::verify_peer);
+        c->set_verify_callback([](bool, asio::ssl::verify_context&) { return true; });
+    }
     c->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                    asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
                    asio::ssl::context::no_tlsv1_1);
@@ -321,7 +354,7 @@ asio::awaitable<void> http_server::impl::reload_loop() {
         if (both && (*both == loaded_pem || *both == failed)) continue;
         if (both) {
             try {
-                ssl = server_context(cert, key);
+                ssl = server_context(cert, key, options.request_client_certificate);
                 loaded_pem = std::move(*both);
                 failed.clear();
                 last_error.clear();
@@ -346,10 +379,10 @@ http_server::http_server(asio::any_io_executor executor, http_server_options opt
         std::string cert, key;
         auto [both, error] = read_pair(*o.tls_from_files, cert, key);
         if (!both) throw std::runtime_error(error);
-        impl_->ssl = server_context(cert, key);
+        impl_->ssl = server_context(cert, key, o.request_client_certificate);
         impl_->loaded_pem = std::move(*both);
     } else if (o.tls) {
-        impl_->ssl = server_context(o.tls->first, o.tls->second);
+        impl_->ssl = server_context(o.tls->first, o.tls->second, o.request_client_certificate);
     }
     const tcp::endpoint endpoint{asio::ip::make_address(o.address), o.port};
     impl_->acceptor.open(endpoint.protocol());

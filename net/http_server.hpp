@@ -49,6 +49,9 @@ struct http_server_options {
     std::optional<std::pair<std::string, std::string>> tls;
     /// Or from files, reloaded (the constructor throws when they do not load at first).
     std::optional<tls_files> tls_from_files;
+    /// Asks TLS clients for a certificate (optional: the handshake never fails over it) and hands
+    /// what they present to the handler unverified, in http_request::peer_certificates.
+    bool request_client_certificate = false;
     /// Told of every reload ("" = the new pair serves) and every failed one (what is wrong; the
     /// last good pair keeps serving). Runs on: the server's executor.
     std::function<void(const std::string& error)> on_tls_reload;

@@ -107,7 +107,29 @@ tls_material make_self_signed(const std::vector<std::string>& hosts) {
     if (!san.empty()) add_extension(cert.get(), ca.get(), NID_subject_alt_name, san.c_str());
     check(X509_sign(cert.get(), ca_key.get(), EVP_sha256()) > 0, "signing the serving certificate");
 
-    return {pem_of(ca.get()), pem_of(cert.get()), pem_of(key.get())};
+    return {pem_of(ca.get()), pem_of(cert.get()), pem_of(key.get()), pem_of(ca_key.get())};
+}
+
+tls_material issue_client_certificate(const tls_material& ca, const std::string& common_name,
+                                      const std::vector<std::string>& organizations) {
+    bio_ptr cert_bio(
+        BIO_new_mem_buf(ca.ca_cert_pem.data(), static_cast<int>(ca.ca_cert_pem.size())));
+    const x509_ptr ca_cert(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
+    bio_ptr key_bio(BIO_new_mem_buf(ca.ca_key_pem.data(), static_cast<int>(ca.ca_key_pem.size())));
+    const pkey_ptr ca_key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
+    check(ca_cert && ca_key, "reading the CA certificate and key");
+
+    const pkey_ptr key = make_key();
+    const x509_ptr cert = make_cert(key.get(), common_name.c_str(), ca_cert.get());
+    X509_NAME* name = X509_get_subject_name(cert.get());
+    for (const auto& o : organizations)
+        X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
+                                   reinterpret_cast<const unsigned char*>(o.c_str()), -1, -1, 0);
+    add_extension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE");
+    add_extension(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature");
+    add_extension(cert.get(), ca_cert.get(), NID_ext_key_usage, "clientAuth");
+    check(X509_sign(cert.get(), ca_key.get(), EVP_sha256()) > 0, "signing the client certificate");
+    return {ca.ca_cert_pem, pem_of(cert.get()), pem_of(key.get()), ca.ca_key_pem};
 }
 
 } // namespace hpaplus::net
