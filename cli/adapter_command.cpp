@@ -26,11 +26,15 @@ namespace {
 constexpr const char* adapter_usage =
     "Usage: hpaplus adapter --metric-backends FILE [--listen ADDR:PORT]\n"
     "                       [--tls-cert-file FILE --tls-private-key-file FILE]\n"
+    "                       [--requestheader-client-ca-file FILE [--requestheader-...]]\n"
+    "                       [--client-ca-file FILE]\n"
     "\n"
     "Serves external.metrics.k8s.io/v1beta1 and custom.metrics.k8s.io/v1beta2 from the\n"
     "Prometheus and monitor backends named in FILE (its `adapter:` section lists the metrics),\n"
     "so a plain HPA, KEDA or kubectl can read them through an APIService (deploy/adapter.yaml).\n"
-    "Prints 'listening on URL' once it accepts connections; stops on SIGINT or SIGTERM.\n"
+    "With a CA flag, only callers that authenticate as on an aggregated API server (front-proxy\n"
+    "or client certificates) are served, others get 401. Prints 'listening on URL' once it\n"
+    "accepts connections; stops on SIGINT or SIGTERM.\n"
     "\n"
     "Flags (--name=value or --name value):\n";
 
@@ -64,8 +68,8 @@ void add_adapter_flags(flag_table& flags, adapter_flags& f) {
     flags.listen("listen", "HTTPS address (port 0 = any free port)", f.listen, "0.0.0.0:6443",
                  false);
     flags.text("tls-cert-file",
-               "serving certificate (PEM); without it a self-signed one is made at start (the "
-               "APIService then needs insecureSkipTLSVerify)",
+               "serving certificate (PEM), read again every 10 s; without it a self-signed one "
+               "is made at start (the APIService then needs insecureSkipTLSVerify)",
                f.cert_file, false);
     flags.text("tls-private-key-file", "its private key (PEM)", f.key_file, false);
     // Authentication, with k8s.io/apiserver's flag names (docs/metrics-backends.md "Security").
