@@ -6,18 +6,28 @@
 #include "kube/config.hpp"
 #include "metrics/adapter_api.hpp"
 #include "metrics/adapter_auth.hpp"
+#include "metrics/adapter_delegation.hpp"
 #include "net/http_server.hpp"
 #include "net/listen_address.hpp"
 #include "net/tls.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace hpaplus::cli {
@@ -27,14 +37,17 @@ constexpr const char* adapter_usage =
     "Usage: hpaplus adapter --metric-backends FILE [--listen ADDR:PORT]\n"
     "                       [--tls-cert-file FILE --tls-private-key-file FILE]\n"
     "                       [--requestheader-client-ca-file FILE [--requestheader-...]]\n"
-    "                       [--client-ca-file FILE]\n"
+    "                       [--client-ca-file FILE] [--kubeconfig FILE]\n"
     "\n"
     "Serves external.metrics.k8s.io/v1beta1 and custom.metrics.k8s.io/v1beta2 from the\n"
     "Prometheus and monitor backends named in FILE (its `adapter:` section lists the metrics),\n"
     "so a plain HPA, KEDA or kubectl can read them through an APIService (deploy/adapter.yaml).\n"
-    "With a CA flag, only callers that authenticate as on an aggregated API server (front-proxy\n"
-    "or client certificates) are served, others get 401. Prints 'listening on URL' once it\n"
-    "accepts connections; stops on SIGINT or SIGTERM.\n"
+    "Callers authenticate as on an aggregated API server: the front-proxy or a client\n"
+    "certificate (CAs from the flags, else from kube-system/extension-apiserver-authentication),\n"
+    "or a bearer token (TokenReview); others get 401. With an API server (--kubeconfig, or\n"
+    "in-cluster) each request is authorized by SubjectAccessReview (403 when denied). Without a\n"
+    "CA flag or an API server every caller is served. Prints 'listening on URL' once it accepts\n"
+    "connections; stops on SIGINT or SIGTERM.\n"
     "\n"
     "Flags (--name=value or --name value):\n";
 
@@ -50,6 +63,7 @@ struct adapter_flags {
     std::string requestheader_extra_headers_prefix = "X-Remote-Extra-";
     std::string client_ca_file;
     std::string always_allow_paths = "/healthz,/readyz,/livez";
+    std::string kubeconfig;
 };
 
 std::vector<std::string> comma_list(const std::string& text) {
@@ -92,31 +106,152 @@ void add_adapter_flags(flag_table& flags, adapter_flags& f) {
                f.client_ca_file, false);
     flags.text("authorization-always-allow-paths", "paths served without credentials",
                f.always_allow_paths);
+    flags.text("kubeconfig",
+               "the API server that reviews tokens and authorizes requests, and publishes the "
+               "request-header CA when no CA flag is given (default: in-cluster when "
+               "KUBERNETES_SERVICE_HOST is set, else none)",
+               f.kubeconfig, false);
 }
 
-metrics::adapter_auth_options auth_options(const adapter_flags& f) {
-    metrics::adapter_auth_options o;
-    o.requestheader_client_ca_file = f.requestheader_client_ca_file;
-    o.requestheader_allowed_names = comma_list(f.requestheader_allowed_names);
-    o.requestheader_username_headers = comma_list(f.requestheader_username_headers);
-    o.requestheader_group_headers = comma_list(f.requestheader_group_headers);
-    o.requestheader_extra_headers_prefix = comma_list(f.requestheader_extra_headers_prefix);
-    o.client_ca_file = f.client_ca_file;
-    o.always_allow_paths = comma_list(f.always_allow_paths);
-    return o;
+bool ca_flags_given(const adapter_flags& f) {
+    return !f.requestheader_client_ca_file.empty() || !f.client_ca_file.empty();
 }
 
-// Unauthenticated callers get a 401 Status (why is logged, never told), unless the path is
-// always allowed or no way of authenticating is configured.
+// The settings the CA flags name, their files read now; the error names the flag.
+core::outcome<metrics::authentication_settings> settings_from_flags(const adapter_flags& f) {
+    metrics::authentication_settings s;
+    for (const auto& [flag, path, pem] :
+         {std::tuple{"requestheader-client-ca-file", &f.requestheader_client_ca_file,
+                     &s.request_header.client_ca_pem},
+          std::tuple{"client-ca-file", &f.client_ca_file, &s.client_ca_pem}}) {
+        if (path->empty()) continue;
+        auto text = kube::read_file(*path);
+        if (!text) return core::error_message(std::string("--") + flag + ": cannot read " + *path);
+        *pem = std::move(*text);
+    }
+    s.request_header.allowed_names = comma_list(f.requestheader_allowed_names);
+    s.request_header.username_headers = comma_list(f.requestheader_username_headers);
+    s.request_header.group_headers = comma_list(f.requestheader_group_headers);
+    s.request_header.extra_headers_prefix = comma_list(f.requestheader_extra_headers_prefix);
+    return s;
+}
+
+// The API server the adapter delegates to: --kubeconfig, else in-cluster, else none.
+core::outcome<std::optional<kube::cluster_config>> delegation_cluster(const adapter_flags& f) {
+    if (!f.kubeconfig.empty()) {
+        auto c = kube::load_kubeconfig(f.kubeconfig);
+        if (!c) return core::error_message("--kubeconfig: " + c.error().text);
+        return std::optional<kube::cluster_config>(std::move(*c));
+    }
+    const auto env = controller::environment();
+    if (env.count("KUBERNETES_SERVICE_HOST") == 0) return std::optional<kube::cluster_config>();
+    auto c = kube::load_in_cluster(env);
+    if (!c) return c.error();
+    return std::optional<kube::cluster_config>(std::move(*c));
+}
+
+// Who may call, kept current: the CA flags' files or the authentication ConfigMap are read again
+// every 10 s, so a rotated CA is trusted without a restart (an unusable one is reported once and
+// the last good settings stay).
+struct authentication_source {
+    const adapter_flags& flags;
+    metrics::adapter_authenticator& authenticator;
+    metrics::adapter_delegation* delegation; ///< null: no API server
+    metrics::authentication_settings current;
+    std::string last_error;
+
+    bool uses_configmap() const { return !ca_flags_given(flags) && delegation; }
+
+    boost::asio::awaitable<core::outcome<metrics::authentication_settings>> read() {
+        if (uses_configmap()) co_return co_await delegation->read_authentication_settings();
+        co_return settings_from_flags(flags);
+    }
+
+    // Reads and applies the settings; returns the error, or "" when they apply.
+    boost::asio::awaitable<std::string> refresh() {
+        auto settings = co_await read();
+        if (!settings) co_return settings.error().text;
+        if (*settings == current) co_return std::string();
+        try {
+            authenticator.configure(*settings);
+        } catch (const std::exception& e) {
+            co_return std::string(e.what());
+        }
+        current = std::move(*settings);
+        co_return std::string();
+    }
+
+    boost::asio::awaitable<void> keep_current(boost::asio::steady_timer& timer) {
+        for (;;) {
+            timer.expires_after(std::chrono::seconds(10));
+            auto [ec] =
+                co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+            if (ec) co_return;
+            const auto before = current;
+            std::string error = co_await refresh();
+            if (!error.empty() && error != last_error)
+                spdlog::warn("keeping the last good authentication settings: {}", error);
+            else if (error.empty() && !(before == current))
+                spdlog::info("trusting the renewed client CAs");
+            last_error = std::move(error);
+        }
+    }
+};
+
+// Serves once the first authentication settings apply (an adapter that cannot tell its callers
+// apart must not serve them), then keeps them current.
+boost::asio::awaitable<void> start(authentication_source& source, net::http_server& server,
+                                   boost::asio::steady_timer& reload, int& exit_code,
+                                   std::function<void()> stop) {
+    const bool refreshed = source.uses_configmap() || ca_flags_given(source.flags);
+    if (refreshed) {
+        if (auto error = co_await source.refresh(); !error.empty()) {
+            std::fprintf(stderr, "hpaplus adapter: %s\n", error.c_str());
+            exit_code = source.uses_configmap() ? 1 : 2;
+            stop();
+            co_return;
+        }
+    }
+    server.start();
+    std::printf("listening on %s\n", server.url().c_str());
+    std::fflush(stdout);
+    if (refreshed) co_await source.keep_current(reload);
+}
+
+// Authenticates (certificates, else a bearer token through TokenReview), authorizes through
+// SubjectAccessReview when there is an API server, then serves. Why a caller was refused is
+// logged, never told.
 boost::asio::awaitable<void> serve(metrics::adapter_api& api,
                                    const metrics::adapter_authenticator& auth,
+                                   metrics::adapter_delegation* delegation,
                                    net::http_request& request, net::http_responder& responder) {
-    if (auth.enabled() && !auth.always_allowed(request.path)) {
-        if (auto user = auth.authenticate(request); !user) {
+    const bool checked = auth.enabled() || delegation;
+    if (checked && !auth.always_allowed(request.path)) {
+        auto user = auth.authenticate(request);
+        if (const auto token = metrics::bearer_token(request); !user && !token.empty()) {
+            if (delegation)
+                user = co_await delegation->review_token(std::string(token));
+            else
+                user = core::error_message("a bearer token, and no API server to review it");
+        }
+        if (!user) {
             spdlog::info("401 for {} {}: {}", request.method, request.path, user.error().text);
             net::http_response refusal = metrics::unauthorized_status();
             co_await responder.send(std::move(refusal));
             co_return;
+        }
+        if (delegation) {
+            const auto attributes = metrics::attributes_of(request);
+            const auto decision = co_await delegation->authorize(*user, attributes);
+            if (!decision || !decision->allowed) {
+                net::http_response refusal =
+                    decision ? metrics::forbidden_status(*user, attributes, decision->reason)
+                             : metrics::authorization_error_status(decision.error().text);
+                spdlog::info("{} for {} {} by {}", refusal.status, request.method, request.path,
+                             user->name);
+                co_await responder.send(std::move(refusal));
+                co_return;
+            }
         }
     }
     net::http_response response = co_await api.handle(request);
@@ -172,34 +307,45 @@ int run_adapter(int argc, char** argv) {
                     spdlog::warn("keeping the last good TLS certificate: {}", error);
             };
         }
-        std::unique_ptr<metrics::adapter_authenticator> authenticator;
-        try {
-            authenticator = std::make_unique<metrics::adapter_authenticator>(auth_options(f));
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "hpaplus adapter: %s\n", e.what());
+        auto cluster = delegation_cluster(f);
+        if (!cluster) {
+            std::fprintf(stderr, "hpaplus adapter: %s\n", cluster.error().text.c_str());
             return 2;
         }
-        const metrics::adapter_authenticator& auth = *authenticator;
-        if (auth.enabled())
-            server_options.request_client_certificate = true;
-        else
-            spdlog::warn("no --requestheader-client-ca-file or --client-ca-file: every caller is "
-                         "served without authentication");
         boost::asio::io_context io(1);
+        std::unique_ptr<metrics::adapter_delegation> delegation;
+        if (*cluster)
+            delegation = std::make_unique<metrics::adapter_delegation>(io.get_executor(),
+                                                                       std::move(**cluster));
+        else
+            spdlog::warn("no --kubeconfig and not in a cluster: bearer tokens are refused and "
+                         "every authenticated caller is authorized");
+        metrics::adapter_authenticator auth(comma_list(f.always_allow_paths));
+        authentication_source source{f, auth, delegation.get(), {}, {}};
+        if (!ca_flags_given(f) && !delegation)
+            spdlog::warn("no --requestheader-client-ca-file, --client-ca-file or API server: "
+                         "every caller is served without authentication");
+        server_options.request_client_certificate = ca_flags_given(f) || delegation;
         metrics::adapter_api api(io.get_executor(), *file);
+        metrics::adapter_delegation* delegate = delegation.get();
         net::http_server server(
             io.get_executor(), server_options,
-            [&api, &auth](net::http_request& request, net::http_responder& responder)
-                -> boost::asio::awaitable<void> { return serve(api, auth, request, responder); });
-        controller::stop_signal signals(io, [&] {
+            [&api, &auth, delegate](net::http_request& request, net::http_responder& responder)
+                -> boost::asio::awaitable<void> {
+                return serve(api, auth, delegate, request, responder);
+            });
+        boost::asio::steady_timer reload(io);
+        int exit_code = 0;
+        const std::function<void()> stop = [&] {
+            reload.cancel();
             server.stop();
             io.stop();
-        });
-        server.start();
-        std::printf("listening on %s\n", server.url().c_str());
-        std::fflush(stdout);
+        };
+        controller::stop_signal signals(io, stop);
+        boost::asio::co_spawn(io, start(source, server, reload, exit_code, stop),
+                              boost::asio::detached);
         io.run();
-        return 0;
+        return exit_code;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hpaplus adapter: %s\n", e.what());
         return 1;

@@ -4,6 +4,7 @@
 #include "core/names.hpp"
 #include "core/quantity.hpp"
 #include "core/time.hpp"
+#include "metrics/adapter_auth.hpp"
 #include "metrics/http_backend.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -27,21 +28,6 @@ net::http_response json_response(int status, rapidjson::StringBuffer& body) {
     r.status = status;
     r.body.assign(body.GetString(), body.GetSize());
     return r;
-}
-
-net::http_response status_error(int code, const char* reason, const std::string& message) {
-    rapidjson::StringBuffer b;
-    writer w(b);
-    w.StartObject();
-    w.Key("kind"), w.String("Status");
-    w.Key("apiVersion"), w.String("v1");
-    w.Key("metadata"), w.StartObject(), w.EndObject();
-    w.Key("status"), w.String("Failure");
-    w.Key("message"), w.String(message);
-    w.Key("reason"), w.String(reason);
-    w.Key("code"), w.Int(code);
-    w.EndObject();
-    return json_response(code, b);
 }
 
 std::vector<std::string_view> split_path(std::string_view path) {
@@ -116,9 +102,9 @@ struct adapter_api::impl {
     asio::awaitable<net::http_response> metric(const adapter_metric& m, std::string ns,
                                                std::string object, std::string selector_text) {
         auto selector = core::parse_label_selector(selector_text);
-        if (!selector) co_return status_error(400, "BadRequest", selector.error().text);
+        if (!selector) co_return status_response(400, "BadRequest", selector.error().text);
         auto matchers = promql_matchers(*selector);
-        if (!matchers) co_return status_error(400, "BadRequest", matchers.error().text);
+        if (!matchers) co_return status_response(400, "BadRequest", matchers.error().text);
         http_backend* b = find_backend(backends, m.backend); // the file names only known ones
         template_values values{{"namespace", ns},
                                {"name", object},
@@ -127,14 +113,15 @@ struct adapter_api::impl {
                                {"labelSelector", core::to_string(*selector)},
                                {"window", b->config().window}};
         auto query = expand_query(m.query, values, b->config().query_language);
-        if (!query) co_return status_error(500, "InternalError", query.error().text);
+        if (!query) co_return status_response(500, "InternalError", query.error().text);
         const std::string who = "backend \"" + m.backend + "\"";
         const backend_answer answer = co_await b->fetch(std::move(*query), std::move(values));
         if (answer.kind == answer_kind::unavailable)
-            co_return status_error(503, "ServiceUnavailable",
-                                   who + " is unavailable: " + answer.error);
+            co_return status_response(503, "ServiceUnavailable",
+                                      who + " is unavailable: " + answer.error);
         if (answer.kind == answer_kind::bad_answer)
-            co_return status_error(500, "InternalError", who + " answered badly: " + answer.error);
+            co_return status_response(500, "InternalError",
+                                      who + " answered badly: " + answer.error);
         co_return list(m, ns, object, answer);
     }
 
@@ -192,8 +179,8 @@ adapter_api::~adapter_api() = default;
 asio::awaitable<net::http_response> adapter_api::handle(const net::http_request& request) {
     const auto parts = split_path(request.path);
     if (request.method != "GET")
-        co_return status_error(405, "MethodNotAllowed",
-                               "the metrics APIs are read-only (method " + request.method + ")");
+        co_return status_response(405, "MethodNotAllowed",
+                                  "the metrics APIs are read-only (method " + request.method + ")");
     if (parts.size() == 1 &&
         (parts[0] == "healthz" || parts[0] == "readyz" || parts[0] == "livez")) {
         net::http_response ok;
@@ -202,7 +189,7 @@ asio::awaitable<net::http_response> adapter_api::handle(const net::http_request&
         co_return ok;
     }
     if (parts.empty() || parts[0] != "apis")
-        co_return status_error(404, "NotFound", "the server could not find " + request.path);
+        co_return status_response(404, "NotFound", "the server could not find " + request.path);
     if (parts.size() == 1) {
         rapidjson::StringBuffer b;
         writer w(b);
@@ -219,7 +206,7 @@ asio::awaitable<net::http_response> adapter_api::handle(const net::http_request&
     const bool is_external = parts[1] == "external.metrics.k8s.io";
     const bool is_custom = parts[1] == "custom.metrics.k8s.io";
     if (!is_external && !is_custom)
-        co_return status_error(404, "NotFound", "the server could not find " + request.path);
+        co_return status_response(404, "NotFound", "the server could not find " + request.path);
     if (parts.size() == 2) {
         rapidjson::StringBuffer b;
         writer w(b);
@@ -228,28 +215,30 @@ asio::awaitable<net::http_response> adapter_api::handle(const net::http_request&
         co_return json_response(200, b);
     }
     if (parts[2] != (is_external ? "v1beta1" : "v1beta2"))
-        co_return status_error(404, "NotFound", "the server could not find " + request.path);
+        co_return status_response(404, "NotFound", "the server could not find " + request.path);
     if (parts.size() == 3) co_return impl_->resources(is_external);
 
     const std::string selector(request.query_param("labelSelector").value_or(""));
     const std::string ns(parts.size() > 4 ? parts[4] : "");
     // Names from the URL go into backend queries: only what Kubernetes allows gets that far.
     if (parts.size() > 4 && !core::is_dns1123_label(ns))
-        co_return status_error(400, "BadRequest",
-                               "the namespace must be a DNS-1123 label (lowercase letters, digits "
-                               "and '-', at most 63)");
+        co_return status_response(
+            400, "BadRequest",
+            "the namespace must be a DNS-1123 label (lowercase letters, digits "
+            "and '-', at most 63)");
     if (is_custom && parts.size() > 6 && parts[6] != "*" && !core::is_dns1123_subdomain(parts[6]))
-        co_return status_error(400, "BadRequest",
-                               "the object name must be a DNS-1123 subdomain (lowercase letters, "
-                               "digits, '-' and '.', at most 253) or *");
+        co_return status_response(
+            400, "BadRequest",
+            "the object name must be a DNS-1123 subdomain (lowercase letters, "
+            "digits, '-' and '.', at most 253) or *");
     if (is_external && parts.size() == 6 && parts[3] == "namespaces") {
         const std::string name(parts[5]);
         const std::string no_object;
         for (const auto& m : impl_->external)
             if (m.name == name) co_return co_await impl_->metric(m, ns, no_object, selector);
-        co_return status_error(404, "NotFound",
-                               "the server could not find the metric " + name +
-                                   " (not in the adapter's configuration)");
+        co_return status_response(404, "NotFound",
+                                  "the server could not find the metric " + name +
+                                      " (not in the adapter's configuration)");
     }
     if (is_custom && parts.size() == 8 && parts[3] == "namespaces") {
         const std::string resource(parts[5]);
@@ -258,11 +247,11 @@ asio::awaitable<net::http_response> adapter_api::handle(const net::http_request&
         for (const auto& m : impl_->custom)
             if (m.name == name && m.resource == resource)
                 co_return co_await impl_->metric(m, ns, object, selector);
-        co_return status_error(404, "NotFound",
-                               "the server could not find the metric " + name + " for " + resource +
-                                   " (not in the adapter's configuration)");
+        co_return status_response(404, "NotFound",
+                                  "the server could not find the metric " + name + " for " +
+                                      resource + " (not in the adapter's configuration)");
     }
-    co_return status_error(404, "NotFound", "the server could not find " + request.path);
+    co_return status_response(404, "NotFound", "the server could not find " + request.path);
 }
 
 } // namespace hpaplus::metrics

@@ -75,6 +75,7 @@ asio::awaitable<client_response> exchange(Stream& stream, http::request<http::st
         co_return out;
     }
     out.status = static_cast<int>(parser.get().result_int());
+    out.content_type = std::string(parser.get()[http::field::content_type]);
     out.body = std::move(parser.get().body());
     co_return out;
 }
@@ -91,7 +92,9 @@ asio::awaitable<client_response> send_once(asio::any_io_executor executor, clien
     http::request<http::string_body> req{http::string_to_verb(request.method), url->target, 11};
     req.set(http::field::host, url->host);
     req.set(http::field::content_type, request.content_type);
-    req.set(http::field::accept, "application/json");
+    req.set(http::field::accept, request.accept);
+    for (const auto& [name, value] : request.headers)
+        req.insert(name, value);
     req.body() = std::move(request.body);
     req.prepare_payload();
 
@@ -112,7 +115,8 @@ asio::awaitable<client_response> send_once(asio::any_io_executor executor, clien
     if (!url->tls) co_return co_await exchange(tcp, req);
 
     asio::ssl::context ssl(asio::ssl::context::tls_client);
-    ssl.set_verify_mode(asio::ssl::verify_peer);
+    ssl.set_verify_mode(request.insecure_skip_verify ? asio::ssl::verify_none
+                                                     : asio::ssl::verify_peer);
     boost::system::error_code ec;
     if (request.ca_pem.empty())
         ssl.set_default_verify_paths(ec);
@@ -122,9 +126,20 @@ asio::awaitable<client_response> send_once(asio::any_io_executor executor, clien
         out.error = "the CA bundle is not usable: " + ec.message();
         co_return out;
     }
+    if (!request.client_cert_pem.empty()) {
+        ssl.use_certificate_chain(asio::buffer(request.client_cert_pem), ec);
+        if (!ec)
+            ssl.use_private_key(asio::buffer(request.client_key_pem), asio::ssl::context::pem, ec);
+        if (ec) {
+            out.error = "the client certificate is not usable: " + ec.message();
+            co_return out;
+        }
+    }
+    const std::string& name = request.server_name.empty() ? url->host : request.server_name;
     beast::ssl_stream<beast::tcp_stream> stream(std::move(tcp), ssl);
-    SSL_set_tlsext_host_name(stream.native_handle(), url->host.c_str());
-    stream.set_verify_callback(asio::ssl::host_name_verification(url->host));
+    SSL_set_tlsext_host_name(stream.native_handle(), name.c_str());
+    if (!request.insecure_skip_verify)
+        stream.set_verify_callback(asio::ssl::host_name_verification(name));
     auto [hec] = co_await stream.async_handshake(asio::ssl::stream_base::client, use_tuple);
     if (hec) {
         out.error = "TLS handshake with " + url->host + ":" + url->port + ": " + hec.message();

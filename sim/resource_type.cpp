@@ -50,6 +50,23 @@ std::vector<resource_type> builtin_resource_types() {
     // installs beside the workloads.
     t.push_back(make({"", "serviceaccounts", "ServiceAccount", {"sa"}, {}, true, false}));
     t.push_back(make({"", "services", "Service", {"svc"}, {"all"}, true, true}));
+    // Where the aggregation layer sends an APIService's requests (no endpoints controller: they
+    // are written by hand, and may point at 127.0.0.1).
+    t.push_back(make({"", "endpoints", "Endpoints", {"ep"}, {}, true, false}));
+    t.push_back(make({"discovery.k8s.io", "endpointslices", "EndpointSlice", {}, {}, true, false}));
+    t.push_back(make({"apiregistration.k8s.io",
+                      "apiservices",
+                      "APIService",
+                      {},
+                      {"api-extensions"},
+                      false,
+                      true}));
+    for (const auto& [group, plural, kind] :
+         {std::tuple{"authentication.k8s.io", "tokenreviews", "TokenReview"},
+          std::tuple{"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview"}}) {
+        t.push_back(make({group, plural, kind, {}, {}, false, false}));
+        t.back().create_only = true;
+    }
     for (const auto& [plural, kind, namespaced] :
          {std::tuple{"roles", "Role", true}, std::tuple{"rolebindings", "RoleBinding", true},
           std::tuple{"clusterroles", "ClusterRole", false},

@@ -43,6 +43,7 @@ struct resource_type {
     std::vector<printer_column> columns; ///< empty: the built-in printer or just Name/Age
     bool custom = false;                 ///< served from a CustomResourceDefinition
     bool read_only = false;              ///< computed on request (metrics APIs): get and list only
+    bool create_only = false; ///< reviews (TokenReview, SubjectAccessReview): answered, not stored
     std::shared_ptr<const json_doc> schema =
         nullptr; ///< a CRD version's openAPIV3Schema (sim/apiserver/schema.hpp)
     /// Other versions of the group served from the same objects by conversion (HPAs: v1).

@@ -58,6 +58,12 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
     }
     const auto answer_latency = co_await apply_faults(r, parts, out);
     if (!answer_latency) co_return;
+    if (parts.size() >= 3 && parts[0] == "apis")
+        if (const object_ptr apiservice = aggregated(parts[1], parts[2])) {
+            http_response answer = co_await proxy(r, *apiservice);
+            co_await out.send(std::move(answer));
+            co_return;
+        }
     if (auto d = discovery(r, parts)) {
         co_await out.send(std::move(*d));
         co_return;
@@ -69,6 +75,11 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
     }
     if (t->group == "custom.metrics.k8s.io" || t->group == "external.metrics.k8s.io") {
         co_await out.send(metrics_apis(r, parts));
+        co_return;
+    }
+    if (const collection* c = store.find(t->group, t->version, t->plural);
+        c && c->type.create_only) {
+        co_await out.send(review(r, *t));
         co_return;
     }
     if (t->group == "metrics.k8s.io" && usage) {
@@ -144,6 +155,7 @@ void api_server::bootstrap() {
         doc.Parse((std::string(R"({"metadata":{"name":")") + ns + R"("}})").c_str());
         (void)impl_->store.create(*namespaces, "", std::move(doc));
     }
+    impl_->bootstrap_authentication();
 }
 
 } // namespace hpaplus::sim

@@ -46,7 +46,8 @@ class api_server {
     /// Ends every open watch (their streams close cleanly).
     void stop();
 
-    /// Creates the namespaces every cluster has (default, kube-system, kube-public).
+    /// Creates the namespaces every cluster has (default, kube-system, kube-public), the admin
+    /// token and the front-proxy CA in kube-system/extension-apiserver-authentication.
     void bootstrap();
 
     /// Serves metrics.k8s.io/v1beta1 (PodMetrics, NodeMetrics) from `usage` (milli-CPU, bytes;

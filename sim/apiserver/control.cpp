@@ -125,6 +125,7 @@ http_response api_server::impl::control(const http_request& r,
         wake_watches();
         return ok(R"({"expired":true})");
     }
+    if (auto answer = auth_control(r, what)) return std::move(*answer);
     if (what == "prometheus" && r.method == "GET" && prometheus)
         return http_response{200, "text/plain; version=0.0.4; charset=utf-8", prometheus(), {}};
     if (what == "snapshot" && r.method == "POST") {

@@ -51,6 +51,8 @@ std::string api_server::impl::resource_list(const std::string& gv) {
         };
         if (t.read_only)
             add(t.plural, t.singular, t.kind, {"get", "list"}, true, nullptr, nullptr);
+        else if (t.create_only)
+            add(t.plural, t.singular, t.kind, {"create"}, true, nullptr, nullptr);
         else
             add(t.plural, t.singular, t.kind,
                 {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
@@ -80,6 +82,12 @@ std::vector<std::pair<std::string, std::vector<std::string>>> api_server::impl::
         for (const auto& v : t.converted_versions)
             if (std::find(versions.begin(), versions.end(), v) == versions.end())
                 versions.push_back(v);
+    }
+    for (const auto& [group, version] : aggregated_group_versions()) {
+        auto it = std::find_if(out.begin(), out.end(), [&](auto& g) { return g.first == group; });
+        if (it == out.end()) it = out.insert(out.end(), {group, {}});
+        if (std::find(it->second.begin(), it->second.end(), version) == it->second.end())
+            it->second.push_back(version);
     }
     return out;
 }

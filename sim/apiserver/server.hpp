@@ -3,6 +3,7 @@
 // subresources, metrics APIs, faults). Internal to sim/apiserver.
 #pragma once
 
+#include "net/tls.hpp"
 #include "sim/apiserver/api_server.hpp"
 #include "sim/apiserver/request.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -25,6 +27,18 @@ using net::http_responder;
 using net::http_response;
 
 struct openapi_v2_document;
+
+/// Who sends a request to the simulated cluster.
+struct sim_user {
+    std::string name;
+    std::vector<std::string> groups;
+};
+
+/// A SubjectAccessReview is denied when a rule matches: every non-empty field equals the
+/// review's (`group` is one of the user's groups; `path` a non-resource request's path).
+struct deny_rule {
+    std::string user, group, verb, api_group, resource, ns, path;
+};
 
 struct api_server::impl {
     asio::any_io_executor executor;
@@ -42,6 +56,11 @@ struct api_server::impl {
     std::uint64_t crd_changes = 0; ///< bumped on every CRD write: the served kinds may change
     std::uint64_t openapi_v2_built_at = ~std::uint64_t{0};
     std::shared_ptr<const openapi_v2_document> openapi_v2_cache;
+    /// The aggregator's client certificate (CN front-proxy-client) and its CA, published in
+    /// kube-system/extension-apiserver-authentication.
+    net::tls_material front_proxy;
+    std::map<std::string, sim_user> tokens; ///< bearer token → user (set in bootstrap and tests)
+    std::vector<deny_rule> deny_rules;      ///< the authorization policy: allow unless denied
 
     // --- lifecycle and routing (api_server.cpp)
 
@@ -151,6 +170,29 @@ struct api_server::impl {
     http_response resource_metrics(const http_request& r, const target& t);
 
     http_response metrics_apis(const http_request& r, const std::vector<std::string>& parts);
+
+    // --- authentication, authorization and the aggregation layer (aggregation.cpp)
+
+    // The front-proxy CA and client certificate, the admin token and the ConfigMap
+    // kube-system/extension-apiserver-authentication.
+    void bootstrap_authentication();
+
+    // The caller: a known bearer token's user, else the admin (the sim does not refuse anyone).
+    sim_user caller(const http_request& r) const;
+
+    // POST of a TokenReview or SubjectAccessReview: the review with its status.
+    http_response review(const http_request& r, const target& t);
+
+    // The APIService that takes /apis/GROUP/VERSION to a Service, if there is one.
+    object_ptr aggregated(const std::string& group, const std::string& version);
+    std::vector<std::pair<std::string, std::string>> aggregated_group_versions();
+
+    // The request sent on to the APIService's Service endpoint, as kube-apiserver's proxy sends
+    // it: the front-proxy client certificate, the caller in X-Remote-User/X-Remote-Group.
+    asio::awaitable<http_response> proxy(const http_request& r, const stored_object& apiservice);
+
+    // /sim/v1/tokens and /sim/v1/authorization.
+    std::optional<http_response> auth_control(const http_request& r, const std::string& what);
 
     // --- faults and /sim/v1 controls (control.cpp)
 

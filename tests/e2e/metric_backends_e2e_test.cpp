@@ -3,6 +3,8 @@
 // monitor), next to the Kubernetes metrics APIs — and falling back when Prometheus stops.
 // Every server runs on 127.0.0.1 in a temporary directory and is stopped afterwards.
 #include "../support/process.hpp"
+#include "net/base64.hpp"
+#include "net/tls.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -520,6 +522,116 @@ TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) 
                r.output.find("backend \"influx\" is unavailable") != std::string::npos;
     })) << r.output;
     EXPECT_EQ(raw("/healthz").output, "ok");
+    EXPECT_EQ(adapter.terminate(), 0);
+}
+
+// The way a cluster reaches the adapter: an APIService for external.metrics.k8s.io, its Service
+// and EndpointSlice pointing at the adapter on 127.0.0.1; the simulated API server proxies with
+// its front-proxy certificate. The adapter trusts that certificate because it reads the CA from
+// kube-system/extension-apiserver-authentication (no CA flag), reviews bearer tokens and
+// authorizes every request with SubjectAccessReview against the same cluster.
+TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregationLayer) {
+    ASSERT_EQ(influx_write("queue_depth,namespace=default value=42").exit_code, 0);
+    // The serving certificate names the Service, as kube-apiserver verifies it.
+    const auto serving = net::make_self_signed({"127.0.0.1", "hpaplus-adapter.hpaplus.svc"});
+    write_file(dir.path() + "/tls.crt", serving.cert_pem);
+    write_file(dir.path() + "/tls.key", serving.key_pem);
+    test::child_process adapter({HPAPLUS_BINARY, "adapter", "--metric-backends=" + backends_file(),
+                                 "--listen=127.0.0.1:0",
+                                 "--tls-cert-file=" + dir.path() + "/tls.crt",
+                                 "--tls-private-key-file=" + dir.path() + "/tls.key",
+                                 "--kubeconfig=" + dir.path() + "/kubeconfig"});
+    const std::string line = adapter.wait_for_line("listening on", 20s);
+    ASSERT_NE(line.find("https://127.0.0.1:"), std::string::npos) << line;
+    const std::string url = line.substr(line.find("https://"));
+    const std::string port = url.substr(url.rfind(':') + 1);
+    ASSERT_EQ(apply("apiVersion: v1\nkind: Namespace\nmetadata: {name: hpaplus}\n---\n"
+                    "apiVersion: v1\nkind: Service\nmetadata: {name: hpaplus-adapter, namespace: "
+                    "hpaplus}\nspec:\n  ports: [{name: https, port: 443, targetPort: " +
+                    port +
+                    "}]\n---\n"
+                    "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: "
+                    "hpaplus-adapter-1\n  namespace: hpaplus\n  labels: "
+                    "{kubernetes.io/service-name: hpaplus-adapter}\naddressType: IPv4\n"
+                    "endpoints: [{addresses: [127.0.0.1], conditions: {ready: true}}]\n"
+                    "ports: [{name: https, port: " +
+                    port +
+                    "}]\n---\n"
+                    "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: "
+                    "v1beta1.external.metrics.k8s.io}\nspec:\n  group: external.metrics.k8s.io\n"
+                    "  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n"
+                    "  service: {name: hpaplus-adapter, namespace: hpaplus, port: 443}\n"
+                    "  caBundle: " +
+                    net::base64_encode(serving.ca_cert_pem) + "\n")
+                  .exit_code,
+              0);
+    const std::string metric =
+        "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth";
+    auto r = kubectl("get --raw " + metric);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(R"("metricName":"queue_depth")"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(R"("value":"42")"), std::string::npos) << r.output;
+    r = kubectl("get --raw /apis/external.metrics.k8s.io/v1beta1");
+    EXPECT_NE(r.output.find(R"("name":"queue_depth")"), std::string::npos) << r.output;
+
+    // Straight to the adapter: no credentials, an unknown token → 401; a token the cluster knows
+    // (TokenReview) → 200.
+    auto direct = [&](const std::string& token) {
+        return test::run_command(
+                   "curl -sk --max-time 5 -w ' HTTP%{http_code}' " +
+                   (token.empty() ? "" : "-H 'Authorization: Bearer " + token + "' ") + "'" + url +
+                   metric + "'")
+            .output;
+    };
+    auto sim_control = [&](const std::string& method, const std::string& path,
+                           const std::string& body) {
+        return test::run_command("curl -sf -X " + method + " " + sim_scheme + "://" + sim_address +
+                                 path + " -d '" + body + "'");
+    };
+    EXPECT_NE(direct("").find("HTTP401"), std::string::npos);
+    EXPECT_NE(direct("nobody-knows-this").find("HTTP401"), std::string::npos);
+    ASSERT_EQ(sim_control("POST", "/sim/v1/tokens",
+                          R"({"token":"alice-token","user":"alice","groups":["team-a"]})")
+                  .exit_code,
+              0);
+    auto answer = direct("alice-token");
+    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
+    EXPECT_NE(answer.find(R"("value":"42")"), std::string::npos) << answer;
+
+    // The cluster's authorization says no (SubjectAccessReview): 403 once the cached allow
+    // (10 s) runs out, through the aggregation layer and for the token alike.
+    ASSERT_EQ(sim_control("PUT", "/sim/v1/authorization",
+                          R"({"deny":[{"resource":"queue_depth","namespace":"default"}]})")
+                  .exit_code,
+              0);
+    EXPECT_TRUE(eventually(
+        [&] {
+            r = kubectl("get --raw " + metric);
+            return r.exit_code != 0 &&
+                   r.output.find("queue_depth.external.metrics.k8s.io is forbidden: User "
+                                 "\"hpaplus-sim\" cannot list resource \"queue_depth\"") !=
+                       std::string::npos;
+        },
+        30s))
+        << r.output;
+    EXPECT_TRUE(eventually(
+        [&] { return direct("alice-token").find("HTTP403") != std::string::npos; }, 30s));
+    ASSERT_EQ(sim_control("DELETE", "/sim/v1/authorization", "").exit_code, 0);
+
+    // An HPAPlus on the External metric reads it through the sim's aggregation layer:
+    // 42 / averageValue 10 → 5 replicas.
+    ASSERT_EQ(apply(deployment("worker", 1, "100m", "0")).exit_code, 0);
+    start_controller();
+    ASSERT_EQ(apply(hpaplus("worker", 8,
+                            "    - type: External\n"
+                            "      external:\n"
+                            "        metric: {name: queue_depth}\n"
+                            "        target: {type: AverageValue, averageValue: '10'}\n"))
+                  .exit_code,
+              0);
+    EXPECT_TRUE(
+        eventually([&] { return jsonpath("deployment/worker", "{.spec.replicas}") == "5"; }, 90s))
+        << kubectl("get hpaplus worker -o yaml").output;
     EXPECT_EQ(adapter.terminate(), 0);
 }
 
