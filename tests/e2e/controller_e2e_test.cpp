@@ -306,64 +306,6 @@ TEST(Adapter, ServesARenewedCertificateWithoutARestart) {
     EXPECT_EQ(adapter.terminate(), 0);
 }
 
-// Who may call the adapter (issue: "to authenticated callers only"): the API server's
-// front-proxy certificate — signed by the request-header CA, with an allowed common name — with
-// the user in X-Remote-User; nobody else, except on the health paths.
-TEST(Adapter, AnswersOnlyTheFrontProxyWithAnAllowedNameAndTheHealthPathsToAnyone) {
-    test::temp_dir dir;
-    auto write = [&](const std::string& name, const std::string& text) {
-        std::ofstream(dir.path() + "/" + name) << text;
-    };
-    const auto front_proxy_ca = net::make_self_signed({"127.0.0.1"});
-    const auto other_ca = net::make_self_signed({"127.0.0.1"});
-    const auto proxy = net::issue_client_certificate(front_proxy_ca, "front-proxy-client");
-    const auto stranger = net::issue_client_certificate(other_ca, "front-proxy-client");
-    const auto wrong_name = net::issue_client_certificate(front_proxy_ca, "someone-else");
-    write("front-proxy-ca.crt", front_proxy_ca.ca_cert_pem);
-    for (const auto& [name, pair] : {std::pair{"proxy", &proxy}, std::pair{"stranger", &stranger},
-                                     std::pair{"wrong-name", &wrong_name}}) {
-        write(std::string(name) + ".crt", pair->cert_pem);
-        write(std::string(name) + ".key", pair->key_pem);
-    }
-    write("backends.yaml", "backends: []\n");
-    test::child_process adapter(
-        {HPAPLUS_BINARY, "adapter", "--metric-backends=" + dir.path() + "/backends.yaml",
-         "--listen=127.0.0.1:0",
-         "--requestheader-client-ca-file=" + dir.path() + "/front-proxy-ca.crt",
-         "--requestheader-allowed-names=front-proxy-client"});
-    const std::string line = adapter.wait_for_line("listening on", 20s);
-    ASSERT_NE(line.find("https://"), std::string::npos) << line;
-    const std::string url = line.substr(line.find("https://"));
-    // The HTTP status and body of a GET, with `who`'s certificate ("" = none).
-    auto get = [&](const std::string& who, const std::string& path) {
-        const std::string cert = who.empty() ? ""
-                                             : " --cert " + dir.path() + "/" + who + ".crt --key " +
-                                                   dir.path() + "/" + who + ".key";
-        return test::run_command("curl -sk --max-time 5 -w ' HTTP%{http_code}'" + cert +
-                                 " -H 'X-Remote-User: "
-                                 "system:serviceaccount:kube-system:horizontal-pod-autoscaler' "
-                                 "-H 'X-Remote-Group: system:serviceaccounts' '" +
-                                 url + path + "'")
-            .output;
-    };
-    const std::string discovery = "/apis/external.metrics.k8s.io/v1beta1";
-    for (const char* who : {"", "stranger", "wrong-name"}) {
-        const auto answer = get(who, discovery);
-        EXPECT_NE(answer.find("HTTP401"), std::string::npos) << who << ": " << answer;
-        EXPECT_NE(answer.find(R"("kind":"Status")"), std::string::npos) << answer;
-        EXPECT_NE(answer.find(R"("reason":"Unauthorized")"), std::string::npos) << answer;
-    }
-    auto answer = get("proxy", discovery);
-    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
-    EXPECT_NE(answer.find(R"("kind":"APIResourceList")"), std::string::npos) << answer;
-    // Names are still checked after the caller is known.
-    answer = get("proxy", discovery + "/namespaces/UPPER_case/queue_depth");
-    EXPECT_NE(answer.find("HTTP400"), std::string::npos) << answer;
-    answer = get("", "/healthz");
-    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
-    EXPECT_EQ(adapter.terminate(), 0);
-}
-
 TEST(Demo, BadFlagsExitTwoWithOneLine) {
     for (const char* args : {"--duration 5", "--duration soon", "--bogus x", "--report"}) {
         const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo " + args);

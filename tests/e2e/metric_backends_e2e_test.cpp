@@ -81,11 +81,13 @@ class MetricBackendsE2E : public ::testing::Test {
         if (prometheus_port == 0) {
             prometheus_port = free_port();
             write_file(dir.path() + "/prometheus.yml",
-                       "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-                       "scrape_configs:\n"
-                       "  - job_name: sim\n"
-                       "    metrics_path: /sim/v1/prometheus\n"
-                       "    scheme: " +
+                       "global: {scrape_interval: 1s, evaluation_interval: 1s, query_log_file: " +
+                           dir.path() +
+                           "/queries.log}\n"
+                           "scrape_configs:\n"
+                           "  - job_name: sim\n"
+                           "    metrics_path: /sim/v1/prometheus\n"
+                           "    scheme: " +
                            sim_scheme +
                            "\n"
                            "    tls_config: {insecure_skip_verify: true}\n"
@@ -523,6 +525,92 @@ TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) 
     })) << r.output;
     EXPECT_EQ(raw("/healthz").output, "ok");
     EXPECT_EQ(adapter.terminate(), 0);
+}
+
+// Who may call the adapter, with an API server to ask (--kubeconfig): the API server's front-proxy
+// certificate — signed by the request-header CA, with an allowed common name — carrying a user the
+// cluster authorizes (SubjectAccessReview); nobody else, except on the health paths. Hostile
+// names are refused before any query is made (Prometheus' own query log shows none).
+TEST_F(MetricBackendsE2E, TheAdapterAnswersOnlyTheFrontProxyForUsersTheClusterAuthorizes) {
+    ASSERT_EQ(influx_write("queue_depth,namespace=default value=42").exit_code, 0);
+    ASSERT_EQ(apply(deployment("web", 2, "100m", "30")).exit_code, 0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("sim_pod_metric{pod=~\"web-.*\"}").output.find("\"value\"") !=
+               std::string::npos;
+    }));
+    const auto front_proxy_ca = net::make_self_signed({"127.0.0.1"});
+    const auto other_ca = net::make_self_signed({"127.0.0.1"});
+    const auto proxy = net::issue_client_certificate(front_proxy_ca, "front-proxy-client");
+    const auto stranger = net::issue_client_certificate(other_ca, "front-proxy-client");
+    const auto wrong_name = net::issue_client_certificate(front_proxy_ca, "someone-else");
+    write_file(dir.path() + "/front-proxy-ca.crt", front_proxy_ca.ca_cert_pem);
+    for (const auto& [name, pair] : {std::pair{"proxy", &proxy}, std::pair{"stranger", &stranger},
+                                     std::pair{"wrong-name", &wrong_name}}) {
+        write_file(dir.path() + "/" + name + ".crt", pair->cert_pem);
+        write_file(dir.path() + "/" + name + ".key", pair->key_pem);
+    }
+    test::child_process adapter(
+        {HPAPLUS_BINARY, "adapter", "--metric-backends=" + backends_file(), "--listen=127.0.0.1:0",
+         "--requestheader-client-ca-file=" + dir.path() + "/front-proxy-ca.crt",
+         "--requestheader-allowed-names=front-proxy-client",
+         "--kubeconfig=" + dir.path() + "/kubeconfig"});
+    const std::string line = adapter.wait_for_line("listening on", 20s);
+    ASSERT_NE(line.find("https://"), std::string::npos) << line;
+    const std::string url = line.substr(line.find("https://"));
+    // The HTTP status and body of a GET with `who`'s certificate ("" = none) on behalf of `user`.
+    auto get = [&](const std::string& who, const std::string& path,
+                   const std::string& user = "system:serviceaccount:kube-system:"
+                                             "horizontal-pod-autoscaler") {
+        const std::string cert = who.empty() ? ""
+                                             : " --cert " + dir.path() + "/" + who + ".crt --key " +
+                                                   dir.path() + "/" + who + ".key";
+        return test::run_command("curl -sk --max-time 5 -w ' HTTP%{http_code}'" + cert +
+                                 " -H 'X-Remote-User: " + user +
+                                 "' -H 'X-Remote-Group: system:serviceaccounts' '" + url + path +
+                                 "'")
+            .output;
+    };
+    const std::string external = "/apis/external.metrics.k8s.io/v1beta1/namespaces/";
+    const std::string custom = "/apis/custom.metrics.k8s.io/v1beta2/namespaces/";
+    for (const char* who : {"", "stranger", "wrong-name"}) {
+        const auto answer = get(who, external + "default/queue_depth");
+        EXPECT_NE(answer.find("HTTP401"), std::string::npos) << who << ": " << answer;
+        EXPECT_NE(answer.find(R"("kind":"Status")"), std::string::npos) << answer;
+        EXPECT_NE(answer.find(R"("reason":"Unauthorized")"), std::string::npos) << answer;
+    }
+    auto answer = get("proxy", external + "default/queue_depth");
+    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
+    EXPECT_NE(answer.find(R"("value":"42")"), std::string::npos) << answer;
+    answer = get("proxy", custom + "default/pods/*/rps");
+    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
+    EXPECT_NE(answer.find(R"("value":"15")"), std::string::npos) << answer;
+    // A user the cluster does not authorize: 403 with upstream's message.
+    ASSERT_EQ(test::run_command("curl -sf -X PUT " + sim_scheme + "://" + sim_address +
+                                "/sim/v1/authorization -d '{\"deny\":[{\"user\":\"mallory\"}]}'")
+                  .exit_code,
+              0);
+    answer = get("proxy", external + "default/queue_depth", "mallory");
+    EXPECT_NE(answer.find("HTTP403"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("queue_depth.external.metrics.k8s.io is forbidden: User \\\"mallory\\\" "
+                          "cannot list resource \\\"queue_depth\\\""),
+              std::string::npos)
+        << answer;
+    // Hostile and invalid namespaces: 400, after authentication, and no query is made.
+    for (const std::string ns : {"a%22%7D)%20or%20vector(1)%23", "UPPER_case"}) {
+        answer = get("proxy", custom + ns + "/pods/*/rps");
+        EXPECT_NE(answer.find("HTTP400"), std::string::npos) << ns << ": " << answer;
+        answer = get("proxy", external + ns + "/queue_depth");
+        EXPECT_NE(answer.find("HTTP400"), std::string::npos) << ns << ": " << answer;
+    }
+    answer = get("", "/healthz");
+    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
+    EXPECT_EQ(adapter.terminate(), 0);
+    std::ifstream log_file(dir.path() + "/queries.log");
+    const std::string queries((std::istreambuf_iterator<char>(log_file)),
+                              std::istreambuf_iterator<char>());
+    EXPECT_NE(queries.find("sim_pod_metric"), std::string::npos) << "the query log is written";
+    EXPECT_EQ(queries.find("vector(1)"), std::string::npos) << queries;
+    EXPECT_EQ(queries.find("UPPER_case"), std::string::npos) << queries;
 }
 
 // The way a cluster reaches the adapter: an APIService for external.metrics.k8s.io, its Service

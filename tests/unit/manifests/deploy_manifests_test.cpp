@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -156,7 +157,8 @@ TEST(DeployManifests, TheBaseIsWhatApplyKInstalls) {
 }
 
 // Every overlay renders with every kubectl we support, and the one for another namespace leaves
-// nothing behind in hpaplus-system.
+// nothing behind in hpaplus-system (the adapter's RoleBinding stays in kube-system, beside the Role
+// it grants).
 TEST(DeployManifests, EveryOverlayRendersWithEveryKubectlAndMovesWholly) {
     for (const auto& kubectl : kubectls()) {
         for (const char* dir : overlays)
@@ -165,7 +167,9 @@ TEST(DeployManifests, EveryOverlayRendersWithEveryKubectlAndMovesWholly) {
         EXPECT_EQ(moved.find("hpaplus-system"), std::string::npos) << kubectl << "\n" << moved;
         for (const auto& [key, doc] : manifests("deploy/other-namespace", kubectl)) {
             if (!doc["metadata"].HasMember("namespace")) continue;
-            EXPECT_STREQ(doc["metadata"]["namespace"].GetString(), "platform-autoscaling")
+            EXPECT_STREQ(doc["metadata"]["namespace"].GetString(),
+                         key == "RoleBinding/hpaplus-adapter-auth-reader" ? "kube-system"
+                                                                          : "platform-autoscaling")
                 << kubectl << " " << key;
         }
     }
@@ -321,6 +325,19 @@ void expect_webhook_reaches_the_controller(const std::string& dir) {
     EXPECT_EQ(options->vertical.webhook_cert_file, mount + "/tls.crt");
     EXPECT_EQ(options->vertical.webhook_key_file, mount + "/tls.key");
     EXPECT_EQ(secret, m.at("Certificate/hpaplus-webhook")["spec"]["secretName"].GetString());
+    // Only the webhook and ops ports are open.
+    const auto& policy = m.at("NetworkPolicy/hpaplus-controller");
+    EXPECT_STREQ(policy["metadata"]["namespace"].GetString(),
+                 service["metadata"]["namespace"].GetString());
+    std::vector<int> open;
+    for (const auto& p : policy["spec"]["ingress"][0]["ports"].GetArray())
+        open.push_back(p["port"].GetInt());
+    std::sort(open.begin(), open.end());
+    const auto ops = options->ops_listen.substr(options->ops_listen.rfind(':') + 1);
+    std::vector<int> expected{container_port, std::stoi(ops)};
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(open, expected);
+    EXPECT_EQ(policy["spec"]["ingress"].Size(), 1u);
 }
 
 // The API server verifies the adapter: no APIService skips TLS verification, each has its CA
@@ -366,6 +383,26 @@ void expect_the_adapter_is_verified(const std::string& dir) {
     EXPECT_EQ(policy["spec"]["ingress"].Size(), 1u);
     EXPECT_EQ(std::to_string(policy["spec"]["ingress"][0]["ports"][0]["port"].GetInt()), listen);
     EXPECT_FALSE(policy["spec"]["ingress"][0].HasMember("from")) << "the API server is no pod";
+    // Delegated authentication and authorization: the service account's token is mounted, may
+    // create TokenReviews and SubjectAccessReviews, and may read the front-proxy CA.
+    EXPECT_TRUE(pod["automountServiceAccountToken"].GetBool());
+    const std::string account = pod["serviceAccountName"].GetString();
+    auto expect_binding = [&](const std::string& key, const char* role_kind, const char* role,
+                              const char* binding_namespace) {
+        SCOPED_TRACE(key);
+        ASSERT_EQ(m.count(key), 1u);
+        const auto& b = m.at(key);
+        EXPECT_STREQ(b["roleRef"]["kind"].GetString(), role_kind);
+        EXPECT_STREQ(b["roleRef"]["name"].GetString(), role);
+        if (binding_namespace)
+            EXPECT_STREQ(b["metadata"]["namespace"].GetString(), binding_namespace);
+        EXPECT_EQ(b["subjects"][0]["name"].GetString(), account);
+        EXPECT_EQ(b["subjects"][0]["namespace"].GetString(), ns);
+    };
+    expect_binding("ClusterRoleBinding/hpaplus-adapter-auth-delegator", "ClusterRole",
+                   "system:auth-delegator", nullptr);
+    expect_binding("RoleBinding/hpaplus-adapter-auth-reader", "Role",
+                   "extension-apiserver-authentication-reader", "kube-system");
 }
 
 TEST(DeployManifests, TheApiServerVerifiesTheAdapterItsCertificateAndOnlyItsPortIsOpen) {
