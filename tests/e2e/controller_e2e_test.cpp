@@ -267,43 +267,82 @@ TEST(Demo, VerticalResizesInPlaceAndChartsRequestsAndUsagePerPod) {
     EXPECT_EQ(requests, usages);
 }
 
-// cert-manager renews the adapter's certificate (the kubelet swaps the mounted files): within the
-// 10 s reload interval a client that trusts only the new CA connects, without a restart, and one
-// that trusts only the old CA no longer does.
+// A serving certificate in DIR/tls.crt and DIR/tls.key that cert-manager renews: the kubelet
+// swaps the mounted files (a rename), and within the 10 s reload interval a client that trusts
+// only the new CA connects, without a restart, while one that trusts only the old CA no longer
+// does.
+class RenewedCertificate {
+  public:
+    explicit RenewedCertificate(const std::string& dir) : dir_(dir) {
+        install(first_);
+        write("first-ca.crt", first_.ca_cert_pem);
+        write("renewed-ca.crt", renewed_.ca_cert_pem);
+    }
+    std::string cert_file() const { return dir_ + "/tls.crt"; }
+    std::string key_file() const { return dir_ + "/tls.key"; }
+
+    // Whether a TLS client trusting only `ca` completes a request to `url`.
+    bool trusted_by(const char* ca, const std::string& url) const {
+        return test::run_command("curl -s -o /dev/null --max-time 5 --cacert " + dir_ + "/" + ca +
+                                 " " + url)
+                   .exit_code == 0;
+    }
+    void expect_renewal_served(const std::string& url, test::child_process& server,
+                               const std::string& log_line) {
+        EXPECT_TRUE(trusted_by("first-ca.crt", url));
+        EXPECT_FALSE(trusted_by("renewed-ca.crt", url));
+        install(renewed_);
+        EXPECT_TRUE(
+            test::eventually([&] { return trusted_by("renewed-ca.crt", url); }, 30s, 250ms));
+        EXPECT_FALSE(trusted_by("first-ca.crt", url));
+        EXPECT_FALSE(server.wait_for_line(log_line, 5s).empty());
+    }
+
+  private:
+    void write(const std::string& name, const std::string& text) const {
+        std::ofstream(dir_ + "/" + name + ".new") << text;
+        std::rename((dir_ + "/" + name + ".new").c_str(), (dir_ + "/" + name).c_str());
+    }
+    void install(const net::tls_material& m) const {
+        write("tls.crt", m.cert_pem);
+        write("tls.key", m.key_pem);
+    }
+    std::string dir_;
+    net::tls_material first_ = net::make_self_signed({"127.0.0.1"});
+    net::tls_material renewed_ = net::make_self_signed({"127.0.0.1"});
+};
+
 TEST(Adapter, ServesARenewedCertificateWithoutARestart) {
     test::temp_dir dir;
-    auto write = [&](const std::string& name, const std::string& text) {
-        std::ofstream(dir.path() + "/" + name + ".new") << text;
-        std::rename((dir.path() + "/" + name + ".new").c_str(), (dir.path() + "/" + name).c_str());
-    };
-    const auto first = net::make_self_signed({"127.0.0.1"});
-    const auto renewed = net::make_self_signed({"127.0.0.1"});
-    write("tls.crt", first.cert_pem);
-    write("tls.key", first.key_pem);
-    write("first-ca.crt", first.ca_cert_pem);
-    write("renewed-ca.crt", renewed.ca_cert_pem);
-    write("backends.yaml", "backends: []\n");
+    RenewedCertificate certificate(dir.path());
+    std::ofstream(dir.path() + "/backends.yaml") << "backends: []\n";
     test::child_process adapter(
         {HPAPLUS_BINARY, "adapter", "--metric-backends=" + dir.path() + "/backends.yaml",
-         "--listen=127.0.0.1:0", "--tls-cert-file=" + dir.path() + "/tls.crt",
-         "--tls-private-key-file=" + dir.path() + "/tls.key"});
+         "--listen=127.0.0.1:0", "--tls-cert-file=" + certificate.cert_file(),
+         "--tls-private-key-file=" + certificate.key_file()});
     const std::string line = adapter.wait_for_line("listening on", 20s);
     ASSERT_NE(line.find("https://"), std::string::npos) << line;
-    const std::string url = line.substr(line.find("https://"));
-    auto healthz_trusting = [&](const char* ca) {
-        return test::run_command("curl -s --max-time 5 --cacert " + dir.path() + "/" + ca + " " +
-                                 url + "/healthz");
-    };
-    EXPECT_EQ(healthz_trusting("first-ca.crt").exit_code, 0);
-    EXPECT_NE(healthz_trusting("renewed-ca.crt").exit_code, 0);
-
-    write("tls.crt", renewed.cert_pem);
-    write("tls.key", renewed.key_pem);
-    EXPECT_TRUE(test::eventually([&] { return healthz_trusting("renewed-ca.crt").exit_code == 0; },
-                                 30s, 250ms));
-    EXPECT_NE(healthz_trusting("first-ca.crt").exit_code, 0);
-    EXPECT_FALSE(adapter.wait_for_line("serving the renewed TLS certificate", 5s).empty());
+    certificate.expect_renewal_served(line.substr(line.find("https://")) + "/healthz", adapter,
+                                      "serving the renewed TLS certificate");
     EXPECT_EQ(adapter.terminate(), 0);
+}
+
+// The controller's pod admission webhook, as a process: same renewal, same outcome.
+TEST_F(ControllerProcess, TheAdmissionWebhookServesARenewedCertificateWithoutARestart) {
+    ASSERT_EQ(kubectl("apply -f " + source + "/crds/").exit_code, 0);
+    RenewedCertificate certificate(dir.path());
+    const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
+    controller = std::make_unique<test::child_process>(std::vector<std::string>{
+        HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
+        "--leader-elect=false", "--ops-listen=", "--enable-vertical",
+        "--vertical-webhook-listen=" + address,
+        "--vertical-webhook-cert-file=" + certificate.cert_file(),
+        "--vertical-webhook-key-file=" + certificate.key_file()});
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    const std::string url = "https://" + address + "/mutate-pods";
+    ASSERT_TRUE(eventually([&] { return certificate.trusted_by("first-ca.crt", url); }));
+    certificate.expect_renewal_served(url, *controller,
+                                      "admission webhook: serving the renewed TLS certificate");
 }
 
 TEST(Demo, BadFlagsExitTwoWithOneLine) {

@@ -6,11 +6,7 @@
 #include "net/base64.hpp"
 #include "net/tls.hpp"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <ctime>
 #include <fstream>
@@ -23,19 +19,6 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string source = HPAPLUS_SOURCE_DIR;
-
-// A port that was free a moment ago (the servers below take a port number, not 0).
-int free_port() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    ::close(fd);
-    return ntohs(addr.sin_port);
-}
 
 void write_file(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
@@ -79,7 +62,7 @@ class MetricBackendsE2E : public ::testing::Test {
 
     void start_prometheus() {
         if (prometheus_port == 0) {
-            prometheus_port = free_port();
+            prometheus_port = test::free_port();
             write_file(dir.path() + "/prometheus.yml",
                        "global: {scrape_interval: 1s, evaluation_interval: 1s, query_log_file: " +
                            dir.path() +
@@ -104,11 +87,11 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     void start_influxdb() {
-        influx_port = free_port();
+        influx_port = test::free_port();
         const std::string d = dir.path() + "/influxdb";
         write_file(dir.path() + "/influxdb.conf", "reporting-disabled = true\n"
                                                   "bind-address = \"127.0.0.1:" +
-                                                      std::to_string(free_port()) +
+                                                      std::to_string(test::free_port()) +
                                                       "\"\n"
                                                       "[meta]\n  dir = \"" +
                                                       d +
@@ -418,8 +401,8 @@ TEST_F(MetricBackendsE2E, ReplayReadsTheLoadFromPrometheusWithRangeQueries) {
     // A Prometheus that is not there: exit 1 naming the metric and the query.
     const auto down = test::run_command(
         std::string(HPAPLUS_BINARY) + " replay --autoscaler " + dir.path() +
-        "/cadvisor.yaml --prometheus http://127.0.0.1:" + std::to_string(free_port()) + " --from " +
-        from + " --to " + to + " --step 1s --pod-requests cpu=500m");
+        "/cadvisor.yaml --prometheus http://127.0.0.1:" + std::to_string(test::free_port()) +
+        " --from " + from + " --to " + to + " --step 1s --pod-requests cpu=500m");
     EXPECT_EQ(down.exit_code, 1) << down.output;
     EXPECT_NE(down.output.find("spec.metrics[0]: backend prometheus: "), std::string::npos)
         << down.output;
@@ -604,6 +587,19 @@ TEST_F(MetricBackendsE2E, TheAdapterAnswersOnlyTheFrontProxyForUsersTheClusterAu
     }
     answer = get("", "/healthz");
     EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
+    // The front-proxy CA is rotated (its file replaced): within the 10 s reload the new CA's
+    // certificate is trusted and the old one's no longer, without a restart.
+    write_file(dir.path() + "/front-proxy-ca.new", other_ca.ca_cert_pem);
+    std::rename((dir.path() + "/front-proxy-ca.new").c_str(),
+                (dir.path() + "/front-proxy-ca.crt").c_str());
+    EXPECT_TRUE(eventually(
+        [&] {
+            return get("stranger", external + "default/queue_depth").find("HTTP200") !=
+                   std::string::npos;
+        },
+        30s));
+    EXPECT_NE(get("proxy", external + "default/queue_depth").find("HTTP401"), std::string::npos);
+    EXPECT_FALSE(adapter.wait_for_line("trusting the renewed client CAs", 5s).empty());
     EXPECT_EQ(adapter.terminate(), 0);
     std::ifstream log_file(dir.path() + "/queries.log");
     const std::string queries((std::istreambuf_iterator<char>(log_file)),

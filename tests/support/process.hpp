@@ -55,6 +55,9 @@ bool eventually(const std::function<bool()>& condition,
                 std::chrono::milliseconds limit = std::chrono::seconds(20),
                 std::chrono::milliseconds poll = std::chrono::milliseconds(50));
 
+/// A loopback TCP port that was free a moment ago (for servers that take a port number, not 0).
+int free_port();
+
 /// A fresh temporary directory, removed with everything in it at destruction.
 class temp_dir {
   public:
