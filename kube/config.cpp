@@ -124,7 +124,8 @@ core::outcome<cluster_config> parse_kubeconfig(const std::string& text, const st
     cluster_config c;
     c.server = scalar(cluster, "server");
     if (!split_server(c.server, c.scheme, c.host, c.port))
-        return core::error_message("clusters[" + cluster_name + "].server: \"" + c.server +
+        return core::error_message("clusters[" + cluster_name + "].server: \"" +
+                                   c.server.substr(c.server.find('@') + 1) + // no user:password
                                    "\" is not an http(s) URL");
     auto ca = data_or_file(cluster, "certificate-authority-data", "certificate-authority", base_dir,
                            "clusters[" + cluster_name + "]");

@@ -673,14 +673,17 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
                                  path + " -d '" + body + "'");
     };
     EXPECT_NE(direct("").find("HTTP401"), std::string::npos);
-    EXPECT_NE(direct("nobody-knows-this").find("HTTP401"), std::string::npos);
+    EXPECT_NE(direct("secret-nobody-knows").find("HTTP401"), std::string::npos);
     ASSERT_EQ(sim_control("POST", "/sim/v1/tokens",
-                          R"({"token":"alice-token","user":"alice","groups":["team-a"]})")
+                          R"({"token":"secret-alice","user":"alice","groups":["team-a"]})")
                   .exit_code,
               0);
-    auto answer = direct("alice-token");
+    auto answer = direct("secret-alice");
     EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
     EXPECT_NE(answer.find(R"("value":"42")"), std::string::npos) << answer;
+    // The refusals are logged, the tokens never.
+    EXPECT_FALSE(adapter.wait_for_line("401 for GET", 5s).empty());
+    EXPECT_EQ(adapter.wait_for_line("secret-", 2s), "");
 
     // The cluster's authorization says no (SubjectAccessReview): 403 once the cached allow
     // (10 s) runs out, through the aggregation layer and for the token alike.
@@ -699,7 +702,7 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
         30s))
         << r.output;
     EXPECT_TRUE(eventually(
-        [&] { return direct("alice-token").find("HTTP403") != std::string::npos; }, 30s));
+        [&] { return direct("secret-alice").find("HTTP403") != std::string::npos; }, 30s));
     ASSERT_EQ(sim_control("DELETE", "/sim/v1/authorization", "").exit_code, 0);
 
     // An HPAPlus on the External metric reads it through the sim's aggregation layer:

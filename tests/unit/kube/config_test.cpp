@@ -104,6 +104,7 @@ TEST_P(KubeconfigRejects, WithAClearMessage) {
     auto c = parse_kubeconfig(GetParam().text, "/nonexistent");
     ASSERT_FALSE(c);
     EXPECT_NE(c.error().text.find(GetParam().expect), std::string::npos) << c.error().text;
+    EXPECT_EQ(c.error().text.find("secret"), std::string::npos) << "no credential in errors";
 }
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
@@ -119,6 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Table, KubeconfigRejects, ::testing::Values(
     bad_kubeconfig{"UnknownCluster", replace(minimal, "{cluster: c1,", "{cluster: c9,"), "cluster \"c9\""},
     bad_kubeconfig{"UnknownUser", replace(minimal, "user: u1, namespace", "user: u9, namespace"), "user \"u9\""},
     bad_kubeconfig{"BadServer", replace(minimal, "https://10.0.0.1:6443", "10.0.0.1:6443"), "is not an http(s) URL"},
+    bad_kubeconfig{"ServerWithAPassword", replace(minimal, "https://10.0.0.1:6443", "ftp://admin:secret-password@10.0.0.1"), "\"10.0.0.1\" is not an http(s) URL"},
     bad_kubeconfig{"BadBase64", replace(minimal, "Q0EgUEVN", "abc$"), "certificate-authority-data: not valid base64"},
     bad_kubeconfig{"MissingCaFile", replace(minimal, "certificate-authority-data: Q0EgUEVN", "certificate-authority: ca.crt"), "cannot read"},
     bad_kubeconfig{"CertWithoutKey", replace(minimal, "token: secret-token", "client-certificate-data: Q0VSVA=="), "needs its key"},
