@@ -160,6 +160,68 @@ core::outcome<authentication_settings> settings_from_configmap(std::string_view 
     return s;
 }
 
+namespace {
+
+// A review's `status` object, or an error saying what is wrong with the answer.
+core::outcome<const rapidjson::Value*> status_of(rapidjson::Document& doc, std::string_view body) {
+    if (auto e = net::parse_json(doc, body, {32, 1u << 20}); !e.empty())
+        return core::error_message("the review answer is not JSON: " + e);
+    const auto status = doc.IsObject() ? doc.FindMember("status") : doc.MemberEnd();
+    if (!doc.IsObject() || status == doc.MemberEnd() || !status->value.IsObject())
+        return core::error_message("the review answer has no status");
+    return &status->value;
+}
+
+std::string string_member(const rapidjson::Value& o, const char* key) {
+    const auto m = o.FindMember(key);
+    return m != o.MemberEnd() && m->value.IsString() ? m->value.GetString() : "";
+}
+
+std::vector<std::string> strings_of(const rapidjson::Value& v) {
+    std::vector<std::string> out;
+    if (v.IsArray())
+        for (const auto& s : v.GetArray())
+            if (s.IsString()) out.emplace_back(s.GetString());
+    return out;
+}
+
+} // namespace
+
+core::outcome<user_info> token_review_user(std::string_view answer) {
+    rapidjson::Document doc;
+    const auto status = status_of(doc, answer);
+    if (!status) return status.error();
+    const rapidjson::Value& s = **status;
+    const auto authenticated = s.FindMember("authenticated");
+    const auto user = s.FindMember("user");
+    if (authenticated == s.MemberEnd() || !authenticated->value.IsTrue() || user == s.MemberEnd() ||
+        !user->value.IsObject()) {
+        const auto why = string_member(s, "error");
+        return core::error_message(why.empty() ? "the token is not valid"
+                                               : "the token is not valid: " + why);
+    }
+    user_info u;
+    u.name = string_member(user->value, "username");
+    if (const auto g = user->value.FindMember("groups"); g != user->value.MemberEnd())
+        u.groups = strings_of(g->value);
+    if (const auto e = user->value.FindMember("extra");
+        e != user->value.MemberEnd() && e->value.IsObject())
+        for (const auto& m : e->value.GetObject())
+            u.extra[m.name.GetString()] = strings_of(m.value);
+    if (u.name.empty()) return core::error_message("the token's user has no name");
+    return u;
+}
+
+core::outcome<authorization_decision> access_review_decision(std::string_view answer) {
+    rapidjson::Document doc;
+    const auto status = status_of(doc, answer);
+    if (!status) return status.error();
+    const rapidjson::Value& s = **status;
+    const auto allowed = s.FindMember("allowed");
+    return authorization_decision{allowed != s.MemberEnd() && allowed->value.IsTrue(),
+                                  string_member(s, "reason")};
+}
+
 request_attributes attributes_of(const net::http_request& request) {
     request_attributes a;
     const bool watch = request.query_param("watch").value_or("") == "true";

@@ -68,6 +68,17 @@ class adapter_authenticator {
     std::unique_ptr<impl> impl_;
 };
 
+struct authorization_decision {
+    bool allowed = false;
+    std::string reason; ///< the authorizer's, shown in the 403 message
+};
+
+/// The user a TokenReview answer names; an error when the token is not authenticated (its
+/// status.error, if any) or the answer is malformed ("the review answer ...").
+core::outcome<user_info> token_review_user(std::string_view answer);
+/// The decision a SubjectAccessReview answer carries; an error when it is malformed.
+core::outcome<authorization_decision> access_review_decision(std::string_view answer);
+
 /// The bearer token of an `Authorization: Bearer ...` header, or "".
 std::string_view bearer_token(const net::http_request& request);
 

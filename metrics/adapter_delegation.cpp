@@ -3,9 +3,7 @@
 #include "metrics/adapter_delegation.hpp"
 
 #include "kube/api_client.hpp"
-#include "net/json_parse.hpp"
 
-#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -93,30 +91,6 @@ std::string token_review_body(const std::string& token) {
     return {b.GetString(), b.GetSize()};
 }
 
-// A review's `status` object, or an error saying what is wrong with the answer.
-core::outcome<const rapidjson::Value*> status_of(rapidjson::Document& doc,
-                                                 const std::string& body) {
-    if (auto e = net::parse_json(doc, body, {32, 1u << 20}); !e.empty())
-        return core::error_message("the review answer is not JSON: " + e);
-    const auto status = doc.IsObject() ? doc.FindMember("status") : doc.MemberEnd();
-    if (!doc.IsObject() || status == doc.MemberEnd() || !status->value.IsObject())
-        return core::error_message("the review answer has no status");
-    return &status->value;
-}
-
-std::string string_member(const rapidjson::Value& o, const char* key) {
-    const auto m = o.FindMember(key);
-    return m != o.MemberEnd() && m->value.IsString() ? m->value.GetString() : "";
-}
-
-std::vector<std::string> strings_of(const rapidjson::Value& v) {
-    std::vector<std::string> out;
-    if (v.IsArray())
-        for (const auto& s : v.GetArray())
-            if (s.IsString()) out.emplace_back(s.GetString());
-    return out;
-}
-
 } // namespace
 
 struct adapter_delegation::impl {
@@ -157,27 +131,7 @@ adapter_delegation::review_token(std::string token) {
         co_await impl_->create("/apis/authentication.k8s.io/v1/tokenreviews", std::move(body));
     if (!answer) // not cached: the API server may answer the next request
         co_return core::error_message("TokenReview failed: " + answer.message());
-    rapidjson::Document doc;
-    const auto status = status_of(doc, answer.body);
-    if (!status) co_return status.error();
-    const rapidjson::Value& s = **status;
-    core::outcome<user_info> result = core::error_message("the token is not valid");
-    const auto authenticated = s.FindMember("authenticated");
-    const auto user = s.FindMember("user");
-    if (authenticated != s.MemberEnd() && authenticated->value.IsTrue() && user != s.MemberEnd() &&
-        user->value.IsObject()) {
-        user_info u;
-        u.name = string_member(user->value, "username");
-        if (const auto g = user->value.FindMember("groups"); g != user->value.MemberEnd())
-            u.groups = strings_of(g->value);
-        if (const auto e = user->value.FindMember("extra");
-            e != user->value.MemberEnd() && e->value.IsObject())
-            for (const auto& m : e->value.GetObject())
-                u.extra[m.name.GetString()] = strings_of(m.value);
-        if (!u.name.empty()) result = core::success(std::move(u));
-    } else if (auto why = string_member(s, "error"); !why.empty()) {
-        result = core::error_message("the token is not valid: " + why);
-    }
+    auto result = token_review_user(answer.body);
     impl_->tokens.put(std::move(token), result, clock::now() + impl_->options.token_ttl,
                       impl_->options.max_cached);
     co_return result;
@@ -191,13 +145,9 @@ adapter_delegation::authorize(const user_info& user, const request_attributes& a
     const auto answer = co_await impl_->create("/apis/authorization.k8s.io/v1/subjectaccessreviews",
                                                std::move(request_body));
     if (!answer) co_return core::error_message("SubjectAccessReview failed: " + answer.message());
-    rapidjson::Document doc;
-    const auto status = status_of(doc, answer.body);
-    if (!status) co_return status.error();
-    const rapidjson::Value& s = **status;
-    const auto allowed = s.FindMember("allowed");
-    authorization_decision d{allowed != s.MemberEnd() && allowed->value.IsTrue(),
-                             string_member(s, "reason")};
+    auto decision = access_review_decision(answer.body);
+    if (!decision) co_return decision.error();
+    authorization_decision d = std::move(*decision);
     const auto ttl = d.allowed ? impl_->options.allow_ttl : impl_->options.deny_ttl;
     impl_->decisions.put(std::move(body), d, clock::now() + ttl, impl_->options.max_cached);
     co_return d;

@@ -27,11 +27,6 @@ struct delegation_options {
     std::size_t max_cached = 10000;             ///< answers of each kind kept at most
 };
 
-struct authorization_decision {
-    bool allowed = false;
-    std::string reason; ///< the authorizer's, shown in the 403 message
-};
-
 class adapter_delegation {
   public:
     /// Throws std::runtime_error when the cluster's TLS material is unusable (a start-up error).

@@ -140,3 +140,40 @@ TEST(ForbiddenStatus, CarriesUpstreamsMessage) {
 
 } // namespace
 } // namespace hpaplus::metrics
+
+namespace hpaplus::metrics {
+namespace {
+
+TEST(ReviewAnswers, TokenReviewNamesTheUserOrSaysWhyNot) {
+    const auto u = token_review_user(
+        R"({"status":{"authenticated":true,"user":{"username":"alice","groups":["a","b"],)"
+        R"("extra":{"scopes":["x"]}}}})");
+    ASSERT_TRUE(u) << u.error().text;
+    EXPECT_EQ(u->name, "alice");
+    EXPECT_EQ(u->groups, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(u->extra.at("scopes"), std::vector<std::string>{"x"});
+    const auto refused =
+        token_review_user(R"({"status":{"authenticated":false,"error":"token expired"}})");
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().text, "the token is not valid: token expired");
+    EXPECT_FALSE(token_review_user(R"({"status":{"authenticated":true,"user":{}}})"));
+    EXPECT_FALSE(token_review_user(R"({"status":"yes"})"));
+    EXPECT_FALSE(token_review_user(std::string(5000, '{')));
+}
+
+TEST(ReviewAnswers, SubjectAccessReviewAllowsOnlyWhenItSaysSo) {
+    auto d = access_review_decision(R"({"status":{"allowed":true}})");
+    ASSERT_TRUE(d);
+    EXPECT_TRUE(d->allowed);
+    d = access_review_decision(R"({"status":{"allowed":false,"reason":"no rule"}})");
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->allowed);
+    EXPECT_EQ(d->reason, "no rule");
+    d = access_review_decision(R"({"status":{"allowed":"true"}})");
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->allowed) << "only the JSON true allows";
+    EXPECT_FALSE(access_review_decision("{}"));
+}
+
+} // namespace
+} // namespace hpaplus::metrics
