@@ -43,7 +43,7 @@ class api_error_category final : public boost::system::error_category {
         case errc::timeout:
             return "the request timed out";
         case errc::connection_failed:
-            return "cannot connect to the API server";
+            return "cannot connect to the server"; // also used for metric backends
         case errc::bad_request:
             return "bad request";
         case errc::unauthorized:
