@@ -616,6 +616,11 @@ TEST_F(MetricBackendsE2E, TheAdapterAnswersOnlyTheFrontProxyForUsersTheClusterAu
 // authorizes every request with SubjectAccessReview against the same cluster.
 TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregationLayer) {
     ASSERT_EQ(influx_write("queue_depth,namespace=default value=42").exit_code, 0);
+    ASSERT_EQ(apply(deployment("worker", 1, "100m", "30")).exit_code, 0);
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("sim_pod_metric{pod=~\"worker-.*\"}").output.find("\"value\"") !=
+               std::string::npos;
+    }));
     // The serving certificate names the Service, as kube-apiserver verifies it.
     const auto serving = net::make_self_signed({"127.0.0.1", "hpaplus-adapter.hpaplus.svc"});
     write_file(dir.path() + "/tls.crt", serving.cert_pem);
@@ -646,9 +651,21 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
                     "  version: v1beta1\n  groupPriorityMinimum: 100\n  versionPriority: 100\n"
                     "  service: {name: hpaplus-adapter, namespace: hpaplus, port: 443}\n"
                     "  caBundle: " +
+                    net::base64_encode(serving.ca_cert_pem) +
+                    "\n---\n"
+                    "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: "
+                    "v1beta2.custom.metrics.k8s.io}\nspec:\n  group: custom.metrics.k8s.io\n"
+                    "  version: v1beta2\n  groupPriorityMinimum: 100\n  versionPriority: 200\n"
+                    "  service: {name: hpaplus-adapter, namespace: hpaplus, port: 443}\n"
+                    "  caBundle: " +
                     net::base64_encode(serving.ca_cert_pem) + "\n")
                   .exit_code,
               0);
+    // Prometheus per pod through the custom metrics API: the one worker pod has all 30.
+    auto custom =
+        kubectl("get --raw '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/rps'");
+    ASSERT_EQ(custom.exit_code, 0) << custom.output;
+    EXPECT_NE(custom.output.find(R"("value":"30")"), std::string::npos) << custom.output;
     const std::string metric =
         "/apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth";
     auto r = kubectl("get --raw " + metric);
@@ -707,7 +724,6 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
 
     // An HPAPlus on the External metric reads it through the sim's aggregation layer:
     // 42 / averageValue 10 → 5 replicas.
-    ASSERT_EQ(apply(deployment("worker", 1, "100m", "0")).exit_code, 0);
     start_controller();
     ASSERT_EQ(apply(hpaplus("worker", 8,
                             "    - type: External\n"
