@@ -42,6 +42,12 @@ struct args {
     }
 };
 
+// --metrics-read-window-ms (default 1000, the controller's): 0 measures one PodMetrics read per
+// reconcile, as before shared reads.
+std::chrono::milliseconds read_window(const args& a) {
+    return std::chrono::milliseconds(static_cast<long long>(a.get("metrics-read-window-ms", 1000)));
+}
+
 double ms(std::chrono::nanoseconds d) {
     return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -99,8 +105,10 @@ struct controller_snapshot {
 class controller_runner {
   public:
     controller_runner(const kube::cluster_config& config, std::size_t connections,
-                      controller::reconcile_observer* observer) {
+                      controller::reconcile_observer* observer,
+                      std::chrono::milliseconds metrics_read_window) {
         controller::controller_options o;
+        o.metrics_read_window = metrics_read_window;
         o.ops_listen.clear();
         o.leader.enabled = false;
         o.client.qps = 1e6; // measure the controller, not a client-side limit
@@ -188,7 +196,7 @@ int throughput(const args& a) {
     std::vector<double> per_second;
     {
         controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
-                                     nullptr);
+                                     nullptr, read_window(a));
         controller.wait_acting(static_cast<std::size_t>(objects));
         std::this_thread::sleep_for(warmup);
         s0 = controller.snapshot();
@@ -266,7 +274,7 @@ int timeliness(const args& a) {
     double wall = 0;
     {
         controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
-                                     &probe);
+                                     &probe, read_window(a));
         controller.wait_acting(static_cast<std::size_t>(objects) + 1);
         // Every object has had its first, phase-shifted reconcile after one period.
         std::this_thread::sleep_for(seconds(period + 2));

@@ -76,9 +76,11 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.boolean("native-hpa-force-takeover",
                   "reconcile HPAs even when another controller wrote their status recently",
                   o.native_hpas.force_takeover);
-    flags.boolean("cronhpa", "run CronHPA objects (watched for until crds/cronhpa.yaml is installed)",
+    flags.boolean("cronhpa",
+                  "run CronHPA objects (watched for until crds/cronhpa.yaml is installed)",
                   o.enable_cronhpa);
-    flags.boolean("enable-vertical", "run VPAPlus objects (watched for until crds/vpaplus.yaml is installed)",
+    flags.boolean("enable-vertical",
+                  "run VPAPlus objects (watched for until crds/vpaplus.yaml is installed)",
                   o.enable_vertical);
     flags.duration("vertical-interval", "how often each VPAPlus samples metrics and updates pods",
                    o.vertical.interval, 100ms);
@@ -119,6 +121,10 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.text("metric-backends",
                "file naming the Prometheus and monitor backends metrics may use (\"\" = none)",
                o.metric_backends, false);
+    flags.duration("metrics-read-window",
+                   "autoscalers of one namespace share one PodMetrics read per this window (0 = "
+                   "one read per reconcile, as upstream)",
+                   o.metrics_read_window, 0s);
     flags.text("leader-elect-namespace", "namespace of the Lease", o.leader.lease_namespace);
     flags.text("leader-elect-name", "name of the Lease", o.leader.lease_name);
     flags.text("leader-elect-identity", "this replica's name in the Lease (default: hostname_pid)",

@@ -38,9 +38,11 @@ bool uses_pod_metrics(const policy::metric_spec& spec) {
 } // namespace
 
 struct metric_sources::impl {
-    impl(asio::any_io_executor ex, kube::api_client& c) : executor(ex), cluster(c) {}
+    impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds window)
+        : executor(ex), cluster(c), pod_metrics(ex, c, window) {}
     asio::any_io_executor executor;
     kube::api_client& cluster;
+    shared_pod_metrics pod_metrics;
     http_backends backends;
     std::vector<std::string> metrics_api_names; ///< backends of type metricsAPI
 
@@ -55,8 +57,7 @@ namespace {
 asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
                                         std::shared_ptr<gather> state, std::string ns,
                                         std::string selector) {
-    state->pod_metrics =
-        co_await list_pod_metrics(self->cluster, std::move(ns), std::move(selector));
+    state->pod_metrics = co_await self->pod_metrics.read(std::move(ns), std::move(selector));
 }
 
 asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
@@ -81,14 +82,19 @@ fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
 } // namespace
 
 metric_sources::metric_sources(asio::any_io_executor executor, kube::api_client& cluster,
-                               const backends_file& file)
-    : impl_(std::make_shared<impl>(executor, cluster)) {
+                               const backends_file& file,
+                               std::chrono::milliseconds pod_metrics_window)
+    : impl_(std::make_shared<impl>(executor, cluster, pod_metrics_window)) {
     impl_->backends = make_http_backends(executor, file);
     for (const auto& b : file.backends)
         if (b.type == backend_type::metrics_api) impl_->metrics_api_names.push_back(b.name);
 }
 
 metric_sources::~metric_sources() = default;
+
+std::uint64_t metric_sources::pod_metrics_lists() const {
+    return impl_->pod_metrics.lists_sent();
+}
 
 asio::awaitable<std::vector<policy::metric_reading>>
 metric_sources::read(const policy::autoscaler& hpa, const std::string& target_name,

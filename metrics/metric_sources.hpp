@@ -6,6 +6,7 @@
 #include "kube/api_client.hpp"
 #include "metrics/backend_config.hpp"
 #include "metrics/http_backend.hpp"
+#include "metrics/shared_pod_metrics.hpp"
 #include "policy/metric_evaluation.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -19,10 +20,13 @@ namespace hpaplus::metrics {
 
 class metric_sources {
   public:
-    /// `cluster` serves metrics with no backend and `metricsAPI` backends. Throws
-    /// std::runtime_error when a backend's TLS material is unusable (a start-up error).
+    /// `cluster` serves metrics with no backend and `metricsAPI` backends; the objects of a
+    /// namespace share one PodMetrics read per `pod_metrics_window` (shared_pod_metrics; 0 = a
+    /// read per object). Throws std::runtime_error when a backend's TLS material is unusable (a
+    /// start-up error).
     metric_sources(boost::asio::any_io_executor executor, kube::api_client& cluster,
-                   const backends_file& file = {});
+                   const backends_file& file = {},
+                   std::chrono::milliseconds pod_metrics_window = std::chrono::milliseconds(0));
     ~metric_sources();
     metric_sources(const metric_sources&) = delete;
     metric_sources& operator=(const metric_sources&) = delete;
@@ -34,6 +38,9 @@ class metric_sources {
     boost::asio::awaitable<std::vector<policy::metric_reading>>
     read(const policy::autoscaler& hpa, const std::string& target_name,
          const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods);
+
+    /// PodMetrics lists sent to the API server.
+    std::uint64_t pod_metrics_lists() const;
 
     /// The prometheus or monitor backend named `name`, or null.
     http_backend* backend(const std::string& name) const;

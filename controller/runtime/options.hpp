@@ -59,6 +59,9 @@ struct controller_options {
     vertical::vertical_options vertical;
     /// The metric backends file (docs/metrics-backends.md); "" = only the Kubernetes metrics APIs.
     std::string metric_backends;
+    /// The autoscalers of a namespace share one PodMetrics read per this window (0 = one read per
+    /// reconcile, as upstream; metrics/shared_pod_metrics.hpp).
+    std::chrono::milliseconds metrics_read_window{1000};
     /// Runs each CronHPA keeps in status.history (newest first).
     int cron_history_limit = 10;
     /// A CronHPA worker sleeps until its next fire time but at most this long, so a wall-clock

@@ -31,7 +31,7 @@ metrics::backends_file backends_of(const controller_options& options) {
 struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
         : io(io_), options(std::move(options_)), client(io.get_executor(), config, options.client),
-          sources(io.get_executor(), client, backends_of(options)),
+          sources(io.get_executor(), client, backends_of(options), options.metrics_read_window),
           objects(client, sources, options, &metrics) {
         client.set_request_observer(
             [this](const std::string& method, int code) { metrics.api_request(method, code); });
@@ -170,6 +170,10 @@ void controller_process::start(std::function<void(int)> on_exit) {
 
 std::uint64_t controller_process::api_requests() const {
     return impl_->client.attempts();
+}
+
+std::uint64_t controller_process::pod_metrics_lists() const {
+    return impl_->sources.pod_metrics_lists();
 }
 
 void controller_process::shutdown() {

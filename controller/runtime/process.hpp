@@ -37,6 +37,8 @@ class controller_process {
     bool leading() const;
     /// API requests sent so far (every attempt; watches not counted). Read on the io_context.
     std::uint64_t api_requests() const;
+    /// PodMetrics lists sent so far (metrics/shared_pod_metrics). Read on the io_context.
+    std::uint64_t pod_metrics_lists() const;
     std::string ops_url() const; ///< "" when the ops endpoint is off
     /// The pod admission webhook (https://ADDR:PORT/mutate-pods), "" when not served.
     std::string webhook_url() const;

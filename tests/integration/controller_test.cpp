@@ -7,7 +7,10 @@
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
+#include <memory>
 #include <thread>
 
 namespace hpaplus::test {
@@ -54,6 +57,103 @@ TEST_F(ControllerTest, AOneSecondObjectReactsWhileASixtySecondObjectWaits) {
     set_load("slow", "2500m");
     ASSERT_TRUE(eventually([&] { return replicas("fast") > 2; }));
     EXPECT_EQ(replicas("slow"), 2) << "the 60 s object reconciled early";
+}
+
+// Shared PodMetrics reads (--metrics-read-window) decide exactly as one read per reconcile: the
+// same objects and loads in two namespaces at the same time, one controller per namespace — one
+// reading per reconcile, one sharing a read per namespace and second — and every object's
+// rescales and last decision compared. The sharing one sends fewer lists.
+TEST_F(ControllerTest, SharedPodMetricsReadsDecideAsOneReadPerReconcile) {
+    struct object {
+        const char* name;
+        int replicas;
+        const char* load; // 2 × 750m of 500m requests → 6; at target → 4; under → stays 3
+        int settles_at;
+    };
+    const object objects[] = {
+        {"grow", 2, "1500m", 6}, {"steady", 4, "1000m", 4}, {"calm", 3, "300m", 3}};
+    auto in = [](std::string yaml, const std::string& ns) {
+        for (auto at = yaml.find("namespace: default"); at != std::string::npos;
+             at = yaml.find("namespace: default", at))
+            yaml.replace(at, 18, "namespace: " + ns);
+        return yaml;
+    };
+    std::map<std::string, std::unique_ptr<controller_runner>> controllers;
+    for (const auto& [ns, window] :
+         {std::pair{"per-reconcile", 0ms}, std::pair{"shared", 1000ms}}) {
+        apply_manifest(sim, "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + std::string(ns) +
+                                "}\n");
+        for (const auto& o : objects) {
+            apply_manifest(sim, in(deployment(o.name, o.replicas, o.load), ns));
+            apply_manifest(sim, in(hpaplus(o.name, "  syncPeriodSeconds: 1\n"), ns));
+        }
+        auto options = test_controller_options();
+        options.watch_namespace = ns;
+        options.metrics_read_window = window;
+        controllers[ns] = std::make_unique<controller_runner>(sim, options);
+    }
+    auto path = [](const std::string& ns, const std::string& collection, const std::string& name) {
+        const std::string group =
+            collection == "hpapluses" ? "autoscaling.hpaplus.io/v1alpha1" : "apps/v1";
+        return "/apis/" + group + "/namespaces/" + ns + "/" + collection + "/" + name;
+    };
+    auto field = [&](const std::string& ns, const std::string& collection, const char* name,
+                     const char* pointer) {
+        const auto doc = get_json(sim, path(ns, collection, name));
+        return doc.IsObject() ? str(doc, pointer) : "<missing>";
+    };
+    for (const auto& o : objects)
+        for (const char* ns : {"per-reconcile", "shared"})
+            ASSERT_TRUE(eventually(
+                [&] {
+                    return field(ns, "deployments", o.name, "/spec/replicas") ==
+                               std::to_string(o.settles_at) &&
+                           field(ns, "hpapluses", o.name, "/status/lastDecision")
+                                   .rfind(std::to_string(o.settles_at) + " (unchanged)", 0) == 0;
+                },
+                30s))
+                << ns << "/" << o.name << ": "
+                << field(ns, "hpapluses", o.name, "/status/lastDecision");
+    // A load change is seen the same way (a shared read is never older than its window).
+    for (const char* ns : {"per-reconcile", "shared"}) {
+        const auto r = sim.request("PATCH", path(ns, "deployments", "calm"),
+                                   R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-load":)"
+                                   R"("1500m"}}})",
+                                   "application/merge-patch+json");
+        ASSERT_EQ(r.status, 200) << r.body;
+    }
+    for (const char* ns : {"per-reconcile", "shared"})
+        ASSERT_TRUE(eventually(
+            [&] { return field(ns, "deployments", "calm", "/spec/replicas") == "6"; }, 30s))
+            << ns << ": " << field(ns, "hpapluses", "calm", "/status/lastDecision");
+    std::this_thread::sleep_for(2s); // a few more decisions on settled pods
+    auto rescales = [&](const std::string& ns, const std::string& name) {
+        std::vector<std::string> out;
+        const auto doc = get_json(sim, "/api/v1/namespaces/" + ns + "/events");
+        for (const auto& e : doc["items"].GetArray())
+            if (name == e["involvedObject"]["name"].GetString() &&
+                std::string("SuccessfulRescale") == e["reason"].GetString())
+                out.emplace_back(e["message"].GetString());
+        std::sort(out.begin(), out.end()); // the list is in name order, and names are random
+        return out;
+    };
+    for (const auto& o : objects) {
+        SCOPED_TRACE(o.name);
+        EXPECT_EQ(rescales("per-reconcile", o.name), rescales("shared", o.name));
+        EXPECT_EQ(field("per-reconcile", "hpapluses", o.name, "/status/lastDecision"),
+                  field("shared", "hpapluses", o.name, "/status/lastDecision"));
+        EXPECT_EQ(field("per-reconcile", "hpapluses", o.name, "/status/desiredReplicas"),
+                  field("shared", "hpapluses", o.name, "/status/desiredReplicas"));
+    }
+    EXPECT_FALSE(rescales("shared", "grow").empty());
+    auto lists_per_reconcile = [&](const char* ns) {
+        auto& c = *controllers.at(ns);
+        return double(c.pod_metrics_lists()) / double(c.reconciles());
+    };
+    const double unshared_ratio = lists_per_reconcile("per-reconcile");
+    const double shared_ratio = lists_per_reconcile("shared");
+    EXPECT_GE(unshared_ratio, 0.9) << "one list per reconcile";
+    EXPECT_LE(shared_ratio, 0.75) << "three objects share a list per second";
 }
 
 TEST_F(ControllerTest, DryRunDecidesAndReportsButNeverWritesScale) {

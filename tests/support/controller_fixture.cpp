@@ -100,6 +100,10 @@ bool controller_runner::acting() {
         [this] { return process_->objects().synced() && process_->objects().acting(); });
 }
 
+std::uint64_t controller_runner::pod_metrics_lists() {
+    return on_thread<std::uint64_t>([this] { return process_->pod_metrics_lists(); });
+}
+
 std::uint64_t controller_runner::reconciles() {
     return on_thread<std::uint64_t>([this] { return process_->objects().stats().reconciles; });
 }

@@ -1,0 +1,102 @@
+// metrics/shared_pod_metrics.cpp — one PodMetricsList per namespace and window, shared.
+#include "metrics/shared_pod_metrics.hpp"
+
+#include "core/label_selector.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <unordered_map>
+
+namespace hpaplus::metrics {
+namespace asio = boost::asio;
+using clock = std::chrono::steady_clock;
+
+namespace {
+
+// One namespace's read: in flight until `answer` is set, when `done` is cancelled to wake the
+// objects waiting for it.
+struct namespace_read {
+    explicit namespace_read(const asio::any_io_executor& ex)
+        : done(ex, clock::time_point::max()), started(clock::now()) {}
+    std::shared_ptr<const pod_metrics_answer> answer;
+    asio::steady_timer done;
+    clock::time_point started;
+};
+
+} // namespace
+
+struct shared_pod_metrics::impl {
+    asio::any_io_executor executor;
+    kube::api_client& cluster;
+    std::chrono::milliseconds window;
+    std::unordered_map<std::string, std::shared_ptr<namespace_read>> reads; ///< by namespace
+    clock::time_point swept = clock::now();
+    std::uint64_t lists = 0;
+
+    impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds w)
+        : executor(ex), cluster(c), window(w) {}
+
+    // Finished reads older than the window hold memory for nothing: dropped once per window.
+    void sweep(clock::time_point now) {
+        if (now - swept < window) return;
+        swept = now;
+        std::erase_if(reads, [&](const auto& r) {
+            return r.second->answer && now - r.second->started >= window;
+        });
+    }
+};
+
+namespace {
+
+asio::awaitable<void> list_namespace(std::shared_ptr<shared_pod_metrics::impl> self,
+                                     std::shared_ptr<namespace_read> read, std::string ns) {
+    ++self->lists;
+    const std::string every_pod;
+    auto answer = co_await list_pod_metrics(self->cluster, std::move(ns), every_pod);
+    read->answer = std::make_shared<const pod_metrics_answer>(std::move(answer));
+    read->done.cancel();
+}
+
+} // namespace
+
+shared_pod_metrics::shared_pod_metrics(asio::any_io_executor executor, kube::api_client& cluster,
+                                       std::chrono::milliseconds window)
+    : impl_(std::make_shared<impl>(executor, cluster, window)) {}
+
+shared_pod_metrics::~shared_pod_metrics() = default;
+
+std::uint64_t shared_pod_metrics::lists_sent() const {
+    return impl_->lists;
+}
+
+asio::awaitable<pod_metrics_answer> shared_pod_metrics::read(std::string ns,
+                                                             std::string pod_selector) {
+    auto selector = core::parse_label_selector(pod_selector);
+    if (impl_->window.count() <= 0 || !selector) { // unshared; a bad selector: the server says why
+        ++impl_->lists;
+        co_return co_await list_pod_metrics(impl_->cluster, std::move(ns), std::move(pod_selector));
+    }
+    const auto now = clock::now();
+    impl_->sweep(now);
+    auto& slot = impl_->reads[ns];
+    if (!slot || (slot->answer && now - slot->started >= impl_->window)) {
+        slot = std::make_shared<namespace_read>(impl_->executor);
+        asio::co_spawn(impl_->executor, list_namespace(impl_, slot, ns), asio::detached);
+    }
+    const std::shared_ptr<namespace_read> read = slot; // the slot may be replaced meanwhile
+    if (!read->answer) {
+        boost::system::error_code ec;
+        co_await read->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    pod_metrics_answer out;
+    out.error = read->answer->error;
+    for (const auto& m : read->answer->items)
+        if (selector->matches(m.labels)) out.items.push_back(m);
+    co_return out;
+}
+
+} // namespace hpaplus::metrics

@@ -1,0 +1,45 @@
+// metrics/shared_pod_metrics.hpp — the PodMetrics reads of many autoscalers made one. Every object
+// of a namespace that needs its pods' metrics within `window` of the namespace's last read is
+// served from that read (the namespace's whole PodMetricsList, filtered here by the object's
+// selector, as the API server would have filtered it), and objects asking while a read is on its
+// way wait for it instead of sending their own. The metrics server refreshes a pod's sample once
+// per resolution (15 s), so within a 1 s window each object gets the samples it would have been
+// sent itself. A window of 0 restores one read per object, with its selector, as upstream.
+#pragma once
+
+#include "kube/api_client.hpp"
+#include "metrics/metrics_api.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace hpaplus::metrics {
+
+class shared_pod_metrics {
+  public:
+    shared_pod_metrics(boost::asio::any_io_executor executor, kube::api_client& cluster,
+                       std::chrono::milliseconds window);
+    ~shared_pod_metrics();
+    shared_pod_metrics(const shared_pod_metrics&) = delete;
+    shared_pod_metrics& operator=(const shared_pod_metrics&) = delete;
+
+    /// The PodMetrics of the pods `pod_selector` selects in `ns` (an error in `error`, as
+    /// list_pod_metrics says it).
+    /// Runs on: the executor. Cancellation: none (bounded by the request timeouts).
+    boost::asio::awaitable<pod_metrics_answer> read(std::string ns, std::string pod_selector);
+
+    /// PodMetrics lists sent to the API server (for tests and the benchmark).
+    std::uint64_t lists_sent() const;
+
+    struct impl; // the read coroutines keep it alive while they run
+
+  private:
+    std::shared_ptr<impl> impl_;
+};
+
+} // namespace hpaplus::metrics

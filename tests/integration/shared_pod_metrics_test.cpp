@@ -1,0 +1,109 @@
+// metrics::shared_pod_metrics against the simulated cluster: objects of one namespace asking
+// within the window share one PodMetricsList, each gets only the pods its selector selects, a
+// read after the window is a new list, another namespace has its own, and a window of 0 sends one
+// list per read.
+#include "../support/run_awaitable.hpp"
+#include "../support/sim_fixture.hpp"
+#include "kube/config.hpp"
+#include "metrics/shared_pod_metrics.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace hpaplus {
+namespace {
+
+using namespace std::chrono_literals;
+
+class SharedPodMetrics : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        for (const auto& [name, app] :
+             {std::pair{"web-1", "web"}, std::pair{"web-2", "web"}, std::pair{"db-1", "db"}})
+            ASSERT_EQ(sim.request("POST", "/api/v1/namespaces/default/pods",
+                                  std::string(R"({"metadata":{"name":")") + name +
+                                      R"(","labels":{"app":")" + app +
+                                      R"("}},"spec":{"containers":[{"name":"c","image":"x"}]}})")
+                          .status,
+                      201);
+        // The simulated kubelet starts them; metrics come once they run.
+        ASSERT_TRUE(test::eventually(
+            [&] {
+                metrics::shared_pod_metrics unshared(io.get_executor(), client, 0ms);
+                return names(test::run_awaitable(io, unshared.read("default", ""))).size() == 3;
+            },
+            20s));
+    }
+    static std::vector<std::string> names(const metrics::pod_metrics_answer& a) {
+        std::vector<std::string> out;
+        for (const auto& m : a.items)
+            out.push_back(m.name);
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    test::sim_fixture sim;
+    boost::asio::io_context io;
+    kube::api_client client{io.get_executor(),
+                            kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value()};
+};
+
+TEST_F(SharedPodMetrics, ObjectsOfANamespaceShareOneListWithinTheWindow) {
+    metrics::shared_pod_metrics shared(io.get_executor(), client, 60s);
+    // Two objects asking at once: one list, each its own pods.
+    std::optional<metrics::pod_metrics_answer> web, db;
+    boost::asio::co_spawn(io, shared.read("default", "app=web"),
+                          [&](std::exception_ptr, metrics::pod_metrics_answer a) { web = a; });
+    boost::asio::co_spawn(io, shared.read("default", "app in (db)"),
+                          [&](std::exception_ptr, metrics::pod_metrics_answer a) { db = a; });
+    io.restart();
+    while ((!web || !db) && io.run_one_for(10s) > 0) {
+    }
+    ASSERT_TRUE(web && db);
+    EXPECT_EQ(names(*web), (std::vector<std::string>{"web-1", "web-2"}));
+    EXPECT_EQ(names(*db), std::vector<std::string>{"db-1"});
+    EXPECT_EQ(shared.lists_sent(), 1u);
+    // Later within the window: still that list. Another namespace: its own.
+    EXPECT_EQ(names(test::run_awaitable(io, shared.read("default", ""))).size(), 3u);
+    EXPECT_EQ(shared.lists_sent(), 1u);
+    EXPECT_TRUE(test::run_awaitable(io, shared.read("kube-system", "")).items.empty());
+    EXPECT_EQ(shared.lists_sent(), 2u);
+}
+
+TEST_F(SharedPodMetrics, AReadAfterTheWindowIsANewList) {
+    metrics::shared_pod_metrics shared(io.get_executor(), client, 100ms);
+    (void)test::run_awaitable(io, shared.read("default", "app=web"));
+    std::this_thread::sleep_for(150ms);
+    EXPECT_EQ(names(test::run_awaitable(io, shared.read("default", "app=web"))).size(), 2u);
+    EXPECT_EQ(shared.lists_sent(), 2u);
+}
+
+TEST_F(SharedPodMetrics, AWindowOfZeroSendsOneListPerRead) {
+    metrics::shared_pod_metrics unshared(io.get_executor(), client, 0ms);
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(names(test::run_awaitable(io, unshared.read("default", "app=db"))),
+                  std::vector<std::string>{"db-1"});
+    EXPECT_EQ(unshared.lists_sent(), 3u);
+}
+
+TEST_F(SharedPodMetrics, AnErrorReachesEveryObjectThatShared) {
+    metrics::shared_pod_metrics shared(io.get_executor(), client, 60s);
+    ASSERT_EQ(
+        sim.request(
+               "PUT", "/sim/v1/faults",
+               R"({"rules":[{"verb":"list","resource":"pods","errorRate":1,"errorCode":503}]})")
+            .status,
+        200);
+    const auto a = test::run_awaitable(io, shared.read("default", "app=web"));
+    EXPECT_FALSE(a.error.empty());
+    const auto b = test::run_awaitable(io, shared.read("default", "app=db"));
+    EXPECT_EQ(b.error, a.error);
+    EXPECT_EQ(shared.lists_sent(), 1u);
+}
+
+} // namespace
+} // namespace hpaplus
