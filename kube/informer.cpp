@@ -3,6 +3,7 @@
 
 #include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
+#include "kube/json_shape.hpp"
 #include "net/http_message.hpp"
 #include "net/json_parse.hpp"
 
@@ -24,7 +25,7 @@ std::string with_query(const std::string& path, const std::string& query) {
     return path + (path.find('?') == std::string::npos ? "?" : "&") + query;
 }
 
-object_cptr object_from(const rapidjson::Value& v) {
+object_cptr object_from(const rapidjson::Value& v, const json_shape* keep) {
     json_decoder d;
     const json_node node{&v, ""};
     auto o = std::make_shared<cached_object>();
@@ -34,7 +35,7 @@ object_cptr object_from(const rapidjson::Value& v) {
     o->labels = d.string_map(node["metadata"]["labels"]);
     o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
     o->generation = d.opt_int(node["metadata"]["generation"], 0, INT64_MAX).value_or(0);
-    o->json = to_json_text(v);
+    o->json = keep ? shaped_json(v, *keep) : to_json_text(v);
     return o;
 }
 
@@ -107,7 +108,7 @@ void informer::notify(change what, const object_cptr& object, const object_cptr&
 void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
-    object_cptr object = object_from(doc);
+    object_cptr object = object_from(doc, options_.keep.get());
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
     const auto it = objects_.find(object->key);
@@ -153,7 +154,7 @@ asio::awaitable<bool> informer::list() {
             co_return false;
         }
         for (const auto& item : doc["items"].GetArray()) {
-            object_cptr o = object_from(item);
+            object_cptr o = object_from(item, options_.keep.get());
             fresh[o->key] = std::move(o);
         }
         json_decoder d;

@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 namespace hpaplus::kube {
+
+struct json_shape;
 
 struct informer_options {
     std::string label_selector;
@@ -20,6 +23,8 @@ struct informer_options {
     /// an empty list (the informer is synced), and the list is tried again with backoff until the
     /// kind is served.
     bool absent_means_empty = false;
+    /// What of each object the cache keeps (kube/json_shape.hpp); null = all of it.
+    std::shared_ptr<const json_shape> keep;
 };
 
 } // namespace hpaplus::kube

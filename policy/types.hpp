@@ -187,6 +187,7 @@ struct container_spec {
     resource_list requests;
     resource_list limits;
     bool restart_always = false; ///< an init container with restartPolicy Always (a sidecar)
+    friend bool operator==(const container_spec&, const container_spec&) = default;
 };
 
 /// The parts of a v1 Pod the autoscaler reads.
@@ -203,6 +204,7 @@ struct pod_info {
     std::vector<container_spec> init_containers;
     resource_list pod_requests; ///< spec.resources (pod-level resources)
     resource_list pod_limits;
+    friend bool operator==(const pod_info&, const pod_info&) = default;
 };
 
 /// One pod's metric value in milli-units, as the metrics clients produce it.

@@ -85,7 +85,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         co_return out;
     }
     const core::time_point now = core::wall_now();
-    rapidjson::Document doc;
+    // The parsed object lives as long as the reconcile, across every wait for the API server and
+    // the metrics: its pool is sized to it (rapidjson's default is a 64 KiB chunk per document,
+    // which thousands of reconciles in flight at once turned into most of the heap).
+    rapidjson::MemoryPoolAllocator<> pool(object->json.size() * 2 + 256);
+    rapidjson::Document doc(&pool);
     doc.Parse(object->json.data(), object->json.size());
     const kube::json_node root{&doc, ""};
     kube::json_decoder d;

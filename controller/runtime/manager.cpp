@@ -8,6 +8,7 @@
 #include "controller/vpaplus/worker.hpp"
 #include "kube/api/cronhpa.hpp"
 #include "kube/event_recorder.hpp"
+#include "kube/json_shape.hpp"
 #include "kube/scale_target.hpp"
 #include "metrics/metric_sources.hpp"
 
@@ -58,7 +59,11 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                  const controller_options& options, reconcile_observer* observer)
     : options_(options) {
     hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options);
-    pods_ = informer_of(client, kube::resources::pods, options);
+    // Pods are most of the cache: only what the decoders read is kept (kube/json_shape.hpp).
+    auto pod_options = options.informer;
+    pod_options.keep = kube::pod_shape();
+    pods_ = std::make_unique<kube::informer>(
+        client, kube::resources::pods.path(options.watch_namespace), pod_options);
     pod_cache_ = std::make_unique<pod_cache>(*pods_);
     deployments_ = informer_of(client, kube::resources::deployments, options);
     if (options.native_hpas.selection != native_hpa_selection::none)

@@ -26,6 +26,7 @@ struct pod_view {
         bool resources = false;
         bool requests = false;
         bool limits = false;
+        friend bool operator==(const resource_maps&, const resource_maps&) = default;
     };
     std::vector<resource_maps> maps;
     bool has_annotations = false;
@@ -37,8 +38,10 @@ struct pod_view {
         std::string container;
         core::time_point started{};
         core::time_point finished{};
+        friend bool operator==(const oom_kill&, const oom_kill&) = default;
     };
     std::vector<oom_kill> oom_kills; ///< last terminations with reason OOMKilled
+    friend bool operator==(const pod_view&, const pod_view&) = default;
 };
 
 /// A resize is still under way: desired and applied differ or a resize condition is present.

@@ -1,0 +1,100 @@
+// kube/json_shape.cpp — writing the kept part of a JSON value.
+#include "kube/json_shape.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <initializer_list>
+
+namespace hpaplus::kube {
+namespace {
+
+using writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// The shape tree is a few levels deep, so this recursion is bounded by it, not by the input.
+void write(writer& w, const rapidjson::Value& v, const json_shape* shape) {
+    if (!shape) {
+        v.Accept(w);
+        return;
+    }
+    if (v.IsArray()) {
+        w.StartArray();
+        for (const auto& element : v.GetArray())
+            write(w, element, shape);
+        w.EndArray();
+        return;
+    }
+    if (!v.IsObject()) {
+        v.Accept(w);
+        return;
+    }
+    w.StartObject();
+    if (!shape->presence_only)
+        for (const auto& [name, inner] : shape->members) {
+            const auto m = v.FindMember(name.c_str());
+            if (m == v.MemberEnd()) continue;
+            w.Key(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+            write(w, m->value, inner.get());
+        }
+    w.EndObject();
+}
+
+json_shape_cptr keep(std::initializer_list<std::pair<const char*, json_shape_cptr>> members) {
+    auto s = std::make_shared<json_shape>();
+    for (const auto& [name, inner] : members)
+        s->members.emplace_back(name, inner);
+    return s;
+}
+
+} // namespace
+
+std::string shaped_json(const rapidjson::Value& value, const json_shape& shape) {
+    rapidjson::StringBuffer b;
+    writer w(b);
+    write(w, value, &shape);
+    return {b.GetString(), b.GetSize()};
+}
+
+json_shape_cptr pod_shape() {
+    static const json_shape_cptr shape = [] {
+        const json_shape_cptr whole = nullptr;
+        auto presence = std::make_shared<json_shape>();
+        presence->presence_only = true;
+        const auto container =
+            keep({{"name", whole}, {"resources", whole}, {"restartPolicy", whole}});
+        return keep({
+            {"apiVersion", whole},
+            {"kind", whole},
+            {"metadata", keep({{"name", whole},
+                               {"namespace", whole},
+                               {"uid", whole},
+                               {"resourceVersion", whole},
+                               {"generation", whole},
+                               {"labels", whole},
+                               {"annotations", presence},
+                               {"deletionTimestamp", whole},
+                               {"ownerReferences", keep({{"controller", whole}})}})},
+            {"spec",
+             keep(
+                 {{"containers", container}, {"initContainers", container}, {"resources", whole}})},
+            {"status", keep({{"phase", whole},
+                             {"startTime", whole},
+                             {"resize", whole},
+                             {"conditions", keep({{"type", whole},
+                                                  {"status", whole},
+                                                  {"reason", whole},
+                                                  {"lastTransitionTime", whole}})},
+                             {"containerStatuses",
+                              keep({{"name", whole},
+                                    {"resources", whole},
+                                    {"lastState",
+                                     keep({{"terminated", keep({{"reason", whole},
+                                                                {"startedAt", whole},
+                                                                {"finishedAt", whole}})}})}})}})},
+        });
+    }();
+    return shape;
+}
+
+} // namespace hpaplus::kube

@@ -1,0 +1,34 @@
+// kube/json_shape.hpp — which parts of an object an informer keeps (client-go's SetTransform): a
+// cache of every pod in a cluster holds each pod's JSON, most of it (managed fields, env, volumes,
+// probes, images, tolerations) never read by the controller. A shape names the members to keep;
+// everything else is dropped when the object enters the cache.
+#pragma once
+
+#include <rapidjson/fwd.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpaplus::kube {
+
+struct json_shape {
+    /// Members kept, each filtered by its own shape (an array: each element by it); a null shape
+    /// keeps the value whole.
+    std::vector<std::pair<std::string, std::shared_ptr<const json_shape>>> members;
+    /// Keep an object as `{}` (an empty one stays absent-free): whether there is one, not what.
+    bool presence_only = false;
+};
+using json_shape_cptr = std::shared_ptr<const json_shape>;
+
+/// `value` written as JSON with only what `shape` keeps (an object not matching the shape's
+/// expectations — a string where an object was expected — is kept as it is).
+std::string shaped_json(const rapidjson::Value& value, const json_shape& shape);
+
+/// What the controller reads of a v1 Pod: kube::decode_pod (the horizontal side) and
+/// decode_vertical_pod (VPAPlus). A decoder that reads another field must add it here; the test
+/// kube/json_shape_test decodes a pod with every field both ways and compares.
+json_shape_cptr pod_shape();
+
+} // namespace hpaplus::kube
