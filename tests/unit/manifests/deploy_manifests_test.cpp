@@ -394,8 +394,9 @@ void expect_the_adapter_is_verified(const std::string& dir) {
         const auto& b = m.at(key);
         EXPECT_STREQ(b["roleRef"]["kind"].GetString(), role_kind);
         EXPECT_STREQ(b["roleRef"]["name"].GetString(), role);
-        if (binding_namespace)
+        if (binding_namespace) {
             EXPECT_STREQ(b["metadata"]["namespace"].GetString(), binding_namespace);
+        }
         EXPECT_EQ(b["subjects"][0]["name"].GetString(), account);
         EXPECT_EQ(b["subjects"][0]["namespace"].GetString(), ns);
     };
