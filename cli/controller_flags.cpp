@@ -125,6 +125,11 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                    "autoscalers of one namespace share one PodMetrics read per this window (0 = "
                    "one read per reconcile, as upstream)",
                    o.metrics_read_window, 0s);
+    flags.integer(
+        "shards",
+        "split the objects into this many shards, each a Lease <leader-elect-name>-shard-<i> "
+        "that the replicas share out (1 = one Lease, one acting replica)",
+        o.shards, 1, 1024);
     flags.text("leader-elect-namespace", "namespace of the Lease", o.leader.lease_namespace);
     flags.text("leader-elect-name", "name of the Lease", o.leader.lease_name);
     flags.text("leader-elect-identity", "this replica's name in the Lease (default: hostname_pid)",
@@ -157,6 +162,8 @@ core::outcome<bool> check_combinations(const controller_options& o) {
                              "at most 11000 points (Prometheus' limit per series)");
     if (!o.vertical.webhook_listen.empty() && !o.enable_vertical)
         return error_message("--vertical-webhook-listen needs --enable-vertical");
+    if (o.shards > 1 && !o.leader.enabled)
+        return error_message("--shards needs --leader-elect: the shards are Leases");
     if (o.leader.renew_deadline >= o.leader.lease_duration)
         return error_message("--leader-elect-renew-deadline must be shorter than "
                              "--leader-elect-lease-duration");

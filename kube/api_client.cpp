@@ -199,7 +199,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     std::mt19937_64 rng{std::random_device{}()};
     std::uint64_t attempts = 0;
     api_client::request_observer observer;
-    std::function<bool()> write_fence;
+    api_client::write_fence write_fence;
     std::uint64_t throttled = 0;
 
     impl(asio::any_io_executor ex, cluster_config c, client_options o)
@@ -356,7 +356,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
             co_await take_token();
             co_await wait_for_slot();
             out = api_response{};
-            if (!idempotent && write_fence && !write_fence()) {
+            if (!idempotent && write_fence && !write_fence(r.fence_key)) {
                 out.ec = make_error_code(errc::not_leader);
                 out.status.message = out.ec.message();
                 co_return out;
@@ -573,7 +573,7 @@ void api_client::set_request_observer(request_observer observer) {
     impl_->observer = std::move(observer);
 }
 
-void api_client::set_write_fence(std::function<bool()> may_write) {
+void api_client::set_write_fence(write_fence may_write) {
     impl_->write_fence = std::move(may_write);
 }
 

@@ -66,6 +66,9 @@ struct api_request {
     /// false: a 429 is the server's answer to this call (an eviction a PodDisruptionBudget
     /// forbids), returned at once instead of retried as throttling.
     bool retry_throttled = true;
+    /// The `namespace/name` of the object a write is made for (what a sharded replica's fence
+    /// asks about); empty when the write is not tied to one object (Events).
+    std::string fence_key = {};
 };
 
 struct api_response {
@@ -114,10 +117,12 @@ class api_client {
     using request_observer = std::function<void(const std::string& method, int http_status)>;
     void set_request_observer(request_observer observer);
 
-    /// Asked right before each attempt of a write (anything but GET and HEAD) is sent, after the
-    /// rate limit and the wait for a connection: false refuses it with errc::not_leader. A leader
-    /// sets it so that a replica that lost (or cannot be sure of) its Lease writes nothing.
-    void set_write_fence(std::function<bool()> may_write);
+    /// Asked, with the request's fence_key, right before each attempt of a write (anything but
+    /// GET and HEAD) is sent, after the rate limit and the wait for a connection: false refuses it
+    /// with errc::not_leader. A leader sets it so that a replica that lost (or cannot be sure of)
+    /// its Lease writes nothing; a sharded replica, so that it writes only for its shards.
+    using write_fence = std::function<bool(std::string_view fence_key)>;
+    void set_write_fence(write_fence may_write);
     /// Closes idle connections.
     void close();
 

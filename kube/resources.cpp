@@ -37,9 +37,11 @@ std::string resource_path::path(const std::string& ns, const std::string& name,
 namespace {
 
 boost::asio::awaitable<api_response> call(api_client& c, std::string method, std::string target,
-                                          std::string body, std::string content_type) {
+                                          std::string body, std::string content_type,
+                                          std::string_view fence_key = {}) {
     api_request request{std::move(method), std::move(target), std::move(body),
                         std::move(content_type)};
+    request.fence_key = fence_key;
     return c.send(std::move(request));
 }
 
@@ -80,42 +82,50 @@ boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
 }
 
 boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
-                                            const std::string& ns, std::string body) {
-    return call(c, "POST", r.path(ns), std::move(body), "application/json");
+                                            const std::string& ns, std::string body,
+                                            std::string_view fence_key) {
+    return call(c, "POST", r.path(ns), std::move(body), "application/json", fence_key);
 }
 
 boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string& ns,
-                                               const std::string& name) {
+                                               const std::string& name,
+                                               std::string_view fence_key) {
     std::string body = R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" +
                        name + R"(","namespace":")" + ns + R"("}})";
     api_request request{"POST", resources::pods.path(ns, name, "eviction"), std::move(body),
                         "application/json"};
     request.retry_throttled = false;
+    request.fence_key = fence_key;
     return c.send(std::move(request));
 }
 
 boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,
                                             const std::string& ns, const std::string& name,
-                                            std::string body, const std::string& sub) {
-    return call(c, "PUT", r.path(ns, name, sub), std::move(body), "application/json");
+                                            std::string body, const std::string& sub,
+                                            std::string_view fence_key) {
+    return call(c, "PUT", r.path(ns, name, sub), std::move(body), "application/json", fence_key);
 }
 
 boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
                                                  const std::string& ns, const std::string& name,
-                                                 std::string patch, const std::string& sub) {
-    return call(c, "PATCH", r.path(ns, name, sub), std::move(patch),
-                "application/merge-patch+json");
+                                                 std::string patch, const std::string& sub,
+                                                 std::string_view fence_key) {
+    return call(c, "PATCH", r.path(ns, name, sub), std::move(patch), "application/merge-patch+json",
+                fence_key);
 }
 
 boost::asio::awaitable<api_response> json_patch(api_client& c, const resource_path& r,
                                                 const std::string& ns, const std::string& name,
-                                                std::string patch, const std::string& sub) {
-    return call(c, "PATCH", r.path(ns, name, sub), std::move(patch), "application/json-patch+json");
+                                                std::string patch, const std::string& sub,
+                                                std::string_view fence_key) {
+    return call(c, "PATCH", r.path(ns, name, sub), std::move(patch), "application/json-patch+json",
+                fence_key);
 }
 
 boost::asio::awaitable<api_response> remove(api_client& c, const resource_path& r,
-                                            const std::string& ns, const std::string& name) {
-    return call(c, "DELETE", r.path(ns, name), "", "application/json");
+                                            const std::string& ns, const std::string& name,
+                                            std::string_view fence_key) {
+    return call(c, "DELETE", r.path(ns, name), "", "application/json", fence_key);
 }
 
 namespace {
@@ -192,12 +202,11 @@ std::string event_body(const std::string& ns, const std::string& kind, const std
     return to_json_text(doc);
 }
 
-std::optional<lease_info> parse_lease(const std::string& json) {
-    rapidjson::Document doc;
-    if (!parse_object(doc, json, "Lease", "Lease")) return std::nullopt;
+namespace {
+std::optional<lease_info> decode_lease(const json_node& root) {
     json_decoder d;
-    const json_node root{&doc, ""};
     lease_info l;
+    l.name = d.opt_string(root["metadata"]["name"]).value_or("");
     const json_node spec = root["spec"];
     l.holder = d.opt_string(spec["holderIdentity"]).value_or("");
     l.duration_seconds = d.opt_int32(spec["leaseDurationSeconds"], 0).value_or(0);
@@ -207,6 +216,30 @@ std::optional<lease_info> parse_lease(const std::string& json) {
     l.resource_version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
     if (!d.ok()) return std::nullopt;
     return l;
+}
+} // namespace
+
+std::optional<lease_info> parse_lease(const std::string& json) {
+    rapidjson::Document doc;
+    if (!parse_object(doc, json, "Lease", "Lease")) return std::nullopt;
+    return decode_lease(json_node{&doc, ""});
+}
+
+std::optional<std::vector<lease_info>> parse_lease_list(const std::string& json) {
+    rapidjson::Document doc;
+    if (!parse_object(doc, json, "LeaseList", "LeaseList")) return std::nullopt;
+    const auto items = doc.FindMember("items");
+    std::vector<lease_info> out;
+    if (items == doc.MemberEnd() || items->value.IsNull()) return out;
+    if (!items->value.IsArray()) return std::nullopt;
+    out.reserve(items->value.Size());
+    for (const auto& item : items->value.GetArray()) {
+        if (!item.IsObject()) return std::nullopt;
+        auto lease = decode_lease(json_node{&item, "items[]"});
+        if (!lease) return std::nullopt;
+        out.push_back(std::move(*lease));
+    }
+    return out;
 }
 
 std::string lease_body(const std::string& ns, const std::string& name, const lease_info& l) {

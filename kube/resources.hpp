@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hpaplus::kube {
 
@@ -49,26 +50,33 @@ boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
                                           const std::string& label_selector = "",
                                           std::size_t limit = 0,
                                           const std::string& continue_token = "");
+// Writes take `fence_key`: the `namespace/name` of the object they are made for (api_request).
 boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
-                                            const std::string& ns, std::string body);
+                                            const std::string& ns, std::string body,
+                                            std::string_view fence_key = {});
 /// PUT of the whole object (its metadata.resourceVersion is the precondition).
 boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,
                                             const std::string& ns, const std::string& name,
-                                            std::string body, const std::string& sub = "");
+                                            std::string body, const std::string& sub = "",
+                                            std::string_view fence_key = {});
 /// RFC 7386 merge patch (sub = "status" or "scale" for a subresource).
 boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
                                                  const std::string& ns, const std::string& name,
-                                                 std::string patch, const std::string& sub = "");
+                                                 std::string patch, const std::string& sub = "",
+                                                 std::string_view fence_key = {});
 /// POST pods/<name>/eviction (policy/v1): the API server deletes the pod unless a
 /// PodDisruptionBudget forbids it (then 429, errc::too_many_requests).
 boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string& ns,
-                                               const std::string& name);
+                                               const std::string& name,
+                                               std::string_view fence_key = {});
 /// RFC 6902 JSON patch.
 boost::asio::awaitable<api_response> json_patch(api_client& c, const resource_path& r,
                                                 const std::string& ns, const std::string& name,
-                                                std::string patch, const std::string& sub = "");
+                                                std::string patch, const std::string& sub = "",
+                                                std::string_view fence_key = {});
 boost::asio::awaitable<api_response> remove(api_client& c, const resource_path& r,
-                                            const std::string& ns, const std::string& name);
+                                            const std::string& ns, const std::string& name,
+                                            std::string_view fence_key = {});
 
 /// autoscaling/v1 Scale, as read.
 struct scale_info {
@@ -102,8 +110,11 @@ struct lease_info {
     std::string renew_time;
     std::int32_t transitions = 0;
     std::string resource_version;
+    std::string name = {}; ///< metadata.name, as parsed (lease_body takes the name apart)
 };
 std::optional<lease_info> parse_lease(const std::string& json);
+/// The items of a LeaseList; nullopt when it is not one (or an item is not a Lease).
+std::optional<std::vector<lease_info>> parse_lease_list(const std::string& json);
 /// A Lease body (with resourceVersion when set, for a conditional update).
 std::string lease_body(const std::string& ns, const std::string& name, const lease_info& lease);
 

@@ -108,11 +108,12 @@ read_rollout(kube::api_client& client, const std::string& ns, const policy::obje
 
 boost::asio::awaitable<kube::api_response>
 write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
-            std::int32_t replicas, const std::string& resource_version) {
+            std::int32_t replicas, const std::string& resource_version,
+            std::string_view fence_key) {
     const kube::resource_path path = kube::target_resource(ref);
     std::string body = kube::scale_body(ref.name, ns, replicas, resource_version);
     const std::string sub = "scale"; // named: GCC 12 mishandles temporaries in co_await calls
-    co_return co_await kube::update(client, path, ns, ref.name, std::move(body), sub);
+    co_return co_await kube::update(client, path, ns, ref.name, std::move(body), sub, fence_key);
 }
 
 } // namespace hpaplus::kube

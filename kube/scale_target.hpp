@@ -39,9 +39,10 @@ read_target(kube::api_client& client, const kube::informer* deployments, const s
 boost::asio::awaitable<std::optional<policy::rollout_state>>
 read_rollout(kube::api_client& client, const std::string& ns, const policy::object_reference& ref);
 
-/// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved).
+/// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved), for
+/// the autoscaler `fence_key` (namespace/name; it must outlive the call).
 boost::asio::awaitable<kube::api_response>
 write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
-            std::int32_t replicas, const std::string& resource_version);
+            std::int32_t replicas, const std::string& resource_version, std::string_view fence_key);
 
 } // namespace hpaplus::kube

@@ -36,7 +36,7 @@ boost::asio::awaitable<bool> write_status(kube::api_client& client,
     std::string patch = "{\"status\":" + status + "}";
     const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
     auto response = co_await kube::merge_patch(client, resource, object.namespace_, object.name,
-                                               std::move(patch), sub);
+                                               std::move(patch), sub, object.key);
     if (!response && response.ec != kube::errc::not_found)
         spdlog::warn("{}: writing status failed: {}", object.key, response.message());
     co_return static_cast<bool>(response);

@@ -191,8 +191,9 @@ asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vert
     }
 }
 
+// `key`: the VPAPlus's namespace/name (the write fence's).
 asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, vertical_memory& m,
-                                        core::time_point now) {
+                                        core::time_point now, const std::string& key) {
     if (m.last_checkpoint && now - *m.last_checkpoint < env.options.checkpoint_interval) co_return;
     m.last_checkpoint = now;
     const auto& r = kube::resources::vpapluscheckpoints;
@@ -205,7 +206,7 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
                                      R"(","kind":"VPAPlus","name":")" + v.name + R"(","uid":")" +
                                      v.uid + R"("}]},"spec":{"vpaObjectName":")" + v.name +
                                      R"(","containerName":")" + container + R"("}})";
-            auto created = co_await kube::create(env.client, r, v.ns, body);
+            auto created = co_await kube::create(env.client, r, v.ns, body, key);
             if (!created && created.ec != kube::errc::already_exists) {
                 spdlog::warn("{}/{}: checkpoint {} not created: {}", v.ns, v.name, name,
                              created.message());
@@ -216,7 +217,7 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
         const std::string patch =
             R"({"status":)" + encode_checkpoint_status(history.save(), now) + "}";
         const std::string sub = "status";
-        auto written = co_await kube::merge_patch(env.client, r, v.ns, name, patch, sub);
+        auto written = co_await kube::merge_patch(env.client, r, v.ns, name, patch, sub, key);
         if (!written) {
             if (written.ec == kube::errc::not_found) m.checkpoints_created.erase(name);
             spdlog::warn("{}/{}: checkpoint {} not written: {}", v.ns, v.name, name,
@@ -233,6 +234,7 @@ struct pass {
     involved_object involved;
     core::time_point now;
     vertical_outcome& out;
+    const std::string& key; ///< the VPAPlus's namespace/name (the write fence's)
 
     // GCC 12 mishandles temporaries in co_await arguments: callers pass a named event.
     asio::awaitable<void> record(const policy::event& e) {
@@ -241,7 +243,7 @@ struct pass {
 
     // Evicts through the Eviction API, so PodDisruptionBudgets hold. True when the pod goes.
     asio::awaitable<bool> evict(const pod_view& p, const std::string& why) {
-        auto r = co_await kube::evict_pod(env.client, v.ns, p.name);
+        auto r = co_await kube::evict_pod(env.client, v.ns, p.name, key);
         if (!r) {
             const policy::event e{"Warning", "EvictionBlocked",
                                   "pod " + p.name + " not evicted (" + why + "): " + r.message()};
@@ -261,8 +263,8 @@ struct pass {
     asio::awaitable<bool> resize(const pod_view& p, const std::vector<container_resources>& to) {
         const std::string patch = vertical::resize_patch(p, to);
         const std::string sub = "resize";
-        auto r =
-            co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch, sub);
+        auto r = co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch,
+                                           sub, key);
         if (!r) {
             const policy::event e{"Warning", "InPlaceResizeFailed",
                                   "pods/" + p.name + "/resize refused: " + r.message()};
@@ -517,7 +519,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         confidence < 1 ? "ShortHistory" : "EnoughHistory",
         "about " + std::to_string(minutes) + " minutes of history at one sample a minute", now);
 
-    pass ps{env, v, memory, status, involved, now, out};
+    pass ps{env, v, memory, status, involved, now, out, object->key};
     const bool updates = v.mode == vertical::update_mode::in_place_or_recreate ||
                          v.mode == vertical::update_mode::in_place ||
                          (v.mode == vertical::update_mode::recreate && webhook);
@@ -525,7 +527,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
     co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
                           encode_vpaplus_status(status));
-    co_await write_checkpoints(env, v, memory, now);
+    co_await write_checkpoints(env, v, memory, now, object->key);
     co_return out;
 }
 

@@ -20,10 +20,11 @@ namespace {
 using cron::run_mode;
 using cron::run_report;
 
-// Sets the target's replicas through /scale (conflicts read again and retried).
+// Sets the target's replicas through /scale (conflicts read again and retried) for the CronHPA
+// `key` (namespace/name).
 boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::string& ns,
                                                   const policy::object_reference& ref,
-                                                  std::int32_t size) {
+                                                  std::int32_t size, const std::string& key) {
     run_report r;
     r.mode = run_mode::direct;
     bool fresh = false;
@@ -43,7 +44,7 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
             co_return r;
         }
         const auto response =
-            co_await kube::write_scale(env.client, ns, ref, size, target.resource_version);
+            co_await kube::write_scale(env.client, ns, ref, size, target.resource_version, key);
         if (response) {
             r.ok = true;
             r.message = "scaled " + ref.kind + "/" + ref.name + " from " + std::to_string(from) +
@@ -88,7 +89,8 @@ boost::asio::awaitable<run_report> run_job(cron_env& env, const kube::cronhpa& c
         co_return r;
     }
     const std::int32_t target_size = size; // named: GCC 12 and co_await arguments
-    r = co_await scale_directly(env, c.ns, ref, target_size);
+    const std::string key = c.ns + "/" + c.name;
+    r = co_await scale_directly(env, c.ns, ref, target_size, key);
     co_return r;
 }
 

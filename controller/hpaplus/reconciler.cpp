@@ -195,7 +195,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     std::optional<std::string> write_error;
     for (int attempt = 1; decision.rescale; ++attempt) {
         auto response = co_await kube::write_scale(env.client, ns, ref, decision.target_replicas,
-                                                   target.resource_version);
+                                                   target.resource_version, object->key);
         if (response) break;
         write_error = response.message();
         const bool unanswered = response.unanswered();

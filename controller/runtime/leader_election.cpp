@@ -45,7 +45,7 @@ leader_elector::leader_elector(kube::api_client& client, leader_election_options
     if (options_.identity.empty()) options_.identity = default_identity();
 }
 
-asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
+asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     const auto& ns = options_.lease_namespace;
     const auto& name = options_.lease_name;
     const auto now = std::chrono::steady_clock::now();
@@ -63,6 +63,7 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
     standing_by_.clear();
     auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
     if (!current && current.ec == kube::errc::not_found) {
+        if (!may_take) co_return false;
         next.acquire_time = next.renew_time;
         std::string body = kube::lease_body(ns, name, next);
         auto created = co_await kube::create(client_, kube::resources::leases, ns, std::move(body));
@@ -94,6 +95,7 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew() {
         standing_by_ = lease->holder;
         co_return false;
     }
+    if (!mine && !may_take) co_return false;
 
     next.resource_version = lease->resource_version;
     next.acquire_time = mine ? lease->acquire_time : next.renew_time;
@@ -135,26 +137,30 @@ void leader_elector::stop_leading(const char* why) {
     on_stopped_();
 }
 
+asio::awaitable<void> leader_elector::step(bool may_take) {
+    // A renewal counts from when it was sent: the server wrote it no earlier than that.
+    const auto attempt = std::chrono::steady_clock::now();
+    // Frozen (or starved) past the deadline: stop before anything else runs on a stale belief.
+    if (leading_ && attempt >= valid_until_)
+        stop_leading("let the renew deadline pass without a renewal");
+    const bool held = co_await try_acquire_or_renew(may_take || leading_);
+    if (held && !stopped_) {
+        valid_until_ = attempt + options_.renew_deadline;
+        if (!leading_) {
+            leading_ = true;
+            spdlog::info("leader election: {} became {} ({}/{})", options_.identity, options_.role,
+                         options_.lease_namespace, options_.lease_name);
+            on_started_();
+        }
+    } else if (leading_ && std::chrono::steady_clock::now() >= valid_until_) {
+        stop_leading("could not renew the Lease within the renew deadline");
+    }
+}
+
 asio::awaitable<void> leader_elector::run() {
     asio::steady_timer timer(co_await asio::this_coro::executor);
     while (!stopped_) {
-        // A renewal counts from when it was sent: the server wrote it no earlier than that.
-        const auto attempt = std::chrono::steady_clock::now();
-        // Frozen (or starved) past the deadline: stop before anything else runs on a stale belief.
-        if (leading_ && attempt >= valid_until_)
-            stop_leading("let the renew deadline pass without a renewal");
-        const bool held = co_await try_acquire_or_renew();
-        if (held && !stopped_) {
-            valid_until_ = attempt + options_.renew_deadline;
-            if (!leading_) {
-                leading_ = true;
-                spdlog::info("leader election: {} became the leader ({}/{})", options_.identity,
-                             options_.lease_namespace, options_.lease_name);
-                on_started_();
-            }
-        } else if (leading_ && std::chrono::steady_clock::now() >= valid_until_) {
-            stop_leading("could not renew the Lease within the renew deadline");
-        }
+        co_await step(true);
         if (!leading_ && !stopped_) report_waiting();
         timer.expires_after(options_.retry_period);
         boost::system::error_code ec;
@@ -165,6 +171,7 @@ asio::awaitable<void> leader_elector::run() {
 asio::awaitable<void> leader_elector::release() {
     if (!leading_) co_return;
     leading_ = false;
+    on_stopped_();
     const auto& ns = options_.lease_namespace;
     const auto& name = options_.lease_name;
     auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
@@ -179,7 +186,7 @@ asio::awaitable<void> leader_elector::release() {
     auto released =
         co_await kube::update(client_, kube::resources::leases, ns, name, std::move(body), no_sub);
     if (released)
-        spdlog::info("leader election: {} released the Lease", options_.identity);
+        spdlog::info("leader election: {} released the Lease {}/{}", options_.identity, ns, name);
     else
         spdlog::warn("leader election: releasing the Lease failed: {}", released.status.message);
 }

@@ -34,7 +34,12 @@ class leader_elector {
     /// Runs on: the client's executor. Cancellation: stop() ends it within one retry period.
     boost::asio::awaitable<void> run();
     void stop() { stopped_ = true; }
-    /// Gives the Lease up (holder cleared) if this replica holds it. Runs on: the executor.
+    /// One round of run(): renews the Lease while leading; otherwise takes it when it is free or
+    /// expired, if `may_take` (a sharded replica that has its share takes no more). Runs on: the
+    /// client's executor.
+    boost::asio::awaitable<void> step(bool may_take);
+    /// Stops leading (on_stopped_leading) and gives the Lease up (holder cleared, so another
+    /// replica takes it at once) if this replica holds it. Runs on: the executor.
     boost::asio::awaitable<void> release();
 
     bool leading() const { return leading_; }
@@ -48,7 +53,7 @@ class leader_elector {
     const std::string& problem() const { return problem_; }
 
   private:
-    boost::asio::awaitable<bool> try_acquire_or_renew();
+    boost::asio::awaitable<bool> try_acquire_or_renew(bool may_take);
     void stop_leading(const char* why);
 
     kube::api_client& client_;

@@ -232,6 +232,20 @@ void manager::start_workers() {
     if (vpaplus_workers_) vpaplus_workers_->start(executor_, running_, *vpapluses_->items());
 }
 
+void manager::set_owner(const std::function<bool(std::string_view key)>& owns) {
+    hpapluses_workers_->set_owner(owns);
+    if (hpa_workers_) hpa_workers_->set_owner(owns);
+    if (cronhpa_workers_) cronhpa_workers_->set_owner(owns);
+    if (vpaplus_workers_) vpaplus_workers_->set_owner(owns);
+}
+
+void manager::reshard() {
+    hpapluses_workers_->resync(*hpapluses_->items());
+    if (hpa_workers_) hpa_workers_->resync(*hpas_->items());
+    if (cronhpa_workers_) cronhpa_workers_->resync(*cronhpas_->items());
+    if (vpaplus_workers_) vpaplus_workers_->resync(*vpapluses_->items());
+}
+
 void manager::stop_workers() {
     acting_ = false;
     if (cronhpa_workers_) cronhpa_workers_->stop();

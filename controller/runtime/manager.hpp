@@ -14,8 +14,10 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::kube {
@@ -62,6 +64,10 @@ class manager {
     void start_workers();
     /// Cancels every worker; a pass in flight finishes.
     void stop_workers();
+    /// Only objects whose key `owns` get workers, in every kind (a sharded replica's shards).
+    void set_owner(const std::function<bool(std::string_view key)>& owns);
+    /// After what `owns` says changed: workers for newly owned objects, none for the others.
+    void reshard();
     /// Waits until no worker runs, at most `grace`. Runs on: the client's executor.
     boost::asio::awaitable<void> drain(std::chrono::milliseconds grace);
     /// Stops the informers (after stop_workers, at shutdown).

@@ -22,6 +22,9 @@ struct leader_election_options {
     std::chrono::milliseconds lease_duration{15000};
     std::chrono::milliseconds renew_deadline{10000};
     std::chrono::milliseconds retry_period{2000};
+    /// What holding the Lease makes this replica, for the log ("the leader", "the holder of shard
+    /// 3").
+    std::string role = "the leader";
 };
 
 /// Which plain HorizontalPodAutoscalers HPAPlus reconciles (the drop-in replacement).
@@ -72,6 +75,9 @@ struct controller_options {
     /// How long start-up waits for the informers' first lists before it fails.
     std::chrono::milliseconds cache_sync_timeout{120000};
     leader_election_options leader;
+    /// Objects split into this many shards, each a Lease `<lease name>-shard-<i>` the replicas
+    /// share out (controller/runtime/shards.hpp); 1 = one Lease, one acting replica.
+    int shards = 1;
     /// Address of /healthz, /readyz and /metrics ("" = off).
     std::string ops_listen = "0.0.0.0:8080";
     /// After SIGTERM, how long in-flight reconciles may take before the process exits.

@@ -4,6 +4,7 @@
 #include "controller/runtime/leader_election.hpp"
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/ops_server.hpp"
+#include "controller/runtime/shards.hpp"
 #include "controller/runtime/telemetry.hpp"
 #include "kube/api_client.hpp"
 #include "metrics/metric_sources.hpp"
@@ -47,6 +48,7 @@ struct controller_process::impl {
                              [this] {
                                  metrics.observe_pools(objects.pools());
                                  metrics.set_leader(objects.acting());
+                                 if (shards) metrics.set_shards(held_shards(), shards->members());
                                  return metrics.exposition();
                              }});
         }
@@ -64,13 +66,22 @@ struct controller_process::impl {
             lease_options.max_idle_connections = 1;
             lease_client =
                 std::make_unique<kube::api_client>(io.get_executor(), config, lease_options);
-            elector = std::make_unique<leader_elector>(
-                *lease_client, options.leader,
-                [this] {
-                    if (!stopping) objects.start_workers();
-                },
-                [this] { objects.stop_workers(); });
-            client.set_write_fence([this] { return elector->holds_lease(); });
+            if (options.shards > 1) {
+                shards = std::make_unique<shard_coordinator>(
+                    *lease_client, options.leader, static_cast<std::size_t>(options.shards),
+                    [this] { shards_changed(); });
+                objects.set_owner([this](std::string_view key) { return shards->owns(key); });
+                client.set_write_fence(
+                    [this](std::string_view key) { return shards->may_write(key); });
+            } else {
+                elector = std::make_unique<leader_elector>(
+                    *lease_client, options.leader,
+                    [this] {
+                        if (!stopping) objects.start_workers();
+                    },
+                    [this] { objects.stop_workers(); });
+                client.set_write_fence([this](std::string_view) { return elector->holds_lease(); });
+            }
         }
     }
 
@@ -98,6 +109,10 @@ struct controller_process::impl {
             spdlog::info("pod admission webhook at {}", webhook->url());
         }
         if (stopping) co_return;
+        if (shards) {
+            co_await shards->run();
+            co_return;
+        }
         if (!elector) {
             objects.start_workers();
             co_return;
@@ -105,13 +120,34 @@ struct controller_process::impl {
         co_await elector->run();
     }
 
+    // A shard was gained or lost: workers for the objects of the held shards, none for others.
+    void shards_changed() {
+        if (stopping) return;
+        if (shards->held().empty()) {
+            objects.stop_workers();
+        } else if (!objects.acting()) {
+            objects.start_workers();
+        } else {
+            objects.reshard();
+        }
+    }
+
+    std::vector<bool> held_shards() const {
+        std::vector<bool> held(shards->shard_count(), false);
+        for (const std::size_t i : shards->held())
+            held[i] = true;
+        return held;
+    }
+
     asio::awaitable<void> stop() {
         spdlog::info("shutting down: finishing in-flight reconciles (at most {} ms)",
                      options.shutdown_grace.count());
         if (elector) elector->stop();
+        if (shards) shards->stop();
         objects.stop_workers();
         co_await objects.drain(options.shutdown_grace);
         if (elector) co_await elector->release();
+        if (shards) co_await shards->release();
         objects.stop_caches();
         if (ops) ops->stop();
         if (webhook) webhook->stop();
@@ -125,6 +161,8 @@ struct controller_process::impl {
         if (!ready) return "caches not synced";
         if (elector && !elector->leading() && !elector->problem().empty())
             return elector->problem();
+        if (shards && shards->held().empty() && !shards->problem().empty())
+            return shards->problem();
         return "";
     }
 
@@ -144,6 +182,7 @@ struct controller_process::impl {
     std::unique_ptr<ops_server> ops;
     std::unique_ptr<vertical::pod_admission_server> webhook;
     std::unique_ptr<leader_elector> elector;
+    std::unique_ptr<shard_coordinator> shards; ///< with --shards N > 1, instead of elector
     std::function<void(int)> on_exit;
     bool ready = false;
     bool stopping = false;

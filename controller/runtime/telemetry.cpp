@@ -84,6 +84,22 @@ struct telemetry::impl {
                                     .Help("1 while this replica holds the leader Lease")
                                     .Register(*registry)
                                     .Add({});
+    prometheus::Family<prometheus::Gauge>& shard_held =
+        prometheus::BuildGauge()
+            .Name("hpaplus_shard_held")
+            .Help("With --shards: 1 while this replica holds the shard's Lease, else 0")
+            .Register(*registry);
+    prometheus::Gauge& shards_held = prometheus::BuildGauge()
+                                         .Name("hpaplus_shards_held")
+                                         .Help("With --shards: the shards this replica holds")
+                                         .Register(*registry)
+                                         .Add({});
+    prometheus::Gauge& shard_members =
+        prometheus::BuildGauge()
+            .Name("hpaplus_shard_replicas")
+            .Help("With --shards: the live replicas this one sees (itself included)")
+            .Register(*registry)
+            .Add({});
     std::map<std::pair<std::string, int>, prometheus::Counter*> request_counters;
 };
 
@@ -142,6 +158,16 @@ void telemetry::observe_pools(const std::vector<const worker_pool*>& pools) {
 
 void telemetry::set_leader(bool leading) {
     impl_->leader.Set(leading ? 1 : 0);
+}
+
+void telemetry::set_shards(const std::vector<bool>& held, std::size_t members) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < held.size(); ++i) {
+        impl_->shard_held.Add({{"shard", std::to_string(i)}}).Set(held[i] ? 1 : 0);
+        count += held[i] ? 1 : 0;
+    }
+    impl_->shards_held.Set(static_cast<double>(count));
+    impl_->shard_members.Set(static_cast<double>(members));
 }
 
 std::string telemetry::exposition() const {

@@ -1,7 +1,7 @@
 // controller/runtime/telemetry.hpp — the controller's Prometheus metrics (prometheus-cpp registry,
 // text exposition): reconciles and errors per object, reconcile duration, desired and current
 // replicas per object, metric fetch latency per backend, API requests by verb and code, workers,
-// reconciles and errors of every kind (HPAPlus, CronHPA, VPAPlus), leadership. prometheus-cpp
+// reconciles and errors of every kind (HPAPlus, CronHPA, VPAPlus), leadership, held shards. prometheus-cpp
 // stays out of this header.
 #pragma once
 
@@ -27,6 +27,8 @@ class telemetry : public reconcile_observer {
     /// Reads the worker pools of every kind: their workers, passes and errors (at scrape time).
     void observe_pools(const std::vector<const worker_pool*>& pools);
     void set_leader(bool leading);
+    /// With --shards: whether each shard is held here (`held[i]`), and the live replicas seen.
+    void set_shards(const std::vector<bool>& held, std::size_t members);
 
     /// The Prometheus text exposition of every metric.
     std::string exposition() const;

@@ -33,8 +33,23 @@ void worker_pool::start(asio::any_io_executor ex, std::size_t& running,
     running_ = &running;
     acting_ = true;
     for (const auto& [key, object] : objects)
-        if (rules_.takes(*object)) spawn(object->namespace_, object->name, true);
+        if (wanted(*object)) spawn(object->namespace_, object->name, true);
     spdlog::info("acting on {} {} objects", workers_.size(), kind_);
+}
+
+void worker_pool::resync(const kube::snapshot& objects) {
+    if (!acting_) return;
+    std::vector<std::string> unowned;
+    for (const auto& [key, w] : workers_)
+        if (owns_ && !owns_(key)) unowned.push_back(key);
+    for (const auto& key : unowned)
+        forget(key);
+    const std::size_t before = workers_.size();
+    for (const auto& [key, object] : objects)
+        if (!workers_.count(key) && wanted(*object)) spawn(object->namespace_, object->name, true);
+    if (!unowned.empty() || workers_.size() != before)
+        spdlog::info("{} objects: {} workers ({} new, {} handed over)", kind_, workers_.size(),
+                     workers_.size() - before, unowned.size());
 }
 
 void worker_pool::stop() {
@@ -82,7 +97,7 @@ void worker_pool::poke_aimed_at(std::string_view ns, std::string_view target) {
 void worker_pool::on_change(kube::change what, const kube::object_cptr& object,
                             const kube::object_cptr& previous) {
     if (!acting_) return;
-    if (what == kube::change::deleted || !rules_.takes(*object)) {
+    if (what == kube::change::deleted || !wanted(*object)) {
         forget(object->key);
     } else if (!workers_.count(object->key)) {
         spawn(object->namespace_, object->name, false);

@@ -105,6 +105,12 @@ class worker_pool {
                const kube::snapshot& objects);
     /// Cancels every worker; a pass in flight finishes.
     void stop();
+    /// Only objects whose key (namespace/name) `owns` get a worker (a sharded replica's shards);
+    /// by default every object.
+    void set_owner(std::function<bool(std::string_view key)> owns) { owns_ = std::move(owns); }
+    /// After `owns` changed: spawns the workers of the owned objects of `objects` that have none,
+    /// forgets those of objects no longer owned.
+    void resync(const kube::snapshot& objects);
     /// The informer's change handler: spawn on appearance (of an object the rules take), wake on a
     /// change the rules say wakes, stop on delete (or when the rules stop taking the object).
     void on_change(kube::change what, const kube::object_cptr& object,
@@ -124,12 +130,16 @@ class worker_pool {
                                      std::chrono::milliseconds first_delay);
     void spawn(const std::string& ns, const std::string& name, bool listed);
     void forget(const std::string& key);
+    bool wanted(const kube::cached_object& object) const {
+        return (!owns_ || owns_(object.key)) && rules_.takes(object);
+    }
 
     std::string kind_;
     worker_rules& rules_;
     boost::asio::any_io_executor executor_;
     std::size_t* running_ = nullptr;
     bool acting_ = false;
+    std::function<bool(std::string_view key)> owns_;
     std::map<std::string, std::shared_ptr<worker_slot>, std::less<>> workers_;
     worker_stats stats_;
 };

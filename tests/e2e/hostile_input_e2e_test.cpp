@@ -87,13 +87,6 @@ class hostile_backend {
     std::thread thread_;
 };
 
-// The URL at the end of a log line such as "… serving /healthz, /readyz and /metrics on URL".
-std::string url_in(const std::string& line) {
-    const auto at = line.find("http");
-    if (at == std::string::npos) return {};
-    return line.substr(at, line.find_first_of(" \n", at) - at);
-}
-
 class HostileInputE2E : public ::testing::Test {
   protected:
     void SetUp() override {
@@ -101,7 +94,7 @@ class HostileInputE2E : public ::testing::Test {
             HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"});
         const std::string line = sim->wait_for_line("listening on", 20s);
         ASSERT_FALSE(line.empty()) << "hpaplus sim did not start";
-        sim_url = url_in(line);
+        sim_url = test::url_in(line);
         ASSERT_EQ(kubectl("apply -f " + source + "/crds/").exit_code, 0);
         write_file(dir.path() + "/backends.yaml", "backends:\n"
                                                   "  - name: hostile\n"
@@ -131,7 +124,7 @@ class HostileInputE2E : public ::testing::Test {
             HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
             "--leader-elect=false", "--ops-listen=127.0.0.1:0",
             "--metric-backends=" + dir.path() + "/backends.yaml"});
-        ops_url = url_in(controller->wait_for_line("serving /healthz", 20s));
+        ops_url = test::url_in(controller->wait_for_line("serving /healthz", 20s));
         ASSERT_FALSE(ops_url.empty()) << "the controller did not serve /healthz";
         ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
     }
@@ -198,7 +191,7 @@ TEST_F(HostileInputE2E, A200000DeepBackendAnswerIsAConditionNotACrash) {
     test::child_process adapter({HPAPLUS_BINARY, "adapter",
                                  "--metric-backends=" + dir.path() + "/backends.yaml",
                                  "--listen=127.0.0.1:0"});
-    const std::string adapter_url = url_in(adapter.wait_for_line("listening on", 20s));
+    const std::string adapter_url = test::url_in(adapter.wait_for_line("listening on", 20s));
     ASSERT_FALSE(adapter_url.empty());
     for (int i = 0; i < 3; ++i) {
         const auto r = test::run_command(

@@ -114,6 +114,23 @@ TEST_P(TypedCalls, LeasesAreConditional) {
     EXPECT_EQ(
         kube::parse_lease(run(io, kube::get(client, r::leases, "default", "hpaplus")).body)->holder,
         "replica-b");
+    // The LeaseList the shards count members in.
+    const auto listed =
+        kube::parse_lease_list(run(io, kube::list(client, r::leases, "default")).body);
+    ASSERT_TRUE(listed);
+    ASSERT_EQ(listed->size(), 1u);
+    EXPECT_EQ(listed->front().name, "hpaplus");
+    EXPECT_EQ(listed->front().holder, "replica-b");
+    EXPECT_FALSE(listed->front().resource_version.empty());
+    // What is not a LeaseList of Leases is refused whole.
+    for (const char* bad :
+         {R"({"kind":"Lease"})", R"({"kind":"LeaseList","items":{}})",
+          R"({"kind":"LeaseList","items":[7]})",
+          R"({"kind":"LeaseList","items":[{"spec":{"holderIdentity":5}}]})", "[", ""})
+        EXPECT_FALSE(kube::parse_lease_list(bad)) << bad;
+    EXPECT_FALSE(
+        kube::parse_lease_list(R"({"kind":"LeaseList","items":[)" + std::string(100000, '[')));
+    EXPECT_TRUE(kube::parse_lease_list(R"({"kind":"LeaseList","items":null})"));
 }
 
 TEST_P(TypedCalls, InformerLookups) {

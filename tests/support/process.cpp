@@ -133,6 +133,12 @@ command_result run_kubectl(const std::string& dir, const std::string& args, int 
                        timeout_seconds);
 }
 
+std::string url_in(const std::string& line) {
+    const auto at = line.find("http");
+    if (at == std::string::npos) return {};
+    return line.substr(at, line.find_first_of(" \n", at) - at);
+}
+
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit,
                 std::chrono::milliseconds poll) {
     const auto deadline = std::chrono::steady_clock::now() + limit;

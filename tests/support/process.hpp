@@ -55,6 +55,10 @@ bool eventually(const std::function<bool()>& condition,
                 std::chrono::milliseconds limit = std::chrono::seconds(20),
                 std::chrono::milliseconds poll = std::chrono::milliseconds(50));
 
+/// The URL in a log line such as "… serving /healthz, /readyz and /metrics on URL" (from its
+/// "http" to the next blank), "" when there is none.
+std::string url_in(const std::string& line);
+
 /// A loopback TCP port that was free a moment ago (for servers that take a port number, not 0).
 int free_port();
 

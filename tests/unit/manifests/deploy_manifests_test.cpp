@@ -62,8 +62,8 @@ std::vector<std::string> kubectls() {
     return out;
 }
 
-const char* const overlays[] = {"deploy", "deploy/webhook", "deploy/adapter", "deploy/complete",
-                                "deploy/other-namespace"};
+const char* const overlays[] = {"deploy",          "deploy/webhook",         "deploy/adapter",
+                                "deploy/complete", "deploy/other-namespace", "deploy/sharded"};
 
 // The controller's arguments as the kubelet passes them: $(VAR) from the container's env, whose
 // fieldRef metadata.namespace is the pod's namespace.
@@ -203,6 +203,29 @@ TEST(DeployManifests, TheControllerArgumentsAreAcceptedFlags) {
                      options->leader.lease_name.c_str());
         EXPECT_EQ(options->leader.lease_namespace, role["metadata"]["namespace"].GetString());
     }
+}
+
+// The sharded overlay: several acting replicas, and a Role for every Lease the shards use (shard
+// and membership Leases have names of their own, so no resourceNames).
+TEST(DeployManifests, TheShardedOverlayRunsReplicasThatMayUseEveryShardLease) {
+    const auto m = manifests("deploy/sharded");
+    const auto& deployment = m.at("Deployment/hpaplus-controller");
+    EXPECT_EQ(deployment["spec"]["replicas"].GetInt(), 3);
+    bool help = false;
+    const auto options = cli::parse_controller_flags(controller_args(deployment), help);
+    ASSERT_TRUE(options) << options.error().text;
+    EXPECT_EQ(options->shards, 6);
+    EXPECT_TRUE(options->leader.enabled);
+    const auto& role = m.at("Role/hpaplus-leader-election");
+    ASSERT_EQ(role["rules"].Size(), 1u);
+    const auto& rule = role["rules"][0];
+    EXPECT_FALSE(rule.HasMember("resourceNames"));
+    std::set<std::string> verbs;
+    for (const auto& v : rule["verbs"].GetArray())
+        verbs.insert(v.GetString());
+    for (const char* verb : {"get", "list", "create", "update", "delete"})
+        EXPECT_TRUE(verbs.count(verb)) << verb;
+    EXPECT_EQ(options->leader.lease_namespace, role["metadata"]["namespace"].GetString());
 }
 
 TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {

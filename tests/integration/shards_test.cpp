@@ -1,0 +1,130 @@
+// Integration: shard coordinators (controller/runtime/shards.hpp) of several replicas against the
+// simulated cluster — how they share the shards out, hand them over when one stops renewing or
+// another joins, and the write fence that follows each shard.
+#include "controller/runtime/shards.hpp"
+#include "kube/api_client.hpp"
+#include "support/sim_fixture.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace hpaplus {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(ShardOf, IsStableAndSpreadsKeys) {
+    EXPECT_EQ(controller::shard_of("default/web", 1), 0u);
+    // FNV-1a: the same shard in every process and release (other replicas compute it too).
+    EXPECT_EQ(controller::shard_of("default/web", 1000), controller::shard_of("default/web", 1000));
+    std::vector<int> counts(3);
+    for (int i = 0; i < 3000; ++i)
+        ++counts[controller::shard_of("ns-" + std::to_string(i % 7) + "/app-" + std::to_string(i),
+                                      3)];
+    for (const int c : counts) {
+        EXPECT_GT(c, 800);
+        EXPECT_LT(c, 1200);
+    }
+}
+
+struct replica {
+    replica(boost::asio::io_context& io, const kube::cluster_config& config,
+            const std::string& identity, std::size_t shards)
+        : client(io.get_executor(), config) {
+        controller::leader_election_options o;
+        o.lease_namespace = "default";
+        o.lease_duration = 2s;
+        o.renew_deadline = 1500ms;
+        o.retry_period = 200ms;
+        o.identity = identity;
+        coordinator = std::make_unique<controller::shard_coordinator>(client, o, shards,
+                                                                      [this] { ++changes; });
+        boost::asio::co_spawn(io, coordinator->run(), [](std::exception_ptr e) {
+            if (e) std::rethrow_exception(e);
+        });
+    }
+    std::size_t held() const { return coordinator->held().size(); }
+
+    kube::api_client client;
+    std::unique_ptr<controller::shard_coordinator> coordinator;
+    int changes = 0;
+};
+
+class ShardCoordinators : public ::testing::Test {
+  protected:
+    bool run_until(const std::function<bool()>& done, std::chrono::seconds limit = 15s) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (!done()) {
+            if (std::chrono::steady_clock::now() > deadline) return false;
+            io.run_for(50ms);
+        }
+        return true;
+    }
+    kube::cluster_config config() {
+        return kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
+    }
+    // Each key's shard is held by exactly one of `replicas`, and only that one may write for it.
+    void expect_one_writer_per_key(const std::vector<replica*>& replicas) {
+        for (int i = 0; i < 50; ++i) {
+            const std::string key = "default/app-" + std::to_string(i);
+            int owners = 0;
+            int writers = 0;
+            for (const replica* r : replicas) {
+                owners += r->coordinator->owns(key) ? 1 : 0;
+                writers += r->coordinator->may_write(key) ? 1 : 0;
+            }
+            EXPECT_EQ(owners, 1) << key;
+            EXPECT_EQ(writers, 1) << key;
+        }
+    }
+
+    test::sim_fixture sim{false};
+    boost::asio::io_context io;
+};
+
+TEST_F(ShardCoordinators, ReplicasShareShardsOutHandThemOverAndFenceEachShard) {
+    replica a(io, config(), "a", 4);
+    replica b(io, config(), "b", 4);
+    ASSERT_TRUE(run_until([&] { return a.held() == 2 && b.held() == 2; }))
+        << a.held() << " " << b.held();
+    EXPECT_EQ(a.coordinator->members(), 2u);
+    expect_one_writer_per_key({&a, &b});
+    EXPECT_TRUE(a.coordinator->may_write("")); // an Event: any held shard will do
+    EXPECT_GT(a.changes, 0);
+
+    // C joins: ⌈4/3⌉ = 2 caps nobody, but C holds fewer than ⌊4/3⌋ = 1, so the busiest replica
+    // (A and B tie; the least identity, A) gives one shard up and C takes it.
+    replica c(io, config(), "c", 4);
+    ASSERT_TRUE(run_until([&] { return c.held() == 1; })) << c.held();
+    EXPECT_EQ(c.coordinator->members(), 3u);
+    EXPECT_EQ(a.held(), 1u);
+    EXPECT_EQ(b.held(), 2u);
+    expect_one_writer_per_key({&a, &b, &c});
+
+    // B stops renewing (as a killed process): its fence closes within the renew deadline, and
+    // the others take its shards once its Leases expire.
+    b.coordinator->stop();
+    ASSERT_TRUE(run_until([&] { return a.held() + c.held() == 4 && a.held() == 2; }))
+        << a.held() << " " << c.held();
+    for (int i = 0; i < 50; ++i)
+        EXPECT_FALSE(b.coordinator->may_write("default/app-" + std::to_string(i)));
+    expect_one_writer_per_key({&a, &c});
+
+    // A leaves cleanly: its shards are free at once (no expiry wait), C holds all four.
+    a.coordinator->stop();
+    bool released = false;
+    boost::asio::co_spawn(io, a.coordinator->release(),
+                          [&](std::exception_ptr) { released = true; });
+    ASSERT_TRUE(run_until([&] { return released && c.held() == 4; }, 10s)) << c.held();
+    EXPECT_TRUE(a.coordinator->held().empty());
+    expect_one_writer_per_key({&c});
+    EXPECT_TRUE(run_until([&] { return c.coordinator->members() == 1; }, 10s));
+    c.coordinator->stop();
+    io.run_for(500ms);
+}
+
+} // namespace
+} // namespace hpaplus
