@@ -3,6 +3,8 @@
 // another joins, and the write fence that follows each shard.
 #include "controller/runtime/shards.hpp"
 #include "kube/api_client.hpp"
+#include "kube/resources.hpp"
+#include "support/run_awaitable.hpp"
 #include "support/sim_fixture.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -94,6 +96,22 @@ TEST_F(ShardCoordinators, ReplicasShareShardsOutHandThemOverAndFenceEachShard) {
     expect_one_writer_per_key({&a, &b});
     EXPECT_TRUE(a.coordinator->may_write("")); // an Event: any held shard will do
     EXPECT_GT(a.changes, 0);
+
+    // The fence in the client: a write for an object of B's shards never leaves A.
+    a.client.set_write_fence([&](std::string_view key) { return a.coordinator->may_write(key); });
+    std::string mine, theirs;
+    for (int i = 0; mine.empty() || theirs.empty(); ++i) {
+        const std::string key = "default/app-" + std::to_string(i);
+        (a.coordinator->owns(key) ? mine : theirs) = key;
+    }
+    const auto write_for = [&](const std::string& key, const std::string& lease) {
+        kube::lease_info probe{"a", 15, "", "", 0, ""};
+        return test::run_awaitable(io,
+                                   kube::create(a.client, kube::resources::leases, "default",
+                                                kube::lease_body("default", lease, probe), key));
+    };
+    EXPECT_TRUE(write_for(mine, "probe-mine"));
+    EXPECT_EQ(write_for(theirs, "probe-theirs").ec, kube::errc::not_leader);
 
     // C joins: ⌈4/3⌉ = 2 caps nobody, but C holds fewer than ⌊4/3⌋ = 1, so the busiest replica
     // (A and B tie; the least identity, A) gives one shard up and C takes it.
