@@ -56,8 +56,10 @@ namespace {
 
 asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
                                         std::shared_ptr<gather> state, std::string ns,
-                                        std::string selector) {
-    state->pod_metrics = co_await self->pod_metrics.read(std::move(ns), std::move(selector));
+                                        std::string selector,
+                                        std::vector<std::string_view> pod_names) {
+    state->pod_metrics =
+        co_await self->pod_metrics.read(std::move(ns), std::move(selector), std::move(pod_names));
 }
 
 asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
@@ -157,7 +159,8 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
               i);
     }
     if (need_pod_metrics)
-        spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector), pod_metrics_task);
+        spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector, pod_names),
+              pod_metrics_task);
     if (state->pending > 0) {
         boost::system::error_code ec;
         co_await state->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));

@@ -3,6 +3,8 @@
 
 #include "core/label_selector.hpp"
 
+#include <algorithm>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -23,6 +25,9 @@ struct namespace_read {
     explicit namespace_read(const asio::any_io_executor& ex)
         : done(ex, clock::time_point::max()), started(clock::now()) {}
     std::shared_ptr<const pod_metrics_answer> answer;
+    /// answer->items by pod name (views into answer), so an object finds its few pods without
+    /// matching its selector against every pod of the namespace.
+    std::unordered_map<std::string_view, std::size_t> by_name;
     asio::steady_timer done;
     clock::time_point started;
 };
@@ -58,6 +63,9 @@ asio::awaitable<void> list_namespace(std::shared_ptr<shared_pod_metrics::impl> s
     const std::string every_pod;
     auto answer = co_await list_pod_metrics(self->cluster, std::move(ns), every_pod);
     read->answer = std::make_shared<const pod_metrics_answer>(std::move(answer));
+    read->by_name.reserve(read->answer->items.size());
+    for (std::size_t i = 0; i < read->answer->items.size(); ++i)
+        read->by_name.emplace(read->answer->items[i].name, i);
     read->done.cancel();
 }
 
@@ -73,8 +81,9 @@ std::uint64_t shared_pod_metrics::lists_sent() const {
     return impl_->lists;
 }
 
-asio::awaitable<pod_metrics_answer> shared_pod_metrics::read(std::string ns,
-                                                             std::string pod_selector) {
+asio::awaitable<pod_metrics_answer>
+shared_pod_metrics::read(std::string ns, std::string pod_selector,
+                         std::vector<std::string_view> pod_names) {
     auto selector = core::parse_label_selector(pod_selector);
     if (impl_->window.count() <= 0 || !selector) { // unshared; a bad selector: the server says why
         ++impl_->lists;
@@ -93,9 +102,25 @@ asio::awaitable<pod_metrics_answer> shared_pod_metrics::read(std::string ns,
         co_await read->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
     pod_metrics_answer out;
+    const auto& items = read->answer->items;
     out.error = read->answer->error;
-    for (const auto& m : read->answer->items)
-        if (selector->matches(m.labels)) out.items.push_back(m);
+    if (pod_names.empty()) {
+        for (const auto& m : items)
+            if (selector->matches(m.labels)) out.items.push_back(m);
+        co_return out;
+    }
+    // The named pods, in the list's order, each still checked against the selector as the server
+    // would have filtered: what a read with the selector would have returned, less the pods the
+    // object does not know (which its decision ignores).
+    std::vector<std::size_t> found;
+    found.reserve(pod_names.size());
+    for (const auto name : pod_names)
+        if (const auto it = read->by_name.find(name); it != read->by_name.end())
+            found.push_back(it->second);
+    std::sort(found.begin(), found.end());
+    out.items.reserve(found.size());
+    for (const std::size_t i : found)
+        if (selector->matches(items[i].labels)) out.items.push_back(items[i]);
     co_return out;
 }
 

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace hpaplus::metrics {
 
@@ -29,9 +31,13 @@ class shared_pod_metrics {
     shared_pod_metrics& operator=(const shared_pod_metrics&) = delete;
 
     /// The PodMetrics of the pods `pod_selector` selects in `ns` (an error in `error`, as
-    /// list_pod_metrics says it).
+    /// list_pod_metrics says it). With `pod_names` (the pods the caller selected from its cache;
+    /// they must outlive the call), a shared read returns only those of them: the caller's decision
+    /// ignores the metrics of pods it does not know, and a lookup by name spares matching the
+    /// selector against every pod of the namespace.
     /// Runs on: the executor. Cancellation: none (bounded by the request timeouts).
-    boost::asio::awaitable<pod_metrics_answer> read(std::string ns, std::string pod_selector);
+    boost::asio::awaitable<pod_metrics_answer> read(std::string ns, std::string pod_selector,
+                                                    std::vector<std::string_view> pod_names = {});
 
     /// PodMetrics lists sent to the API server (for tests and the benchmark).
     std::uint64_t lists_sent() const;

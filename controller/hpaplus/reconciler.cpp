@@ -2,6 +2,7 @@
 #include "controller/hpaplus/reconciler.hpp"
 
 #include "controller/coordination.hpp"
+#include "core/hash.hpp"
 #include "kube/api/cronhpa.hpp"
 #include "kube/api/hpaplus_status.hpp"
 #include "kube/api/native_hpa.hpp"
@@ -182,7 +183,14 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         if (auto selector = core::parse_label_selector(in.scale->selector);
             selector && !in.scale->selector.empty()) {
             kind.selectors.put(ns, name, std::move(*selector));
-            in.peers = kind.selectors.peers_picking(ns, name, in.pods);
+            const std::uint64_t selectors = kind.selectors.version(ns);
+            if (memory.peers_pods != memory.pods.generation ||
+                memory.peers_selectors != selectors) {
+                memory.peers = kind.selectors.peers_picking(ns, name, in.pods);
+                memory.peers_pods = memory.pods.generation;
+                memory.peers_selectors = selectors;
+            }
+            in.peers = memory.peers;
         }
     }
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
@@ -229,8 +237,16 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     if (!shadow(kind, in.hpa.spec)) {
         const std::string status = kube::encode_status(
             in.hpa, decision, kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
-        out.status_written =
-            co_await kube::write_status(env.client, kind.resource, *object, doc, status);
+        const std::uint64_t digest = core::fnv1a(status);
+        const bool known_equal =
+            memory.status_version == object->resource_version && memory.status_digest == digest;
+        if (!known_equal && !kube::status_differs(doc, status)) {
+            memory.status_version = object->resource_version;
+            memory.status_digest = digest;
+        } else if (!known_equal) {
+            out.status_written =
+                co_await kube::write_status(env.client, kind.resource, *object, doc, status);
+        }
     }
     for (const auto& e : decision.events) {
         co_await env.events.record(involved, e, now);

@@ -27,6 +27,16 @@ struct object_memory {
     pod_cache::selection
         pods; ///< the target's pods, reused while its namespace's pods are unchanged
     kube::target_view target; ///< the last view of the target (not decoded again while unchanged)
+    /// The other autoscalers picking its pods, kept while neither its pods (pods.generation) nor
+    /// the namespace's selectors (selector_registry::version) changed.
+    std::vector<policy::peer_autoscaler> peers;
+    std::uint64_t peers_pods = 0, peers_selectors = 0;
+    /// The object's resourceVersion when its stored status was last found equal to the status
+    /// text hashed (core::fnv1a) in status_digest: while both hold, the status needs no parse
+    /// and no comparison (64-bit hash: a collision would only delay a write until the next
+    /// change of the object).
+    std::string status_version;
+    std::uint64_t status_digest = 0;
 };
 
 /// Which objects a set of workers reconciles: HPAPlus objects, or plain autoscaling/v2

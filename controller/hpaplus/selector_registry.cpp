@@ -7,13 +7,22 @@ namespace hpaplus::controller {
 
 void selector_registry::put(const std::string& ns, const std::string& name,
                             core::label_selector selector) {
-    namespaces_[ns][name] = std::move(selector);
+    auto& slot = namespaces_[ns][name];
+    if (slot == selector && versions_.count(ns)) return;
+    slot = std::move(selector);
+    versions_[ns] = ++changes_;
+}
+
+std::uint64_t selector_registry::version(const std::string& ns) const {
+    const auto it = versions_.find(ns);
+    return it == versions_.end() ? 0 : it->second;
 }
 
 void selector_registry::erase(const std::string& ns, const std::string& name) {
     const auto it = namespaces_.find(ns);
     if (it == namespaces_.end()) return;
-    it->second.erase(name);
+    if (it->second.erase(name) == 0) return;
+    versions_[ns] = ++changes_;
     if (it->second.empty()) namespaces_.erase(it);
 }
 

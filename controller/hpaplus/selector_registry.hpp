@@ -6,6 +6,7 @@
 #include "core/label_selector.hpp"
 #include "policy/decision.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -17,6 +18,9 @@ class selector_registry {
   public:
     /// Records the selector of `ns/name`'s target, as this reconcile read it.
     void put(const std::string& ns, const std::string& name, core::label_selector selector);
+    /// Changes whenever a selector of namespace `ns` is put differently or erased (never reused),
+    /// so a reconcile may keep its peers_picking answer while this and its pods stay the same.
+    std::uint64_t version(const std::string& ns) const;
     /// Forgets `ns/name` (its object is gone).
     void erase(const std::string& ns, const std::string& name);
     /// The namespace's other autoscalers whose selector picks one of `pods`. Costs one match per
@@ -28,6 +32,8 @@ class selector_registry {
   private:
     using by_name = std::map<std::string, core::label_selector, std::less<>>;
     std::map<std::string, by_name, std::less<>> namespaces_;
+    std::map<std::string, std::uint64_t, std::less<>> versions_;
+    std::uint64_t changes_ = 0;
 };
 
 } // namespace hpaplus::controller

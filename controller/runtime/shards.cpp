@@ -1,6 +1,7 @@
 // controller/runtime/shards.cpp — shard Leases, membership, and each replica's share.
 #include "controller/runtime/shards.hpp"
 
+#include "core/hash.hpp"
 #include "kube/resources.hpp"
 
 #include <boost/asio/redirect_error.hpp>
@@ -16,15 +17,7 @@ namespace hpaplus::controller {
 namespace {
 
 namespace asio = boost::asio;
-
-std::uint64_t fnv1a(std::string_view text) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
+using core::fnv1a;
 
 // A member Lease's name: the identity (hostname_pid) need not be a valid object name; its hash is.
 std::string member_prefix(const leader_election_options& o) {

@@ -225,6 +225,25 @@ TEST_F(ControllerTest, TwoAutoscalersOnTheSamePodsBothStopUntilOneIsDeleted) {
     EXPECT_TRUE(eventually([&] { return replicas("shared") > 2; }));
 }
 
+// A reconcile skips comparing a status it already found stored while the object is unchanged; a
+// status someone else changes changes the object, so the next reconcile writes it back.
+TEST_F(ControllerTest, AStatusChangedBySomeoneElseIsWrittenBack) {
+    apply_manifest(sim, deployment("steady", 2, "500m"));
+    apply_manifest(sim, hpaplus("steady", "  syncPeriodSeconds: 1\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return status("steady", "/status/desiredReplicas") == "2"; }))
+        << status("steady", "/status");
+    // Several quiet reconciles: the stored status is known equal.
+    const auto passes = controller.reconciles();
+    ASSERT_TRUE(eventually([&] { return controller.reconciles() >= passes + 3; }));
+    ASSERT_EQ(sim.request("PATCH", hpapluses + "steady/status",
+                          R"({"status":{"desiredReplicas":9}})", "application/merge-patch+json")
+                  .status,
+              200);
+    EXPECT_TRUE(eventually([&] { return status("steady", "/status/desiredReplicas") == "2"; }))
+        << status("steady", "/status");
+}
+
 TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWorking) {
     apply_manifest(sim, deployment("good", 2, "2500m"));
     apply_manifest(sim, deployment("bad", 2, "2500m"));
