@@ -107,8 +107,13 @@ list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selec
     list_answer list;
     parse_items(response.body, list);
     kube::json_decoder d;
+    auto items = std::make_shared<std::vector<policy::pod_metrics>>();
     for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i)
-        out.items.push_back(kube::decode_pod_metrics(d, list.items.at(i)));
+        items->push_back(kube::decode_pod_metrics(d, list.items.at(i)));
+    out.items.reserve(items->size());
+    for (const auto& m : *items)
+        out.items.push_back(&m);
+    out.list = std::move(items);
     if (!list.error.empty() || !d.ok())
         out.error = "unable to fetch metrics from resource metrics API: " +
                     (list.error.empty() ? d.error().to_string() : list.error);

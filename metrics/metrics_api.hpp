@@ -8,6 +8,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +17,9 @@ namespace hpaplus::metrics {
 
 /// The PodMetrics of the target's pods (one list serves every resource metric of an object).
 struct pod_metrics_answer {
-    std::vector<policy::pod_metrics> items;
+    /// The pods' metrics: views into `list`, which may hold more (a namespace's shared list).
+    std::vector<const policy::pod_metrics*> items;
+    std::shared_ptr<const std::vector<policy::pod_metrics>> list;
     std::string error;
 };
 

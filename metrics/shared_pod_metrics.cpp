@@ -27,7 +27,7 @@ struct namespace_read {
     std::shared_ptr<const pod_metrics_answer> answer;
     /// answer->items by pod name (views into answer), so an object finds its few pods without
     /// matching its selector against every pod of the namespace.
-    std::unordered_map<std::string_view, std::size_t> by_name;
+    std::unordered_map<std::string_view, std::size_t> by_name; ///< index in answer->items
     asio::steady_timer done;
     clock::time_point started;
 };
@@ -65,7 +65,7 @@ asio::awaitable<void> list_namespace(std::shared_ptr<shared_pod_metrics::impl> s
     read->answer = std::make_shared<const pod_metrics_answer>(std::move(answer));
     read->by_name.reserve(read->answer->items.size());
     for (std::size_t i = 0; i < read->answer->items.size(); ++i)
-        read->by_name.emplace(read->answer->items[i].name, i);
+        read->by_name.emplace(read->answer->items[i]->name, i);
     read->done.cancel();
 }
 
@@ -103,10 +103,11 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     }
     pod_metrics_answer out;
     const auto& items = read->answer->items;
+    out.list = read->answer->list;
     out.error = read->answer->error;
     if (pod_names.empty()) {
-        for (const auto& m : items)
-            if (selector->matches(m.labels)) out.items.push_back(m);
+        for (const auto* m : items)
+            if (selector->matches(m->labels)) out.items.push_back(m);
         co_return out;
     }
     // The named pods, in the list's order, each still checked against the selector as the server
@@ -120,7 +121,7 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     std::sort(found.begin(), found.end());
     out.items.reserve(found.size());
     for (const std::size_t i : found)
-        if (selector->matches(items[i].labels)) out.items.push_back(items[i]);
+        if (selector->matches(items[i]->labels)) out.items.push_back(items[i]);
     co_return out;
 }
 

@@ -6,36 +6,55 @@
 
 namespace hpaplus::policy {
 
+namespace {
+
+// One pod's sample of `resource` (summed over its containers, or of `container`), if it has one.
+void add_sample(sample_set& samples, const pod_metrics& m, std::string_view resource,
+                std::string_view container) {
+    if (!container.empty()) {
+        // A pod whose metrics lack the container has no sample: the replica calculator then
+        // ignores it (Failed, Succeeded, being deleted) or counts it as missing, as for
+        // Resource metrics (upstream since kubernetes#127193).
+        const auto c = std::find_if(m.containers.begin(), m.containers.end(),
+                                    [&](const auto& cu) { return cu.name == container; });
+        const quantity* q = c == m.containers.end() ? nullptr : find_resource(c->usage, resource);
+        if (q) samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
+        return;
+    }
+    if (m.containers.empty()) return;
+    std::int64_t sum = 0;
+    for (const auto& c : m.containers) {
+        const quantity* q = find_resource(c.usage, resource);
+        if (!q) return;
+        sum += q->milli_value();
+    }
+    samples.push_back({m.name, sum, m.timestamp, m.window});
+}
+
+const char* const no_pod_metrics = "no metrics returned from resource metrics API";
+
+} // namespace
+
 core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
                                                    std::string_view resource,
                                                    std::string_view container) {
-    if (items.empty()) return std::string("no metrics returned from resource metrics API");
+    if (items.empty()) return std::string(no_pod_metrics);
     sample_set samples;
     samples.reserve(items.size());
-    for (const auto& m : items) {
-        if (!container.empty()) {
-            // A pod whose metrics lack the container has no sample: the replica calculator then
-            // ignores it (Failed, Succeeded, being deleted) or counts it as missing, as for
-            // Resource metrics (upstream since kubernetes#127193).
-            const auto c = std::find_if(m.containers.begin(), m.containers.end(),
-                                        [&](const auto& cu) { return cu.name == container; });
-            const quantity* q =
-                c == m.containers.end() ? nullptr : find_resource(c->usage, resource);
-            if (q) samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
-            continue;
-        }
-        bool missing = m.containers.empty();
-        std::int64_t sum = 0;
-        for (const auto& c : m.containers) {
-            const quantity* q = find_resource(c.usage, resource);
-            if (!q) {
-                missing = true;
-                break;
-            }
-            sum += q->milli_value();
-        }
-        if (!missing) samples.push_back({m.name, sum, m.timestamp, m.window});
-    }
+    for (const auto& m : items)
+        add_sample(samples, m, resource, container);
+    sort_samples(samples);
+    return samples;
+}
+
+core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_metrics*>& items,
+                                                   std::string_view resource,
+                                                   std::string_view container) {
+    if (items.empty()) return std::string(no_pod_metrics);
+    sample_set samples;
+    samples.reserve(items.size());
+    for (const auto* m : items)
+        add_sample(samples, *m, resource, container);
     sort_samples(samples);
     return samples;
 }

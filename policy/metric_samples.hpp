@@ -20,6 +20,10 @@ namespace hpaplus::policy {
 core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
                                                    std::string_view resource,
                                                    std::string_view container);
+/// The same over views (a shared list's items, not copied).
+core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_metrics*>& items,
+                                                   std::string_view resource,
+                                                   std::string_view container);
 
 /// `GetRawMetric`'s empty-answer rule for custom (Pods) metrics.
 core::outcome<sample_set> samples_from_custom_metrics(sample_set items);

@@ -57,7 +57,8 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
     std::map<std::string, const pod_view*, std::less<>> by_name;
     for (const auto& p : pods)
         by_name.emplace(p.name, &p);
-    for (const auto& item : answer.items) {
+    for (const auto* listed : answer.items) {
+        const policy::pod_metrics& item = *listed;
         const auto it = by_name.find(item.name);
         if (it == by_name.end()) continue;
         const pod_view& pod = *it->second;

@@ -40,8 +40,8 @@ class SharedPodMetrics : public ::testing::Test {
     }
     static std::vector<std::string> names(const metrics::pod_metrics_answer& a) {
         std::vector<std::string> out;
-        for (const auto& m : a.items)
-            out.push_back(m.name);
+        for (const auto* m : a.items)
+            out.push_back(m->name);
         std::sort(out.begin(), out.end());
         return out;
     }
