@@ -8,6 +8,7 @@
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
 #include "kube/json_decoder.hpp"
+#include "kube/resources.hpp"
 #include "kube/scale_target.hpp"
 #include "net/json_parse.hpp"
 
@@ -70,6 +71,8 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
         break;
     case 15:
         (void)scale_from_deployment(text);
+        (void)parse_lease(text);
+        (void)parse_lease_list(text);
         break;
     case 16:
         (void)hpa_annotations_of(doc);

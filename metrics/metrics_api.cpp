@@ -2,6 +2,7 @@
 #include "metrics/metrics_api.hpp"
 
 #include "kube/decode.hpp"
+#include "kube/pod_metrics_list.hpp"
 #include "kube/resources.hpp"
 #include "net/http_message.hpp"
 #include "net/json_parse.hpp"
@@ -104,19 +105,23 @@ list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selec
         out.error = failure("resource", response);
         co_return out;
     }
-    list_answer list;
-    parse_items(response.body, list);
-    kube::json_decoder d;
     auto items = std::make_shared<std::vector<policy::pod_metrics>>();
-    for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i)
-        items->push_back(kube::decode_pod_metrics(d, list.items.at(i)));
+    if (auto decoded = kube::decode_pod_metrics_list(response.body)) {
+        *items = std::move(*decoded);
+    } else { // not the usual shape: the DOM decoder says what is wrong, or reads it after all
+        list_answer list;
+        parse_items(response.body, list);
+        kube::json_decoder d;
+        for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i)
+            items->push_back(kube::decode_pod_metrics(d, list.items.at(i)));
+        if (!list.error.empty() || !d.ok())
+            out.error = "unable to fetch metrics from resource metrics API: " +
+                        (list.error.empty() ? d.error().to_string() : list.error);
+    }
     out.items.reserve(items->size());
     for (const auto& m : *items)
         out.items.push_back(&m);
     out.list = std::move(items);
-    if (!list.error.empty() || !d.ok())
-        out.error = "unable to fetch metrics from resource metrics API: " +
-                    (list.error.empty() ? d.error().to_string() : list.error);
     co_return out;
 }
 

@@ -225,8 +225,10 @@ struct pod_metrics {
     struct container_usage {
         std::string name;
         resource_list usage;
+        friend bool operator==(const container_usage&, const container_usage&) = default;
     };
     std::vector<container_usage> containers;
+    friend bool operator==(const pod_metrics&, const pod_metrics&) = default;
 };
 
 /// Controller-wide settings (kube-controller-manager flags); defaults are upstream's.

@@ -79,7 +79,8 @@ std::vector<std::size_t> shard_coordinator::held() const {
 // else would).
 asio::awaitable<void> shard_coordinator::survey() {
     const auto& ns = options_.lease_namespace;
-    auto listed = co_await kube::list(client_, kube::resources::leases, ns);
+    const std::string every, from_start; // named: GCC 12 mishandles temporaries in co_await calls
+    auto listed = co_await kube::list(client_, kube::resources::leases, ns, every, 0, from_start);
     if (!listed) {
         problem_ = "cannot list the Leases of " + ns + ": " + listed.message();
         co_return;

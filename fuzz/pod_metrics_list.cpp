@@ -1,0 +1,30 @@
+// The one-pass PodMetricsList decoder against the DOM decoder it stands in for: on any bytes it
+// either declines (the DOM decoder then runs) or gives exactly what the DOM decoder gives — which
+// must then decode without an error.
+#include "kube/pod_metrics_list.hpp"
+#include "fuzz/fuzz.hpp"
+#include "kube/decode.hpp"
+#include "kube/json_decoder.hpp"
+#include "net/json_parse.hpp"
+
+#include <rapidjson/document.h>
+
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace hpaplus;
+    const std::string text(fuzz::text(data, size));
+    const auto fast = kube::decode_pod_metrics_list(text);
+    if (!fast) return 0;
+    rapidjson::Document doc;
+    fuzz::require(net::parse_json(doc, text).empty() && doc.IsObject(),
+                  "decoded what the DOM parser refuses");
+    kube::json_decoder d;
+    std::vector<policy::pod_metrics> slow;
+    const kube::json_node items = kube::json_node{&doc, ""}["items"];
+    for (std::size_t i = 0, n = d.array(items); i < n; ++i)
+        slow.push_back(kube::decode_pod_metrics(d, items.at(i)));
+    fuzz::require(d.ok(), "decoded what the DOM decoder reports as an error");
+    fuzz::require(slow == *fast, "decoded differently from the DOM decoder");
+    return 0;
+}

@@ -1,0 +1,270 @@
+// kube/pod_metrics_list.cpp — the one-pass PodMetricsList decoder (see the header).
+#include "kube/pod_metrics_list.hpp"
+
+#include "core/duration.hpp"
+#include "core/time.hpp"
+
+#include <rapidjson/encodedstream.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include <cstdint>
+#include <string>
+
+namespace hpaplus::kube {
+namespace {
+
+constexpr std::size_t list_max_depth = 512;                   // as net::parse_json
+constexpr std::size_t list_max_bytes = std::size_t{64} << 20; // as net::parse_json
+
+// Where the reader is: the objects and arrays this decoder reads, innermost last.
+enum class place : std::uint8_t {
+    list,
+    items,
+    item,
+    metadata,
+    labels,
+    containers,
+    container,
+    usage
+};
+
+// The key whose value comes next; `other` is a key this decoder does not read (its value, of any
+// shape, is passed over).
+enum class field : std::uint8_t {
+    none,
+    other,
+    items,
+    metadata,
+    timestamp,
+    window,
+    containers,
+    name,
+    namespace_,
+    labels,
+    usage,
+};
+
+std::string_view trim_blanks(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t\n\r");
+    if (first == std::string_view::npos) return {};
+    return s.substr(first, s.find_last_not_of(" \t\n\r") - first + 1);
+}
+
+class handler {
+  public:
+    std::vector<policy::pod_metrics> items;
+
+    bool Null() { return scalar(); }
+    bool Bool(bool) { return scalar(); }
+    bool Int(int) { return scalar(); }
+    bool Uint(unsigned) { return scalar(); }
+    bool Int64(std::int64_t) { return scalar(); }
+    bool Uint64(std::uint64_t) { return scalar(); }
+    bool Double(double) { return scalar(); }
+    bool RawNumber(const char*, rapidjson::SizeType, bool) { return scalar(); }
+    bool String(const char* s, rapidjson::SizeType n, bool) { return text({s, n}); }
+    bool StartObject() { return open(true); }
+    bool StartArray() { return open(false); }
+    bool EndObject(rapidjson::SizeType) { return close(); }
+    bool EndArray(rapidjson::SizeType) { return close(); }
+
+    bool Key(const char* s, rapidjson::SizeType n, bool) {
+        if (skipping_ > 0) return true;
+        const std::string_view k(s, n);
+        switch (places_.back()) {
+        case place::list:
+            return take(k == "items" ? field::items : field::other, list_seen_);
+        case place::item:
+            return take(k == "metadata"     ? field::metadata
+                        : k == "timestamp"  ? field::timestamp
+                        : k == "window"     ? field::window
+                        : k == "containers" ? field::containers
+                                            : field::other,
+                        item_seen_);
+        case place::metadata:
+            return take(k == "name"        ? field::name
+                        : k == "namespace" ? field::namespace_
+                        : k == "labels"    ? field::labels
+                                           : field::other,
+                        metadata_seen_);
+        case place::container:
+            return take(k == "name"    ? field::name
+                        : k == "usage" ? field::usage
+                                       : field::other,
+                        container_seen_);
+        case place::labels:
+        case place::usage:
+            key_.assign(k);
+            return true;
+        default:
+            return false;
+        }
+    }
+
+  private:
+    // A key this decoder reads may come once per object: with two, the DOM decoder reads the
+    // first, and this one would have to know it did.
+    bool take(field f, unsigned& seen) {
+        field_ = f;
+        if (f == field::other) return true;
+        const unsigned bit = 1u << static_cast<unsigned>(f);
+        if (seen & bit) return false;
+        seen |= bit;
+        return true;
+    }
+
+    policy::pod_metrics& pod() { return items.back(); }
+    policy::pod_metrics::container_usage& container() { return pod().containers.back(); }
+
+    // null, true, false or a number: only the value of a key it does not read.
+    bool scalar() {
+        if (skipping_ > 0) return true;
+        if (places_.empty()) return false;
+        const place p = places_.back();
+        return (p == place::list || p == place::item || p == place::metadata ||
+                p == place::container) &&
+               field_ == field::other;
+    }
+
+    bool text(std::string_view s) {
+        if (skipping_ > 0) return true;
+        if (places_.empty()) return false;
+        switch (places_.back()) {
+        case place::item:
+            if (field_ == field::timestamp) {
+                const auto t = core::parse_rfc3339(s);
+                if (!t) return false;
+                pod().timestamp = *t;
+                return true;
+            }
+            if (field_ == field::window) {
+                const auto d = core::parse_go_duration(s);
+                if (!d) return false;
+                pod().window = *d;
+                return true;
+            }
+            return field_ == field::other;
+        case place::metadata:
+            if (field_ == field::name) {
+                pod().name.assign(s);
+                return true;
+            }
+            if (field_ == field::namespace_) {
+                pod().namespace_.assign(s);
+                return true;
+            }
+            return field_ == field::other;
+        case place::labels:
+            return pod().labels.emplace(key_, std::string(s)).second;
+        case place::container:
+            if (field_ == field::name) {
+                container().name.assign(s);
+                return true;
+            }
+            return field_ == field::other;
+        case place::usage: {
+            const auto q = core::quantity::parse(trim_blanks(s));
+            if (!q) return false;
+            for (const auto& [name, value] : container().usage)
+                if (name == key_) return false;
+            container().usage.emplace_back(key_, *q);
+            return true;
+        }
+        case place::list:
+            return field_ == field::other;
+        default: // an element of items or containers must be an object
+            return false;
+        }
+    }
+
+    bool open(bool object) {
+        if (++depth_ > list_max_depth) return false;
+        if (skipping_ > 0) {
+            ++skipping_;
+            return true;
+        }
+        if (places_.empty()) return object && enter(place::list);
+        switch (places_.back()) {
+        case place::list:
+            if (field_ == field::items && !object) return enter(place::items);
+            break;
+        case place::items:
+            if (!object) return false;
+            items.emplace_back();
+            item_seen_ = metadata_seen_ = 0;
+            return enter(place::item);
+        case place::item:
+            if (field_ == field::metadata && object) return enter(place::metadata);
+            if (field_ == field::containers && !object) return enter(place::containers);
+            break;
+        case place::metadata:
+            if (field_ == field::labels && object) return enter(place::labels);
+            break;
+        case place::containers:
+            if (!object) return false;
+            pod().containers.emplace_back();
+            container_seen_ = 0;
+            return enter(place::container);
+        case place::container:
+            if (field_ == field::usage && object) return enter(place::usage);
+            break;
+        default: // a label's or a quantity's value must be a string
+            return false;
+        }
+        // The value of a key it does not read is passed over whole; a key it reads with a value of
+        // another type is not its shape.
+        if (field_ != field::other) return false;
+        skipping_ = 1;
+        return true;
+    }
+
+    bool enter(place p) {
+        places_.push_back(p);
+        field_ = field::none;
+        return true;
+    }
+
+    bool close() {
+        --depth_;
+        if (skipping_ > 0) {
+            --skipping_;
+            return true;
+        }
+        const place p = places_.back();
+        places_.pop_back();
+        field_ = field::none;
+        const auto has = [](unsigned seen, field f) {
+            return (seen & (1u << static_cast<unsigned>(f))) != 0;
+        };
+        if (p == place::item) {
+            // The name is required; a missing namespace is "default", as the DOM decoder has it.
+            if (!has(item_seen_, field::metadata) || !has(metadata_seen_, field::name))
+                return false;
+            if (!has(metadata_seen_, field::namespace_)) pod().namespace_ = "default";
+        }
+        if (p == place::container && !has(container_seen_, field::name)) return false;
+        return true;
+    }
+
+    std::vector<place> places_;
+    field field_ = field::none;
+    std::string key_; ///< the label's or resource's name whose value comes next
+    std::size_t depth_ = 0;
+    std::size_t skipping_ = 0; ///< > 0: inside a value passed over, this deep
+    unsigned list_seen_ = 0, item_seen_ = 0, metadata_seen_ = 0, container_seen_ = 0;
+};
+
+} // namespace
+
+std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(std::string_view json) {
+    if (json.size() > list_max_bytes) return std::nullopt;
+    handler h;
+    rapidjson::MemoryStream bytes(json.data(), json.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
+    rapidjson::Reader reader;
+    if (reader.Parse<rapidjson::kParseIterativeFlag>(in, h).IsError()) return std::nullopt;
+    return std::move(h.items);
+}
+
+} // namespace hpaplus::kube

@@ -1,0 +1,93 @@
+// The one-pass PodMetricsList decoder (kube/pod_metrics_list): whatever it decodes, the DOM decoder
+// (decode_pod_metrics over a parsed document) decodes the same; whatever is not the usual shape it
+// leaves to the DOM decoder.
+#include "kube/decode.hpp"
+#include "kube/json_decoder.hpp"
+#include "kube/pod_metrics_list.hpp"
+#include "net/json_parse.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+namespace hpaplus::kube {
+namespace {
+
+// What the DOM path makes of `json`: the items, or nullopt when it reports an error.
+std::optional<std::vector<policy::pod_metrics>> dom(const std::string& json) {
+    rapidjson::Document doc;
+    if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return std::nullopt;
+    json_decoder d;
+    std::vector<policy::pod_metrics> out;
+    const json_node items = json_node{&doc, ""}["items"];
+    for (std::size_t i = 0, n = d.array(items); i < n; ++i)
+        out.push_back(decode_pod_metrics(d, items.at(i)));
+    if (!d.ok()) return std::nullopt;
+    return out;
+}
+
+const std::string usual = R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1",
+  "metadata":{"resourceVersion":""},
+  "items":[
+    {"metadata":{"name":"web-1","namespace":"shop","creationTimestamp":"2026-11-26T10:00:00Z",
+                 "labels":{"app":"web","app.kubernetes.io/name":"web-frontend"}},
+     "timestamp":"2026-11-26T10:00:00Z","window":"15.002s",
+     "containers":[{"name":"app","usage":{"cpu":"250m","memory":" 64Mi "}},
+                   {"name":"proxy","usage":{"cpu":"1234567n","memory":"12Ki"}}]},
+    {"metadata":{"name":"web-2"},"timestamp":"2026-11-26T10:00:01.5Z","window":"30s",
+     "containers":[],"extra":{"deep":[1,{"x":[null,true]}]}}]})";
+
+TEST(PodMetricsList, DecodesTheUsualShapeAsTheDomDecoderDoes) {
+    const auto fast = decode_pod_metrics_list(usual);
+    ASSERT_TRUE(fast);
+    const auto slow = dom(usual);
+    ASSERT_TRUE(slow);
+    EXPECT_EQ(*fast, *slow);
+    ASSERT_EQ(fast->size(), 2u);
+    EXPECT_EQ((*fast)[0].labels.at("app.kubernetes.io/name"), "web-frontend");
+    EXPECT_EQ((*fast)[0].containers[1].usage[0].second.milli_value(), 2); // 1234567n rounds up
+    EXPECT_EQ((*fast)[1].namespace_, "default");
+    EXPECT_EQ((*fast)[1].window, std::chrono::seconds(30));
+}
+
+TEST(PodMetricsList, AListWithoutItemsIsEmpty) {
+    for (const char* json : {R"({"kind":"PodMetricsList"})", R"({"items":[]})"}) {
+        const auto fast = decode_pod_metrics_list(json);
+        ASSERT_TRUE(fast) << json;
+        EXPECT_TRUE(fast->empty());
+        EXPECT_EQ(dom(json), fast) << json;
+    }
+}
+
+// Not the usual shape: left to the DOM decoder, whether it then reads it or reports it.
+TEST(PodMetricsList, LeavesEverythingElseToTheDomDecoder) {
+    const std::string deep = R"({"items":[{"metadata":{"name":"a"},"x":)" + std::string(600, '[') +
+                             std::string(600, ']') + "}]}";
+    for (
+        const std::string& json : std::vector<std::string>{
+            "",
+            "[]",
+            "7",
+            R"({"items":null})",
+            R"({"items":{}})",
+            R"({"items":[7]})",
+            R"({"items":[{}]})",
+            R"({"items":[{"metadata":{"namespace":"x"}}]})",
+            R"({"items":[{"metadata":{"name":5}}]})",
+            R"({"items":[{"metadata":{"name":"a","labels":{"k":1}}}]})",
+            R"({"items":[{"metadata":{"name":"a","labels":{"k":"1","k":"2"}}}]})",
+            R"({"items":[{"metadata":{"name":"a"},"metadata":{"name":"b"}}]})",
+            R"({"items":[{"metadata":{"name":"a"}}],"items":[]})",
+            R"({"items":[{"metadata":{"name":"a"},"timestamp":"yesterday"}]})",
+            R"({"items":[{"metadata":{"name":"a"},"timestamp":null}]})",
+            R"({"items":[{"metadata":{"name":"a"},"window":"15"}]})",
+            R"({"items":[{"metadata":{"name":"a"},"containers":[{"usage":{}}]}]})",
+            R"({"items":[{"metadata":{"name":"a"},"containers":[{"name":"c","usage":{"cpu":5}}]}]})",
+            R"({"items":[{"metadata":{"name":"a"},"containers":[{"name":"c","usage":{"cpu":"5x"}}]}]})",
+            R"({"items":[{"metadata":{"name":"a"},"containers":[{"name":"c","usage":{"cpu":"1","cpu":"2"}}]}]})",
+            R"({"items":[{"metadata":{"name":"a"}}]} trailing)",
+            deep})
+        EXPECT_FALSE(decode_pod_metrics_list(json)) << json.substr(0, 120);
+}
+
+} // namespace
+} // namespace hpaplus::kube
