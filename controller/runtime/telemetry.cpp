@@ -8,6 +8,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <map>
+#include <unordered_map>
 
 namespace hpaplus::controller {
 
@@ -101,6 +102,17 @@ struct telemetry::impl {
             .Register(*registry)
             .Add({});
     std::map<std::pair<std::string, int>, prometheus::Counter*> request_counters;
+    /// Each object's series, found once by labels and then updated directly (a lookup by labels
+    /// hashes them all, five times per reconcile); a series appears when first set, as before.
+    struct object_series {
+        prometheus::Counter* reconciles = nullptr;
+        prometheus::Counter* errors = nullptr;
+        prometheus::Counter* rescales = nullptr;
+        prometheus::Gauge* desired = nullptr;
+        prometheus::Gauge* current = nullptr;
+    };
+    std::unordered_map<std::string, object_series> objects; ///< by kind/namespace/name
+    prometheus::Histogram* metrics_api_fetch = nullptr; ///< fetch{backend="metricsAPI"}, once used
 };
 
 telemetry::telemetry() : impl_(std::make_unique<impl>()) {}
@@ -108,28 +120,47 @@ telemetry::~telemetry() = default;
 
 void telemetry::reconciled(const std::string& kind, const std::string& ns, const std::string& name,
                            const reconcile_outcome& outcome, std::chrono::nanoseconds took) {
-    const prometheus::Labels labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
-    impl_->reconciles.Add(labels).Increment();
-    if (outcome.error) impl_->errors.Add(labels).Increment();
-    if (outcome.rescaled) impl_->rescales.Add(labels).Increment();
+    auto& s = impl_->objects[kind + "/" + ns + "/" + name];
+    const auto labels = [&] {
+        return prometheus::Labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
+    };
+    const auto counter = [&](prometheus::Counter*& c, prometheus::Family<prometheus::Counter>& f) {
+        if (!c) c = &f.Add(labels());
+        c->Increment();
+    };
+    const auto gauge = [&](prometheus::Gauge*& g, prometheus::Family<prometheus::Gauge>& f,
+                           double value) {
+        if (!g) g = &f.Add(labels());
+        g->Set(value);
+    };
+    counter(s.reconciles, impl_->reconciles);
+    if (outcome.error) counter(s.errors, impl_->errors);
+    if (outcome.rescaled) counter(s.rescales, impl_->rescales);
     if (outcome.valid) {
-        impl_->desired.Add(labels).Set(outcome.desired_replicas);
-        impl_->current.Add(labels).Set(outcome.current_replicas);
+        gauge(s.desired, impl_->desired, outcome.desired_replicas);
+        gauge(s.current, impl_->current, outcome.current_replicas);
     }
     impl_->duration.Observe(std::chrono::duration<double>(took).count());
-    if (outcome.metrics_latency.count() > 0)
-        impl_->fetch.Add({{"backend", "metricsAPI"}}, latency_buckets)
-            .Observe(std::chrono::duration<double>(outcome.metrics_latency).count());
+    if (outcome.metrics_latency.count() > 0) {
+        if (!impl_->metrics_api_fetch)
+            impl_->metrics_api_fetch =
+                &impl_->fetch.Add({{"backend", "metricsAPI"}}, latency_buckets);
+        impl_->metrics_api_fetch->Observe(
+            std::chrono::duration<double>(outcome.metrics_latency).count());
+    }
 }
 
 void telemetry::forgotten(const std::string& kind, const std::string& ns, const std::string& name) {
-    const prometheus::Labels labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
-    // Family::Add returns the existing child; Remove drops its series from the exposition.
-    impl_->reconciles.Remove(&impl_->reconciles.Add(labels));
-    impl_->errors.Remove(&impl_->errors.Add(labels));
-    impl_->rescales.Remove(&impl_->rescales.Add(labels));
-    impl_->desired.Remove(&impl_->desired.Add(labels));
-    impl_->current.Remove(&impl_->current.Add(labels));
+    const auto it = impl_->objects.find(kind + "/" + ns + "/" + name);
+    if (it == impl_->objects.end()) return;
+    // Family::Remove drops the series from the exposition.
+    const auto& s = it->second;
+    if (s.reconciles) impl_->reconciles.Remove(s.reconciles);
+    if (s.errors) impl_->errors.Remove(s.errors);
+    if (s.rescales) impl_->rescales.Remove(s.rescales);
+    if (s.desired) impl_->desired.Remove(s.desired);
+    if (s.current) impl_->current.Remove(s.current);
+    impl_->objects.erase(it);
 }
 
 void telemetry::api_request(const std::string& method, int http_status) {

@@ -610,6 +610,12 @@ TEST_F(ControllerTest, ServesHealthReadinessAndPrometheusMetrics) {
           "hpaplus_metric_fetch_duration_seconds_count{backend=\"metricsAPI\"}",
           "hpaplus_api_requests_total{code=\"200\",verb=\"GET\"}"})
         EXPECT_NE(metrics.body.find(line), std::string::npos) << line << "\n" << metrics.body;
+    // A deleted object's series go with it.
+    ASSERT_EQ(sim.request("DELETE", hpapluses + "seen").status, 200);
+    EXPECT_TRUE(eventually([&] {
+        const auto after = get("/metrics");
+        return after.status == 200 && after.body.find("name=\"seen\"") == std::string::npos;
+    })) << get("/metrics").body;
 }
 
 } // namespace
