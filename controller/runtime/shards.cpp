@@ -158,12 +158,16 @@ asio::awaitable<void> shard_coordinator::run() {
             spdlog::info("shards: {} gives shard {} up ({} live replicas share {} shards)",
                          options_.identity, i, live_.size(), n);
             co_await electors_[i]->release();
+            gave_up_at_ = std::chrono::steady_clock::now();
             --held;
             --give;
         }
         // The first round only announces this replica: replicas that start together see each
-        // other before any of them takes a share.
-        const bool may_take = ++rounds_ > 1;
+        // other before any of them takes a share. One that gave a shard up takes none for a lease
+        // duration, so that the replica it gave way to has the time to take it (it would otherwise
+        // take it straight back, its share not being full).
+        const bool may_take = ++rounds_ > 1 && std::chrono::steady_clock::now() >=
+                                                   gave_up_at_ + options_.lease_duration;
         const std::size_t share = (n + live_.size() - 1) / live_.size();
         for (std::size_t k = 0; k < n && !stopped_; ++k) {
             leader_elector& e = *electors_[(offset + k) % n];

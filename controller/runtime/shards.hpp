@@ -82,6 +82,7 @@ class shard_coordinator {
     std::vector<std::string> live_; ///< live members' identities (this one first)
     std::map<std::string, std::size_t, std::less<>> shards_of_; ///< shards held, by holder
     std::size_t rounds_ = 0;
+    std::chrono::steady_clock::time_point gave_up_at_{}; ///< when it last gave a shard up
     std::string problem_;
     bool stopped_ = false;
 };
