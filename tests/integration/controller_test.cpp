@@ -597,6 +597,12 @@ TEST_F(ControllerTest, ServesHealthReadinessAndPrometheusMetrics) {
     const std::string url = controller.ops_url();
     ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
     auto get = [&](const std::string& path) { return http_get(url + path); };
+    // The reconcile that scaled is counted when it ends (after its status write), which can be
+    // just after the sim saw the new replicas.
+    const std::string rescaled =
+        "hpaplus_rescales_total{kind=\"HPAPlus\",name=\"seen\",namespace=\"default\"}";
+    EXPECT_TRUE(
+        eventually([&] { return get("/metrics").body.find(rescaled) != std::string::npos; }));
     EXPECT_EQ(get("/healthz").status, 200);
     EXPECT_EQ(get("/readyz").status, 200);
     EXPECT_EQ(get("/nope").status, 404);
