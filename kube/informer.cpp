@@ -1,6 +1,7 @@
 // kube/informer.cpp — list + watch cache (client-go Reflector semantics).
 #include "kube/informer.hpp"
 
+#include "kube/decode.hpp"
 #include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/json_shape.hpp"
@@ -25,17 +26,22 @@ std::string with_query(const std::string& path, const std::string& query) {
     return path + (path.find('?') == std::string::npos ? "?" : "&") + query;
 }
 
-object_cptr object_from(const rapidjson::Value& v, const json_shape* keep) {
+object_cptr object_from(const rapidjson::Value& v, const informer_options& options) {
     json_decoder d;
     const json_node node{&v, ""};
     auto o = std::make_shared<cached_object>();
     o->namespace_ = d.opt_string(node["metadata"]["namespace"]).value_or("");
     o->name = d.opt_string(node["metadata"]["name"]).value_or("");
     o->key = o->namespace_ + "/" + o->name;
-    o->labels = d.string_map(node["metadata"]["labels"]);
     o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
     o->generation = d.opt_int(node["metadata"]["generation"], 0, INT64_MAX).value_or(0);
-    o->json = keep ? shaped_json(v, *keep) : to_json_text(v);
+    if (options.keep_json) o->json = options.keep ? shaped_json(v, *options.keep) : to_json_text(v);
+    if (options.decode_pods) {
+        json_decoder pd;
+        auto pod = decode_pod(pd, node);
+        if (pd.ok()) o->pod = std::make_shared<const policy::pod_info>(std::move(pod));
+    }
+    if (!o->pod) o->labels = d.string_map(node["metadata"]["labels"]);
     return o;
 }
 
@@ -65,7 +71,7 @@ std::vector<object_cptr> informer::select(std::string_view ns,
     const std::string prefix = ns.empty() ? std::string() : std::string(ns) + "/";
     for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
         if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
-        if (selector.matches(it->second->labels)) out.push_back(it->second);
+        if (selector.matches(it->second->label_set())) out.push_back(it->second);
     }
     return out;
 }
@@ -108,7 +114,7 @@ void informer::notify(change what, const object_cptr& object, const object_cptr&
 void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
-    object_cptr object = object_from(doc, options_.keep.get());
+    object_cptr object = object_from(doc, options_);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
     const auto it = objects_.find(object->key);
@@ -154,7 +160,7 @@ asio::awaitable<bool> informer::list() {
             co_return false;
         }
         for (const auto& item : doc["items"].GetArray()) {
-            object_cptr o = object_from(item, options_.keep.get());
+            object_cptr o = object_from(item, options_);
             fresh[o->key] = std::move(o);
         }
         json_decoder d;

@@ -8,6 +8,7 @@
 #include "core/label_selector.hpp"
 #include "kube/api_client.hpp"
 #include "kube/informer_options.hpp"
+#include "policy/types.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -20,15 +21,20 @@
 
 namespace hpaplus::kube {
 
-/// One cached object: its JSON text as the server sent it.
+/// One cached object: its JSON text as the server sent it (or the part of it the informer keeps).
 struct cached_object {
     std::string key; ///< namespace/name ("/name" when cluster-scoped)
     std::string namespace_;
     std::string name;
-    core::label_map labels;
+    core::label_map labels; ///< empty when `pod` is set (its labels are the pod's): see label_set()
     std::string resource_version;
     std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
-    std::string json;
+    std::string json;            ///< empty with informer_options::keep_json false
+    /// With informer_options::decode_pods: the decoded pod (null when it could not be decoded).
+    std::shared_ptr<const policy::pod_info> pod;
+
+    /// metadata.labels, held once per object.
+    const core::label_map& label_set() const { return pod ? pod->labels : labels; }
 };
 using object_cptr = std::shared_ptr<const cached_object>;
 using snapshot = std::map<std::string, object_cptr, std::less<>>;

@@ -25,6 +25,12 @@ struct informer_options {
     bool absent_means_empty = false;
     /// What of each object the cache keeps (kube/json_shape.hpp); null = all of it.
     std::shared_ptr<const json_shape> keep;
+    /// Pods only (client-go's SetTransform): each pod is decoded as it enters the cache
+    /// (cached_object::pod); an undecodable one keeps a null pod.
+    bool decode_pods = false;
+    /// false: the cache keeps no JSON (cached_object::json stays empty), only what is decoded —
+    /// for pods when nothing reads their JSON.
+    bool keep_json = true;
 };
 
 } // namespace hpaplus::kube

@@ -59,9 +59,12 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
                  const controller_options& options, reconcile_observer* observer)
     : options_(options) {
     hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options);
-    // Pods are most of the cache: only what the decoders read is kept (kube/json_shape.hpp).
+    // Pods are most of the cache: each is decoded as it arrives, and its JSON is kept — only what
+    // the decoders read (kube/json_shape.hpp) — only when the vertical module reads it.
     auto pod_options = options.informer;
     pod_options.keep = kube::pod_shape();
+    pod_options.decode_pods = true;
+    pod_options.keep_json = options.enable_vertical;
     pods_ = std::make_unique<kube::informer>(
         client, kube::resources::pods.path(options.watch_namespace), pod_options);
     pod_cache_ = std::make_unique<pod_cache>(*pods_);

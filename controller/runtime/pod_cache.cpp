@@ -1,44 +1,13 @@
-// controller/runtime/pod_cache.cpp — decode on first use, forget on DELETED.
+// controller/runtime/pod_cache.cpp — selections of the informer's decoded pods, reused while the
+// namespace's pods are unchanged.
 #include "controller/runtime/pod_cache.hpp"
 
-#include "kube/decode.hpp"
-
-#include <rapidjson/document.h>
-
 namespace hpaplus::controller {
-namespace {
-
-pod_cptr decode(const kube::cached_object& object) {
-    rapidjson::Document doc;
-    doc.Parse(object.json.data(), object.json.size());
-    if (doc.HasParseError()) return nullptr;
-    kube::json_decoder d;
-    auto pod = kube::decode_pod(d, {&doc, ""});
-    if (!d.ok()) return nullptr;
-    return std::make_shared<const policy::pod_info>(std::move(pod));
-}
-
-} // namespace
 
 pod_cache::pod_cache(kube::informer& pods) : pods_(pods) {
-    pods.on_change(
-        [this](kube::change what, const kube::object_cptr& object, const kube::object_cptr&) {
-            if (what == kube::change::deleted) decoded_.erase(object->key);
-            generations_[object->namespace_] = ++changes_;
-        });
-}
-
-void pod_cache::select(const std::string& ns, const core::label_selector& selector,
-                       std::vector<pod_cptr>& out) {
-    for (const auto& object : pods_.select(ns, selector)) {
-        auto [it, added] = decoded_.try_emplace(object->key);
-        entry& e = it->second;
-        if (added || e.resource_version != object->resource_version) {
-            e.resource_version = object->resource_version;
-            e.pod = decode(*object);
-        }
-        if (e.pod) out.push_back(e.pod);
-    }
+    pods.on_change([this](kube::change, const kube::object_cptr& object, const kube::object_cptr&) {
+        generations_[object->namespace_] = ++changes_;
+    });
 }
 
 const std::vector<pod_cptr>& pod_cache::select(const std::string& ns, const std::string& selector,
@@ -51,7 +20,9 @@ const std::vector<pod_cptr>& pod_cache::select(const std::string& ns, const std:
     last.selector = selector;
     last.generation = now;
     last.pods.clear();
-    if (auto parsed = core::parse_label_selector(selector)) select(ns, *parsed, last.pods);
+    if (auto parsed = core::parse_label_selector(selector))
+        for (const auto& object : pods_.select(ns, *parsed))
+            if (object->pod) last.pods.push_back(object->pod);
     return last.pods;
 }
 

@@ -1,7 +1,7 @@
-// controller/runtime/pod_cache.hpp — the pod informer's pods, decoded once per resourceVersion. A
-// reconcile used to parse every pod of its target from JSON each time; at thousands of reconciles
-// a second that was most of the controller's CPU. Pods are decoded on first use (most pods of a
-// cluster are never autoscaled) and forgotten when the informer drops them.
+// controller/runtime/pod_cache.hpp — a worker's selection of decoded pods from the pod informer,
+// which decodes each pod once as it enters the cache (informer_options::decode_pods) and keeps no
+// pod JSON unless the vertical module reads it. A reconcile used to parse every pod of its target
+// from JSON each time; at thousands of reconciles a second that was most of the controller's CPU.
 #pragma once
 
 #include "kube/informer.hpp"
@@ -35,16 +35,7 @@ class pod_cache {
                                         selection& last);
 
   private:
-    /// Appends the decoded pods of `ns` matching `selector` to `out`.
-    void select(const std::string& ns, const core::label_selector& selector,
-                std::vector<pod_cptr>& out);
-
-    struct entry {
-        std::string resource_version;
-        pod_cptr pod; ///< null: the pod's JSON could not be decoded
-    };
     const kube::informer& pods_;
-    std::unordered_map<std::string, entry> decoded_; ///< by namespace/name
     /// Per namespace: bumped (from one counter, never reused) on every change of one of its pods.
     std::unordered_map<std::string, std::uint64_t> generations_;
     std::uint64_t changes_ = 0;

@@ -126,6 +126,45 @@ TEST_F(Informer, WaitsUntilSynced) {
     EXPECT_TRUE(later);
 }
 
+// Pods decoded as they enter the cache (client-go's SetTransform) and no JSON kept: selection by
+// labels still works, on the labels held once in the decoded pod, and a change is decoded again.
+TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
+    const auto pod = [](const std::string& name, const std::string& app, const std::string& cpu) {
+        return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app +
+               R"("}},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":")" +
+               cpu + R"("}}}]}})";
+    };
+    sim.request("POST", test::paths::pods, pod("a", "web", "250m"));
+    sim.request("POST", test::paths::pods, pod("b", "api", "500m"));
+    kube::informer_options options;
+    options.decode_pods = true;
+    options.keep_json = false;
+    start(options, test::paths::pods);
+    ASSERT_TRUE(until([&] { return cache->synced() && size() == 2; }));
+    const auto web = core::parse_label_selector("app=web").value();
+    const auto picked = cache->select("default", web);
+    ASSERT_EQ(picked.size(), 1u);
+    const kube::cached_object& a = *picked[0];
+    EXPECT_EQ(a.key, "default/a");
+    EXPECT_TRUE(a.json.empty());
+    EXPECT_TRUE(a.labels.empty()); // held once, in the decoded pod
+    ASSERT_NE(a.pod, nullptr);
+    EXPECT_EQ(a.pod->name, "a");
+    EXPECT_EQ(a.pod->labels.at("app"), "web");
+    ASSERT_EQ(a.pod->containers.size(), 1u);
+    ASSERT_EQ(a.pod->containers[0].requests.size(), 1u);
+    EXPECT_EQ(a.pod->containers[0].requests[0].first, "cpu");
+    EXPECT_EQ(a.pod->containers[0].requests[0].second.milli_value(), 250);
+
+    sim.request("PATCH", test::paths::pods + "/b", R"({"metadata":{"labels":{"app":"web"}}})",
+                "application/merge-patch+json");
+    ASSERT_TRUE(until([&] { return cache->select("default", web).size() == 2; }));
+    const auto b = cache->find("default", "b");
+    ASSERT_TRUE(b && b->pod);
+    EXPECT_EQ(b->pod->labels.at("app"), "web");
+    EXPECT_EQ(b->pod->containers.at(0).requests.at(0).second.milli_value(), 500);
+}
+
 TEST_F(Informer, ListsInPages) {
     for (int i = 0; i < 7; ++i)
         sim.request("POST", configmaps,
