@@ -97,4 +97,23 @@ json_shape_cptr pod_shape() {
     return shape;
 }
 
+json_shape_cptr deployment_shape() {
+    static const json_shape_cptr shape = [] {
+        const json_shape_cptr whole = nullptr;
+        return keep({
+            {"apiVersion", whole},
+            {"kind", whole},
+            {"metadata", keep({{"name", whole},
+                               {"namespace", whole},
+                               {"uid", whole},
+                               {"resourceVersion", whole},
+                               {"generation", whole},
+                               {"labels", whole}})},
+            {"spec", keep({{"replicas", whole}, {"selector", whole}})},
+            {"status", whole},
+        });
+    }();
+    return shape;
+}
+
 } // namespace hpaplus::kube

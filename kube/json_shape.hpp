@@ -31,4 +31,9 @@ std::string shaped_json(const rapidjson::Value& value, const json_shape& shape);
 /// kube/json_shape_test decodes a pod with every field both ways and compares.
 json_shape_cptr pod_shape();
 
+/// What the controller reads of an apps/v1 Deployment (kube::scale_from_deployment, with
+/// decode_rollout_status): its pod template — most of it — and managed fields are dropped. The
+/// test kube/json_shape_test decodes a Deployment both ways and compares.
+json_shape_cptr deployment_shape();
+
 } // namespace hpaplus::kube

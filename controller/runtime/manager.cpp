@@ -68,7 +68,10 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
     pods_ = std::make_unique<kube::informer>(
         client, kube::resources::pods.path(options.watch_namespace), pod_options);
     pod_cache_ = std::make_unique<pod_cache>(*pods_);
-    deployments_ = informer_of(client, kube::resources::deployments, options);
+    auto deployment_options = options.informer;
+    deployment_options.keep = kube::deployment_shape(); // not their pod templates
+    deployments_ = std::make_unique<kube::informer>(
+        client, kube::resources::deployments.path(options.watch_namespace), deployment_options);
     if (options.native_hpas.selection != native_hpa_selection::none)
         hpas_ = informer_of(client, kube::resources::hpas, options);
     events_ = std::make_unique<kube::event_recorder>(client, host_name(),

@@ -1,10 +1,12 @@
-// The informer's pod transform (kube/json_shape): a pod with every field the decoders read — and
+// The informer's transforms (kube/json_shape): a pod with every field the decoders read — and
 // the heavy ones they do not — decodes the same kept or whole, for the horizontal side
-// (decode_pod) and for VPAPlus (decode_vertical_pod), and what is kept is a fraction of it.
+// (decode_pod) and for VPAPlus (decode_vertical_pod), and what is kept is a fraction of it; a
+// Deployment reads the same (its Scale view and rollout) without its pod template.
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/json_shape.hpp"
+#include "kube/scale_target.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -87,6 +89,75 @@ TEST(PodShape, DecodesAsTheWholePodForBothSides) {
                                 "imageID", "restartedAt", "nodeName", "blockOwnerDeletion"})
         EXPECT_EQ(kept_text.find(dropped), std::string::npos) << dropped;
     EXPECT_LT(kept_text.size() * 2, std::string(full_pod).size());
+}
+
+// A Deployment mid-rollout (a newer generation than observed, a stuck condition), with the pod
+// template and managed fields real ones carry.
+const char* const full_deployment = R"({
+  "apiVersion": "apps/v1", "kind": "Deployment",
+  "metadata": {
+    "name": "web", "namespace": "shop", "uid": "77", "resourceVersion": "901", "generation": 4,
+    "labels": {"app": "web"},
+    "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{\"big\":true}"},
+    "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+                       "fieldsV1": {"f:spec": {"f:replicas": {}}}}]
+  },
+  "spec": {
+    "replicas": 6,
+    "selector": {"matchLabels": {"app": "web"},
+                 "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]},
+    "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%"}},
+    "template": {"metadata": {"labels": {"app": "web", "tier": "a"}},
+                 "spec": {"containers": [{"name": "app", "image": "nginx:1.27",
+                                          "env": [{"name": "A", "value": "1"}],
+                                          "resources": {"requests": {"cpu": "250m"}}}]}}
+  },
+  "status": {
+    "observedGeneration": 3, "replicas": 7, "updatedReplicas": 2, "availableReplicas": 5,
+    "readyReplicas": 5,
+    "conditions": [{"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded",
+                    "lastTransitionTime": "2026-11-26T09:00:00Z"}]
+  }
+})";
+
+bool same_view(const target_view& a, const target_view& b) {
+    return a.error == b.error && a.resource_version == b.resource_version &&
+           a.scale.has_value() == b.scale.has_value() &&
+           (!a.scale || (a.scale->spec_replicas == b.scale->spec_replicas &&
+                         a.scale->status_replicas == b.scale->status_replicas &&
+                         a.scale->selector == b.scale->selector)) &&
+           a.rollout.has_value() == b.rollout.has_value() &&
+           (!a.rollout || (a.rollout->in_progress == b.rollout->in_progress &&
+                           a.rollout->message == b.rollout->message));
+}
+
+TEST(DeploymentShape, ReadsAsTheWholeDeployment) {
+    rapidjson::Document whole;
+    whole.Parse(full_deployment);
+    ASSERT_FALSE(whole.HasParseError());
+    const std::string kept = shaped_json(whole, *deployment_shape());
+    const target_view a = scale_from_deployment(full_deployment);
+    const target_view b = scale_from_deployment(kept);
+    ASSERT_TRUE(a.scale && a.rollout) << a.error;
+    EXPECT_TRUE(same_view(a, b)) << kept;
+    EXPECT_EQ(b.scale->spec_replicas, 6);
+    EXPECT_EQ(b.scale->status_replicas, 7);
+    EXPECT_NE(b.scale->selector.find("tier in"), std::string::npos) << b.scale->selector;
+    EXPECT_EQ(b.resource_version, "901");
+    json_decoder d1, d2;
+    rapidjson::Document k;
+    k.Parse(kept.c_str());
+    const auto r1 = decode_rollout_status(d1, {&whole, ""});
+    const auto r2 = decode_rollout_status(d2, {&k, ""});
+    ASSERT_TRUE(d1.ok() && d2.ok());
+    EXPECT_TRUE(r2.progress_deadline_exceeded);
+    EXPECT_EQ(r1.generation, r2.generation);
+    EXPECT_EQ(r1.observed_generation, r2.observed_generation);
+    EXPECT_EQ(r1.updated_replicas, r2.updated_replicas);
+    EXPECT_EQ(r1.available_replicas, r2.available_replicas);
+    EXPECT_EQ(r1.spec_replicas, r2.spec_replicas);
+    for (const char* dropped : {"managedFields", "template", "last-applied", "nginx"})
+        EXPECT_EQ(kept.find(dropped), std::string::npos) << dropped;
 }
 
 TEST(PodShape, UnexpectedTypesAreKeptAsTheyAre) {
