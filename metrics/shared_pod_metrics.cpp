@@ -6,7 +6,6 @@
 #include <algorithm>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -94,7 +93,16 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     auto& slot = impl_->reads[ns];
     if (!slot || (slot->answer && now - slot->started >= impl_->window)) {
         slot = std::make_shared<namespace_read>(impl_->executor);
-        asio::co_spawn(impl_->executor, list_namespace(impl_, slot, ns), asio::detached);
+        // A read that threw (a bug) must still answer: its waiters, and every later reader of the
+        // namespace until the slot is replaced, would otherwise wait forever.
+        asio::co_spawn(impl_->executor, list_namespace(impl_, slot, ns),
+                       [read = slot](const std::exception_ptr& e) {
+                           if (!e || read->answer) return;
+                           pod_metrics_answer failed;
+                           failed.error = "internal error while reading the pods' metrics";
+                           read->answer = std::make_shared<const pod_metrics_answer>(failed);
+                           read->done.cancel();
+                       });
     }
     const std::shared_ptr<namespace_read> read = slot; // the slot may be replaced meanwhile
     if (!read->answer) {
