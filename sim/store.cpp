@@ -251,6 +251,10 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
         next = std::move(incoming);
     }
     auto& na = next.GetAllocator();
+    // A write that changes nothing is not stored, as on the API server: no new resourceVersion,
+    // no watch event, managed fields untouched (their timestamps alone do not make a change).
+    set_string(next, "metadata.resourceVersion", std::to_string(existing->rv), na);
+    if (equal(next, existing->doc)) return existing;
     if (origin)
         record_write(next, find_path(existing->doc, "metadata.managedFields"), *origin,
                      status_write, now_());

@@ -343,6 +343,34 @@ TEST_F(SimApi, WatchFromResourceVersionSkipsReplay) {
     EXPECT_EQ(str(parse(lines[0]), "/type"), "MODIFIED");
 }
 
+// A write that changes nothing is not stored, as on the API server: same resourceVersion, same
+// managed fields, no watch event — whether a PATCH, a PUT of the object as read, or a status write.
+TEST_F(SimApi, AWriteThatChangesNothingIsNotStored) {
+    const std::string rv = create_configmap(sim);
+    const auto before = sim.get(configmaps + "/cfg").body;
+    const auto same = sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"1"}})",
+                                  "application/merge-patch+json");
+    ASSERT_EQ(same.status, 200) << same.body;
+    EXPECT_EQ(str(parse(same.body), "/metadata/resourceVersion"), rv);
+    const auto put = sim.request("PUT", configmaps + "/cfg", before);
+    ASSERT_EQ(put.status, 200) << put.body;
+    EXPECT_EQ(str(parse(put.body), "/metadata/resourceVersion"), rv);
+    EXPECT_EQ(sim.get(configmaps + "/cfg").body, before); // managed fields included
+    create_deployment();
+    const auto deployment = sim.get(deployments + "/web").body;
+    const auto status = sim.request("PUT", deployments + "/web/status", deployment);
+    ASSERT_EQ(status.status, 200) << status.body;
+    EXPECT_EQ(str(parse(status.body), "/metadata/resourceVersion"),
+              str(parse(deployment), "/metadata/resourceVersion"));
+
+    sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"2"}})",
+                "application/merge-patch+json");
+    const auto lines =
+        sim.watch(configmaps + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 5, 3s);
+    ASSERT_EQ(lines.size(), 1u); // only the change
+    EXPECT_EQ(str(parse(lines[0]), "/object/data/n"), "2");
+}
+
 TEST_F(SimApi, WatchFromCompactedVersionIsExpired) {
     const std::string rv = create_configmap(sim);
     sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})",

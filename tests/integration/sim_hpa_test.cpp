@@ -180,16 +180,29 @@ TEST_F(SimHpa, ManagedFieldsNameEachWriterAndAStatusWriteTakesTheFieldsItSets) {
     EXPECT_EQ(str(doc, "/metadata/managedFields/1/subresource"), "status");
     EXPECT_EQ(str(doc, "/metadata/managedFields/1/apiVersion"), "autoscaling/v2");
 
-    // Another manager writes the same status fields: the older entry owns nothing and goes.
+    const auto managers_now = [&] {
+        const auto now = parse(sim.get(v2 + "/web").body);
+        std::vector<std::string> managers;
+        for (const auto& m : now["metadata"]["managedFields"].GetArray())
+            managers.emplace_back(m["manager"].GetString());
+        return managers;
+    };
+    // Another manager writing the same values changes nothing, so nothing is stored and it owns
+    // nothing (structured-merge-diff gives an Update only the fields it modified or added).
+    const auto before = sim.get(v2 + "/web").body;
     ASSERT_EQ(sim.request("PATCH", v2 + "/web/status", status, "application/merge-patch+json",
                           "application/json", {{"User-Agent", "hpaplus/0.1"}})
                   .status,
               200);
-    doc = parse(sim.get(v2 + "/web").body);
-    std::vector<std::string> managers;
-    for (const auto& m : doc["metadata"]["managedFields"].GetArray())
-        managers.emplace_back(m["manager"].GetString());
-    EXPECT_EQ(managers, (std::vector<std::string>{"kubectl-autoscale", "hpaplus"}));
+    EXPECT_EQ(sim.get(v2 + "/web").body, before);
+    // Another manager changes the status fields: the older entry owns nothing and goes.
+    ASSERT_EQ(sim.request("PATCH", v2 + "/web/status",
+                          R"({"status":{"currentReplicas":4,"desiredReplicas":4}})",
+                          "application/merge-patch+json", "application/json",
+                          {{"User-Agent", "hpaplus/0.1"}})
+                  .status,
+              200);
+    EXPECT_EQ(managers_now(), (std::vector<std::string>{"kubectl-autoscale", "hpaplus"}));
 
     // A client's managedFields in a write are not taken as they are: the server keeps its own.
     const auto get = sim.get(v2 + "/web");
