@@ -40,9 +40,21 @@ void write(writer& w, const rapidjson::Value& v, const json_shape* shape) {
     w.EndObject();
 }
 
-json_shape_cptr keep(std::initializer_list<std::pair<const char*, json_shape_cptr>> members) {
+using member_list = std::initializer_list<std::pair<const char*, json_shape_cptr>>;
+
+json_shape_cptr keep(member_list members) {
     auto s = std::make_shared<json_shape>();
     for (const auto& [name, inner] : members)
+        s->members.emplace_back(name, inner);
+    return s;
+}
+
+// An object's identity — name, namespace, uid, resourceVersion, generation, labels — and `more`.
+json_shape_cptr metadata_keeping(member_list more) {
+    auto s = std::make_shared<json_shape>();
+    for (const char* name : {"name", "namespace", "uid", "resourceVersion", "generation", "labels"})
+        s->members.emplace_back(name, nullptr);
+    for (const auto& [name, inner] : more)
         s->members.emplace_back(name, inner);
     return s;
 }
@@ -66,15 +78,9 @@ json_shape_cptr pod_shape() {
         return keep({
             {"apiVersion", whole},
             {"kind", whole},
-            {"metadata", keep({{"name", whole},
-                               {"namespace", whole},
-                               {"uid", whole},
-                               {"resourceVersion", whole},
-                               {"generation", whole},
-                               {"labels", whole},
-                               {"annotations", presence},
-                               {"deletionTimestamp", whole},
-                               {"ownerReferences", keep({{"controller", whole}})}})},
+            {"metadata", metadata_keeping({{"annotations", presence},
+                                           {"deletionTimestamp", whole},
+                                           {"ownerReferences", keep({{"controller", whole}})}})},
             {"spec",
              keep(
                  {{"containers", container}, {"initContainers", container}, {"resources", whole}})},
@@ -103,12 +109,7 @@ json_shape_cptr deployment_shape() {
         return keep({
             {"apiVersion", whole},
             {"kind", whole},
-            {"metadata", keep({{"name", whole},
-                               {"namespace", whole},
-                               {"uid", whole},
-                               {"resourceVersion", whole},
-                               {"generation", whole},
-                               {"labels", whole}})},
+            {"metadata", metadata_keeping({})},
             {"spec", keep({{"replicas", whole}, {"selector", whole}})},
             {"status", whole},
         });
