@@ -92,8 +92,11 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         std::vector<object_ptr> all_pods;
         for (const auto& [k, p] : pods->objects)
             all_pods.push_back(p);
+        // One step, one time: the wall-clock text is formatted once, not once per pod.
+        const auto step_time = clock::now();
+        const std::string step_text = now_text();
         for (const auto& p : all_pods)
-            advance_pod(*pods, p);
+            advance_pod(*pods, p, step_time, step_text);
         // Ready pods per workload, which its load is spread over until the next tick.
         ready_by_workload.clear();
         for (const auto& [k, p] : pods->objects)
@@ -332,14 +335,14 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                            write_mode::internal_status);
     }
 
-    void advance_pod(collection& pods, const object_ptr& p) {
+    void advance_pod(collection& pods, const object_ptr& p, clock::time_point step_time,
+                     const std::string& now) {
         if (!string_at(p->doc, "metadata.deletionTimestamp").empty()) return;
         const std::string uid = string_at(p->doc, "metadata.uid");
-        const auto seen = first_seen.emplace(uid, clock::now()).first->second;
-        const auto age = clock::now() - seen;
+        const auto seen = first_seen.emplace(uid, step_time).first->second;
+        const auto age = step_time - seen;
         const std::string phase = string_at(p->doc, "status.phase");
         const bool scheduled = !string_at(p->doc, "spec.nodeName").empty();
-        const std::string now = now_text();
         if (!scheduled && age >= options.scheduling_delay) {
             // Binding sets spec.nodeName (an object write), then the kubelet reports PodScheduled.
             json_doc bound = clone(p->doc);
