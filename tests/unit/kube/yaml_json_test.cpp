@@ -27,6 +27,21 @@ TEST(YamlToJson, ResolvesAnchorsAndSplitsDocuments) {
     EXPECT_EQ((*docs)[1], R"({"kind":"Second"})");
 }
 
+TEST(YamlToJson, JsonInputReadsAsTheSameYamlDoes) {
+    // JSON is read by RapidJSON directly; a flow document that is not JSON is YAML.
+    const auto json = yaml_documents_to_json(R"({"a": [1, "2", 1.5, true, null], "b": {}})");
+    const auto yaml = yaml_documents_to_json("a: [1, '2', 1.5, true, null]\nb: {}\n");
+    ASSERT_TRUE(json && yaml);
+    EXPECT_EQ(*json, *yaml);
+    const auto flow = yaml_documents_to_json("{a: 1, b: [x]}");
+    ASSERT_TRUE(flow) << flow.error().text;
+    EXPECT_EQ(flow->front(), R"({"a":1,"b":["x"]})");
+    // anchors on keys and scalars, aliases as keys and values
+    const auto keys = yaml_documents_to_json("&k name: &v 3\nother: *k\n*k : *v\n");
+    ASSERT_TRUE(keys) << keys.error().text;
+    EXPECT_EQ(keys->front(), R"({"name":3,"other":"name","name":3})");
+}
+
 TEST(YamlToJson, BrokenYamlNamesTheLine) {
     const auto docs = yaml_documents_to_json("a: 1\nb: [unclosed\nc: 2\n");
     ASSERT_FALSE(docs);
@@ -71,6 +86,35 @@ TEST(YamlToJson, BoundsNestingAndAliasExpansion) {
     ASSERT_FALSE(laughs);
     EXPECT_NE(laughs.error().text.find("more than 1000000 values"), std::string::npos)
         << laughs.error().text;
+}
+
+TEST(YamlToJson, RefusesAFileOverTheBoundBeforeBuildingIt) {
+    // The bound is on the whole file: values spread over documents count together (the node
+    // tree of every document is built at once), and a long flat list is refused as a deep one is.
+    std::string many = "[0";
+    for (int i = 0; i < 1'000'000; ++i)
+        many += ",0";
+    many += "]";
+    const auto flat = yaml_documents_to_json(many);
+    ASSERT_FALSE(flat);
+    EXPECT_EQ(flat.error().text.rfind("more than 1000000 values", 0), 0u) << flat.error().text;
+    std::string spread;
+    for (int d = 0; d < 3; ++d) {
+        spread += "---\n[0";
+        for (int i = 0; i < 400'000; ++i)
+            spread += ",0";
+        spread += "]\n";
+    }
+    const auto documents = yaml_documents_to_json(spread);
+    ASSERT_FALSE(documents);
+    EXPECT_EQ(documents.error().text.rfind("more than 1000000 values", 0), 0u)
+        << documents.error().text;
+    // Just under the bound converts.
+    std::string under = "[0";
+    for (int i = 0; i < 999'998; ++i)
+        under += ",0";
+    under += "]";
+    EXPECT_TRUE(yaml_documents_to_json(under));
 }
 
 } // namespace
