@@ -39,7 +39,7 @@ const policy::object_reference& target_of(const policy::autoscaler& hpa) {
 
 // The first cached object of `ns` that decodes (strictly) into a T aimed at `workload`.
 template <class T, class Decode>
-std::optional<T> find_aimed_at(const kube::informer& informer, const std::string& ns,
+std::optional<T> find_aimed_at(const kube::object_cache& informer, const std::string& ns,
                                const policy::object_reference& workload, Decode decode) {
     const auto items = informer.items();
     for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
@@ -93,7 +93,7 @@ bool aims_at(const policy::object_reference& ref, const policy::object_reference
     return ref.kind == workload.kind && ref.name == workload.name;
 }
 
-std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas,
+std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cronhpas,
                                                   const std::string& ns,
                                                   const policy::object_reference& autoscaler,
                                                   const policy::object_reference& workload) {
@@ -129,7 +129,7 @@ std::vector<policy::object_reference> floor_changes(const kube::object_cptr& pre
 }
 
 // The HPAPlus of `ns` that scales `workload` ("" when none).
-std::string autoscaler_scaling(const kube::informer& hpapluses, const std::string& ns,
+std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
                                const policy::object_reference& workload) {
     for (const auto& object : hpapluses.select(ns, core::label_selector{})) {
         rapidjson::Document doc;
@@ -144,7 +144,7 @@ std::string autoscaler_scaling(const kube::informer& hpapluses, const std::strin
     return "";
 }
 
-void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
+void note_vertical_use(const kube::object_cache& vpapluses, const std::string& ns,
                        const std::string& kind, const policy::autoscaler& hpa,
                        std::vector<policy::condition>& conditions, core::time_point now) {
     const auto v =
@@ -162,7 +162,7 @@ void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
         "VPAPlus " + v->name + " sizes the pods; " + vertical::coordination_message(*v, use), now);
 }
 
-horizontal_use find_horizontal_use(const kube::informer& autoscalers, const std::string& kind,
+horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
                                    const std::string& ns,
                                    const policy::object_reference& workload) {
     const auto hpa =

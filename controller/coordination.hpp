@@ -3,7 +3,7 @@
 // resources an HPAPlus and a VPAPlus on the same workload share. Reads the informer caches only.
 #pragma once
 
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "policy/decision.hpp"
 #include "vertical/runner.hpp"
 
@@ -21,7 +21,7 @@ bool aims_at(const policy::object_reference& ref, const policy::object_reference
 /// The floor the cached CronHPAs of `ns` hold on `autoscaler` (an HPAPlus or a plain HPA) that
 /// scales `workload`: the largest targetSize of their jobs in force (ties: the latest); nullopt
 /// when none.
-std::optional<policy::cron_floor> find_cron_floor(const kube::informer& cronhpas,
+std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cronhpas,
                                                   const std::string& ns,
                                                   const policy::object_reference& autoscaler,
                                                   const policy::object_reference& workload);
@@ -33,20 +33,20 @@ std::vector<policy::object_reference> floor_changes(const kube::object_cptr& pre
 
 /// The name of the autoscaler in `autoscalers` (HPAPlus objects or plain HPAs) of `ns` that scales
 /// `workload` ("" when none).
-std::string autoscaler_scaling(const kube::informer& hpapluses, const std::string& ns,
+std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
                                const policy::object_reference& workload);
 
 /// The resources (cpu, memory) that an autoscaler of `kind` in `autoscalers` (HPAPlus objects or
 /// plain HPAs) of `ns` scaling `workload` scales on, and its name (empty when none): what the
 /// VPAPlus on that workload leaves to it.
-vertical::horizontal_use find_horizontal_use(const kube::informer& autoscalers,
+vertical::horizontal_use find_horizontal_use(const kube::object_cache& autoscalers,
                                              const std::string& kind, const std::string& ns,
                                              const policy::object_reference& workload);
 
 /// The horizontal side (`kind` HPAPlus or HorizontalPodAutoscaler): sets its
 /// CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes the pods of its target
 /// (says which resources stay with it), removes it otherwise.
-void note_vertical_use(const kube::informer& vpapluses, const std::string& ns,
+void note_vertical_use(const kube::object_cache& vpapluses, const std::string& ns,
                        const std::string& kind, const policy::autoscaler& hpa,
                        std::vector<policy::condition>& conditions, core::time_point now);
 

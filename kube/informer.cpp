@@ -59,23 +59,6 @@ asio::awaitable<void> backoff_wait(asio::steady_timer& timer, std::chrono::milli
 informer::informer(api_client& client, std::string collection, informer_options options)
     : client_(client), collection_(std::move(collection)), options_(std::move(options)) {}
 
-snapshot_cptr informer::items() const {
-    if (!snapshot_) snapshot_ = std::make_shared<const snapshot>(objects_);
-    return snapshot_;
-}
-
-std::vector<object_cptr> informer::select(std::string_view ns,
-                                          const core::label_selector& selector) const {
-    std::vector<object_cptr> out;
-    // Keys are "namespace/name", so one namespace is one contiguous range.
-    const std::string prefix = ns.empty() ? std::string() : std::string(ns) + "/";
-    for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
-        if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
-        if (selector.matches(it->second->label_set())) out.push_back(it->second);
-    }
-    return out;
-}
-
 asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
     // A short poll: this runs once per informer at start-up, so a signal is not worth its state.
     constexpr std::chrono::milliseconds poll{20};
@@ -88,45 +71,17 @@ asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
     co_return synced_;
 }
 
-object_cptr informer::find(std::string_view ns, std::string_view name) const {
-    const auto it = objects_.find(std::string(ns) + "/" + std::string(name));
-    return it == objects_.end() ? nullptr : it->second;
-}
-
-std::string_view to_string(change what) {
-    switch (what) {
-    case change::added:
-        return "ADDED";
-    case change::modified:
-        return "MODIFIED";
-    case change::deleted:
-        return "DELETED";
-    }
-    return "";
-}
-
-void informer::notify(change what, const object_cptr& object, const object_cptr& previous) {
-    snapshot_.reset();
-    for (auto& h : handlers_)
-        h(what, object, previous);
-}
-
 void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
     object_cptr object = object_from(doc, options_);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
-    const auto it = objects_.find(object->key);
-    object_cptr previous = it == objects_.end() ? nullptr : it->second;
     if (type == "DELETED") {
-        if (it == objects_.end()) return;
-        objects_.erase(it);
-        notify(change::deleted, object, previous);
-        return;
+        remove(object);
+    } else {
+        put(object);
     }
-    objects_[object->key] = object;
-    notify(previous ? change::modified : change::added, object, previous);
 }
 
 asio::awaitable<bool> informer::list() {
@@ -176,10 +131,11 @@ asio::awaitable<bool> informer::list() {
 
 void informer::replace(std::map<std::string, object_cptr, std::less<>> fresh, std::string version) {
     // Tell handlers what changed (a relist may have missed events).
+    auto& cached = objects();
     for (const auto& [key, object] : fresh) {
-        const auto it = objects_.find(key);
-        if (it == objects_.end()) {
-            objects_[key] = object;
+        const auto it = cached.find(key);
+        if (it == cached.end()) {
+            cached[key] = object;
             notify(change::added, object, nullptr);
         } else if (it->second->resource_version != object->resource_version) {
             object_cptr previous = it->second;
@@ -187,13 +143,13 @@ void informer::replace(std::map<std::string, object_cptr, std::less<>> fresh, st
             notify(change::modified, object, previous);
         }
     }
-    for (auto it = objects_.begin(); it != objects_.end();) {
+    for (auto it = cached.begin(); it != cached.end();) {
         if (fresh.count(it->first)) {
             ++it;
             continue;
         }
         object_cptr gone = it->second;
-        it = objects_.erase(it);
+        it = cached.erase(it);
         notify(change::deleted, gone, gone);
     }
     resource_version_ = std::move(version);

@@ -1,14 +1,12 @@
 // kube/informer.hpp — a cache of one resource kept current by LIST + WATCH, the way client-go's
 // Reflector does it: paginated list, watch from the list's resourceVersion with bookmarks, re-watch
 // from the last version when a watch ends, relist when the server says the version is gone (410),
-// and exponential backoff (800 ms doubling to 30 s) on errors. Handlers only get notified; readers
-// take the current snapshot.
+// and exponential backoff (800 ms doubling to 30 s) on errors, into an object_cache.
 #pragma once
 
-#include "core/label_selector.hpp"
 #include "kube/api_client.hpp"
 #include "kube/informer_options.hpp"
-#include "policy/types.hpp"
+#include "kube/object_cache.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -21,40 +19,11 @@
 
 namespace hpaplus::kube {
 
-/// One cached object: its JSON text as the server sent it (or the part of it the informer keeps).
-struct cached_object {
-    std::string key; ///< namespace/name ("/name" when cluster-scoped)
-    std::string namespace_;
-    std::string name;
-    core::label_map labels; ///< empty when `pod` is set (its labels are the pod's): see label_set()
-    std::string resource_version;
-    std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
-    std::string json;            ///< empty with informer_options::keep_json false
-    /// With informer_options::decode_pods: the decoded pod (null when it could not be decoded).
-    std::shared_ptr<const policy::pod_info> pod;
-
-    /// metadata.labels, held once per object.
-    const core::label_map& label_set() const { return pod ? pod->labels : labels; }
-};
-using object_cptr = std::shared_ptr<const cached_object>;
-using snapshot = std::map<std::string, object_cptr, std::less<>>;
-using snapshot_cptr = std::shared_ptr<const snapshot>;
-
-/// What happened to a cached object (a watch event's type; bookmarks change nothing).
-enum class change { added, modified, deleted };
-/// ADDED, MODIFIED or DELETED, as the watch says it.
-std::string_view to_string(change what);
-
-class informer {
+class informer final : public object_cache {
   public:
     /// `collection` is the list path, e.g. `/api/v1/pods` or
     /// `/apis/apps/v1/namespaces/ns/deployments`.
     informer(api_client& client, std::string collection, informer_options options = {});
-
-    /// Told of every change with the new (or last) object and the previous one (may be null).
-    using handler =
-        std::function<void(change what, const object_cptr& object, const object_cptr& previous)>;
-    void on_change(handler h) { handlers_.push_back(std::move(h)); }
 
     /// Lists and watches until stop(). Runs on: the client's executor.
     /// Cancellation: stop() ends it after the current watch returns (at most the watch timeout).
@@ -68,14 +37,6 @@ class informer {
     /// Waits until synced() or `timeout`; returns synced(). Runs on: the client's executor
     /// (the same one run() uses). Cancellation: none; bounded by `timeout`.
     boost::asio::awaitable<bool> wait_synced(std::chrono::milliseconds timeout);
-    /// The current objects (an immutable snapshot; rebuilt only after a change).
-    snapshot_cptr items() const;
-    /// The cached objects of a namespace ("" = all) that match `selector`, in key order.
-    std::vector<object_cptr> select(std::string_view ns,
-                                    const core::label_selector& selector) const;
-    /// One object, or nullptr.
-    object_cptr find(std::string_view ns, std::string_view name) const;
-
     /// How many full lists were made (1 at start, +1 for every relist after a 410).
     std::uint64_t lists() const { return lists_; }
     const std::string& collection() const { return collection_; }
@@ -93,14 +54,10 @@ class informer {
     void apply(std::string_view type, std::string_view json);
     /// Makes `fresh` the cache at `version`, telling handlers what changed.
     void replace(std::map<std::string, object_cptr, std::less<>> fresh, std::string version);
-    void notify(change what, const object_cptr& object, const object_cptr& previous);
 
     api_client& client_;
     std::string collection_;
     informer_options options_;
-    std::vector<handler> handlers_;
-    std::map<std::string, object_cptr, std::less<>> objects_;
-    mutable snapshot_cptr snapshot_;
     std::string resource_version_;
     bool synced_ = false;
     bool served_ = true;

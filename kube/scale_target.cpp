@@ -52,7 +52,7 @@ target_view scale_from_deployment(const std::string& json) {
 }
 
 boost::asio::awaitable<target_view>
-read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
+read_target(kube::api_client& client, const kube::object_cache* deployments, const std::string& ns,
             const policy::object_reference& ref, bool fresh, const target_view* last) {
     if (deployments && is_deployment(ref) && !fresh) {
         if (auto cached = deployments->find(ns, ref.name)) {

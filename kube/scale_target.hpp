@@ -3,7 +3,7 @@
 // fresh data is needed after a conflict; and the conditional `/scale` write.
 #pragma once
 
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "kube/resources.hpp"
 #include "policy/rollout.hpp"
 #include "policy/types.hpp"
@@ -30,7 +30,7 @@ target_view scale_from_deployment(const std::string& json);
 /// resourceVersion is not decoded again.
 /// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
 boost::asio::awaitable<target_view>
-read_target(kube::api_client& client, const kube::informer* deployments, const std::string& ns,
+read_target(kube::api_client& client, const kube::object_cache* deployments, const std::string& ns,
             const policy::object_reference& ref, bool fresh, const target_view* last = nullptr);
 
 /// The rollout of an apps/v1 StatefulSet target, read with a GET of the StatefulSet (its /scale

@@ -2,7 +2,7 @@
 // from what the object already says (a merge patch; fields only the object has stay).
 #pragma once
 
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "kube/resources.hpp"
 
 #include <boost/asio/awaitable.hpp>

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "kube/api_client.hpp"
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "net/http_message.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -19,8 +19,8 @@ namespace hpaplus::vertical {
 
 struct pod_admission_env {
     kube::api_client& client;
-    const kube::informer& vpapluses;
-    const kube::informer& deployments;
+    const kube::object_cache& vpapluses;
+    const kube::object_cache& deployments;
 };
 
 /// Answers one AdmissionReview: 200 with the review's response (always allowed — VPAPlus never

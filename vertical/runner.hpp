@@ -7,7 +7,7 @@
 
 #include "kube/api/vpaplus.hpp"
 #include "kube/event_recorder.hpp"
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "metrics/http_backend.hpp"
 #include "policy/types.hpp"
 #include "vertical/options.hpp"
@@ -35,9 +35,9 @@ struct horizontal_use {
 
 struct vertical_env {
     kube::api_client& client;
-    const kube::informer& vpapluses;
-    const kube::informer& pods;
-    const kube::informer& deployments;
+    const kube::object_cache& vpapluses;
+    const kube::object_cache& pods;
+    const kube::object_cache& deployments;
     /// Who scales a workload of a namespace horizontally (controller/coordination.hpp).
     std::function<horizontal_use(const std::string& ns, const policy::object_reference& workload)>
         horizontal_use_of;

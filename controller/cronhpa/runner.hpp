@@ -7,7 +7,7 @@
 #include "controller/runtime/options.hpp"
 #include "cron/status.hpp"
 #include "kube/event_recorder.hpp"
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -18,10 +18,10 @@ namespace hpaplus::controller {
 
 struct cron_env {
     kube::api_client& client;
-    const kube::informer& cronhpas;
-    const kube::informer& hpapluses;
-    const kube::informer* hpas; ///< plain HPAs (null with --native-hpas=none)
-    const kube::informer& deployments;
+    const kube::object_cache& cronhpas;
+    const kube::object_cache& hpapluses;
+    const kube::object_cache* hpas; ///< plain HPAs (null with --native-hpas=none)
+    const kube::object_cache& deployments;
     kube::event_recorder& events;
     const controller_options& options;
 };

@@ -7,7 +7,7 @@
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/pod_cache.hpp"
 #include "kube/event_recorder.hpp"
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "kube/scale_target.hpp"
 #include "metrics/metric_sources.hpp"
 #include "policy/behavior.hpp"
@@ -46,11 +46,11 @@ struct object_memory {
 struct autoscaler_kind {
     const char* name; ///< "HPAPlus" | "HorizontalPodAutoscaler" (Events, logs, /metrics)
     const char* api_version;
-    const kube::informer& objects;
+    const kube::object_cache& objects;
     const kube::resource_path& resource;
     bool native = false;
     /// The other kind's objects: one of them aimed at the same workload stops both (null: none).
-    const kube::informer* others = nullptr;
+    const kube::object_cache* others = nullptr;
     selector_registry selectors = {}; ///< this kind's last selectors (AmbiguousSelector)
 };
 
@@ -59,13 +59,13 @@ struct reconcile_env {
     kube::api_client& client;
     metrics::metric_sources& metrics;
     pod_cache& pods;
-    const kube::informer& deployments;
+    const kube::object_cache& deployments;
     kube::event_recorder& events;
     const controller_options& options;
-    const kube::informer* cronhpas = nullptr; ///< their floors; null with --cronhpa=false
+    const kube::object_cache* cronhpas = nullptr; ///< their floors; null with --cronhpa=false
     /// VPAPluses sizing the same pods (a condition says who controls what); null without
     /// --enable-vertical.
-    const kube::informer* vpapluses = nullptr;
+    const kube::object_cache* vpapluses = nullptr;
 };
 
 struct reconcile_outcome {

@@ -4,7 +4,7 @@
 
 namespace hpaplus::controller {
 
-pod_cache::pod_cache(kube::informer& pods) : pods_(pods) {
+pod_cache::pod_cache(kube::object_cache& pods) : pods_(pods) {
     pods.on_change([this](kube::change, const kube::object_cptr& object, const kube::object_cptr&) {
         generations_[object->namespace_] = ++changes_;
     });

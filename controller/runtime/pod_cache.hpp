@@ -4,7 +4,7 @@
 // from JSON each time; at thousands of reconciles a second that was most of the controller's CPU.
 #pragma once
 
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "policy/types.hpp"
 
 #include <memory>
@@ -18,7 +18,7 @@ using pod_cptr = std::shared_ptr<const policy::pod_info>;
 
 class pod_cache {
   public:
-    explicit pod_cache(kube::informer& pods);
+    explicit pod_cache(kube::object_cache& pods);
     pod_cache(const pod_cache&) = delete;
     pod_cache& operator=(const pod_cache&) = delete;
 
@@ -35,7 +35,7 @@ class pod_cache {
                                         selection& last);
 
   private:
-    const kube::informer& pods_;
+    const kube::object_cache& pods_;
     /// Per namespace: bumped (from one counter, never reused) on every change of one of its pods.
     std::unordered_map<std::string, std::uint64_t> generations_;
     std::uint64_t changes_ = 0;

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "core/latency_histogram.hpp"
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>

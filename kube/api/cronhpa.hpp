@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cron/status.hpp"
-#include "kube/informer.hpp"
+#include "kube/object_cache.hpp"
 #include "kube/json_decoder.hpp"
 #include "policy/decision.hpp"
 

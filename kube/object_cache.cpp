@@ -1,0 +1,81 @@
+// kube/object_cache.cpp — cached objects by key, snapshots, selection, mirrors.
+#include "kube/object_cache.hpp"
+
+#include <boost/asio/post.hpp>
+
+namespace hpaplus::kube {
+
+std::string_view to_string(change what) {
+    switch (what) {
+    case change::added:
+        return "ADDED";
+    case change::modified:
+        return "MODIFIED";
+    case change::deleted:
+        return "DELETED";
+    }
+    return "";
+}
+
+snapshot_cptr object_cache::items() const {
+    if (!snapshot_) snapshot_ = std::make_shared<const snapshot>(objects_);
+    return snapshot_;
+}
+
+std::vector<object_cptr> object_cache::select(std::string_view ns,
+                                              const core::label_selector& selector) const {
+    std::vector<object_cptr> out;
+    // Keys are "namespace/name", so one namespace is one contiguous range.
+    const std::string prefix = ns.empty() ? std::string() : std::string(ns) + "/";
+    for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
+        if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+        if (selector.matches(it->second->label_set())) out.push_back(it->second);
+    }
+    return out;
+}
+
+object_cptr object_cache::find(std::string_view ns, std::string_view name) const {
+    const auto it = objects_.find(std::string(ns) + "/" + std::string(name));
+    return it == objects_.end() ? nullptr : it->second;
+}
+
+void object_cache::put(const object_cptr& object) {
+    auto& slot = objects_[object->key];
+    object_cptr previous = std::move(slot);
+    slot = object;
+    notify(previous ? change::modified : change::added, object, previous);
+}
+
+void object_cache::remove(const object_cptr& object) {
+    const auto it = objects_.find(object->key);
+    if (it == objects_.end()) return;
+    object_cptr previous = std::move(it->second);
+    objects_.erase(it);
+    notify(change::deleted, object, previous);
+}
+
+void object_cache::notify(change what, const object_cptr& object, const object_cptr& previous) {
+    snapshot_.reset();
+    for (auto& h : handlers_)
+        h(what, object, previous);
+}
+
+mirror::mirror(object_cache& source, boost::asio::any_io_executor executor) {
+    // The source's objects now, then every later change, in order: both happen on the source's
+    // thread, and the executor runs posted work in the order it was posted (one thread runs it).
+    objects() = *source.items();
+    source.on_change([this, ex = std::move(executor)](change what, const object_cptr& object,
+                                                      const object_cptr&) {
+        boost::asio::post(ex, [this, what, object] { apply(what, object); });
+    });
+}
+
+void mirror::apply(change what, const object_cptr& object) {
+    if (what == change::deleted) {
+        remove(object);
+    } else {
+        put(object);
+    }
+}
+
+} // namespace hpaplus::kube

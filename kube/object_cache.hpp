@@ -1,0 +1,96 @@
+// kube/object_cache.hpp — the read side of a cache of one resource: the objects by key, immutable
+// snapshots of them, label selection, and change handlers. An informer fills one from LIST +
+// WATCH (informer.hpp); a mirror keeps a copy of an informer's for readers on another thread.
+// Either is read, and tells its handlers, on one thread only: its own executor's.
+#pragma once
+
+#include "core/label_selector.hpp"
+#include "policy/types.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpaplus::kube {
+
+/// One cached object: its JSON text as the server sent it (or the part of it the informer keeps).
+/// Immutable once cached, so threads share it freely.
+struct cached_object {
+    std::string key; ///< namespace/name ("/name" when cluster-scoped)
+    std::string namespace_;
+    std::string name;
+    core::label_map labels; ///< empty when `pod` is set (its labels are the pod's): see label_set()
+    std::string resource_version;
+    std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
+    std::string json;            ///< empty with informer_options::keep_json false
+    /// With informer_options::decode_pods: the decoded pod (null when it could not be decoded).
+    std::shared_ptr<const policy::pod_info> pod;
+
+    /// metadata.labels, held once per object.
+    const core::label_map& label_set() const { return pod ? pod->labels : labels; }
+};
+using object_cptr = std::shared_ptr<const cached_object>;
+using snapshot = std::map<std::string, object_cptr, std::less<>>;
+using snapshot_cptr = std::shared_ptr<const snapshot>;
+
+/// What happened to a cached object (a watch event's type; bookmarks change nothing).
+enum class change { added, modified, deleted };
+/// ADDED, MODIFIED or DELETED, as the watch says it.
+std::string_view to_string(change what);
+
+class object_cache {
+  public:
+    object_cache() = default;
+    virtual ~object_cache() = default;
+    object_cache(const object_cache&) = delete;
+    object_cache& operator=(const object_cache&) = delete;
+
+    /// Told of every change with the new (or last) object and the previous one (may be null).
+    using handler =
+        std::function<void(change what, const object_cptr& object, const object_cptr& previous)>;
+    void on_change(handler h) { handlers_.push_back(std::move(h)); }
+
+    /// The current objects (an immutable snapshot; rebuilt only after a change).
+    snapshot_cptr items() const;
+    /// The cached objects of a namespace ("" = all) that match `selector`, in key order.
+    std::vector<object_cptr> select(std::string_view ns,
+                                    const core::label_selector& selector) const;
+    /// One object, or nullptr.
+    object_cptr find(std::string_view ns, std::string_view name) const;
+    std::size_t size() const { return objects_.size(); }
+
+  protected:
+    /// Stores `object` (added or modified) and tells the handlers.
+    void put(const object_cptr& object);
+    /// Removes the object of `object->key`, if cached, and tells the handlers.
+    void remove(const object_cptr& object);
+    /// The objects, for a subclass that changes several at once (it calls notify itself).
+    snapshot& objects() { return objects_; }
+    void notify(change what, const object_cptr& object, const object_cptr& previous);
+
+  private:
+    std::vector<handler> handlers_;
+    snapshot objects_;
+    mutable snapshot_cptr snapshot_;
+};
+
+/// A copy of another cache for readers on another thread: every change of the source is posted
+/// to `executor` and applied there in order, so the mirror is read there without a lock while the
+/// objects themselves (immutable) are shared, not copied. Costs one map entry per object.
+/// Construct it on the source's thread; destroy it only once the source tells no more changes
+/// (the source keeps a handler that refers to it) and `executor` runs no more of its work.
+class mirror final : public object_cache {
+  public:
+    mirror(object_cache& source, boost::asio::any_io_executor executor);
+
+  private:
+    void apply(change what, const object_cptr& object);
+};
+
+} // namespace hpaplus::kube
