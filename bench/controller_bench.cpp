@@ -48,6 +48,11 @@ std::chrono::milliseconds read_window(const args& a) {
     return std::chrono::milliseconds(static_cast<long long>(a.get("metrics-read-window-ms", 1000)));
 }
 
+// --threads (default 1): the controller's lanes of workers.
+int lanes(const args& a) {
+    return static_cast<int>(a.get("threads", 1));
+}
+
 double ms(std::chrono::nanoseconds d) {
     return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -106,8 +111,9 @@ class controller_runner {
   public:
     controller_runner(const kube::cluster_config& config, std::size_t connections,
                       controller::reconcile_observer* observer,
-                      std::chrono::milliseconds metrics_read_window) {
+                      std::chrono::milliseconds metrics_read_window, int threads) {
         controller::controller_options o;
+        o.threads = threads;
         o.metrics_read_window = metrics_read_window;
         o.ops_listen.clear();
         o.leader.enabled = false;
@@ -196,7 +202,7 @@ int throughput(const args& a) {
     std::vector<double> per_second;
     {
         controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
-                                     nullptr, read_window(a));
+                                     nullptr, read_window(a), lanes(a));
         controller.wait_acting(static_cast<std::size_t>(objects));
         std::this_thread::sleep_for(warmup);
         s0 = controller.snapshot();
@@ -228,6 +234,7 @@ int throughput(const args& a) {
         mean += v, peak = std::max(peak, v);
     mean = per_second.empty() ? 0 : mean / static_cast<double>(per_second.size());
     json_line("G1_throughput")
+        .add("threads", lanes(a))
         .add("objects", objects)
         .add("offered_per_s", objects)
         .add("reconciles_per_s", rate)
@@ -274,7 +281,7 @@ int timeliness(const args& a) {
     double wall = 0;
     {
         controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
-                                     &probe, read_window(a));
+                                     &probe, read_window(a), lanes(a));
         controller.wait_acting(static_cast<std::size_t>(objects) + 1);
         // Every object has had its first, phase-shifted reconcile after one period.
         std::this_thread::sleep_for(seconds(period + 2));
@@ -313,14 +320,14 @@ int timeliness(const args& a) {
 
 // The resident memory of a real `hpaplus controller` process once it has reconciled every object
 // a few times.
-std::uint64_t controller_rss(int objects, int period) {
+std::uint64_t controller_rss(int objects, int period, int threads) {
     bench_cluster cluster;
     cluster.populate({objects, 10, period, false});
-    const std::string command = "exec " + hpaplus_binary() + " controller --kubeconfig " +
-                                cluster.kubeconfig_path() +
-                                " --leader-elect=false --ops-listen= --kube-api-qps=1000000"
-                                " --kube-api-burst=1000000 >" +
-                                cluster.directory() + "/controller.log 2>&1";
+    const std::string command =
+        "exec " + hpaplus_binary() + " controller --kubeconfig " + cluster.kubeconfig_path() +
+        " --leader-elect=false --ops-listen= --kube-api-qps=1000000"
+        " --kube-api-burst=1000000 --threads " +
+        std::to_string(threads) + " >" + cluster.directory() + "/controller.log 2>&1";
     test::child_process controller({"/bin/sh", "-c", command});
     std::this_thread::sleep_for(seconds(3 * period + 10));
     const std::uint64_t rss = resident_bytes(controller.pid());
@@ -332,9 +339,9 @@ int memory(const args& a) {
     const int from = static_cast<int>(a.get("from", 1000));
     const int to = static_cast<int>(a.get("to", 10000));
     const int period = static_cast<int>(a.get("period", 5));
-    const std::uint64_t small = controller_rss(from, period);
+    const std::uint64_t small = controller_rss(from, period, lanes(a));
     json_line("controller_rss").add("objects", from).add("rss_mib", small / 1048576.0).print();
-    const std::uint64_t large = controller_rss(to, period);
+    const std::uint64_t large = controller_rss(to, period, lanes(a));
     json_line("controller_rss").add("objects", to).add("rss_mib", large / 1048576.0).print();
     const double slope = (static_cast<double>(large) - static_cast<double>(small)) / (to - from);
     json_line("G3_memory")
@@ -371,7 +378,8 @@ int main(int argc, char** argv) {
         if (a.mode == "memory") return memory(a);
         std::fprintf(stderr,
                      "usage: hpaplus-bench throughput|timeliness|memory [--KEY VALUE]...\n"
-                     "  throughput --objects 10000 --seconds 20 --warmup 10 --connections 16\n"
+                     "  throughput --objects 10000 --seconds 20 --warmup 10 --connections 16 "
+                     "--threads 1\n"
                      "  timeliness --objects 10000 --period 15 --seconds 30\n"
                      "  memory --from 1000 --to 10000 --period 5\n"
                      "(see docs/performance.md)\n");

@@ -14,10 +14,14 @@ out="bench/results.jsonl"
 : >"$out"
 run() { "$BUILD_DIR/hpaplus-bench" "$@" | tee -a "$out"; }
 
-echo "== throughput (G1, G4, G5): $OBJECTS objects at 1 s" >&2
-run throughput --objects "$OBJECTS" --seconds "$SECONDS_PER_RUN" --warmup 10
-# G2 at half the measured G1 rate: objects at a 2 s period offering that many reconciles/s.
-half=$(grep '"name":"G1_throughput"' "$out" | sed -E 's/.*"reconciles_per_s":([0-9]+).*/\1/')
+echo "== throughput (G1, G4, G5): $OBJECTS objects at 1 s, one lane of workers" >&2
+run throughput --objects "$OBJECTS" --seconds "$SECONDS_PER_RUN" --warmup 10 --threads 1
+echo "== throughput (G1, G4, G5): the same with --threads 2" >&2
+run throughput --objects "$OBJECTS" --seconds "$SECONDS_PER_RUN" --warmup 10 --threads 2
+# G2 at half the measured G1 rate (one lane): objects at a 2 s period offering that many
+# reconciles/s.
+half=$(grep '"name":"G1_throughput"' "$out" | head -1 |
+  sed -E 's/.*"reconciles_per_s":([0-9]+).*/\1/')
 half=$(( half > 0 ? half : 1 ))
 echo "== timeliness (G2) at half the G1 rate: $half objects at 2 s, plus the 1 s probe" >&2
 run timeliness --objects "$half" --period 2 --seconds "$SECONDS_PER_RUN"

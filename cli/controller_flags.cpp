@@ -5,6 +5,11 @@
 #include "cli/client_flags.hpp"
 #include "cli/flags.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
 namespace hpaplus::cli {
 using namespace controller;
 namespace {
@@ -125,6 +130,10 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                    "autoscalers of one namespace share one PodMetrics read per this window (0 = "
                    "one read per reconcile, as upstream)",
                    o.metrics_read_window, 0s);
+    flags.integer("threads",
+                  "lanes of workers, each on its own thread; objects spread over them by a hash "
+                  "of their key (default: the cores this process may use, at most 8)",
+                  o.threads, 1, 64);
     flags.integer(
         "shards",
         "split the objects into this many shards, each a Lease <leader-elect-name>-shard-<i> "
@@ -173,11 +182,23 @@ core::outcome<bool> check_combinations(const controller_options& o) {
     return true;
 }
 
+// --threads' default: the cores this process may run on (its CPU affinity, as a container's
+// cpuset limits it), at most 8.
+int default_threads() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int cores = 0;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
+    if (cores <= 0) cores = static_cast<int>(std::thread::hardware_concurrency());
+    return std::clamp(cores, 1, 8);
+}
+
 } // namespace
 
 core::outcome<controller_options> parse_controller_flags(const std::vector<std::string>& args,
                                                          bool& help) {
     controller_options o;
+    o.threads = default_threads();
     flag_table flags("hpaplus controller");
     add_controller_flags(flags, o);
     auto parsed = flags.parse(args);
@@ -190,6 +211,7 @@ core::outcome<controller_options> parse_controller_flags(const std::vector<std::
 
 std::string controller_flags_help() {
     controller_options defaults;
+    defaults.threads = default_threads();
     flag_table flags("hpaplus controller");
     add_controller_flags(flags, defaults);
     return flags.help();

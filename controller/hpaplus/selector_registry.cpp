@@ -6,11 +6,12 @@
 namespace hpaplus::controller {
 
 void selector_registry::put(const std::string& ns, const std::string& name,
-                            core::label_selector selector) {
+                            core::label_selector selector, bool tell) {
     auto& slot = namespaces_[ns][name];
     if (slot == selector && versions_.count(ns)) return;
     slot = std::move(selector);
     versions_[ns] = ++changes_;
+    if (tell && listener_) listener_(ns, name, &slot);
 }
 
 std::uint64_t selector_registry::version(const std::string& ns) const {
@@ -18,12 +19,13 @@ std::uint64_t selector_registry::version(const std::string& ns) const {
     return it == versions_.end() ? 0 : it->second;
 }
 
-void selector_registry::erase(const std::string& ns, const std::string& name) {
+void selector_registry::erase(const std::string& ns, const std::string& name, bool tell) {
     const auto it = namespaces_.find(ns);
     if (it == namespaces_.end()) return;
     if (it->second.erase(name) == 0) return;
     versions_[ns] = ++changes_;
     if (it->second.empty()) namespaces_.erase(it);
+    if (tell && listener_) listener_(ns, name, nullptr);
 }
 
 std::vector<policy::peer_autoscaler>

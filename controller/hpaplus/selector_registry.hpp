@@ -16,13 +16,20 @@ namespace hpaplus::controller {
 
 class selector_registry {
   public:
+    /// Told of each change put and erase make (selector null: erased), unless called with `tell`
+    /// false: with --threads, each lane's registry passes its news on to the other lanes'.
+    using listener = std::function<void(const std::string& ns, const std::string& name,
+                                        const core::label_selector* selector)>;
+    void on_change(listener l) { listener_ = std::move(l); }
+
     /// Records the selector of `ns/name`'s target, as this reconcile read it.
-    void put(const std::string& ns, const std::string& name, core::label_selector selector);
+    void put(const std::string& ns, const std::string& name, core::label_selector selector,
+             bool tell = true);
     /// Changes whenever a selector of namespace `ns` is put differently or erased (never reused),
     /// so a reconcile may keep its peers_picking answer while this and its pods stay the same.
     std::uint64_t version(const std::string& ns) const;
     /// Forgets `ns/name` (its object is gone).
-    void erase(const std::string& ns, const std::string& name);
+    void erase(const std::string& ns, const std::string& name, bool tell = true);
     /// The namespace's other autoscalers whose selector picks one of `pods`. Costs one match per
     /// autoscaler of the namespace and pod.
     std::vector<policy::peer_autoscaler>
@@ -34,6 +41,7 @@ class selector_registry {
     std::map<std::string, by_name, std::less<>> namespaces_;
     std::map<std::string, std::uint64_t, std::less<>> versions_;
     std::uint64_t changes_ = 0;
+    listener listener_;
 };
 
 } // namespace hpaplus::controller

@@ -41,6 +41,8 @@ class hpaplus_rules : public worker_rules {
     bool wakes(const kube::cached_object& object, const kube::cached_object& previous) override;
 
     void add_observer(reconcile_observer* observer) { observers_.push_back(observer); }
+    /// The selectors this kind last scaled by (AmbiguousSelector).
+    selector_registry& selectors() { return kind_.selectors; }
     std::uint64_t rescales() const { return rescales_; }
     std::uint64_t status_writes() const { return status_writes_; }
 

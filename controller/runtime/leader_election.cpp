@@ -141,7 +141,7 @@ asio::awaitable<void> leader_elector::step(bool may_take) {
     // A renewal counts from when it was sent: the server wrote it no earlier than that.
     const auto attempt = std::chrono::steady_clock::now();
     // Frozen (or starved) past the deadline: stop before anything else runs on a stale belief.
-    if (leading_ && attempt >= valid_until_)
+    if (leading_ && attempt >= valid_until_.load())
         stop_leading("let the renew deadline pass without a renewal");
     const bool held = co_await try_acquire_or_renew(may_take || leading_);
     if (held && !stopped_) {
@@ -152,7 +152,7 @@ asio::awaitable<void> leader_elector::step(bool may_take) {
                          options_.lease_namespace, options_.lease_name);
             on_started_();
         }
-    } else if (leading_ && std::chrono::steady_clock::now() >= valid_until_) {
+    } else if (leading_ && std::chrono::steady_clock::now() >= valid_until_.load()) {
         stop_leading("could not renew the Lease within the renew deadline");
     }
 }

@@ -18,6 +18,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -45,7 +46,10 @@ class leader_elector {
     bool leading() const { return leading_; }
     /// Leading, and the last renewal is recent enough that no one else can hold the Lease: ask
     /// right before each write.
-    bool holds_lease() const { return leading_ && std::chrono::steady_clock::now() < valid_until_; }
+    /// Both read from any thread (a lane's write fence); the elector changes them on its own.
+    bool holds_lease() const {
+        return leading_ && std::chrono::steady_clock::now() < valid_until_.load();
+    }
     const std::string& identity() const { return options_.identity; }
     /// Why the last attempt to take or renew the Lease failed with an API error (no namespace,
     /// no permission, server away), "" when it did not. Another replica holding the Lease is not
@@ -61,10 +65,10 @@ class leader_elector {
     std::function<void()> on_started_;
     std::function<void()> on_stopped_;
     bool stopped_ = false;
-    bool leading_ = false;
+    std::atomic<bool> leading_ = false;
     std::string observed_record_; ///< holder + renewTime + resourceVersion last seen
     std::chrono::steady_clock::time_point observed_at_{};
-    std::chrono::steady_clock::time_point valid_until_{};
+    std::atomic<std::chrono::steady_clock::time_point> valid_until_{};
     std::string resource_version_;
     std::string problem_;
     std::string standing_by_; ///< the holder while not leading

@@ -1,42 +1,25 @@
-// controller/runtime/manager.cpp — informers, worker pools and wake-ups between kinds.
+// controller/runtime/manager.cpp — informers, lanes, and what the lanes count summed.
 #include "controller/runtime/manager.hpp"
 
-#include "controller/coordination.hpp"
-#include "controller/cronhpa/worker.hpp"
 #include "controller/hpaplus/worker.hpp"
-#include "controller/runtime/pod_cache.hpp"
-#include "controller/vpaplus/worker.hpp"
-#include "kube/api/cronhpa.hpp"
-#include "kube/event_recorder.hpp"
+#include "controller/runtime/lane.hpp"
+#include "core/hash.hpp"
 #include "kube/json_shape.hpp"
-#include "kube/scale_target.hpp"
-#include "metrics/metric_sources.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-#include <unistd.h>
+#include <future>
 
 namespace hpaplus::controller {
 namespace {
 
 namespace asio = boost::asio;
-
-std::string host_name() {
-    char buffer[256] = {};
-    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "hpaplus";
-    return buffer;
-}
-
-bool rolling_out(const kube::object_cptr& o) {
-    if (!o) return false;
-    const kube::target_view v = kube::scale_from_deployment(o->json);
-    return v.rollout && v.rollout->in_progress;
-}
 
 std::unique_ptr<kube::informer> informer_of(kube::api_client& client, const kube::resource_path& r,
                                             const controller_options& options) {
@@ -53,11 +36,43 @@ std::unique_ptr<kube::informer> crd_informer_of(kube::api_client& client,
     return std::make_unique<kube::informer>(client, r.path(options.watch_namespace), o);
 }
 
+// Tells an observer of the manager's thread about the reconciles of a lane on another thread.
+class relay final : public reconcile_observer {
+  public:
+    relay(asio::any_io_executor home, reconcile_observer& target)
+        : home_(std::move(home)), target_(target) {}
+    void reconciled(const std::string& kind, const std::string& ns, const std::string& name,
+                    const reconcile_outcome& outcome, std::chrono::nanoseconds took) override {
+        asio::post(home_, [&target = target_, kind, ns, name, outcome, took] {
+            target.reconciled(kind, ns, name, outcome, took);
+        });
+    }
+    void forgotten(const std::string& kind, const std::string& ns,
+                   const std::string& name) override {
+        asio::post(home_,
+                   [&target = target_, kind, ns, name] { target.forgotten(kind, ns, name); });
+    }
+
+  private:
+    asio::any_io_executor home_;
+    reconcile_observer& target_;
+};
+
 } // namespace
 
-manager::manager(kube::api_client& client, metrics::metric_sources& sources,
-                 const controller_options& options, reconcile_observer* observer)
-    : options_(options) {
+std::size_t lane_of(std::string_view key, std::size_t lanes) {
+    // shard_of takes FNV-1a modulo the shards; mixing the hash first (splitmix64's finalizer)
+    // keeps the lanes of one shard's objects as spread as the objects of every shard.
+    std::uint64_t h = core::fnv1a(key);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return static_cast<std::size_t>(h % lanes);
+}
+
+manager::manager(asio::any_io_executor home, kube::api_client& client,
+                 const controller_options& options, std::vector<lane_resources> lanes)
+    : executor_(std::move(home)), options_(options), threaded_(lanes.size() > 1) {
     hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options);
     // Pods are most of the cache: each is decoded as it arrives, and its JSON is kept — only what
     // the decoders read (kube/json_shape.hpp) — only when the vertical module reads it.
@@ -67,93 +82,92 @@ manager::manager(kube::api_client& client, metrics::metric_sources& sources,
     pod_options.keep_json = options.enable_vertical;
     pods_ = std::make_unique<kube::informer>(
         client, kube::resources::pods.path(options.watch_namespace), pod_options);
-    pod_cache_ = std::make_unique<pod_cache>(*pods_);
     auto deployment_options = options.informer;
     deployment_options.keep = kube::deployment_shape(); // not their pod templates
     deployments_ = std::make_unique<kube::informer>(
         client, kube::resources::deployments.path(options.watch_namespace), deployment_options);
     if (options.native_hpas.selection != native_hpa_selection::none)
         hpas_ = informer_of(client, kube::resources::hpas, options);
-    events_ = std::make_unique<kube::event_recorder>(client, host_name(),
-                                                     options.event_aggregation_window);
-    if (options.enable_cronhpa) {
+    if (options.enable_cronhpa)
         cronhpas_ = crd_informer_of(client, kube::resources::cronhpas, options);
-        cronhpa_rules_ = std::make_unique<cronhpa_rules>(cron_env{
-            client, *cronhpas_, *hpapluses_, hpas_.get(), *deployments_, *events_, options});
-        cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_);
-        cronhpas_->on_change([this](kube::change what, const kube::object_cptr& o,
-                                    const kube::object_cptr& prev) { on_cronhpa(what, o, prev); });
-    }
-    if (options.enable_vertical) {
+    if (options.enable_vertical)
         vpapluses_ = crd_informer_of(client, kube::resources::vpapluses, options);
-        metrics::http_backend* history = nullptr;
-        if (const auto& name = options.vertical.history_backend; !name.empty()) {
-            history = sources.backend(name);
-            if (!history || history->config().type != metrics::backend_type::prometheus)
-                throw std::runtime_error("--vertical-history-backend: --metric-backends has no "
-                                         "prometheus backend named \"" +
-                                         name + "\"");
-        }
-        vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
-            client, *vpapluses_, *pods_, *deployments_,
-            [this](const std::string& ns, const policy::object_reference& workload) {
-                auto use = find_horizontal_use(*hpapluses_, "HPAPlus", ns, workload);
-                if (use.name.empty() && hpas_)
-                    use = find_horizontal_use(*hpas_, "HorizontalPodAutoscaler", ns, workload);
-                return use;
-            },
-            *events_, options.vertical, history});
-        vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);
-        vpapluses_->on_change(
-            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
-                vpaplus_workers_->on_change(what, o, prev);
-            });
+
+    for (auto& r : lanes) {
+        // A lane on another thread reads mirrors; the mirrors are made here, on the informers'
+        // thread, before the informers run, so each sees every change.
+        const auto view = [&](kube::informer* source) -> kube::object_cache* {
+            if (!source) return nullptr;
+            if (!threaded_) return source;
+            mirrors_.push_back(std::make_unique<kube::mirror>(*source, r.executor));
+            return mirrors_.back().get();
+        };
+        lane_caches caches{*view(hpapluses_.get()), view(hpas_.get()),
+                           *view(pods_.get()),      *view(deployments_.get()),
+                           view(cronhpas_.get()),   view(vpapluses_.get())};
+        lanes_.push_back(std::make_unique<lane>(r.executor, r.client, r.sources, caches, options));
+        if (r.recorder) lanes_.back()->add_observer(r.recorder);
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *pod_cache_,
-                                                         *deployments_, *events_, options,
-                                                         cronhpas_.get(), vpapluses_.get()});
-    hpaplus_rules_ = std::make_unique<hpaplus_rules>(
-        *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", *hpapluses_,
-                               kube::resources::hpapluses, false, hpas_.get()});
-    if (observer) hpaplus_rules_->add_observer(observer);
-    hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_);
-    hpapluses_->on_change(
-        [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
-            hpapluses_workers_->on_change(what, o, prev);
-        });
-    if (hpas_) {
-        hpa_rules_ = std::make_unique<hpaplus_rules>(
-            *env_, autoscaler_kind{"HorizontalPodAutoscaler", "autoscaling/v2", *hpas_,
-                                   kube::resources::hpas, true, hpapluses_.get()});
-        if (observer) hpa_rules_->add_observer(observer);
-        hpa_workers_ = std::make_unique<worker_pool>("HorizontalPodAutoscaler", *hpa_rules_);
-        hpas_->on_change(
-            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
-                hpa_workers_->on_change(what, o, prev);
-            });
+    if (threaded_) {
+        // Each object is reconciled on one lane only, but AmbiguousSelector must see the
+        // selectors of all: a lane's registry passes its changes on to the others'.
+        const auto share = [this](selector_registry* (*pick)(lane&)) {
+            for (auto& from : lanes_) {
+                if (!pick(*from)) continue;
+                pick(*from)->on_change(
+                    [this, pick, from = from.get()](const std::string& ns, const std::string& name,
+                                                    const core::label_selector* selector) {
+                        std::optional<core::label_selector> copy;
+                        if (selector) copy = *selector;
+                        for (auto& to : lanes_) {
+                            if (to.get() == from) continue;
+                            asio::post(to->executor(), [registry = pick(*to), ns, name, copy] {
+                                if (copy)
+                                    registry->put(ns, name, *copy, false);
+                                else
+                                    registry->erase(ns, name, false);
+                            });
+                        }
+                    });
+            }
+        };
+        share([](lane& l) { return &l.hpaplus_selectors(); });
+        share([](lane& l) { return l.hpa_selectors(); });
+        // No lane has run anything of its own yet, so this thread may set their owners itself.
+        for (std::size_t i = 0; i < lanes_.size(); ++i)
+            lanes_[i]->set_owner(owner(i, nullptr));
     }
-    deployments_->on_change(
-        [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
-            on_deployment(what, o, prev);
-        });
 }
 
-manager::~manager() {
-    // Workers go before the rules and caches they use.
-    hpapluses_workers_.reset();
-    hpa_workers_.reset();
-    cronhpa_workers_.reset();
-    vpaplus_workers_.reset();
+manager::~manager() = default;
+
+template <class F> void manager::on_each_lane(F f) const {
+    if (!threaded_) {
+        for (std::size_t i = 0; i < lanes_.size(); ++i)
+            f(*lanes_[i], i);
+        return;
+    }
+    std::vector<std::future<void>> done;
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+        auto task =
+            std::make_shared<std::packaged_task<void()>>([&f, this, i] { f(*lanes_[i], i); });
+        done.push_back(task->get_future());
+        asio::post(lanes_[i]->executor(), [task] { (*task)(); });
+    }
+    for (auto& d : done)
+        d.get();
 }
 
 void manager::add_observer(reconcile_observer* observer) {
-    hpaplus_rules_->add_observer(observer);
-    if (hpa_rules_) hpa_rules_->add_observer(observer);
+    if (threaded_) {
+        relays_.push_back(std::make_unique<relay>(executor_, *observer));
+        observer = relays_.back().get();
+    }
+    on_each_lane([observer](lane& l, std::size_t) { l.add_observer(observer); });
 }
 
 asio::awaitable<bool> manager::start_caches() {
     auto ex = co_await asio::this_coro::executor;
-    executor_ = ex;
     const auto all = informers();
     for (kube::informer* i : all) {
         asio::co_spawn(ex, i->run(),
@@ -174,28 +188,42 @@ std::vector<kube::informer*> manager::informers() const {
     return all;
 }
 
-std::vector<const worker_pool*> manager::pools() const {
-    std::vector<const worker_pool*> all{hpapluses_workers_.get()};
-    if (hpa_workers_) all.push_back(hpa_workers_.get());
-    if (cronhpa_workers_) all.push_back(cronhpa_workers_.get());
-    if (vpaplus_workers_) all.push_back(vpaplus_workers_.get());
-    return all;
+std::vector<pool_summary> manager::pools() const {
+    std::vector<std::vector<pool_summary>> each(lanes_.size());
+    on_each_lane([&each](lane& l, std::size_t i) { each[i] = l.pool_summaries(); });
+    std::vector<pool_summary> out = std::move(each.front());
+    for (std::size_t i = 1; i < each.size(); ++i) {
+        for (std::size_t k = 0; k < out.size(); ++k) { // every lane has the same kinds, in order
+            out[k].workers += each[i][k].workers;
+            out[k].passes += each[i][k].passes;
+            out[k].errors += each[i][k].errors;
+        }
+    }
+    return out;
 }
 
 manager_stats manager::stats() const {
+    std::vector<manager_stats> each(lanes_.size());
+    on_each_lane([&each](lane& l, std::size_t i) { each[i] = l.stats(); });
     manager_stats out;
-    const auto add = [&out](const worker_pool& pool, const hpaplus_rules& rules) {
-        const worker_stats& w = pool.stats();
-        out.reconciles += w.passes;
-        out.errors += w.errors;
-        out.rescales += rules.rescales();
-        out.status_writes += rules.status_writes();
-        out.failures += w.failures;
-        out.lateness.add(w.lateness);
-    };
-    add(*hpapluses_workers_, *hpaplus_rules_);
-    if (hpa_workers_) add(*hpa_workers_, *hpa_rules_);
+    for (const auto& s : each) {
+        out.reconciles += s.reconciles;
+        out.errors += s.errors;
+        out.rescales += s.rescales;
+        out.status_writes += s.status_writes;
+        out.failures += s.failures;
+        out.lateness.add(s.lateness);
+    }
     return out;
+}
+
+std::size_t manager::worker_count() const {
+    std::vector<std::size_t> each(lanes_.size());
+    on_each_lane([&each](lane& l, std::size_t i) { each[i] = l.worker_count(); });
+    std::size_t total = 0;
+    for (const std::size_t n : each)
+        total += n;
+    return total;
 }
 
 bool manager::synced() const {
@@ -232,70 +260,47 @@ void manager::stop_caches() {
 void manager::start_workers() {
     if (acting_) return;
     acting_ = true;
-    hpapluses_workers_->start(executor_, running_, *hpapluses_->items());
-    if (hpa_workers_) hpa_workers_->start(executor_, running_, *hpas_->items());
-    if (cronhpa_workers_) cronhpa_workers_->start(executor_, running_, *cronhpas_->items());
-    if (vpaplus_workers_) vpaplus_workers_->start(executor_, running_, *vpapluses_->items());
+    on_each_lane([](lane& l, std::size_t) { l.start_workers(); });
+}
+
+std::function<bool(std::string_view)>
+manager::owner(std::size_t lane_index, std::function<bool(std::string_view)> owns) const {
+    if (!threaded_) return owns;
+    return [owns = std::move(owns), n = lanes_.size(), lane_index](std::string_view key) {
+        return lane_of(key, n) == lane_index && (!owns || owns(key));
+    };
 }
 
 void manager::set_owner(const std::function<bool(std::string_view key)>& owns) {
-    hpapluses_workers_->set_owner(owns);
-    if (hpa_workers_) hpa_workers_->set_owner(owns);
-    if (cronhpa_workers_) cronhpa_workers_->set_owner(owns);
-    if (vpaplus_workers_) vpaplus_workers_->set_owner(owns);
+    on_each_lane([this, &owns](lane& l, std::size_t i) { l.set_owner(owner(i, owns)); });
 }
 
 void manager::reshard() {
-    hpapluses_workers_->resync(*hpapluses_->items());
-    if (hpa_workers_) hpa_workers_->resync(*hpas_->items());
-    if (cronhpa_workers_) cronhpa_workers_->resync(*cronhpas_->items());
-    if (vpaplus_workers_) vpaplus_workers_->resync(*vpapluses_->items());
+    on_each_lane([](lane& l, std::size_t) { l.reshard(); });
 }
 
 void manager::stop_workers() {
     acting_ = false;
-    if (cronhpa_workers_) cronhpa_workers_->stop();
-    if (vpaplus_workers_) vpaplus_workers_->stop();
-    hpapluses_workers_->stop();
-    if (hpa_workers_) hpa_workers_->stop();
+    on_each_lane([](lane& l, std::size_t) { l.stop_workers(); });
+}
+
+std::size_t manager::running_workers() const {
+    std::size_t running = 0;
+    for (const auto& l : lanes_)
+        running += l->running();
+    return running;
 }
 
 asio::awaitable<void> manager::drain(std::chrono::milliseconds grace) {
     asio::steady_timer timer(co_await asio::this_coro::executor);
     const auto deadline = std::chrono::steady_clock::now() + grace;
-    while (running_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (running_workers() > 0 && std::chrono::steady_clock::now() < deadline) {
         timer.expires_after(std::chrono::milliseconds(20));
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
-    if (running_ > 0) spdlog::warn("{} reconciles still running after the grace period", running_);
-}
-
-void manager::on_deployment(kube::change what, const kube::object_cptr& object,
-                            const kube::object_cptr& previous) {
-    if (!acting_) return;
-    // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
-    if (what != kube::change::modified || rolling_out(object) != rolling_out(previous)) {
-        hpapluses_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
-        if (hpa_workers_)
-            hpa_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
-    }
-}
-
-void manager::on_cronhpa(kube::change what, const kube::object_cptr& object,
-                         const kube::object_cptr& previous) {
-    if (!acting_) return;
-    cronhpa_workers_->on_change(what, object, previous);
-    // A floor that appears, moves or goes: the HPAPlus it is aimed at decides again now.
-    const bool deleted = what == kube::change::deleted;
-    for (const auto& target : floor_changes(previous, deleted ? nullptr : object)) {
-        if (target.kind == kube::hpaplus_kind)
-            hpapluses_workers_->poke(object->namespace_ + "/" + target.name);
-        else
-            hpapluses_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
-        if (hpa_workers_ && target.kind != kube::hpaplus_kind)
-            hpa_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
-    }
+    if (const auto left = running_workers(); left > 0)
+        spdlog::warn("{} reconciles still running after the grace period", left);
 }
 
 } // namespace hpaplus::controller

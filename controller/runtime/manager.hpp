@@ -1,9 +1,8 @@
-// controller/runtime/manager.hpp — the informers and one worker pool per kind (workers.hpp): the
-// HPAPlus workers, the plain HorizontalPodAutoscaler workers (unless --native-hpas=none), the
-// CronHPA workers (with --cronhpa) and the VPAPlus workers (with
-// --enable-vertical). It routes the informers' changes to the pools and the wake-ups between
-// kinds (coordination.hpp): a Deployment that starts or ends a rollout, a CronHPA floor that
-// appears, moves or goes.
+// controller/runtime/manager.hpp — the informers and the lanes of workers (lane.hpp): one lane on
+// the informers' own thread, or with --threads N, N lanes each on its thread, reading mirrors of
+// the informers and taking the objects whose key hashes to it. The manager is the one place that
+// talks to the lanes: it starts, stops, reshards and drains them, and sums what they count.
+// Everything here runs on the informers' thread (the client's executor).
 #pragma once
 
 #include "controller/runtime/options.hpp"
@@ -20,9 +19,6 @@
 #include <string_view>
 #include <vector>
 
-namespace hpaplus::kube {
-class event_recorder;
-}
 namespace hpaplus::metrics {
 class metric_sources;
 }
@@ -30,28 +26,27 @@ class metric_sources;
 namespace hpaplus::controller {
 
 class reconcile_observer;
-class hpaplus_rules;
-class cronhpa_rules;
-class vpaplus_rules;
-class pod_cache;
-struct reconcile_env;
+class lane;
 
-/// The counters of the horizontal autoscalers' workers, HPAPlus objects and plain HPAs (the demo,
-/// the tests and the benchmark read them).
-struct manager_stats {
-    std::uint64_t reconciles = 0;
-    std::uint64_t errors = 0; ///< reconciles that returned an error (incl. invalid specs)
-    std::uint64_t rescales = 0;
-    std::uint64_t status_writes = 0;
-    std::uint64_t failures = 0; ///< reconciles that threw (bugs; logged)
-    /// How late each periodic wake-up was against its timer (not counted: wake-ups on a change).
-    core::latency_histogram lateness;
+/// What one lane runs with. A single lane runs on the informers' executor with the process's own
+/// client and sources; with several, each has its own executor (one thread), client and sources.
+struct lane_resources {
+    boost::asio::any_io_executor executor;
+    kube::api_client& client;
+    metrics::metric_sources& sources;
+    reconcile_observer* recorder = nullptr; ///< /metrics for this lane's reconciles (may be null)
 };
+
+/// The lane of the object `key` among `lanes` (≥ 1): independent of its shard (shards.hpp), so a
+/// replica's shards spread over all its lanes.
+std::size_t lane_of(std::string_view key, std::size_t lanes);
 
 class manager {
   public:
-    manager(kube::api_client& client, metrics::metric_sources& sources,
-            const controller_options& options, reconcile_observer* observer = nullptr);
+    /// `home` and `client` are the informers' (the manager's thread); `lanes` has one entry per
+    /// lane (--threads).
+    manager(boost::asio::any_io_executor home, kube::api_client& client,
+            const controller_options& options, std::vector<lane_resources> lanes);
     ~manager();
     manager(const manager&) = delete;
     manager& operator=(const manager&) = delete;
@@ -65,6 +60,7 @@ class manager {
     /// Cancels every worker; a pass in flight finishes.
     void stop_workers();
     /// Only objects whose key `owns` get workers, in every kind (a sharded replica's shards).
+    /// `owns` is called on the lanes' threads.
     void set_owner(const std::function<bool(std::string_view key)>& owns);
     /// After what `owns` says changed: workers for newly owned objects, none for the others.
     void reshard();
@@ -79,51 +75,46 @@ class manager {
     /// The collections the server does not serve (CRDs not installed), comma-separated.
     std::string unserved_report() const;
     bool acting() const { return acting_; }
+    std::size_t lanes() const { return lanes_.size(); }
     /// Workers of horizontal autoscalers: HPAPlus objects and plain HPAs.
-    std::size_t worker_count() const {
-        return hpapluses_workers_->size() + (hpa_workers_ ? hpa_workers_->size() : 0);
-    }
-    std::size_t running_workers() const { return running_; }
+    std::size_t worker_count() const;
+    std::size_t running_workers() const;
     manager_stats stats() const;
-    /// The worker pool of every kind this process runs (HPAPlus first).
-    std::vector<const worker_pool*> pools() const;
+    /// Every kind's pool, summed over the lanes (HPAPlus first).
+    std::vector<pool_summary> pools() const;
     const kube::informer& hpapluses() const { return *hpapluses_; }
     /// Plain HorizontalPodAutoscalers (null with --native-hpas=none).
     const kube::informer* hpas() const { return hpas_.get(); }
     const kube::informer& deployments() const { return *deployments_; }
     /// null without --enable-vertical
     const kube::informer* vpapluses() const { return vpapluses_.get(); }
-    /// Adds another observer of every reconcile (the demo's progress view).
+    /// Adds another observer of every reconcile (the demo's progress view, the benchmark). It is
+    /// told on this thread, also with several lanes.
     void add_observer(reconcile_observer* observer);
 
   private:
-    void on_deployment(kube::change what, const kube::object_cptr& object,
-                       const kube::object_cptr& previous);
-    void on_cronhpa(kube::change what, const kube::object_cptr& object,
-                    const kube::object_cptr& previous);
     std::vector<kube::informer*> informers() const;
+    /// Lane `lane_index`'s owner: its share of the objects `owns` (null: all) gives this process.
+    std::function<bool(std::string_view)> owner(std::size_t lane_index,
+                                                std::function<bool(std::string_view)> owns) const;
+    /// Runs `f(lane, index)` on every lane's thread and waits for all (at once with a single
+    /// lane, which runs on this thread). The lanes never wait for this thread, so this cannot
+    /// deadlock.
+    template <class F> void on_each_lane(F f) const;
 
-    boost::asio::any_io_executor executor_; ///< set by start_caches
+    boost::asio::any_io_executor executor_; ///< the informers'
     const controller_options& options_;
     std::unique_ptr<kube::informer> hpapluses_;
     std::unique_ptr<kube::informer> hpas_; ///< plain HPAs; null with --native-hpas=none
     std::unique_ptr<kube::informer> pods_;
-    std::unique_ptr<pod_cache> pod_cache_; ///< decoded pods_ (after pods_: it uses it)
     std::unique_ptr<kube::informer> deployments_;
-    std::unique_ptr<kube::informer> cronhpas_;  ///< null with --cronhpa=false
-    std::unique_ptr<kube::informer> vpapluses_; ///< null without --enable-vertical
-    std::unique_ptr<kube::event_recorder> events_;
-    std::unique_ptr<reconcile_env> env_;
-    std::unique_ptr<hpaplus_rules> hpaplus_rules_;
-    std::unique_ptr<hpaplus_rules> hpa_rules_; ///< null with --native-hpas=none
-    std::unique_ptr<cronhpa_rules> cronhpa_rules_;
-    std::unique_ptr<vpaplus_rules> vpaplus_rules_;
-    std::unique_ptr<worker_pool> hpapluses_workers_;
-    std::unique_ptr<worker_pool> hpa_workers_;     ///< null with --native-hpas=none
-    std::unique_ptr<worker_pool> cronhpa_workers_; ///< null with --cronhpa=false
-    std::unique_ptr<worker_pool> vpaplus_workers_; ///< null without --enable-vertical
+    std::unique_ptr<kube::informer> cronhpas_;           ///< null with --cronhpa=false
+    std::unique_ptr<kube::informer> vpapluses_;          ///< null without --enable-vertical
+    std::vector<std::unique_ptr<kube::mirror>> mirrors_; ///< the lanes' copies (several lanes)
+    std::vector<std::unique_ptr<reconcile_observer>> relays_;
+    std::vector<std::unique_ptr<lane>> lanes_;
+    bool threaded_ = false; ///< lanes run on their own threads
     bool acting_ = false;
-    std::size_t running_ = 0;
 };
 
 } // namespace hpaplus::controller

@@ -78,6 +78,9 @@ struct controller_options {
     /// Objects split into this many shards, each a Lease `<lease name>-shard-<i>` the replicas
     /// share out (controller/runtime/shards.hpp); 1 = one Lease, one acting replica.
     int shards = 1;
+    /// Lanes of workers, each on its own thread (controller/runtime/manager.hpp); `hpaplus
+    /// controller` defaults to the cores it may use, at most 8.
+    int threads = 1;
     /// Address of /healthz, /readyz and /metrics ("" = off).
     std::string ops_listen = "0.0.0.0:8080";
     /// After SIGTERM, how long in-flight reconciles may take before the process exits.

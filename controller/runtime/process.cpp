@@ -13,7 +13,12 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+
+#include <future>
+#include <thread>
 
 namespace hpaplus::controller {
 
@@ -29,13 +34,61 @@ metrics::backends_file backends_of(const controller_options& options) {
 }
 } // namespace
 
+// With --threads N > 1, one of N lanes of workers: a thread running its own io_context, with its
+// own API client (a share of --kube-api-qps and of the connections), metric sources and /metrics
+// recorder.
+struct lane_context {
+    lane_context(const kube::cluster_config& config, const controller_options& options,
+                 const metrics::backends_file& backends, telemetry& metrics)
+        : work(io.get_executor()), client(io.get_executor(), config, share(options)),
+          sources(io.get_executor(), client, backends, options.metrics_read_window),
+          recorder(metrics.new_recorder()) {
+        client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
+            r->api_request(method, code);
+        });
+        thread = std::thread([this] { io.run(); });
+    }
+    ~lane_context() { stop(); }
+    void stop() {
+        if (!thread.joinable()) return;
+        work.reset();
+        io.stop();
+        thread.join();
+    }
+    // Runs `f` on the lane's thread and waits for its answer.
+    template <class F> auto ask(F f) {
+        std::packaged_task<decltype(f())()> task(std::move(f));
+        auto answer = task.get_future();
+        asio::post(io, [&task] { task(); });
+        return answer.get();
+    }
+    static kube::client_options share(const controller_options& options) {
+        auto o = options.client;
+        const auto n = static_cast<std::size_t>(options.threads);
+        o.qps = o.qps / static_cast<double>(n);
+        o.burst = std::max(1, o.burst / options.threads);
+        o.max_connections = std::max<std::size_t>(1, o.max_connections / n);
+        o.max_idle_connections = std::max<std::size_t>(1, o.max_idle_connections / n);
+        return o;
+    }
+
+    asio::io_context io{1};
+    asio::executor_work_guard<asio::io_context::executor_type> work;
+    kube::api_client client;
+    metrics::metric_sources sources;
+    std::unique_ptr<telemetry::recorder> recorder;
+    std::thread thread;
+};
+
 struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
         : io(io_), options(std::move(options_)), client(io.get_executor(), config, options.client),
-          sources(io.get_executor(), client, backends_of(options), options.metrics_read_window),
-          objects(client, sources, options, &metrics) {
-        client.set_request_observer(
-            [this](const std::string& method, int code) { metrics.api_request(method, code); });
+          backends(backends_of(options)), recorder(metrics.new_recorder()),
+          sources(io.get_executor(), client, backends, options.metrics_read_window),
+          lanes(lanes_of(config)), objects(io.get_executor(), client, options, lane_inputs()) {
+        client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
+            r->api_request(method, code);
+        });
         if (!options.ops_listen.empty()) {
             std::string address;
             unsigned short port = 0;
@@ -71,8 +124,7 @@ struct controller_process::impl {
                     *lease_client, options.leader, static_cast<std::size_t>(options.shards),
                     [this] { shards_changed(); });
                 objects.set_owner([this](std::string_view key) { return shards->owns(key); });
-                client.set_write_fence(
-                    [this](std::string_view key) { return shards->may_write(key); });
+                set_write_fence([this](std::string_view key) { return shards->may_write(key); });
             } else {
                 elector = std::make_unique<leader_elector>(
                     *lease_client, options.leader,
@@ -80,9 +132,32 @@ struct controller_process::impl {
                         if (!stopping) objects.start_workers();
                     },
                     [this] { objects.stop_workers(); });
-                client.set_write_fence([this](std::string_view) { return elector->holds_lease(); });
+                set_write_fence([this](std::string_view) { return elector->holds_lease(); });
             }
         }
+    }
+
+    std::vector<std::unique_ptr<lane_context>> lanes_of(const kube::cluster_config& config) {
+        std::vector<std::unique_ptr<lane_context>> out;
+        if (options.threads > 1)
+            for (int i = 0; i < options.threads; ++i)
+                out.push_back(std::make_unique<lane_context>(config, options, backends, metrics));
+        return out;
+    }
+
+    std::vector<lane_resources> lane_inputs() {
+        if (lanes.empty()) return {{io.get_executor(), client, sources, recorder.get()}};
+        std::vector<lane_resources> out;
+        for (auto& l : lanes)
+            out.push_back({l->io.get_executor(), l->client, l->sources, l->recorder.get()});
+        return out;
+    }
+
+    // Every client that writes asks the fence (it is thread-safe: leader_election.hpp).
+    void set_write_fence(const kube::api_client::write_fence& fence) {
+        client.set_write_fence(fence);
+        for (auto& l : lanes)
+            l->client.set_write_fence(fence);
     }
 
     asio::awaitable<void> run() {
@@ -152,6 +227,11 @@ struct controller_process::impl {
         if (ops) ops->stop();
         if (webhook) webhook->stop();
         client.close();
+        for (auto& l : lanes)
+            l->ask([&l] {
+                l->client.close();
+                return 0;
+            });
         if (lease_client) lease_client->close();
         finish(0);
     }
@@ -172,12 +252,21 @@ struct controller_process::impl {
         if (on_exit) on_exit(code);
     }
 
+    ~impl() {
+        // The lanes' threads end before the workers, caches and clients they use go.
+        for (auto& l : lanes)
+            l->stop();
+    }
+
     asio::io_context& io;
     controller_options options;
-    kube::api_client client;
+    kube::api_client client; ///< the informers' (and the only one with a single lane)
     std::unique_ptr<kube::api_client> lease_client;
     telemetry metrics;
+    metrics::backends_file backends;
+    std::unique_ptr<telemetry::recorder> recorder; ///< this thread's reconciles and requests
     metrics::metric_sources sources;
+    std::vector<std::unique_ptr<lane_context>> lanes; ///< with --threads N > 1
     manager objects;
     std::unique_ptr<ops_server> ops;
     std::unique_ptr<vertical::pod_admission_server> webhook;
@@ -208,11 +297,17 @@ void controller_process::start(std::function<void(int)> on_exit) {
 }
 
 std::uint64_t controller_process::api_requests() const {
-    return impl_->client.attempts();
+    std::uint64_t sent = impl_->client.attempts();
+    for (auto& l : impl_->lanes)
+        sent += l->ask([&l] { return l->client.attempts(); });
+    return sent;
 }
 
 std::uint64_t controller_process::pod_metrics_lists() const {
-    return impl_->sources.pod_metrics_lists();
+    std::uint64_t sent = impl_->sources.pod_metrics_lists();
+    for (auto& l : impl_->lanes)
+        sent += l->ask([&l] { return l->sources.pod_metrics_lists(); });
+    return sent;
 }
 
 void controller_process::shutdown() {

@@ -101,9 +101,14 @@ struct telemetry::impl {
             .Help("With --shards: the live replicas this one sees (itself included)")
             .Register(*registry)
             .Add({});
-    std::map<std::pair<std::string, int>, prometheus::Counter*> request_counters;
-    /// Each object's series, found once by labels and then updated directly (a lookup by labels
-    /// hashes them all, five times per reconcile); a series appears when first set, as before.
+};
+
+// One lane's handles: found once by labels, then updated directly (a lookup by labels hashes them
+// all, five times per reconcile); an object's series appear when first set.
+struct telemetry::recorder::series {
+    explicit series(telemetry::impl& shared_) : shared(shared_) {}
+    telemetry::impl& shared;
+    std::map<std::pair<std::string, int>, prometheus::Counter*> requests;
     struct object_series {
         prometheus::Counter* reconciles = nullptr;
         prometheus::Counter* errors = nullptr;
@@ -118,9 +123,18 @@ struct telemetry::impl {
 telemetry::telemetry() : impl_(std::make_unique<impl>()) {}
 telemetry::~telemetry() = default;
 
-void telemetry::reconciled(const std::string& kind, const std::string& ns, const std::string& name,
-                           const reconcile_outcome& outcome, std::chrono::nanoseconds took) {
-    auto& s = impl_->objects[kind + "/" + ns + "/" + name];
+std::unique_ptr<telemetry::recorder> telemetry::new_recorder() {
+    return std::unique_ptr<recorder>(new recorder(*this));
+}
+
+telemetry::recorder::recorder(telemetry& owner) : series_(std::make_unique<series>(*owner.impl_)) {}
+telemetry::recorder::~recorder() = default;
+
+void telemetry::recorder::reconciled(const std::string& kind, const std::string& ns,
+                                     const std::string& name, const reconcile_outcome& outcome,
+                                     std::chrono::nanoseconds took) {
+    auto& shared = series_->shared;
+    auto& s = series_->objects[kind + "/" + ns + "/" + name];
     const auto labels = [&] {
         return prometheus::Labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
     };
@@ -133,56 +147,59 @@ void telemetry::reconciled(const std::string& kind, const std::string& ns, const
         if (!g) g = &f.Add(labels());
         g->Set(value);
     };
-    counter(s.reconciles, impl_->reconciles);
-    if (outcome.error) counter(s.errors, impl_->errors);
-    if (outcome.rescaled) counter(s.rescales, impl_->rescales);
+    counter(s.reconciles, shared.reconciles);
+    if (outcome.error) counter(s.errors, shared.errors);
+    if (outcome.rescaled) counter(s.rescales, shared.rescales);
     if (outcome.valid) {
-        gauge(s.desired, impl_->desired, outcome.desired_replicas);
-        gauge(s.current, impl_->current, outcome.current_replicas);
+        gauge(s.desired, shared.desired, outcome.desired_replicas);
+        gauge(s.current, shared.current, outcome.current_replicas);
     }
-    impl_->duration.Observe(std::chrono::duration<double>(took).count());
+    shared.duration.Observe(std::chrono::duration<double>(took).count());
     if (outcome.metrics_latency.count() > 0) {
-        if (!impl_->metrics_api_fetch)
-            impl_->metrics_api_fetch =
-                &impl_->fetch.Add({{"backend", "metricsAPI"}}, latency_buckets);
-        impl_->metrics_api_fetch->Observe(
+        // Family::Add gives every lane the same series.
+        if (!series_->metrics_api_fetch)
+            series_->metrics_api_fetch =
+                &shared.fetch.Add({{"backend", "metricsAPI"}}, latency_buckets);
+        series_->metrics_api_fetch->Observe(
             std::chrono::duration<double>(outcome.metrics_latency).count());
     }
 }
 
-void telemetry::forgotten(const std::string& kind, const std::string& ns, const std::string& name) {
-    const auto it = impl_->objects.find(kind + "/" + ns + "/" + name);
-    if (it == impl_->objects.end()) return;
+void telemetry::recorder::forgotten(const std::string& kind, const std::string& ns,
+                                    const std::string& name) {
+    auto& objects = series_->objects;
+    auto& shared = series_->shared;
+    const auto it = objects.find(kind + "/" + ns + "/" + name);
+    if (it == objects.end()) return;
     // Family::Remove drops the series from the exposition.
     const auto& s = it->second;
-    if (s.reconciles) impl_->reconciles.Remove(s.reconciles);
-    if (s.errors) impl_->errors.Remove(s.errors);
-    if (s.rescales) impl_->rescales.Remove(s.rescales);
-    if (s.desired) impl_->desired.Remove(s.desired);
-    if (s.current) impl_->current.Remove(s.current);
-    impl_->objects.erase(it);
+    if (s.reconciles) shared.reconciles.Remove(s.reconciles);
+    if (s.errors) shared.errors.Remove(s.errors);
+    if (s.rescales) shared.rescales.Remove(s.rescales);
+    if (s.desired) shared.desired.Remove(s.desired);
+    if (s.current) shared.current.Remove(s.current);
+    objects.erase(it);
 }
 
-void telemetry::api_request(const std::string& method, int http_status) {
-    auto& counter = impl_->request_counters[{method, http_status}];
+void telemetry::recorder::api_request(const std::string& method, int http_status) {
+    auto& counter = series_->requests[{method, http_status}];
     if (!counter)
-        counter = &impl_->requests.Add({{"verb", method}, {"code", std::to_string(http_status)}});
+        counter = &series_->shared.requests.Add(
+            {{"verb", method}, {"code", std::to_string(http_status)}});
     counter->Increment();
 }
 
-void telemetry::observe_pools(const std::vector<const worker_pool*>& pools) {
+void telemetry::observe_pools(const std::vector<pool_summary>& pools) {
     std::size_t total = 0;
-    for (const worker_pool* pool : pools) {
-        const prometheus::Labels labels{{"kind", pool->kind()}};
-        total += pool->size();
-        impl_->kind_workers.Add(labels).Set(static_cast<double>(pool->size()));
-        auto& [passes, errors] = impl_->pool_counts[pool->kind()];
-        auto& reconciles = impl_->kind_reconciles.Add(labels);
-        auto& failed = impl_->kind_errors.Add(labels);
-        reconciles.Increment(static_cast<double>(pool->stats().passes - passes));
-        failed.Increment(static_cast<double>(pool->stats().errors - errors));
-        passes = pool->stats().passes;
-        errors = pool->stats().errors;
+    for (const pool_summary& pool : pools) {
+        const prometheus::Labels labels{{"kind", pool.kind}};
+        total += pool.workers;
+        impl_->kind_workers.Add(labels).Set(static_cast<double>(pool.workers));
+        auto& [passes, errors] = impl_->pool_counts[pool.kind];
+        impl_->kind_reconciles.Add(labels).Increment(static_cast<double>(pool.passes - passes));
+        impl_->kind_errors.Add(labels).Increment(static_cast<double>(pool.errors - errors));
+        passes = pool.passes;
+        errors = pool.errors;
     }
     impl_->workers.Set(static_cast<double>(total));
 }

@@ -26,7 +26,7 @@ worker_pool::~worker_pool() {
     stop();
 }
 
-void worker_pool::start(asio::any_io_executor ex, std::size_t& running,
+void worker_pool::start(asio::any_io_executor ex, std::atomic<std::size_t>& running,
                         const kube::snapshot& objects) {
     if (acting_) return;
     executor_ = std::move(ex);
@@ -66,7 +66,7 @@ void worker_pool::spawn(const std::string& ns, const std::string& name, bool lis
     const auto first_delay = rules_.first_delay(*w, listed);
     workers_.emplace(std::move(key), w);
     ++*running_;
-    std::size_t* running = running_;
+    std::atomic<std::size_t>* running = running_;
     asio::co_spawn(executor_, run(w, first_delay),
                    [running, w, kind = kind_](std::exception_ptr e) {
                        --*running;

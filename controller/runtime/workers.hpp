@@ -14,6 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -65,6 +66,26 @@ struct worker_stats {
     core::latency_histogram lateness;
 };
 
+/// A pool's counts, as /metrics shows them (summed over lanes with --threads).
+struct pool_summary {
+    std::string kind;
+    std::size_t workers = 0;
+    std::uint64_t passes = 0;
+    std::uint64_t errors = 0;
+};
+
+/// The counters of the horizontal autoscalers' workers, HPAPlus objects and plain HPAs (the demo,
+/// the tests and the benchmark read them).
+struct manager_stats {
+    std::uint64_t reconciles = 0;
+    std::uint64_t errors = 0; ///< reconciles that returned an error (incl. invalid specs)
+    std::uint64_t rescales = 0;
+    std::uint64_t status_writes = 0;
+    std::uint64_t failures = 0; ///< reconciles that threw (bugs; logged)
+    /// How late each periodic wake-up was against its timer (not counted: wake-ups on a change).
+    core::latency_histogram lateness;
+};
+
 /// One kind's rules.
 class worker_rules {
   public:
@@ -100,8 +121,8 @@ class worker_pool {
     worker_pool& operator=(const worker_pool&) = delete;
 
     /// Spawns a worker for every object of `objects` and follows changes; `running` counts live
-    /// workers (shared by every pool, for the manager's drain).
-    void start(boost::asio::any_io_executor ex, std::size_t& running,
+    /// workers (shared by every pool of a lane; read from another thread by the manager's drain).
+    void start(boost::asio::any_io_executor ex, std::atomic<std::size_t>& running,
                const kube::snapshot& objects);
     /// Cancels every worker; a pass in flight finishes.
     void stop();
@@ -124,6 +145,7 @@ class worker_pool {
     std::size_t size() const { return workers_.size(); }
     bool acting() const { return acting_; }
     const worker_stats& stats() const { return stats_; }
+    pool_summary summary() const { return {kind_, workers_.size(), stats_.passes, stats_.errors}; }
 
   private:
     boost::asio::awaitable<void> run(std::shared_ptr<worker_slot> w,
@@ -137,7 +159,7 @@ class worker_pool {
     std::string kind_;
     worker_rules& rules_;
     boost::asio::any_io_executor executor_;
-    std::size_t* running_ = nullptr;
+    std::atomic<std::size_t>* running_ = nullptr;
     bool acting_ = false;
     std::function<bool(std::string_view key)> owns_;
     std::map<std::string, std::shared_ptr<worker_slot>, std::less<>> workers_;

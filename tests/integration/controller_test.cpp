@@ -3,6 +3,8 @@
 // nothing asserts on speed — only on order and end state.
 #include "integration/controller_fixture.hpp"
 
+#include "controller/runtime/manager.hpp"
+
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
@@ -10,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <memory>
 #include <thread>
 
@@ -223,6 +226,63 @@ TEST_F(ControllerTest, TwoAutoscalersOnTheSamePodsBothStopUntilOneIsDeleted) {
 
     ASSERT_EQ(sim.request("DELETE", hpapluses + "shared-twin").status, 200);
     EXPECT_TRUE(eventually([&] { return replicas("shared") > 2; }));
+}
+
+// --threads: the objects spread over several lanes, each on its own thread with its own client;
+// every object scales, AmbiguousSelector still sees two autoscalers that landed on different
+// lanes, /metrics and the counters add the lanes up, and shutdown is graceful.
+TEST_F(ControllerTest, SeveralLanesShareTheObjectsAndSeeEachOthersSelectors) {
+    constexpr std::size_t lanes = 3;
+    std::set<std::size_t> used;
+    for (int i = 0; i < 6; ++i) {
+        const std::string name = "lane" + std::to_string(i);
+        used.insert(controller::lane_of("default/" + name, lanes));
+        apply_manifest(sim, deployment(name, 2, "2500m"));
+        apply_manifest(sim, hpaplus(name, "  syncPeriodSeconds: 1\n"));
+    }
+    ASSERT_GE(used.size(), 2u) << "the objects should land on more than one lane";
+    // Two autoscalers on one Deployment, on different lanes.
+    std::string twin_name = "pair-twin";
+    for (int i = 0; controller::lane_of("default/" + twin_name, lanes) ==
+                    controller::lane_of("default/pair", lanes);
+         ++i)
+        twin_name = "pair-twin" + std::to_string(i);
+    apply_manifest(sim, deployment("pair", 2, "2500m"));
+    apply_manifest(sim, hpaplus("pair", "  syncPeriodSeconds: 1\n"));
+    std::string twin = hpaplus("pair", "  syncPeriodSeconds: 1\n");
+    twin.replace(twin.find("name: pair"), 10, "name: " + twin_name);
+    apply_manifest(sim, twin);
+
+    auto options = test_controller_options();
+    options.threads = static_cast<int>(lanes);
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
+    for (int i = 0; i < 6; ++i) {
+        const std::string name = "lane" + std::to_string(i);
+        EXPECT_TRUE(eventually([&] { return replicas(name) > 2; })) << name;
+    }
+    for (const std::string& name : {std::string("pair"), twin_name})
+        EXPECT_TRUE(eventually([&] {
+            return condition(name, "ScalingActive") == "False AmbiguousSelector";
+        })) << name;
+    EXPECT_EQ(replicas("pair"), 2);
+    EXPECT_EQ(controller.workers(), 8u);
+    EXPECT_GE(controller.reconciles(), 8u);
+    const auto metrics = http_get(controller.ops_url() + "/metrics");
+    EXPECT_NE(metrics.body.find("hpaplus_workers 8"), std::string::npos) << metrics.body;
+    for (int i = 0; i < 6; ++i) {
+        const std::string series = "hpaplus_rescales_total{kind=\"HPAPlus\",name=\"lane" +
+                                   std::to_string(i) + "\",namespace=\"default\"}";
+        EXPECT_TRUE(eventually([&] {
+            return http_get(controller.ops_url() + "/metrics").body.find(series) !=
+                   std::string::npos;
+        })) << series;
+    }
+
+    ASSERT_EQ(sim.request("DELETE", hpapluses + twin_name).status, 200);
+    EXPECT_TRUE(eventually([&] { return replicas("pair") > 2; }));
+    EXPECT_TRUE(eventually([&] { return controller.workers() == 7u; }));
+    EXPECT_EQ(controller.shutdown(), 0);
 }
 
 // A reconcile skips comparing a status it already found stored while the object is unchanged; a

@@ -1,0 +1,210 @@
+// controller/runtime/lane.cpp — a lane's worker pools and the wake-ups between kinds.
+#include "controller/runtime/lane.hpp"
+
+#include "controller/coordination.hpp"
+#include "controller/cronhpa/worker.hpp"
+#include "controller/hpaplus/worker.hpp"
+#include "controller/runtime/pod_cache.hpp"
+#include "controller/vpaplus/worker.hpp"
+#include "kube/api/cronhpa.hpp"
+#include "kube/event_recorder.hpp"
+#include "kube/scale_target.hpp"
+#include "metrics/metric_sources.hpp"
+
+#include <unistd.h>
+
+namespace hpaplus::controller {
+namespace {
+
+std::string host_name() {
+    char buffer[256] = {};
+    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "hpaplus";
+    return buffer;
+}
+
+bool rolling_out(const kube::object_cptr& o) {
+    if (!o) return false;
+    const kube::target_view v = kube::scale_from_deployment(o->json);
+    return v.rollout && v.rollout->in_progress;
+}
+
+} // namespace
+
+lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
+           metrics::metric_sources& sources, lane_caches caches, const controller_options& options)
+    : executor_(std::move(executor)), caches_(caches) {
+    pod_cache_ = std::make_unique<pod_cache>(caches.pods);
+    events_ = std::make_unique<kube::event_recorder>(client, host_name(),
+                                                     options.event_aggregation_window);
+    if (caches.cronhpas) {
+        cronhpa_rules_ = std::make_unique<cronhpa_rules>(
+            cron_env{client, *caches.cronhpas, caches.hpapluses, caches.hpas, caches.deployments,
+                     *events_, options});
+        cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_);
+        caches.cronhpas->on_change(
+            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
+                on_cronhpa(what, o, prev);
+            });
+    }
+    if (caches.vpapluses) {
+        metrics::http_backend* history = nullptr;
+        if (const auto& name = options.vertical.history_backend; !name.empty()) {
+            history = sources.backend(name);
+            if (!history || history->config().type != metrics::backend_type::prometheus)
+                throw std::runtime_error("--vertical-history-backend: --metric-backends has no "
+                                         "prometheus backend named \"" +
+                                         name + "\"");
+        }
+        vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
+            client, *caches.vpapluses, caches.pods, caches.deployments,
+            [this](const std::string& ns, const policy::object_reference& workload) {
+                auto use = find_horizontal_use(caches_.hpapluses, "HPAPlus", ns, workload);
+                if (use.name.empty() && caches_.hpas)
+                    use =
+                        find_horizontal_use(*caches_.hpas, "HorizontalPodAutoscaler", ns, workload);
+                return use;
+            },
+            *events_, options.vertical, history});
+        vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);
+        caches.vpapluses->on_change(
+            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
+                vpaplus_workers_->on_change(what, o, prev);
+            });
+    }
+    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *pod_cache_,
+                                                         caches.deployments, *events_, options,
+                                                         caches.cronhpas, caches.vpapluses});
+    hpaplus_rules_ = std::make_unique<hpaplus_rules>(
+        *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", caches.hpapluses,
+                               kube::resources::hpapluses, false, caches.hpas});
+    hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_);
+    caches.hpapluses.on_change(
+        [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
+            hpapluses_workers_->on_change(what, o, prev);
+        });
+    if (caches.hpas) {
+        hpa_rules_ = std::make_unique<hpaplus_rules>(
+            *env_, autoscaler_kind{"HorizontalPodAutoscaler", "autoscaling/v2", *caches.hpas,
+                                   kube::resources::hpas, true, &caches.hpapluses});
+        hpa_workers_ = std::make_unique<worker_pool>("HorizontalPodAutoscaler", *hpa_rules_);
+        caches.hpas->on_change(
+            [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
+                hpa_workers_->on_change(what, o, prev);
+            });
+    }
+    caches.deployments.on_change(
+        [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
+            on_deployment(what, o, prev);
+        });
+}
+
+lane::~lane() {
+    // Workers go before the rules and caches they use.
+    hpapluses_workers_.reset();
+    hpa_workers_.reset();
+    cronhpa_workers_.reset();
+    vpaplus_workers_.reset();
+}
+
+void lane::add_observer(reconcile_observer* observer) {
+    hpaplus_rules_->add_observer(observer);
+    if (hpa_rules_) hpa_rules_->add_observer(observer);
+}
+
+std::vector<worker_pool*> lane::pools() const {
+    std::vector<worker_pool*> all{hpapluses_workers_.get()};
+    if (hpa_workers_) all.push_back(hpa_workers_.get());
+    if (cronhpa_workers_) all.push_back(cronhpa_workers_.get());
+    if (vpaplus_workers_) all.push_back(vpaplus_workers_.get());
+    return all;
+}
+
+std::vector<pool_summary> lane::pool_summaries() const {
+    std::vector<pool_summary> out;
+    for (const worker_pool* pool : pools())
+        out.push_back(pool->summary());
+    return out;
+}
+
+std::size_t lane::worker_count() const {
+    return hpapluses_workers_->size() + (hpa_workers_ ? hpa_workers_->size() : 0);
+}
+
+manager_stats lane::stats() const {
+    manager_stats out;
+    const auto add = [&out](const worker_pool& pool, const hpaplus_rules& rules) {
+        const worker_stats& w = pool.stats();
+        out.reconciles += w.passes;
+        out.errors += w.errors;
+        out.rescales += rules.rescales();
+        out.status_writes += rules.status_writes();
+        out.failures += w.failures;
+        out.lateness.add(w.lateness);
+    };
+    add(*hpapluses_workers_, *hpaplus_rules_);
+    if (hpa_workers_) add(*hpa_workers_, *hpa_rules_);
+    return out;
+}
+
+selector_registry& lane::hpaplus_selectors() {
+    return hpaplus_rules_->selectors();
+}
+
+selector_registry* lane::hpa_selectors() {
+    return hpa_rules_ ? &hpa_rules_->selectors() : nullptr;
+}
+
+void lane::start_workers() {
+    hpapluses_workers_->start(executor_, running_, *caches_.hpapluses.items());
+    if (hpa_workers_) hpa_workers_->start(executor_, running_, *caches_.hpas->items());
+    if (cronhpa_workers_) cronhpa_workers_->start(executor_, running_, *caches_.cronhpas->items());
+    if (vpaplus_workers_) vpaplus_workers_->start(executor_, running_, *caches_.vpapluses->items());
+}
+
+void lane::set_owner(const std::function<bool(std::string_view key)>& owns) {
+    for (worker_pool* pool : pools())
+        pool->set_owner(owns);
+}
+
+void lane::reshard() {
+    hpapluses_workers_->resync(*caches_.hpapluses.items());
+    if (hpa_workers_) hpa_workers_->resync(*caches_.hpas->items());
+    if (cronhpa_workers_) cronhpa_workers_->resync(*caches_.cronhpas->items());
+    if (vpaplus_workers_) vpaplus_workers_->resync(*caches_.vpapluses->items());
+}
+
+void lane::stop_workers() {
+    if (cronhpa_workers_) cronhpa_workers_->stop();
+    if (vpaplus_workers_) vpaplus_workers_->stop();
+    hpapluses_workers_->stop();
+    if (hpa_workers_) hpa_workers_->stop();
+}
+
+void lane::on_deployment(kube::change what, const kube::object_cptr& object,
+                         const kube::object_cptr& previous) {
+    if (!hpapluses_workers_->acting()) return;
+    // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
+    if (what != kube::change::modified || rolling_out(object) != rolling_out(previous)) {
+        hpapluses_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
+        if (hpa_workers_)
+            hpa_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
+    }
+}
+
+void lane::on_cronhpa(kube::change what, const kube::object_cptr& object,
+                      const kube::object_cptr& previous) {
+    if (!cronhpa_workers_->acting()) return;
+    cronhpa_workers_->on_change(what, object, previous);
+    // A floor that appears, moves or goes: the HPAPlus it is aimed at decides again now.
+    const bool deleted = what == kube::change::deleted;
+    for (const auto& target : floor_changes(previous, deleted ? nullptr : object)) {
+        if (target.kind == kube::hpaplus_kind)
+            hpapluses_workers_->poke(object->namespace_ + "/" + target.name);
+        else
+            hpapluses_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
+        if (hpa_workers_ && target.kind != kube::hpaplus_kind)
+            hpa_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
+    }
+}
+
+} // namespace hpaplus::controller
