@@ -8,6 +8,9 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 
 namespace hpaplus::cli {
@@ -131,8 +134,9 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                    "one read per reconcile, as upstream)",
                    o.metrics_read_window, 0s);
     flags.integer("threads",
-                  "lanes of workers, each on its own thread; objects spread over them by a hash "
-                  "of their key (default: the cores this process may use, at most 8)",
+                  "lanes of workers, each on its own thread, objects spread over them by a hash "
+                  "of their key; the default is the cores this process may use (CPU affinity, "
+                  "cgroup CPU quota), at most 8",
                   o.threads, 1, 64);
     flags.integer(
         "shards",
@@ -182,14 +186,33 @@ core::outcome<bool> check_combinations(const controller_options& o) {
     return true;
 }
 
-// --threads' default: the cores this process may run on (its CPU affinity, as a container's
-// cpuset limits it), at most 8.
+// The CPU quota of this process's cgroup in whole cores, rounded up (0: none): cgroup v2's
+// cpu.max ("max 100000" or "200000 100000"), else v1's cfs quota and period. A container with
+// limits.cpu 2 runs on every core of its node but gets two cores' time.
+int cgroup_cores() {
+    double quota = 0, period = 0;
+    if (std::ifstream v2("/sys/fs/cgroup/cpu.max"); v2) {
+        std::string q;
+        if (!(v2 >> q >> period) || q == "max") return 0;
+        quota = std::strtod(q.c_str(), nullptr);
+    } else {
+        std::ifstream q("/sys/fs/cgroup/cpu/cpu.cfs_quota_us");
+        std::ifstream p("/sys/fs/cgroup/cpu/cpu.cfs_period_us");
+        if (!(q >> quota) || !(p >> period)) return 0;
+    }
+    if (quota <= 0 || period <= 0) return 0;
+    return static_cast<int>(std::ceil(quota / period));
+}
+
+// --threads' default: the cores this process may use — its CPU affinity (a cpuset), and its
+// cgroup's CPU quota (a container's CPU limit) — at most 8.
 int default_threads() {
     cpu_set_t set;
     CPU_ZERO(&set);
     int cores = 0;
     if (::sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
     if (cores <= 0) cores = static_cast<int>(std::thread::hardware_concurrency());
+    if (const int quota = cgroup_cores(); quota > 0) cores = std::min(cores, quota);
     return std::clamp(cores, 1, 8);
 }
 

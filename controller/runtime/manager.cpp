@@ -3,6 +3,7 @@
 
 #include "controller/hpaplus/worker.hpp"
 #include "controller/runtime/lane.hpp"
+#include "controller/runtime/run_and_wait.hpp"
 #include "core/hash.hpp"
 #include "kube/json_shape.hpp"
 
@@ -13,8 +14,6 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
-
-#include <future>
 
 namespace hpaplus::controller {
 namespace {
@@ -142,20 +141,13 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
 manager::~manager() = default;
 
 template <class F> void manager::on_each_lane(F f) const {
-    if (!threaded_) {
-        for (std::size_t i = 0; i < lanes_.size(); ++i)
-            f(*lanes_[i], i);
-        return;
-    }
-    std::vector<std::future<void>> done;
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
-        auto task =
-            std::make_shared<std::packaged_task<void()>>([&f, this, i] { f(*lanes_[i], i); });
-        done.push_back(task->get_future());
-        asio::post(lanes_[i]->executor(), [task] { (*task)(); });
+        if (threaded_) {
+            run_and_wait(lanes_[i]->executor(), [&f, this, i] { f(*lanes_[i], i); });
+        } else {
+            f(*lanes_[i], i);
+        }
     }
-    for (auto& d : done)
-        d.get();
 }
 
 void manager::add_observer(reconcile_observer* observer) {

@@ -97,9 +97,8 @@ class manager {
     /// Lane `lane_index`'s owner: its share of the objects `owns` (null: all) gives this process.
     std::function<bool(std::string_view)> owner(std::size_t lane_index,
                                                 std::function<bool(std::string_view)> owns) const;
-    /// Runs `f(lane, index)` on every lane's thread and waits for all (at once with a single
-    /// lane, which runs on this thread). The lanes never wait for this thread, so this cannot
-    /// deadlock.
+    /// Runs `f(lane, index)` on each lane's thread in turn, waiting for each (run_and_wait.hpp);
+    /// a single lane runs on this thread, so there it is a plain call.
     template <class F> void on_each_lane(F f) const;
 
     boost::asio::any_io_executor executor_; ///< the informers'

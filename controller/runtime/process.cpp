@@ -4,6 +4,7 @@
 #include "controller/runtime/leader_election.hpp"
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/ops_server.hpp"
+#include "controller/runtime/run_and_wait.hpp"
 #include "controller/runtime/shards.hpp"
 #include "controller/runtime/telemetry.hpp"
 #include "kube/api_client.hpp"
@@ -17,7 +18,6 @@
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
-#include <future>
 #include <thread>
 
 namespace hpaplus::controller {
@@ -55,13 +55,7 @@ struct lane_context {
         io.stop();
         thread.join();
     }
-    // Runs `f` on the lane's thread and waits for its answer.
-    template <class F> auto ask(F f) {
-        std::packaged_task<decltype(f())()> task(std::move(f));
-        auto answer = task.get_future();
-        asio::post(io, [&task] { task(); });
-        return answer.get();
-    }
+    template <class F> auto ask(F f) { return run_and_wait(io.get_executor(), std::move(f)); }
     static kube::client_options share(const controller_options& options) {
         auto o = options.client;
         const auto n = static_cast<std::size_t>(options.threads);
@@ -325,6 +319,13 @@ telemetry& controller_process::metrics() {
 bool controller_process::leading() const {
     return impl_->objects.acting();
 }
+std::vector<asio::any_io_executor> controller_process::executors() const {
+    std::vector<asio::any_io_executor> all{impl_->io.get_executor()};
+    for (const auto& l : impl_->lanes)
+        all.push_back(l->io.get_executor());
+    return all;
+}
+
 std::string controller_process::ops_url() const {
     return impl_->ops ? impl_->ops->url() : std::string();
 }

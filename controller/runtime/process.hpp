@@ -6,11 +6,13 @@
 #include "controller/runtime/options.hpp"
 #include "kube/config.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hpaplus::controller {
 
@@ -39,6 +41,8 @@ class controller_process {
     std::uint64_t api_requests() const;
     /// PodMetrics lists sent so far (metrics/shared_pod_metrics). Read on the io_context.
     std::uint64_t pod_metrics_lists() const;
+    /// The executor of every thread the controller runs on: the main one, then each lane's.
+    std::vector<boost::asio::any_io_executor> executors() const;
     std::string ops_url() const; ///< "" when the ops endpoint is off
     /// The pod admission webhook (https://ADDR:PORT/mutate-pods), "" when not served.
     std::string webhook_url() const;

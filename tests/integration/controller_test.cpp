@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <thread>
 
 namespace hpaplus::test {

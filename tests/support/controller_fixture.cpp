@@ -13,6 +13,7 @@
 #include <boost/beast/http.hpp>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <sstream>
@@ -34,6 +35,8 @@ controller::controller_options test_controller_options() {
     o.client.connect_timeout = std::chrono::seconds(2);
     o.client.qps = 1000;
     o.client.burst = 1000;
+    // HPAPLUS_TEST_THREADS=N runs every controller of the tests on N lanes of workers (--threads).
+    if (const char* lanes = std::getenv("HPAPLUS_TEST_THREADS")) o.threads = std::atoi(lanes);
     return o;
 }
 
@@ -76,7 +79,9 @@ void controller_runner::kill() {
 }
 
 void controller_runner::freeze(std::chrono::milliseconds d) {
-    asio::post(io_, [d] { std::this_thread::sleep_for(d); });
+    // As SIGSTOP stops every thread: the main one and each lane's.
+    for (const auto& ex : process_->executors())
+        asio::post(ex, [d] { std::this_thread::sleep_for(d); });
 }
 
 template <class T> T controller_runner::on_thread(std::function<T()> f) {

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
+#include <algorithm>
+
 namespace hpaplus::cli {
 using controller::controller_options;
 namespace {
@@ -162,8 +166,25 @@ TEST(ControllerFlags, HelpListsEveryFlagWithItsDefault) {
     const std::string help = controller_flags_help();
     for (const char* part :
          {"--default-sync-period=VALUE", "(default 15s)", "--leader-elect=VALUE", "(default true)",
-          "--kube-api-qps", "--ops-listen=VALUE", "(default 0.0.0.0:8080)", "(default 5m0s)"})
+          "--kube-api-qps", "--ops-listen=VALUE", "(default 0.0.0.0:8080)", "(default 5m0s)",
+          "--threads=VALUE", "--shards=VALUE"})
         EXPECT_NE(help.find(part), std::string::npos) << part;
+}
+
+// --threads defaults to the cores the process may use, at most 8; it can be set from 1 to 64.
+TEST(ControllerFlags, ThreadsDefaultToTheUsableCoresAtMostEight) {
+    const auto d = parse({});
+    ASSERT_TRUE(d);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+    EXPECT_GE(d->threads, 1);
+    EXPECT_LE(d->threads, std::min(8, CPU_COUNT(&set)));
+    const auto one = parse({"--threads=1"});
+    ASSERT_TRUE(one);
+    EXPECT_EQ(one->threads, 1);
+    EXPECT_FALSE(parse({"--threads=0"}));
+    EXPECT_FALSE(parse({"--threads=65"}));
 }
 
 } // namespace

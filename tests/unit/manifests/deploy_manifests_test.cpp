@@ -215,6 +215,7 @@ TEST(DeployManifests, TheShardedOverlayRunsReplicasThatMayUseEveryShardLease) {
     const auto options = cli::parse_controller_flags(controller_args(deployment), help);
     ASSERT_TRUE(options) << options.error().text;
     EXPECT_EQ(options->shards, 6);
+    EXPECT_EQ(options->threads, 2);
     EXPECT_TRUE(options->leader.enabled);
     const auto& role = m.at("Role/hpaplus-leader-election");
     ASSERT_EQ(role["rules"].Size(), 1u);
