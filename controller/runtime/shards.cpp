@@ -113,6 +113,10 @@ asio::awaitable<void> shard_coordinator::survey() {
             gone.push_back(l.name);
     }
     seen_members_ = std::move(next);
+    std::size_t held = 0;
+    for (const auto& [holder, count] : shards_of_)
+        held += count;
+    free_ = electors_.size() > held ? electors_.size() - held : 0;
     for (const auto& name : gone) {
         auto removed = co_await kube::remove(client_, kube::resources::leases, ns, name);
         if (removed || removed.ec == kube::errc::not_found) seen_members_.erase(name);
@@ -120,8 +124,10 @@ asio::awaitable<void> shard_coordinator::survey() {
 }
 
 // How many shards this replica gives up now: all above the share ⌈N / M⌉; and one more when it is
-// the busiest replica (ties: the least identity), holds more than ⌊N / M⌋ and a live replica holds
-// fewer than ⌊N / M⌋ (a newcomer), so that work spreads instead of only being capped.
+// the busiest replica (ties: the least identity), holds more than ⌊N / M⌋, a live replica holds
+// fewer than ⌊N / M⌋ (a newcomer) and no shard is free for it to take — so that work spreads
+// instead of only being capped, and a shard another replica just gave up is not given up twice
+// (the next busiest, surveying before the newcomer took it, would otherwise give one more).
 std::size_t shard_coordinator::surplus(std::size_t held) const {
     const std::size_t n = electors_.size();
     const std::size_t m = live_.size();
@@ -139,7 +145,7 @@ std::size_t shard_coordinator::surplus(std::size_t held) const {
         if (count(who) < floor) starved = true;
         if (count(who) > held || (count(who) == held && who < options_.identity)) return 0;
     }
-    return starved ? 1 : 0;
+    return starved && free_ == 0 ? 1 : 0;
 }
 
 asio::awaitable<void> shard_coordinator::run() {

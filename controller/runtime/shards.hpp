@@ -6,9 +6,9 @@
 // on this replica's clock, as a Lease's expiry is). With M live members a replica holds at most
 // ⌈N / M⌉ shards: over that share it gives up its highest-numbered ones (the holder is cleared, so
 // another takes them at once), under it takes free or expired ones; while a live replica holds
-// fewer than ⌊N / M⌋, the busiest one gives one more up. A replica that dies stops renewing both
-// kinds, so within a lease duration its shards are free and the others' share grows; one that
-// joins shrinks the others' share, they give shards up and it takes them.
+// fewer than ⌊N / M⌋ and none is free, the busiest one gives one more up. A replica that dies stops
+// renewing both kinds, so within a lease duration its shards are free and the others' share grows;
+// one that joins shrinks the others' share, they give shards up and it takes them.
 #pragma once
 
 #include "controller/runtime/leader_election.hpp"
@@ -81,6 +81,7 @@ class shard_coordinator {
     std::map<std::string, seen, std::less<>> seen_members_; ///< by Lease name
     std::vector<std::string> live_; ///< live members' identities (this one first)
     std::map<std::string, std::size_t, std::less<>> shards_of_; ///< shards held, by holder
+    std::size_t free_ = 0; ///< shards no one holds, in the last survey
     std::size_t rounds_ = 0;
     std::chrono::steady_clock::time_point gave_up_at_{}; ///< when it last gave a shard up
     std::string problem_;
