@@ -30,16 +30,6 @@ std::string namespace_of(int object) {
     return "bench-" + std::to_string(object / 10);
 }
 
-std::string deployment_json(const std::string& ns, const std::string& name, int replicas,
-                            const std::string& pod_annotations) {
-    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
-           R"(","namespace":")" + ns + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
-           R"(,"selector":{"matchLabels":{"app":")" + name +
-           R"("}},"template":{"metadata":{"labels":{"app":")" + name + R"("},"annotations":{)" +
-           pod_annotations +
-           R"(}},"spec":{"containers":[{"name":"app","image":"bench","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}}})";
-}
-
 std::string hpaplus_json(const std::string& ns, const std::string& name, int replicas, int period) {
     return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":{"name":")" +
            name + R"(","namespace":")" + ns +
@@ -127,6 +117,16 @@ template <class T> T run(asio::io_context& io, asio::awaitable<T> work) {
 }
 
 } // namespace
+
+std::string deployment_json(const std::string& ns, const std::string& name, int replicas,
+                            const std::string& pod_annotations) {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
+           R"(","namespace":")" + ns + R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+           R"(,"selector":{"matchLabels":{"app":")" + name +
+           R"("}},"template":{"metadata":{"labels":{"app":")" + name + R"("},"annotations":{)" +
+           pod_annotations +
+           R"(}},"spec":{"containers":[{"name":"app","image":"bench","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}}})";
+}
 
 std::string hpaplus_binary() {
     if (const char* env = std::getenv("HPAPLUS_BINARY")) return env;

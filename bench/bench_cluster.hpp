@@ -53,6 +53,11 @@ class bench_cluster {
     std::string directory_;
 };
 
+/// A Deployment of the layout: `replicas` pods of one container requesting 100m CPU and 64Mi,
+/// with `pod_annotations` (JSON members, may be empty) on the pod template.
+std::string deployment_json(const std::string& ns, const std::string& name, int replicas,
+                            const std::string& pod_annotations);
+
 /// The hpaplus binary: $HPAPLUS_BINARY, else `hpaplus` next to the running program.
 std::string hpaplus_binary();
 

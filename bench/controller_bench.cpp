@@ -8,6 +8,7 @@
 #include "bench_cluster.hpp"
 #include "json_line.hpp"
 #include "process_stats.hpp"
+#include "sim_step.hpp"
 
 #include "../tests/support/process.hpp"
 #include "controller/hpaplus/worker.hpp"
@@ -376,12 +377,17 @@ int main(int argc, char** argv) {
         if (a.mode == "throughput") return throughput(a);
         if (a.mode == "timeliness") return timeliness(a);
         if (a.mode == "memory") return memory(a);
+        if (a.mode == "sim-step")
+            return sim_step(static_cast<int>(a.get("objects", 10000)),
+                            static_cast<int>(a.get("pods-per-object", 10)),
+                            static_cast<int>(a.get("steps", 5)));
         std::fprintf(stderr,
-                     "usage: hpaplus-bench throughput|timeliness|memory [--KEY VALUE]...\n"
+                     "usage: hpaplus-bench throughput|timeliness|memory|sim-step [--KEY VALUE]...\n"
                      "  throughput --objects 10000 --seconds 20 --warmup 10 --connections 16 "
                      "--threads 1\n"
                      "  timeliness --objects 10000 --period 15 --seconds 30\n"
                      "  memory --from 1000 --to 10000 --period 5\n"
+                     "  sim-step --objects 10000 --pods-per-object 10 --steps 5\n"
                      "(see docs/performance.md)\n");
         return 2;
     } catch (const std::exception& e) {

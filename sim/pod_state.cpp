@@ -40,6 +40,13 @@ std::string controller_uid(const stored_object& object) {
     return ref ? string_at(*ref, "uid") : std::string();
 }
 
+std::string controller_key(const stored_object& object, std::string_view kind) {
+    const json* ref = controller_reference(object);
+    if (!ref || string_at(*ref, "kind") != kind || string_at(*ref, "apiVersion") != "apps/v1")
+        return {};
+    return object_store::key(object.namespace_, string_at(*ref, "name"));
+}
+
 object_ptr workload_of(object_store& store, const stored_object& pod) {
     if (object_ptr set = apps_controller(store, pod, "StatefulSet", "statefulsets")) return set;
     object_ptr replica_set = apps_controller(store, pod, "ReplicaSet", "replicasets");

@@ -5,6 +5,7 @@
 #include "sim/store.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace hpaplus::sim {
 
@@ -12,6 +13,9 @@ namespace hpaplus::sim {
 bool pod_ready(const stored_object& pod);
 /// The uid of the object's controller (the owner reference with `controller: true`), or "".
 std::string controller_uid(const stored_object& object);
+/// The store key ("namespace/name") of the object's controller when that is an apps/v1 `kind`
+/// (Deployment, ReplicaSet, StatefulSet), else "". Read from the reference, not checked.
+std::string controller_key(const stored_object& object, std::string_view kind);
 /// The workload a pod belongs to and that carries the sim's load annotations: its StatefulSet, or
 /// the Deployment that owns its ReplicaSet (or that ReplicaSet, when no Deployment owns it);
 /// nullptr for a pod without such an owner.

@@ -321,6 +321,7 @@ store_snapshot object_store::snapshot() const {
 
 void object_store::restore(const store_snapshot& s) {
     rv_ = s.rv;
+    ++restores_;
     for (auto& [k, c] : collections_) {
         const auto it = s.objects.find(k);
         c.objects = it == s.objects.end() ? std::map<std::string, object_ptr>{} : it->second;

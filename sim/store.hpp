@@ -112,6 +112,9 @@ class object_store {
     /// the resourceVersion goes back too and every event log is dropped, and nothing is told
     /// (watchers see no events; a client resuming from a newer version is "too large").
     void restore(const store_snapshot& s);
+    /// How many times restore() ran: what follows the store through on_change must start over
+    /// when this changes.
+    std::uint64_t restores() const { return restores_; }
 
     /// Called after every write, in order (simulated controllers and watch notification).
     void on_change(observer o) { observers_.push_back(std::move(o)); }
@@ -127,6 +130,7 @@ class object_store {
     clock now_;
     std::size_t log_capacity_;
     std::uint64_t rv_ = 1000;
+    std::uint64_t restores_ = 0;
     std::map<std::string, collection, std::less<>> collections_;
     std::vector<observer> observers_;
 };

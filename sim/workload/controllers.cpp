@@ -277,26 +277,54 @@ json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std:
 
 } // namespace
 
-owned_objects::owned_objects(object_store& store) {
+void owned_objects::rebuild(object_store& store) {
+    pods_.clear();
+    replica_sets_.clear();
     for (const auto& [c, into] :
          {std::pair{store.find("", "v1", "pods"), &pods_},
           std::pair{store.find("apps", "v1", "replicasets"), &replica_sets_}})
         if (c)
             for (const auto& [k, o] : c->objects)
                 if (std::string uid = controller_uid(*o); !uid.empty())
-                    (*into)[std::move(uid)].push_back(o);
+                    (*into)[std::move(uid)].emplace(k, o);
 }
 
-const std::vector<object_ptr>& owned_objects::pods(const std::string& owner_uid) const {
-    static const std::vector<object_ptr> none;
-    const auto it = pods_.find(owner_uid);
-    return it == pods_.end() ? none : it->second;
+void owned_objects::track(bool pod, const watch_event& e) {
+    index& into = pod ? pods_ : replica_sets_;
+    const std::string key = object_store::key(e.object->namespace_, e.object->name);
+    // The version before says where the object was indexed (DELETED: the object itself).
+    const stored_object* before =
+        std::string_view(e.type) == "DELETED" ? e.object.get() : e.previous.get();
+    if (before)
+        if (const auto it = into.find(controller_uid(*before)); it != into.end()) {
+            it->second.erase(key);
+            if (it->second.empty()) into.erase(it);
+        }
+    if (std::string_view(e.type) == "DELETED") return;
+    if (std::string uid = controller_uid(*e.object); !uid.empty())
+        into[std::move(uid)].insert_or_assign(key, e.object);
 }
 
-const std::vector<object_ptr>& owned_objects::replica_sets(const std::string& owner_uid) const {
-    static const std::vector<object_ptr> none;
-    const auto it = replica_sets_.find(owner_uid);
-    return it == replica_sets_.end() ? none : it->second;
+namespace {
+
+std::vector<object_ptr>
+values_of(const std::unordered_map<std::string, std::map<std::string, object_ptr>>& in,
+          const std::string& uid) {
+    std::vector<object_ptr> out;
+    if (const auto it = in.find(uid); it != in.end())
+        for (const auto& [key, o] : it->second)
+            out.push_back(o);
+    return out;
+}
+
+} // namespace
+
+std::vector<object_ptr> owned_objects::pods(const std::string& owner_uid) const {
+    return values_of(pods_, owner_uid);
+}
+
+std::vector<object_ptr> owned_objects::replica_sets(const std::string& owner_uid) const {
+    return values_of(replica_sets_, owner_uid);
 }
 
 std::string now_text() {
@@ -354,9 +382,7 @@ void reconcile_deployment(object_store& store, const owned_objects& owned, const
     for (const auto& rs : old)
         last_revision = std::max(last_revision, revision_of(*rs));
     auto spec_of = [](const object_ptr& rs) { return int_at(rs->doc, "spec.replicas", 1); };
-    auto pods_of = [&](const object_ptr& rs) -> const std::vector<object_ptr>& {
-        return owned.pods(uid_of(*rs));
-    };
+    auto pods_of = [&](const object_ptr& rs) { return owned.pods(uid_of(*rs)); };
     std::int64_t old_spec = 0;
     for (const auto& rs : old)
         old_spec += spec_of(rs);
@@ -560,19 +586,6 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     status.AddMember("collisionCount", 0, a);
     counter(status, "availableReplicas", ready, a, true);
     write_status(store, *sets, set, std::move(status));
-}
-
-void collect_garbage(object_store& store) {
-    for (const char* plural : {"replicasets", "pods"}) {
-        collection* c = plural == std::string_view("pods") ? store.find("", "v1", "pods")
-                                                           : store.find("apps", "v1", plural);
-        if (!c) continue;
-        std::vector<object_ptr> doomed;
-        for (const auto& [k, o] : c->objects)
-            if (orphaned(store, *o)) doomed.push_back(o);
-        for (const auto& o : doomed)
-            (void)store.remove(*c, o->namespace_, o->name);
-    }
 }
 
 } // namespace hpaplus::sim

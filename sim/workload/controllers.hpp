@@ -14,6 +14,7 @@
 #include "sim/store.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -32,16 +33,21 @@ class pod_factory {
     virtual std::int64_t creating(const std::string& key) const = 0;
 };
 
-/// Pods and ReplicaSets by the uid of their controller, taken once per tick, so that a tick costs
-/// one pass over the pods instead of one per workload.
+/// Pods and ReplicaSets by the uid of their controller, kept up to date from the store's changes
+/// (track) so that a step looks up what a workload owns instead of passing over every pod.
 class owned_objects {
   public:
-    explicit owned_objects(object_store& store);
-    const std::vector<object_ptr>& pods(const std::string& owner_uid) const;
-    const std::vector<object_ptr>& replica_sets(const std::string& owner_uid) const;
+    /// Indexes every pod and ReplicaSet the store holds now (a start or a restored store).
+    void rebuild(object_store& store);
+    /// Follows one change of a pod (`pod`) or ReplicaSet.
+    void track(bool pod, const watch_event& e);
+    /// In key order.
+    std::vector<object_ptr> pods(const std::string& owner_uid) const;
+    std::vector<object_ptr> replica_sets(const std::string& owner_uid) const;
 
   private:
-    std::unordered_map<std::string, std::vector<object_ptr>> pods_, replica_sets_;
+    using index = std::unordered_map<std::string, std::map<std::string, object_ptr>>;
+    index pods_, replica_sets_;
 };
 
 void reconcile_deployment(object_store& store, const owned_objects& owned,
@@ -50,8 +56,6 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
                            const object_ptr& replica_set);
 void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod_factory& pods,
                             const object_ptr& set);
-/// Removes ReplicaSets and pods whose apps/v1 controller is gone (background cascading deletion).
-void collect_garbage(object_store& store);
 
 /// A pod or workload condition as the controllers write it.
 json condition(const char* type, const char* status, const std::string& now, json_alloc& a,

@@ -16,8 +16,10 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace hpaplus::sim {
 
@@ -47,6 +49,31 @@ std::string hex_digest(const std::string& text) {
     return out;
 }
 
+// What the model last read of a pod: which workload's load it takes a share of, and whether it
+// counts among that workload's ready pods.
+struct pod_record {
+    std::string uid, workload_uid;
+    bool ready = false;
+};
+
+// A pod's CPU-seconds counter: `seconds` up to `since`, then `rate` CPUs (the usage read at each
+// step since then, which has not changed).
+struct cpu_counter {
+    double seconds = 0;
+    double rate = 0;
+    clock::time_point since;
+    double at(clock::time_point t) const {
+        return seconds + rate * std::chrono::duration<double>(t - since).count();
+    }
+};
+
+// The object stored under `key`, or nullptr. A copy of the pointer: a write replaces the map's
+// while the caller still reads the object.
+object_ptr stored(const collection& c, const std::string& key) {
+    const auto it = c.objects.find(key);
+    return it == c.objects.end() ? nullptr : it->second;
+}
+
 } // namespace
 
 struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload_model::impl> {
@@ -55,9 +82,23 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     workload_options options;
     std::map<std::string, clock::time_point> first_seen; ///< pod uid → when the model first saw it
     std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
-    std::map<std::string, double> cpu_seconds;           ///< pod uid → CPU seconds used so far
+    std::unordered_map<std::string, cpu_counter> cpu;    ///< pod uid → CPU seconds used so far
     std::unordered_map<std::string, std::int64_t> ready_by_workload; ///< workload uid → ready pods
     clock::time_point last_tick = clock::now();
+
+    // What a step has to look at, collected from the store's changes between steps (observe), so
+    // that a step costs what changed, not the number of pods. Keys are "namespace/name".
+    owned_objects owned;
+    std::set<std::string> dirty_deployments, dirty_replica_sets, dirty_stateful_sets;
+    std::set<std::string> moving_pods;  ///< pods that may advance (lifecycle, resize)
+    std::set<std::string> changed_pods; ///< pods whose ready count or usage may have changed
+    std::set<std::string> new_replica_sets, new_pods; ///< the garbage collector checks these
+    std::vector<std::string> deleted_owners;          ///< uids: their dependents may be garbage
+    std::set<std::string> reload_workloads; ///< workload uids whose pods' usage may have changed
+    std::unordered_map<std::string, pod_record> pod_records;                 ///< by pod key
+    std::unordered_map<std::string, std::set<std::string>> pods_by_workload; ///< uid → pod keys
+    std::uint64_t restores_seen = 0;
+    bool synced = false;
     std::unique_ptr<asio::steady_timer> timer;
     bool stopped = false;
     std::uint32_t next_ip = 10;
@@ -68,59 +109,227 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     impl(asio::any_io_executor ex, object_store& s, workload_options o)
         : executor(ex), store(s), options(std::move(o)) {}
 
+    // One step: the controllers on the workloads that changed, the garbage collector on what lost
+    // its owner, the pods that are still moving, then ready counts and usage of the pods that
+    // changed. What nothing touched since the last step costs nothing.
     void tick() {
         collection* pods = store.find("", "v1", "pods");
         if (!pods) return;
-        // Each controller works on the objects as they were when its turn came.
-        auto objects_of = [&](const char* plural) {
-            std::vector<object_ptr> out;
-            if (collection* c = store.find("apps", "v1", plural))
-                for (const auto& [k, o] : c->objects)
-                    out.push_back(o);
-            return out;
-        };
-        {
-            const owned_objects owned(store);
-            for (const auto& d : objects_of("deployments"))
-                reconcile_deployment(store, owned, d);
-            for (const auto& rs : objects_of("replicasets"))
-                reconcile_replica_set(store, owned, *this, rs);
-            for (const auto& set : objects_of("statefulsets"))
-                reconcile_stateful_set(store, owned, *this, set);
-        }
-        collect_garbage(store);
-        std::vector<object_ptr> all_pods;
-        for (const auto& [k, p] : pods->objects)
-            all_pods.push_back(p);
+        if (!synced || restores_seen != store.restores()) resync();
+        reconcile_changed_workloads();
+        collect_garbage(*pods);
         // One step, one time: the wall-clock text is formatted once, not once per pod.
         const auto step_time = clock::now();
         const std::string step_text = now_text();
-        for (const auto& p : all_pods)
-            advance_pod(*pods, p, step_time, step_text);
-        // Ready pods per workload, which its load is spread over until the next tick.
+        for (const std::string& key : std::exchange(moving_pods, {})) {
+            const object_ptr pod = stored(*pods, key);
+            if (pod && !advance_pod(*pods, pod, step_time, step_text))
+                moving_pods.insert(key); // waits for time to pass; a write puts it back anyway
+        }
+        const auto previous_tick = std::exchange(last_tick, clock::now());
+        refresh_changed_pods(*pods, previous_tick);
+    }
+
+    // Starts over from what the store holds: at the first step and after a restore (which tells
+    // no observer).
+    void resync() {
+        synced = true;
+        restores_seen = store.restores();
+        owned.rebuild(store);
+        pod_records.clear();
+        pods_by_workload.clear();
         ready_by_workload.clear();
-        for (const auto& [k, p] : pods->objects)
-            if (pod_ready(*p))
-                if (const object_ptr w = workload_of(store, *p))
-                    ++ready_by_workload[string_at(w->doc, "metadata.uid")];
-        // Integrate usage into per-pod CPU-seconds counters.
-        const auto now = clock::now();
-        const double dt = std::chrono::duration<double>(now - last_tick).count();
-        last_tick = now;
-        for (const auto& p : all_pods) {
-            if (const auto u = usage_of(*p))
-                cpu_seconds[string_at(p->doc, "metadata.uid")] +=
-                    static_cast<double>(u->cpu_milli) / 1000.0 * dt;
+        for (auto* keys : {&dirty_deployments, &dirty_replica_sets, &dirty_stateful_sets,
+                           &moving_pods, &changed_pods, &new_replica_sets, &new_pods})
+            keys->clear();
+        deleted_owners.clear();
+        for (const auto& [plural, into] : {std::pair{"deployments", &dirty_deployments},
+                                           std::pair{"replicasets", &dirty_replica_sets},
+                                           std::pair{"statefulsets", &dirty_stateful_sets}})
+            if (collection* c = store.find("apps", "v1", plural))
+                for (const auto& [key, o] : c->objects)
+                    into->insert(key);
+        new_replica_sets = dirty_replica_sets;
+        std::unordered_set<std::string> alive;
+        if (collection* pods = store.find("", "v1", "pods"))
+            for (const auto& [key, p] : pods->objects) {
+                moving_pods.insert(key);
+                changed_pods.insert(key);
+                new_pods.insert(key);
+                alive.insert(string_at(p->doc, "metadata.uid"));
+            }
+        std::erase_if(cpu, [&](const auto& entry) { return !alive.count(entry.first); });
+        std::erase_if(first_seen, [&](const auto& entry) { return !alive.count(entry.first); });
+        std::erase_if(resizing, [&](const auto& entry) { return !alive.count(entry.first); });
+    }
+
+    // Called by the store after every write, in order.
+    void observe(collection& c, const watch_event& e) {
+        const resource_type& type = c.type;
+        if (type.version != "v1") return;
+        const bool deleted = std::string_view(e.type) == "DELETED";
+        const std::string key = object_store::key(e.object->namespace_, e.object->name);
+        if (type.group.empty() && type.plural == "pods") {
+            owned.track(true, e);
+            changed_pods.insert(key);
+            if (deleted) {
+                moving_pods.erase(key);
+                new_pods.erase(key);
+            } else {
+                moving_pods.insert(key);
+                new_pods.insert(key);
+            }
+            // Its controller counts it, and a ReplicaSet's Deployment counts what that counts.
+            for (const stored_object* version : {e.object.get(), e.previous.get()}) {
+                if (!version) continue;
+                if (std::string set = controller_key(*version, "StatefulSet"); !set.empty())
+                    dirty_stateful_sets.insert(std::move(set));
+                std::string rs = controller_key(*version, "ReplicaSet");
+                if (rs.empty()) continue;
+                if (collection* sets = store.find("apps", "v1", "replicasets"))
+                    if (const auto it = sets->objects.find(rs); it != sets->objects.end())
+                        if (std::string d = controller_key(*it->second, "Deployment"); !d.empty())
+                            dirty_deployments.insert(std::move(d));
+                dirty_replica_sets.insert(std::move(rs));
+            }
+            return;
         }
-        // forget pods that are gone
-        std::unordered_set<std::string> alive_uids;
-        for (const auto& p : all_pods)
-            alive_uids.insert(string_at(p->doc, "metadata.uid"));
-        for (auto it = first_seen.begin(); it != first_seen.end();) {
-            const bool alive = alive_uids.count(it->first) > 0;
-            if (!alive) cpu_seconds.erase(it->first);
-            it = alive ? std::next(it) : first_seen.erase(it);
+        if (type.group != "apps") return;
+        std::set<std::string>* dirty = type.plural == "deployments"    ? &dirty_deployments
+                                       : type.plural == "replicasets"  ? &dirty_replica_sets
+                                       : type.plural == "statefulsets" ? &dirty_stateful_sets
+                                                                       : nullptr;
+        if (!dirty) return;
+        const std::string uid = string_at(e.object->doc, "metadata.uid");
+        reload_workloads.insert(uid); // its load annotations may have changed
+        if (deleted) {
+            dirty->erase(key);
+            deleted_owners.push_back(uid);
+        } else {
+            dirty->insert(key);
         }
+        if (type.plural != "replicasets") return;
+        owned.track(false, e);
+        if (deleted)
+            new_replica_sets.erase(key);
+        else
+            new_replica_sets.insert(key);
+        for (const stored_object* version : {e.object.get(), e.previous.get()})
+            if (version)
+                if (std::string d = controller_key(*version, "Deployment"); !d.empty())
+                    dirty_deployments.insert(std::move(d));
+    }
+
+    // Each controller works on the objects as they are when its turn comes; what they write marks
+    // more work for the next step.
+    void reconcile_changed_workloads() {
+        auto each = [&](const char* plural, std::set<std::string>& dirty, auto reconcile) {
+            collection* c = store.find("apps", "v1", plural);
+            for (const std::string& key : std::exchange(dirty, {}))
+                if (const object_ptr object = c ? stored(*c, key) : nullptr) reconcile(object);
+        };
+        each("deployments", dirty_deployments,
+             [&](const object_ptr& d) { reconcile_deployment(store, owned, d); });
+        each("replicasets", dirty_replica_sets,
+             [&](const object_ptr& rs) { reconcile_replica_set(store, owned, *this, rs); });
+        each("statefulsets", dirty_stateful_sets,
+             [&](const object_ptr& set) { reconcile_stateful_set(store, owned, *this, set); });
+    }
+
+    // Background cascading deletion: ReplicaSets and pods whose apps/v1 controller is gone. Only
+    // the dependents of deleted owners and objects written since the last step can be orphans.
+    void collect_garbage(collection& pods) {
+        std::vector<std::string> owners = std::exchange(deleted_owners, {});
+        std::set<std::string> sets = std::exchange(new_replica_sets, {});
+        for (const std::string& uid : owners)
+            for (const auto& rs : owned.replica_sets(uid))
+                sets.insert(object_store::key(rs->namespace_, rs->name));
+        if (collection* c = store.find("apps", "v1", "replicasets")) remove_orphans(*c, sets);
+        // ReplicaSets removed just now are owners whose pods go in the same step.
+        for (std::string& uid : std::exchange(deleted_owners, {}))
+            owners.push_back(std::move(uid));
+        std::set<std::string> candidates = std::exchange(new_pods, {});
+        for (const std::string& uid : owners)
+            for (const auto& p : owned.pods(uid))
+                candidates.insert(object_store::key(p->namespace_, p->name));
+        remove_orphans(pods, candidates);
+    }
+
+    void remove_orphans(collection& c, const std::set<std::string>& keys) {
+        std::vector<object_ptr> doomed;
+        for (const std::string& key : keys)
+            if (object_ptr o = stored(c, key); o && orphaned(store, *o))
+                doomed.push_back(std::move(o));
+        for (const auto& o : doomed)
+            (void)store.remove(c, o->namespace_, o->name);
+    }
+
+    // Ready pods per workload (which its load is spread over until the next step) and the usage of
+    // every pod whose usage may have changed: its own change, or its workload's.
+    void refresh_changed_pods(collection& pods, clock::time_point previous_tick) {
+        std::set<std::string> usage_changed;
+        for (const std::string& key : std::exchange(changed_pods, {})) {
+            usage_changed.insert(key);
+            pod_record before;
+            if (const auto it = pod_records.find(key); it != pod_records.end()) {
+                before = std::move(it->second);
+                pod_records.erase(it);
+            }
+            const object_ptr pod = stored(pods, key);
+            pod_record now;
+            if (pod) {
+                now.uid = string_at(pod->doc, "metadata.uid");
+                now.ready = pod_ready(*pod);
+                if (const object_ptr w = workload_of(store, *pod))
+                    now.workload_uid = string_at(w->doc, "metadata.uid");
+            }
+            if (before.workload_uid != now.workload_uid || before.ready != now.ready) {
+                count(before, key, -1);
+                count(now, key, +1);
+            }
+            if (!before.uid.empty() && before.uid != now.uid) forget(before.uid);
+            if (pod) pod_records.emplace(key, std::move(now));
+        }
+        for (const std::string& uid : std::exchange(reload_workloads, {}))
+            if (const auto it = pods_by_workload.find(uid); it != pods_by_workload.end())
+                usage_changed.insert(it->second.begin(), it->second.end());
+        // The usage read at this step counts from the step before (as a per-step sum would).
+        for (const std::string& key : usage_changed) {
+            const object_ptr pod = stored(pods, key);
+            if (!pod) continue;
+            const auto usage = usage_of(*pod);
+            const std::string uid = string_at(pod->doc, "metadata.uid");
+            auto it = cpu.find(uid);
+            if (!usage && it == cpu.end()) continue; // no usage yet: no counter yet
+            if (it == cpu.end()) it = cpu.emplace(uid, cpu_counter{0, 0, previous_tick}).first;
+            it->second.seconds = it->second.at(previous_tick);
+            it->second.since = previous_tick;
+            it->second.rate = usage ? static_cast<double>(usage->cpu_milli) / 1000.0 : 0.0;
+        }
+    }
+
+    // Adds (`by` = +1) or removes a pod's share of its workload: the ready count and the pod set.
+    void count(const pod_record& r, const std::string& key, int by) {
+        if (r.workload_uid.empty()) return;
+        reload_workloads.insert(r.workload_uid);
+        if (r.ready) {
+            auto& n = ready_by_workload[r.workload_uid];
+            n += by;
+            if (n == 0) ready_by_workload.erase(r.workload_uid);
+        }
+        if (by > 0) {
+            pods_by_workload[r.workload_uid].insert(key);
+        } else if (const auto it = pods_by_workload.find(r.workload_uid);
+                   it != pods_by_workload.end()) {
+            it->second.erase(key);
+            if (it->second.empty()) pods_by_workload.erase(it);
+        }
+    }
+
+    void forget(const std::string& uid) {
+        cpu.erase(uid);
+        first_seen.erase(uid);
+        resizing.erase(uid);
     }
 
     void create_pod(const stored_object& owner, json_doc pod, const std::string& key) override {
@@ -162,6 +371,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             co_return;
         }
         self->record_failed_create(ns, owner_kind, owner, error->message);
+        // Its controller tries again at the next step.
+        (owner_kind == "StatefulSet" ? self->dirty_stateful_sets : self->dirty_replica_sets)
+            .insert(object_store::key(ns, owner));
     }
 
     void record_failed_create(const std::string& ns, const std::string& kind,
@@ -213,10 +425,11 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
 
     // The simulated kubelet's side of pods/resize: compare desired (spec) with actual
     // (containerStatuses[].resources) and report PodResizePending / PodResizeInProgress.
-    void actuate_resize(collection& pods, const object_ptr& p) {
+    // True when the pod's resources are as its spec wants them (nothing left to do).
+    bool actuate_resize(collection& pods, const object_ptr& p) {
         const json* containers = find_path(p->doc, "spec.containers");
         const json* statuses = find_path(p->doc, "status.containerStatuses");
-        if (!containers || !containers->IsArray() || !statuses || !statuses->IsArray()) return;
+        if (!containers || !containers->IsArray() || !statuses || !statuses->IsArray()) return true;
         bool differs = false;
         for (const auto& c : containers->GetArray()) {
             for (const auto& st : statuses->GetArray()) {
@@ -230,7 +443,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         const std::string uid = string_at(p->doc, "metadata.uid");
         if (!differs) {
             resizing.erase(uid);
-            return;
+            return true;
         }
         const auto [cpu, mem] = requests_of(p->doc);
         std::int64_t used_cpu = 0, used_mem = 0;
@@ -264,7 +477,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         json_doc next = clone(p->doc);
         auto& a = next.GetAllocator();
         json* conditions = const_cast<json*>(find_path(next, "status.conditions"));
-        if (!conditions || !conditions->IsArray()) return;
+        if (!conditions || !conditions->IsArray()) return false;
         auto drop = [&](const char* type) {
             for (auto it = conditions->Begin(); it != conditions->End();) {
                 if (string_at(*it, "type") == type)
@@ -281,7 +494,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         const std::string now = now_text();
         if (!pending_reason.empty()) {
             resizing.erase(uid);
-            if (has("PodResizePending", pending_reason)) return;
+            if (has("PodResizePending", pending_reason)) return false;
             drop("PodResizePending");
             drop("PodResizeInProgress");
             conditions->PushBack(condition("PodResizePending", "True", now, a,
@@ -289,16 +502,16 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                                  a);
             (void)store.update(pods, p->namespace_, p->name, std::move(next),
                                write_mode::internal_status);
-            return;
+            return false;
         }
         const auto started = resizing.emplace(uid, clock::now()).first->second;
         if (clock::now() - started < options.resize_delay) {
-            if (has("PodResizeInProgress", "")) return;
+            if (has("PodResizeInProgress", "")) return false;
             drop("PodResizePending");
             conditions->PushBack(condition("PodResizeInProgress", "True", now, a), a);
             (void)store.update(pods, p->namespace_, p->name, std::move(next),
                                write_mode::internal_status);
-            return;
+            return false;
         }
         // Actuate: actual = desired; a RestartContainer policy on a changed resource restarts it.
         drop("PodResizePending");
@@ -333,11 +546,14 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         resizing.erase(uid);
         (void)store.update(pods, p->namespace_, p->name, std::move(next),
                            write_mode::internal_status);
+        return false;
     }
 
-    void advance_pod(collection& pods, const object_ptr& p, clock::time_point step_time,
+    // Moves a pod one step along its lifecycle; true when it has arrived (nothing happens to it
+    // until it changes).
+    bool advance_pod(collection& pods, const object_ptr& p, clock::time_point step_time,
                      const std::string& now) {
-        if (!string_at(p->doc, "metadata.deletionTimestamp").empty()) return;
+        if (!string_at(p->doc, "metadata.deletionTimestamp").empty()) return true;
         const std::string uid = string_at(p->doc, "metadata.uid");
         const auto seen = first_seen.emplace(uid, step_time).first->second;
         const auto age = step_time - seen;
@@ -350,7 +566,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                      bound.GetAllocator());
             auto stored =
                 store.update(pods, p->namespace_, p->name, std::move(bound), write_mode::internal);
-            if (!stored) return;
+            if (!stored) return false;
             json_doc next = clone((*stored)->doc);
             auto& a = next.GetAllocator();
             json status(rapidjson::kObjectType);
@@ -362,7 +578,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             set_path(next, "status", std::move(status), a);
             (void)store.update(pods, p->namespace_, p->name, std::move(next),
                                write_mode::internal_status);
-            return;
+            return false;
         }
         const bool running = phase == "Running";
         const bool ready = pod_ready(*p);
@@ -371,11 +587,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         const bool become_ready =
             running && !ready &&
             age >= options.scheduling_delay + options.start_delay + options.readiness_delay;
-        if (running && ready) {
-            actuate_resize(pods, p);
-            return;
-        }
-        if (!start && !become_ready) return;
+        if (running && ready) return actuate_resize(pods, p);
+        if (!start && !become_ready) return false;
         json_doc next = clone(p->doc);
         auto& a = next.GetAllocator();
         const bool now_ready = become_ready;
@@ -441,6 +654,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         set_path(next, "status", std::move(status), a);
         (void)store.update(pods, p->namespace_, p->name, std::move(next),
                            write_mode::internal_status);
+        return false;
     }
 
     std::optional<pod_usage> usage_of(const stored_object& pod) const {
@@ -483,6 +697,9 @@ workload_model::workload_model(asio::any_io_executor executor, object_store& sto
                                workload_options options)
     : impl_(std::make_shared<impl>(executor, store, std::move(options))) {
     impl_->timer = std::make_unique<asio::steady_timer>(executor);
+    store.on_change([model = std::weak_ptr<impl>(impl_)](collection& c, const watch_event& e) {
+        if (const auto self = model.lock()) self->observe(c, e);
+    });
 }
 
 workload_model::~workload_model() {
@@ -511,8 +728,8 @@ std::optional<pod_usage> workload_model::usage_of(const stored_object& pod) cons
 }
 
 double workload_model::cpu_seconds_of(const stored_object& pod) const {
-    const auto it = impl_->cpu_seconds.find(string_at(pod.doc, "metadata.uid"));
-    return it == impl_->cpu_seconds.end() ? 0.0 : it->second;
+    const auto it = impl_->cpu.find(string_at(pod.doc, "metadata.uid"));
+    return it == impl_->cpu.end() ? 0.0 : it->second.at(impl_->last_tick);
 }
 
 } // namespace hpaplus::sim

@@ -279,6 +279,35 @@ TEST_F(SimWorkload, ScaleSubresourceDrivesPods) {
     EXPECT_TRUE(eventually([&] { return pod_count() == 0; }));
 }
 
+// The workload model follows the store's changes between steps; a store restored from a backup
+// tells no one, so the model must start over from what the store then holds: here, a ReplicaSet
+// whose third pod vanished with the restore has to make it again when scaled back to 3.
+TEST_F(SimWorkload, AStoreRestoredFromABackupIsFollowedFromScratch) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
+    sim.request("POST", "/sim/v1/snapshot");
+    auto scale = [&](int replicas) {
+        return sim.request("PATCH", deployments + "/web/scale",
+                           R"({"spec":{"replicas":)" + std::to_string(replicas) + "}}",
+                           "application/merge-patch+json");
+    };
+    scale(3);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
+    sim.request("POST", "/sim/v1/restart?downSeconds=0&restore=snapshot");
+    auto safely = [](auto check) {
+        return [check] {
+            try {
+                return check();
+            } catch (const std::exception&) {
+                return false; // the endpoint is still coming back
+            }
+        };
+    };
+    ASSERT_TRUE(eventually(safely([&] { return pod_count() == 2; })));
+    ASSERT_TRUE(eventually(safely([&] { return scale(3).status == 200; })));
+    EXPECT_TRUE(eventually(safely([&] { return ready_pods() == 3; })));
+}
+
 TEST_F(SimWorkload, TemplateChangeRollsOut) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(3)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
