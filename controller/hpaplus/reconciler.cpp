@@ -21,19 +21,14 @@
 namespace hpaplus::controller {
 namespace {
 
-std::string uid_of(const rapidjson::Document& doc) {
-    kube::json_decoder d;
-    return d.opt_string(kube::json_node{&doc, ""}["metadata"]["uid"]).value_or("");
-}
-
 // Another manager's status write within the window ("kube-controller-manager at T"), if any.
-std::optional<std::string> foreign_status_writer(const rapidjson::Value& object,
+std::optional<std::string> foreign_status_writer(const std::vector<kube::status_write>& writes,
                                                  const native_hpa_options& o,
                                                  core::time_point now) {
     if (o.force_takeover) return std::nullopt;
     std::optional<std::string> newest;
     core::time_point newest_time{};
-    for (const auto& w : kube::status_writes(object)) {
+    for (const auto& w : writes) {
         if (w.manager == kube::hpaplus_field_manager || now - w.time > o.foreign_status_window)
             continue;
         if (!newest || w.time > newest_time) {
@@ -42,6 +37,53 @@ std::optional<std::string> foreign_status_writer(const rapidjson::Value& object,
         }
     }
     return newest;
+}
+
+// The object's JSON, parsed the first time something needs it (a status comparison or write).
+// Its pool is sized to it: rapidjson's default is a 64 KiB chunk per document, which thousands
+// of reconciles in flight at once turned into most of the heap.
+class parsed_object {
+  public:
+    explicit parsed_object(const kube::cached_object& object) : object_(object) {}
+    const rapidjson::Value& get() {
+        if (!doc_) {
+            pool_.emplace(object_.json.size() * 2 + 256);
+            doc_.emplace(&*pool_);
+            doc_->Parse(object_.json.data(), object_.json.size());
+        }
+        return *doc_;
+    }
+
+  private:
+    const kube::cached_object& object_;
+    std::optional<rapidjson::MemoryPoolAllocator<>> pool_; ///< before doc_, which uses it
+    std::optional<rapidjson::Document> doc_;
+};
+
+decoded_autoscaler decode(const kube::object_cptr& object, bool native) {
+    decoded_autoscaler out;
+    out.source = object;
+    parsed_object parsed(*object);
+    const rapidjson::Value& doc = parsed.get();
+    const kube::json_node root{&doc, ""};
+    kube::json_decoder d;
+    out.hpa = kube::decode_autoscaler(d, root);
+    kube::json_decoder uid_decoder; // a missing uid is no error of the spec
+    out.uid = uid_decoder.opt_string(root["metadata"]["uid"]).value_or("");
+    if (native) {
+        kube::hpa_annotations extras = kube::hpa_annotations_of(doc);
+        kube::apply_hpa_annotations(extras, out.hpa.spec);
+        out.annotation_problems = std::move(extras.problems);
+        out.status_writes = kube::status_writes(doc);
+    }
+    if (!d.ok()) {
+        out.invalid = d.error().to_string();
+    } else {
+        policy::apply_defaults(out.hpa.spec);
+        if (auto errors = policy::validate(out.hpa.spec); !errors.empty())
+            out.invalid = errors.front().field + ": " + errors.front().message;
+    }
+    return out;
 }
 
 // A plain HPA in DryRun is a shadow: HPAPlus decides and reports through Events, logs and
@@ -53,7 +95,7 @@ bool shadow(const autoscaler_kind& kind, const policy::autoscaler_spec& spec) {
 // Writes the status of an object that does not scale (condition ScalingActive=False, `reason`;
 // not for a shadow) and records the Warning Event.
 boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& kind,
-                                   const kube::cached_object& object, const rapidjson::Value& doc,
+                                   const kube::cached_object& object, parsed_object& parsed,
                                    const policy::autoscaler_spec& spec,
                                    const kube::involved_object& involved, const char* reason,
                                    const std::string& message, core::time_point now,
@@ -62,6 +104,7 @@ boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& ki
     co_await env.events.record(involved, e, now);
     ++out.events;
     if (shadow(kind, spec)) co_return;
+    const rapidjson::Value& doc = parsed.get();
     const kube::json_node root{&doc, ""};
     kube::json_decoder d;
     const auto current = kube::decode_autoscaler_status(d, root["status"]);
@@ -86,27 +129,20 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         co_return out;
     }
     const core::time_point now = core::wall_now();
-    // The parsed object lives as long as the reconcile, across every wait for the API server and
-    // the metrics: its pool is sized to it (rapidjson's default is a 64 KiB chunk per document,
-    // which thousands of reconciles in flight at once turned into most of the heap).
-    rapidjson::MemoryPoolAllocator<> pool(object->json.size() * 2 + 256);
-    rapidjson::Document doc(&pool);
-    doc.Parse(object->json.data(), object->json.size());
-    const kube::json_node root{&doc, ""};
-    kube::json_decoder d;
+    if (memory.decoded.source != object) memory.decoded = decode(object, kind.native);
+    const decoded_autoscaler& known = memory.decoded;
+    // Parsed only when its status has to be compared or written; it lives as long as the
+    // reconcile, across every wait for the API server and the metrics.
+    parsed_object parsed(*object);
     policy::reconcile_input in;
-    in.hpa = kube::decode_autoscaler(d, root);
-    const kube::involved_object involved{ns, name, uid_of(doc), kind.name, kind.api_version};
+    in.hpa = known.hpa;
+    const kube::involved_object involved{ns, name, known.uid, kind.name, kind.api_version};
 
-    kube::hpa_annotations extras;
-    if (kind.native) {
-        extras = kube::hpa_annotations_of(doc);
-        kube::apply_hpa_annotations(extras, in.hpa.spec);
-    }
     if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
         out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
     if (kind.native && !shadow(kind, in.hpa.spec)) {
-        if (auto writer = foreign_status_writer(doc, env.options.native_hpas, now)) {
+        if (auto writer =
+                foreign_status_writer(known.status_writes, env.options.native_hpas, now)) {
             // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
             out.stood_back = *writer;
             const std::string message =
@@ -122,25 +158,16 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             co_return out;
         }
     }
-    for (const auto& problem : extras.problems) {
+    for (const auto& problem : known.annotation_problems) {
         const policy::event e{"Warning", "InvalidAnnotation", problem};
         co_await env.events.record(involved, e, now);
         ++out.events;
     }
-
-    std::optional<std::string> invalid;
-    if (!d.ok()) {
-        invalid = d.error().to_string();
-    } else {
-        policy::apply_defaults(in.hpa.spec);
-        if (auto errors = policy::validate(in.hpa.spec); !errors.empty())
-            invalid = errors.front().field + ": " + errors.front().message;
-    }
-    if (invalid) {
+    if (known.invalid) {
         out.valid = false;
-        out.error = "invalid spec: " + *invalid;
-        co_await block(env, kind, *object, doc, in.hpa.spec, involved, "InvalidSpec", *invalid, now,
-                       out);
+        out.error = "invalid spec: " + *known.invalid;
+        co_await block(env, kind, *object, parsed, in.hpa.spec, involved, "InvalidSpec",
+                       *known.invalid, now, out);
         co_return out;
     }
     if (kind.others) {
@@ -151,7 +178,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             out.target = ref.kind + "/" + ref.name;
             out.error = out.target + " is also scaled by " + other_kind + " " + ns + "/" + other;
             const std::string message = *out.error + "; neither scales it until one is deleted";
-            co_await block(env, kind, *object, doc, in.hpa.spec, involved, "MultipleAutoscalers",
+            co_await block(env, kind, *object, parsed, in.hpa.spec, involved, "MultipleAutoscalers",
                            message, now, out);
             co_return out;
         }
@@ -240,12 +267,12 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         const std::uint64_t digest = core::fnv1a(status);
         const bool known_equal =
             memory.status_version == object->resource_version && memory.status_digest == digest;
-        if (!known_equal && !kube::status_differs(doc, status)) {
+        if (!known_equal && !kube::status_differs(parsed.get(), status)) {
             memory.status_version = object->resource_version;
             memory.status_digest = digest;
         } else if (!known_equal) {
-            out.status_written =
-                co_await kube::write_status(env.client, kind.resource, *object, doc, status);
+            out.status_written = co_await kube::write_status(env.client, kind.resource, *object,
+                                                             parsed.get(), status);
         }
     }
     for (const auto& e : decision.events) {

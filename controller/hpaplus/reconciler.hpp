@@ -6,6 +6,7 @@
 #include "controller/hpaplus/selector_registry.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/pod_cache.hpp"
+#include "kube/api/native_hpa.hpp"
 #include "kube/event_recorder.hpp"
 #include "kube/object_cache.hpp"
 #include "kube/scale_target.hpp"
@@ -20,9 +21,21 @@
 
 namespace hpaplus::controller {
 
+/// What a reconcile reads from the object itself, decoded once per stored version of it.
+struct decoded_autoscaler {
+    kube::object_cptr source;           ///< the version decoded (null: none yet)
+    policy::autoscaler hpa;             ///< annotations applied; defaults when valid
+    std::optional<std::string> invalid; ///< why the spec cannot be used
+    std::string uid;
+    std::vector<std::string> annotation_problems;  ///< plain HPAs: bad autoscaling.hpaplus.io/
+    std::vector<kube::status_write> status_writes; ///< plain HPAs: who wrote status, and when
+};
+
 /// What the controller keeps per object (upstream keeps the same in memory; after a restart the
 /// first reconcile seeds it again).
 struct object_memory {
+    /// The object as last decoded: while the cache holds the same version, it is not parsed.
+    decoded_autoscaler decoded;
     policy::history hist;
     pod_cache::selection
         pods; ///< the target's pods, reused while its namespace's pods are unchanged
