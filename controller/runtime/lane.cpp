@@ -4,6 +4,7 @@
 #include "controller/coordination.hpp"
 #include "controller/cronhpa/worker.hpp"
 #include "controller/hpaplus/worker.hpp"
+#include "controller/runtime/leader_election.hpp"
 #include "controller/runtime/pod_cache.hpp"
 #include "controller/vpaplus/worker.hpp"
 #include "kube/api/cronhpa.hpp"
@@ -11,16 +12,8 @@
 #include "kube/scale_target.hpp"
 #include "metrics/metric_sources.hpp"
 
-#include <unistd.h>
-
 namespace hpaplus::controller {
 namespace {
-
-std::string host_name() {
-    char buffer[256] = {};
-    if (::gethostname(buffer, sizeof buffer - 1) != 0) return "hpaplus";
-    return buffer;
-}
 
 bool rolling_out(const kube::object_cptr& o) {
     if (!o) return false;

@@ -31,10 +31,14 @@ std::string micro_time(std::chrono::system_clock::time_point t) {
 
 } // namespace
 
-std::string default_identity() {
+std::string host_name() {
     char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "hpaplus");
-    return std::string(host) + "_" + std::to_string(::getpid());
+    if (::gethostname(host, sizeof host - 1) != 0) return "hpaplus";
+    return host;
+}
+
+std::string default_identity() {
+    return host_name() + "_" + std::to_string(::getpid());
 }
 
 leader_elector::leader_elector(kube::api_client& client, leader_election_options options,

@@ -77,6 +77,8 @@ class leader_elector {
     void report_waiting();
 };
 
+/// This machine's host name ("hpaplus" when it cannot be read): Events' source host.
+std::string host_name();
 /// `hostname_pid`, the default identity.
 std::string default_identity();
 

@@ -32,6 +32,22 @@ metrics::backends_file backends_of(const controller_options& options) {
     if (!file) throw std::runtime_error("--metric-backends: " + file.error().text);
     return std::move(*file);
 }
+
+// What one API client may use: with lanes, the informers' client and each lane's get an equal
+// share of --kube-api-qps, --kube-api-burst and the connections, so that the process stays within
+// the flags; with one lane, one client has them all.
+kube::client_options client_share(const controller_options& options) {
+    auto o = options.client;
+    if (options.threads <= 1) return o;
+    const int n = options.threads + 1;
+    o.qps = o.qps / n;
+    o.burst = std::max(1, o.burst / n);
+    o.max_connections = std::max<std::size_t>(1, o.max_connections / static_cast<std::size_t>(n));
+    o.max_idle_connections =
+        std::max<std::size_t>(1, o.max_idle_connections / static_cast<std::size_t>(n));
+    return o;
+}
+
 } // namespace
 
 // With --threads N > 1, one of N lanes of workers: a thread running its own io_context, with its
@@ -40,7 +56,7 @@ metrics::backends_file backends_of(const controller_options& options) {
 struct lane_context {
     lane_context(const kube::cluster_config& config, const controller_options& options,
                  const metrics::backends_file& backends, telemetry& metrics)
-        : work(io.get_executor()), client(io.get_executor(), config, share(options)),
+        : work(io.get_executor()), client(io.get_executor(), config, client_share(options)),
           sources(io.get_executor(), client, backends, options.metrics_read_window),
           recorder(metrics.new_recorder()) {
         client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
@@ -56,15 +72,6 @@ struct lane_context {
         thread.join();
     }
     template <class F> auto ask(F f) { return run_and_wait(io.get_executor(), std::move(f)); }
-    static kube::client_options share(const controller_options& options) {
-        auto o = options.client;
-        const auto n = static_cast<std::size_t>(options.threads);
-        o.qps = o.qps / static_cast<double>(n);
-        o.burst = std::max(1, o.burst / options.threads);
-        o.max_connections = std::max<std::size_t>(1, o.max_connections / n);
-        o.max_idle_connections = std::max<std::size_t>(1, o.max_idle_connections / n);
-        return o;
-    }
 
     asio::io_context io{1};
     asio::executor_work_guard<asio::io_context::executor_type> work;
@@ -76,8 +83,9 @@ struct lane_context {
 
 struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
-        : io(io_), options(std::move(options_)), client(io.get_executor(), config, options.client),
-          backends(backends_of(options)), recorder(metrics.new_recorder()),
+        : io(io_), options(std::move(options_)),
+          client(io.get_executor(), config, client_share(options)), backends(backends_of(options)),
+          recorder(metrics.new_recorder()),
           sources(io.get_executor(), client, backends, options.metrics_read_window),
           lanes(lanes_of(config)), objects(io.get_executor(), client, options, lane_inputs()) {
         client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
