@@ -29,4 +29,6 @@ echo "== timeliness (G2): 10000 objects at 15 s, plus the 1 s probe" >&2
 run timeliness --objects 10000 --period 15 --seconds "$SECONDS_PER_RUN"
 echo "== memory (G3): controller RSS at 1000 and 10000 objects" >&2
 run memory --from 1000 --to 10000 --period 5
+echo "== the simulated cluster's step over 100,000 pods (issue 21 item 6), in-process" >&2
+run sim-step --objects 10000 --steps 5
 echo "results: $out" >&2
