@@ -26,10 +26,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-std::string namespace_of(int object) {
-    return "bench-" + std::to_string(object / 10);
-}
-
 std::string hpaplus_json(const std::string& ns, const std::string& name, int replicas, int period) {
     return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":{"name":")" +
            name + R"(","namespace":")" + ns +
@@ -118,6 +114,14 @@ template <class T> T run(asio::io_context& io, asio::awaitable<T> work) {
 
 } // namespace
 
+std::string namespace_of(int object) {
+    return "bench-" + std::to_string(object / 10);
+}
+
+std::string namespace_json(const std::string& name) {
+    return R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + name + R"("}})";
+}
+
 std::string deployment_json(const std::string& ns, const std::string& name, int replicas,
                             const std::string& pod_annotations) {
     return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
@@ -201,25 +205,18 @@ void bench_cluster::populate(const cluster_layout& layout) {
     std::vector<creation> namespaces, workloads, autoscalers;
     const int namespace_count = (layout.objects + 9) / 10;
     for (int n = 0; n < namespace_count; ++n)
-        namespaces.push_back(
-            {"/api/v1/namespaces",
-             R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench-)" +
-                 std::to_string(n) + R"("}})"});
-    const std::string steady =
-        R"("sim.hpaplus.io/cpu-usage":"50m","sim.hpaplus.io/memory-usage":"40Mi")";
+        namespaces.push_back({"/api/v1/namespaces", namespace_json(namespace_of(n * 10))});
     for (int i = 0; i < layout.objects; ++i) {
         const std::string ns = namespace_of(i), name = "o-" + std::to_string(i);
         workloads.push_back({"/apis/apps/v1/namespaces/" + ns + "/deployments",
-                             deployment_json(ns, name, layout.pods_per_object, steady)});
+                             deployment_json(ns, name, layout.pods_per_object, steady_usage)});
         autoscalers.push_back(
             {"/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/" + ns + "/hpapluses",
              hpaplus_json(ns, name, layout.pods_per_object, layout.period_seconds)});
     }
     int pods = layout.objects * layout.pods_per_object;
     if (layout.probe) {
-        namespaces.push_back(
-            {"/api/v1/namespaces",
-             R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench-probe"}})"});
+        namespaces.push_back({"/api/v1/namespaces", namespace_json("bench-probe")});
         // The probe's pods take their share of the Deployment's load, so raising the load is a
         // spike the next reconcile sees.
         std::string probe = deployment_json("bench-probe", "probe", layout.pods_per_object, "");

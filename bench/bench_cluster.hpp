@@ -53,6 +53,16 @@ class bench_cluster {
     std::string directory_;
 };
 
+/// The layout's namespace of object `object`: ten objects to a namespace, `bench-<object / 10>`.
+std::string namespace_of(int object);
+
+/// A Namespace named `name`.
+std::string namespace_json(const std::string& name);
+
+/// The pod annotations of the layout's steady load: 50m CPU (half the request) and 40Mi used.
+inline constexpr const char* steady_usage =
+    R"("sim.hpaplus.io/cpu-usage":"50m","sim.hpaplus.io/memory-usage":"40Mi")";
+
 /// A Deployment of the layout: `replicas` pods of one container requesting 100m CPU and 64Mi,
 /// with `pod_annotations` (JSON members, may be empty) on the pod template.
 std::string deployment_json(const std::string& ns, const std::string& name, int replicas,

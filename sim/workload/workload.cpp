@@ -179,19 +179,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                 moving_pods.insert(key);
                 new_pods.insert(key);
             }
-            // Its controller counts it, and a ReplicaSet's Deployment counts what that counts.
-            for (const stored_object* version : {e.object.get(), e.previous.get()}) {
-                if (!version) continue;
-                if (std::string set = controller_key(*version, "StatefulSet"); !set.empty())
-                    dirty_stateful_sets.insert(std::move(set));
-                std::string rs = controller_key(*version, "ReplicaSet");
-                if (rs.empty()) continue;
-                if (collection* sets = store.find("apps", "v1", "replicasets"))
-                    if (const auto it = sets->objects.find(rs); it != sets->objects.end())
-                        if (std::string d = controller_key(*it->second, "Deployment"); !d.empty())
-                            dirty_deployments.insert(std::move(d));
-                dirty_replica_sets.insert(std::move(rs));
-            }
+            for (const stored_object* version : {e.object.get(), e.previous.get()})
+                if (version) mark_pod_owners(*version);
             return;
         }
         if (type.group != "apps") return;
@@ -218,6 +207,20 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             if (version)
                 if (std::string d = controller_key(*version, "Deployment"); !d.empty())
                     dirty_deployments.insert(std::move(d));
+    }
+
+    // A pod's controller counts it, and a ReplicaSet's Deployment counts what that counts.
+    void mark_pod_owners(const stored_object& pod) {
+        if (std::string set = controller_key(pod, "StatefulSet"); !set.empty())
+            dirty_stateful_sets.insert(std::move(set));
+        std::string rs = controller_key(pod, "ReplicaSet");
+        if (rs.empty()) return;
+        const collection* sets = store.find("apps", "v1", "replicasets");
+        const object_ptr owner = sets ? stored(*sets, rs) : nullptr;
+        if (owner)
+            if (std::string d = controller_key(*owner, "Deployment"); !d.empty())
+                dirty_deployments.insert(std::move(d));
+        dirty_replica_sets.insert(std::move(rs));
     }
 
     // Each controller works on the objects as they are when its turn comes; what they write marks
@@ -296,9 +299,10 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         // The usage read at this step counts from the step before (as a per-step sum would).
         for (const std::string& key : usage_changed) {
             const object_ptr pod = stored(pods, key);
-            if (!pod) continue;
+            const auto record = pod_records.find(key); // every stored pod has one by now
+            if (!pod || record == pod_records.end()) continue;
             const auto usage = usage_of(*pod);
-            const std::string uid = string_at(pod->doc, "metadata.uid");
+            const std::string& uid = record->second.uid;
             auto it = cpu.find(uid);
             if (!usage && it == cpu.end()) continue; // no usage yet: no counter yet
             if (it == cpu.end()) it = cpu.emplace(uid, cpu_counter{0, 0, previous_tick}).first;
