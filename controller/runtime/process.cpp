@@ -18,6 +18,7 @@
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
+#include <optional>
 #include <thread>
 
 namespace hpaplus::controller {
@@ -85,9 +86,8 @@ struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
         : io(io_), options(std::move(options_)),
           client(io.get_executor(), config, client_share(options)), backends(backends_of(options)),
-          recorder(metrics.new_recorder()),
-          sources(io.get_executor(), client, backends, options.metrics_read_window),
-          lanes(lanes_of(config)), objects(io.get_executor(), client, options, lane_inputs()) {
+          recorder(metrics.new_recorder()), lanes(lanes_of(config)),
+          objects(io.get_executor(), client, options, lane_inputs()) {
         client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
             r->api_request(method, code);
         });
@@ -148,7 +148,10 @@ struct controller_process::impl {
     }
 
     std::vector<lane_resources> lane_inputs() {
-        if (lanes.empty()) return {{io.get_executor(), client, sources, recorder.get()}};
+        if (lanes.empty()) {
+            sources.emplace(io.get_executor(), client, backends, options.metrics_read_window);
+            return {{io.get_executor(), client, *sources, recorder.get()}};
+        }
         std::vector<lane_resources> out;
         for (auto& l : lanes)
             out.push_back({l->io.get_executor(), l->client, l->sources, l->recorder.get()});
@@ -266,8 +269,8 @@ struct controller_process::impl {
     std::unique_ptr<kube::api_client> lease_client;
     telemetry metrics;
     metrics::backends_file backends;
-    std::unique_ptr<telemetry::recorder> recorder; ///< this thread's reconciles and requests
-    metrics::metric_sources sources;
+    std::unique_ptr<telemetry::recorder> recorder;    ///< this thread's reconciles and requests
+    std::optional<metrics::metric_sources> sources;   ///< with one lane (lanes have their own)
     std::vector<std::unique_ptr<lane_context>> lanes; ///< with --threads N > 1
     manager objects;
     std::unique_ptr<ops_server> ops;
@@ -306,7 +309,7 @@ std::uint64_t controller_process::api_requests() const {
 }
 
 std::uint64_t controller_process::pod_metrics_lists() const {
-    std::uint64_t sent = impl_->sources.pod_metrics_lists();
+    std::uint64_t sent = impl_->sources ? impl_->sources->pod_metrics_lists() : 0;
     for (auto& l : impl_->lanes)
         sent += l->ask([&l] { return l->sources.pod_metrics_lists(); });
     return sent;
