@@ -1,5 +1,5 @@
 // core/time.hpp — the one clock type pure code uses, RFC 3339 text in and out, and the next tick of
-// a period that keeps its phase.
+// a fixed-phase period.
 #pragma once
 
 #include <boost/system/result.hpp>
@@ -27,17 +27,16 @@ std::string format_rfc3339(time_point t);
 /// trimmed).
 std::string format_rfc3339_nano(time_point t);
 
-/// When the pass after the one due at `due` is due, for a period that keeps its phase: one period
-/// after `due`, however late that pass started (objects woken late together would otherwise start
-/// together from then on and stay bunched). When that tick has passed already (the pass overran),
-/// the latest tick not after `now`: the next pass runs at once, and ticks missed before it are
-/// dropped, not caught up. `period` <= 0: `now`.
+/// The tick after `due` of a period that keeps its phase: `due + k × period` for the smallest
+/// k >= 1 that lies after `now`. A late wake-up does not move the next one (objects woken late
+/// together would otherwise start together from then on and stay bunched), and a pass that overran
+/// whole periods skips the ticks it missed instead of running back to back. `period` <= 0: `now`.
 template <class TimePoint, class Duration>
 TimePoint next_in_phase(TimePoint due, Duration period, TimePoint now) {
     if (period <= Duration::zero()) return now;
     const auto next = due + period;
     if (next > now) return next;
-    return next + period * ((now - next) / period);
+    return next + period * ((now - next) / period + 1);
 }
 
 } // namespace hpaplus::core

@@ -115,13 +115,11 @@ TEST(NextInPhase, ALateWakeUpKeepsThePhase) {
     EXPECT_EQ(next_in_phase(at(10000), period, at(10000)), at(12000));
     // Woken 35 ms late, done 40 ms later: still 12,000, not 12,035 or 12,075.
     EXPECT_EQ(next_in_phase(at(10000), period, at(10075)), at(12000));
-    // Done exactly on the next tick: that tick is due now.
-    EXPECT_EQ(next_in_phase(at(10000), period, at(12000)), at(12000));
-    // Overran two and a half periods: the latest missed tick is due now (the pass runs at once and
-    // keeps the phase); the earlier one is dropped.
-    EXPECT_EQ(next_in_phase(at(10000), period, at(15000)), at(14000));
-    EXPECT_EQ(next_in_phase(at(10000), period, at(15999)), at(14000));
-    EXPECT_EQ(next_in_phase(at(14000), period, at(15999)), at(16000));
+    // Done exactly on the next tick: that tick is not after now, so the one after.
+    EXPECT_EQ(next_in_phase(at(10000), period, at(12000)), at(14000));
+    // Overran two and a half periods: the missed ticks are skipped, the phase kept.
+    EXPECT_EQ(next_in_phase(at(10000), period, at(15000)), at(16000));
+    EXPECT_EQ(next_in_phase(at(10000), period, at(15999)), at(16000));
     // No period: now.
     EXPECT_EQ(next_in_phase(at(10000), milliseconds(0), at(10500)), at(10500));
     EXPECT_EQ(next_in_phase(at(10000), milliseconds(-5), at(10500)), at(10500));
