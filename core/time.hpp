@@ -1,5 +1,4 @@
-// core/time.hpp — the one clock type pure code uses, RFC 3339 text in and out, and the next tick of
-// a fixed-phase period.
+// core/time.hpp — the one clock type pure code uses, and RFC 3339 text in and out.
 #pragma once
 
 #include <boost/system/result.hpp>
@@ -26,17 +25,5 @@ std::string format_rfc3339(time_point t);
 /// `2026-01-01T00:00:00.25Z` — with the fraction when there is one (RFC3339Nano, trailing zeros
 /// trimmed).
 std::string format_rfc3339_nano(time_point t);
-
-/// The tick after `due` of a period that keeps its phase: `due + k × period` for the smallest
-/// k >= 1 that lies after `now`. A late wake-up does not move the next one (objects woken late
-/// together would otherwise start together from then on and stay bunched), and a pass that overran
-/// whole periods skips the ticks it missed instead of running back to back. `period` <= 0: `now`.
-template <class TimePoint, class Duration>
-TimePoint next_in_phase(TimePoint due, Duration period, TimePoint now) {
-    if (period <= Duration::zero()) return now;
-    const auto next = due + period;
-    if (next > now) return next;
-    return next + period * ((now - next) / period + 1);
-}
 
 } // namespace hpaplus::core

@@ -1,7 +1,6 @@
 // controller/hpaplus/worker.cpp — HPAPlus and HPA workers: period, phase and observers.
 #include "controller/hpaplus/worker.hpp"
 
-#include "core/time.hpp"
 #include "kube/api/native_hpa.hpp"
 #include "kube/json_decoder.hpp"
 
@@ -51,9 +50,7 @@ boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
             o->reconciled(kind_name_, w.ns, w.name, outcome,
                           std::chrono::duration_cast<std::chrono::nanoseconds>(took));
     w.target = outcome.target;
-    co_return pass_result{true, outcome.error.has_value(),
-                          core::next_in_phase(w.due, outcome.period,
-                                              std::chrono::steady_clock::now())};
+    co_return pass_result{true, outcome.error.has_value(), started + outcome.period};
 }
 
 std::chrono::steady_clock::duration hpaplus_rules::after_failure(const worker_slot&) {

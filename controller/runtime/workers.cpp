@@ -117,7 +117,6 @@ asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
             if (w->stopped) break;
             if (!ec) stats_.lateness.record(std::chrono::steady_clock::now() - w->timer.expiry());
         }
-        w->due = w->wake ? std::chrono::steady_clock::now() : next;
         w->wake = false;
         pass_result result;
         try {

@@ -46,8 +46,6 @@ struct worker_slot {
     std::string key;    ///< namespace/name
     std::string target; ///< `Kind/name` the object is aimed at, once a pass has read it
     boost::asio::steady_timer timer;
-    /// When the running pass was due: its timer's expiry, or when a change woke it.
-    std::chrono::steady_clock::time_point due;
     bool stopped = false;
     bool wake = false;
 };

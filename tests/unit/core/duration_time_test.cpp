@@ -106,24 +106,5 @@ TEST(Rfc3339, TimesTimePointCannotHoldAreErrorsNotWrappedValues) {
     EXPECT_TRUE(parse_rfc3339("2262-04-12T00:00:00+01:00")); // 23:00 UTC on the 11th
 }
 
-TEST(NextInPhase, ALateWakeUpKeepsThePhase) {
-    using std::chrono::milliseconds;
-    using tick = std::chrono::time_point<std::chrono::steady_clock, milliseconds>;
-    const auto at = [](long long ms) { return tick(milliseconds(ms)); };
-    const milliseconds period(2000);
-    // Due at 10,000, woken and done on time: the next tick is one period on.
-    EXPECT_EQ(next_in_phase(at(10000), period, at(10000)), at(12000));
-    // Woken 35 ms late, done 40 ms later: still 12,000, not 12,035 or 12,075.
-    EXPECT_EQ(next_in_phase(at(10000), period, at(10075)), at(12000));
-    // Done exactly on the next tick: that tick is not after now, so the one after.
-    EXPECT_EQ(next_in_phase(at(10000), period, at(12000)), at(14000));
-    // Overran two and a half periods: the missed ticks are skipped, the phase kept.
-    EXPECT_EQ(next_in_phase(at(10000), period, at(15000)), at(16000));
-    EXPECT_EQ(next_in_phase(at(10000), period, at(15999)), at(16000));
-    // No period: now.
-    EXPECT_EQ(next_in_phase(at(10000), milliseconds(0), at(10500)), at(10500));
-    EXPECT_EQ(next_in_phase(at(10000), milliseconds(-5), at(10500)), at(10500));
-}
-
 } // namespace
 } // namespace hpaplus::core
