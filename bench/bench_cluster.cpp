@@ -122,6 +122,13 @@ std::string namespace_json(const std::string& name) {
     return R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + name + R"("}})";
 }
 
+std::vector<std::string> namespaces_json(int objects) {
+    std::vector<std::string> out;
+    for (int first = 0; first < objects; first += 10)
+        out.push_back(namespace_json(namespace_of(first)));
+    return out;
+}
+
 std::string deployment_json(const std::string& ns, const std::string& name, int replicas,
                             const std::string& pod_annotations) {
     return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
@@ -203,9 +210,8 @@ void bench_cluster::populate(const cluster_layout& layout) {
             crds.push_back({"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", d});
     }
     std::vector<creation> namespaces, workloads, autoscalers;
-    const int namespace_count = (layout.objects + 9) / 10;
-    for (int n = 0; n < namespace_count; ++n)
-        namespaces.push_back({"/api/v1/namespaces", namespace_json(namespace_of(n * 10))});
+    for (auto& json : namespaces_json(layout.objects))
+        namespaces.push_back({"/api/v1/namespaces", std::move(json)});
     for (int i = 0; i < layout.objects; ++i) {
         const std::string ns = namespace_of(i), name = "o-" + std::to_string(i);
         workloads.push_back({"/apis/apps/v1/namespaces/" + ns + "/deployments",

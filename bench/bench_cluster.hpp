@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hpaplus::bench {
 
@@ -58,6 +59,9 @@ std::string namespace_of(int object);
 
 /// A Namespace named `name`.
 std::string namespace_json(const std::string& name);
+
+/// The Namespaces that `objects` objects of the layout live in (see namespace_of).
+std::vector<std::string> namespaces_json(int objects);
 
 /// The pod annotations of the layout's steady load: 50m CPU (half the request) and 40Mi used.
 inline constexpr const char* steady_usage =

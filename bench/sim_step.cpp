@@ -46,8 +46,7 @@ int sim_step(int deployments, int pods_per_deployment, int steps) {
     options.workload.node_memory_bytes = 1LL << 60;
     sim::cluster cluster(io, options);
     sim::scenario objects;
-    for (int n = 0; n < (deployments + 9) / 10; ++n)
-        objects.objects.push_back(namespace_json(namespace_of(n * 10)));
+    objects.objects = namespaces_json(deployments);
     for (int i = 0; i < deployments; ++i)
         objects.objects.push_back(deployment_json(namespace_of(i), "o-" + std::to_string(i),
                                                   pods_per_deployment, steady_usage));
@@ -75,8 +74,8 @@ int sim_step(int deployments, int pods_per_deployment, int steps) {
         for (const auto& [key, pod] : cluster.store().find("", "v1", "pods")->objects)
             sum += pod->rv;
     const double bare = elapsed_ms(clock::now() - bare_start) / steps;
-    [[maybe_unused]] volatile std::uint64_t keep_the_pass =
-        sum; // the sum is used: not optimised away
+    // The sum is used, so the bare pass is not optimised away.
+    [[maybe_unused]] volatile std::uint64_t keep_the_pass = sum;
 
     auto timed_step = [&] {
         const auto start = clock::now();

@@ -86,7 +86,7 @@ struct controller_process::impl {
     impl(asio::io_context& io_, kube::cluster_config config, controller_options options_)
         : io(io_), options(std::move(options_)),
           client(io.get_executor(), config, client_share(options)), backends(backends_of(options)),
-          recorder(metrics.new_recorder()), lanes(lanes_of(config)),
+          recorder(metrics.new_recorder()), sources(single_lane_sources()), lanes(lanes_of(config)),
           objects(io.get_executor(), client, options, lane_inputs()) {
         client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
             r->api_request(method, code);
@@ -147,11 +147,15 @@ struct controller_process::impl {
         return out;
     }
 
+    // With one lane the objects run on this thread and use its client and sources.
+    std::optional<metrics::metric_sources> single_lane_sources() {
+        if (options.threads > 1) return std::nullopt;
+        return std::optional<metrics::metric_sources>(std::in_place, io.get_executor(), client,
+                                                      backends, options.metrics_read_window);
+    }
+
     std::vector<lane_resources> lane_inputs() {
-        if (lanes.empty()) {
-            sources.emplace(io.get_executor(), client, backends, options.metrics_read_window);
-            return {{io.get_executor(), client, *sources, recorder.get()}};
-        }
+        if (lanes.empty()) return {{io.get_executor(), client, *sources, recorder.get()}};
         std::vector<lane_resources> out;
         for (auto& l : lanes)
             out.push_back({l->io.get_executor(), l->client, l->sources, l->recorder.get()});

@@ -204,9 +204,12 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         else
             new_replica_sets.insert(key);
         for (const stored_object* version : {e.object.get(), e.previous.get()})
-            if (version)
-                if (std::string d = controller_key(*version, "Deployment"); !d.empty())
-                    dirty_deployments.insert(std::move(d));
+            if (version) mark_deployment_of(*version);
+    }
+
+    void mark_deployment_of(const stored_object& replica_set) {
+        if (std::string d = controller_key(replica_set, "Deployment"); !d.empty())
+            dirty_deployments.insert(std::move(d));
     }
 
     // A pod's controller counts it, and a ReplicaSet's Deployment counts what that counts.
@@ -216,10 +219,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         std::string rs = controller_key(pod, "ReplicaSet");
         if (rs.empty()) return;
         const collection* sets = store.find("apps", "v1", "replicasets");
-        const object_ptr owner = sets ? stored(*sets, rs) : nullptr;
-        if (owner)
-            if (std::string d = controller_key(*owner, "Deployment"); !d.empty())
-                dirty_deployments.insert(std::move(d));
+        if (const object_ptr owner = sets ? stored(*sets, rs) : nullptr) mark_deployment_of(*owner);
         dirty_replica_sets.insert(std::move(rs));
     }
 
