@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
 
 namespace hpaplus::core {
 namespace {
@@ -168,6 +172,114 @@ bool is_valid_label_value(std::string_view value) {
     return value.empty() || is_qualified_name_part(value);
 }
 
+// label_map: entries are [u32 key length][key][u32 value length][value], in key order.
+
+namespace {
+
+std::uint32_t read_length(const char* at) {
+    std::uint32_t n = 0;
+    std::memcpy(&n, at, sizeof n);
+    return n;
+}
+
+void append_text(std::string& out, std::string_view text) {
+    if (text.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("a label longer than 4 GiB");
+    const auto n = static_cast<std::uint32_t>(text.size());
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out.append(text);
+}
+
+constexpr std::size_t entry_overhead = 2 * sizeof(std::uint32_t);
+
+std::string entry(std::string_view key, std::string_view value) {
+    std::string out;
+    out.reserve(entry_overhead + key.size() + value.size());
+    append_text(out, key);
+    append_text(out, value);
+    return out;
+}
+
+} // namespace
+
+label_map::value_type label_map::iterator::operator*() const {
+    const std::uint32_t key = read_length(at_);
+    const char* value = at_ + sizeof key + key;
+    return {{at_ + sizeof key, key}, {value + sizeof key, read_length(value)}};
+}
+
+label_map::iterator& label_map::iterator::operator++() {
+    const auto [key, value] = **this;
+    at_ = value.data() + value.size();
+    return *this;
+}
+
+label_map::label_map(std::initializer_list<value_type> labels)
+    : label_map(from_views(std::vector<value_type>(labels))) {}
+
+label_map label_map::from_views(std::vector<value_type> labels, bool* duplicates) {
+    std::stable_sort(labels.begin(), labels.end(),
+                     [](const value_type& a, const value_type& b) { return a.first < b.first; });
+    const auto last =
+        std::unique(labels.begin(), labels.end(),
+                    [](const value_type& a, const value_type& b) { return a.first == b.first; });
+    if (duplicates) *duplicates = last != labels.end();
+    labels.erase(last, labels.end());
+    std::size_t bytes = 0;
+    for (const auto& [key, value] : labels)
+        bytes += entry_overhead + key.size() + value.size();
+    label_map out;
+    out.data_.reserve(bytes);
+    for (const auto& [key, value] : labels) {
+        append_text(out.data_, key);
+        append_text(out.data_, value);
+    }
+    return out;
+}
+
+std::size_t label_map::size() const {
+    return static_cast<std::size_t>(std::distance(begin(), end()));
+}
+
+label_map::iterator label_map::lower_bound(std::string_view key) const {
+    auto it = begin();
+    while (it != end() && it->first < key)
+        ++it;
+    return it;
+}
+
+label_map::iterator label_map::find(std::string_view key) const {
+    const auto it = lower_bound(key);
+    return it != end() && it->first == key ? it : end();
+}
+
+std::string_view label_map::at(std::string_view key) const {
+    const auto it = find(key);
+    if (it == end()) throw std::out_of_range("no label \"" + std::string(key) + "\"");
+    return it->second;
+}
+
+bool label_map::emplace(std::string_view key, std::string_view value) {
+    const auto it = lower_bound(key);
+    if (it != end() && it->first == key) return false;
+    data_.insert(static_cast<std::size_t>(it.at_ - data_.data()), entry(key, value));
+    return true;
+}
+
+void label_map::insert_or_assign(std::string_view key, std::string_view value) {
+    const auto at = static_cast<std::size_t>(lower_bound(key).at_ - data_.data());
+    erase(key);
+    data_.insert(at, entry(key, value));
+}
+
+bool label_map::erase(std::string_view key) {
+    const auto it = find(key);
+    if (it == end()) return false;
+    data_.erase(static_cast<std::size_t>(it.at_ - data_.data()),
+                entry_overhead + it->first.size() + it->second.size());
+    return true;
+}
+
 bool label_requirement::matches(const label_map& labels) const {
     const auto it = labels.find(key);
     const bool has = it != labels.end();
@@ -216,7 +328,7 @@ outcome<label_selector> parse_label_selector(std::string_view text) {
 outcome<label_selector> to_label_selector(const label_selector_spec& spec) {
     label_selector selector;
     for (const auto& [key, value] : spec.match_labels) {
-        auto r = make_requirement(key, selector_op::equals, {value});
+        auto r = make_requirement(std::string(key), selector_op::equals, {std::string(value)});
         if (!r) return r.error();
         selector.requirements.push_back(std::move(*r));
     }

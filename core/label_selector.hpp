@@ -5,15 +5,90 @@
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>
 
-#include <map>
+#include <cstddef>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hpaplus::core {
 
-/// Labels of one object.
-using label_map = std::map<std::string, std::string, std::less<>>;
+/// Labels of one object: key → value in key order, kept in one string (length-prefixed keys and
+/// values), because the controller holds a set for every cached pod and PodMetrics and reads them
+/// far more often than it changes them. Reads give views; a view lives as long as the set is not
+/// changed. Inserting one label copies the set: build large sets with from_pairs.
+class label_map {
+  public:
+    using value_type = std::pair<std::string_view, std::string_view>;
+
+    class iterator {
+      public:
+        using value_type = label_map::value_type;
+        using difference_type = std::ptrdiff_t;
+        using iterator_category = std::forward_iterator_tag;
+        struct arrow {
+            value_type entry;
+            const value_type* operator->() const { return &entry; }
+        };
+        iterator() = default;
+        explicit iterator(const char* at) : at_(at) {}
+        value_type operator*() const;
+        arrow operator->() const { return {**this}; }
+        iterator& operator++();
+        iterator operator++(int) {
+            iterator before = *this;
+            ++*this;
+            return before;
+        }
+        friend bool operator==(iterator, iterator) = default;
+
+      private:
+        friend class label_map;
+        const char* at_ = nullptr;
+    };
+    using const_iterator = iterator;
+
+    label_map() = default;
+    /// Of equal keys the first is kept, as with std::map.
+    label_map(std::initializer_list<value_type> labels);
+
+    /// Builds a set from pairs in any order in O(n log n); of equal keys the first is kept, and
+    /// `duplicates` (when given) says whether there were any.
+    static label_map from_views(std::vector<value_type> labels, bool* duplicates = nullptr);
+    template <class Pairs>
+    static label_map from_pairs(const Pairs& labels, bool* duplicates = nullptr) {
+        std::vector<value_type> views;
+        views.reserve(labels.size());
+        for (const auto& [key, value] : labels)
+            views.emplace_back(key, value);
+        return from_views(std::move(views), duplicates);
+    }
+
+    iterator begin() const { return iterator(data_.data()); }
+    iterator end() const { return iterator(data_.data() + data_.size()); }
+    bool empty() const noexcept { return data_.empty(); }
+    std::size_t size() const;
+
+    iterator find(std::string_view key) const;
+    bool contains(std::string_view key) const { return find(key) != end(); }
+    /// The value of `key`; throws std::out_of_range when there is none.
+    std::string_view at(std::string_view key) const;
+
+    /// Adds the label unless its key is there (std::map's emplace); true when added.
+    bool emplace(std::string_view key, std::string_view value);
+    /// Adds the label or replaces the value of its key.
+    void insert_or_assign(std::string_view key, std::string_view value);
+    /// Removes the label of `key`; true when there was one.
+    bool erase(std::string_view key);
+
+    friend bool operator==(const label_map&, const label_map&) = default;
+
+  private:
+    iterator lower_bound(std::string_view key) const; ///< the first entry not before `key`
+    std::string data_;
+};
 
 enum class selector_op {
     equals,

@@ -207,13 +207,14 @@ std::optional<std::chrono::nanoseconds> json_decoder::opt_duration(const json_no
 }
 
 core::label_map json_decoder::string_map(const json_node& n) {
-    core::label_map out;
-    if (!object(n)) return out;
+    if (!object(n)) return {};
+    std::vector<core::label_map::value_type> entries; // views into the document
     for (const auto& m : n.value->GetObject()) {
-        if (auto v = opt_string(member(n, m)))
-            out.emplace(std::string(m.name.GetString(), m.name.GetStringLength()), std::move(*v));
+        if (opt_string(member(n, m)))
+            entries.emplace_back(std::string_view(m.name.GetString(), m.name.GetStringLength()),
+                                 std::string_view(m.value.GetString(), m.value.GetStringLength()));
     }
-    return out;
+    return core::label_map::from_views(std::move(entries));
 }
 
 policy::resource_list json_decoder::resources(const json_node& n) {

@@ -8,6 +8,7 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -115,6 +116,16 @@ class handler {
     }
 
     policy::pod_metrics& pod() { return items.back(); }
+
+    // Sorted, so that a container with many resources costs n log n, not n².
+    static bool repeats_a_name(const policy::resource_list& usage) {
+        std::vector<std::string_view> names;
+        names.reserve(usage.size());
+        for (const auto& [name, value] : usage)
+            names.push_back(name);
+        std::sort(names.begin(), names.end());
+        return std::adjacent_find(names.begin(), names.end()) != names.end();
+    }
     policy::pod_metrics::container_usage& container() { return pod().containers.back(); }
 
     // null, true, false or a number: only the value of a key it does not read.
@@ -156,7 +167,8 @@ class handler {
             }
             return field_ == field::other;
         case place::labels:
-            return pod().labels.emplace(key_, std::string(s)).second;
+            labels_.emplace_back(key_, s);
+            return true;
         case place::container:
             if (field_ == field::name) {
                 container().name.assign(s);
@@ -166,9 +178,7 @@ class handler {
         case place::usage: {
             const auto q = core::quantity::parse(trim_blanks(s));
             if (!q) return false;
-            for (const auto& [name, value] : container().usage)
-                if (name == key_) return false;
-            container().usage.emplace_back(key_, *q);
+            container().usage.emplace_back(key_, *q); // a repeated name: see close()
             return true;
         }
         case place::list:
@@ -244,12 +254,20 @@ class handler {
             if (!has(metadata_seen_, field::namespace_)) pod().namespace_ = "default";
         }
         if (p == place::container && !has(container_seen_, field::name)) return false;
+        if (p == place::usage && repeats_a_name(container().usage)) return false;
+        if (p == place::labels) {
+            bool duplicates = false;
+            pod().labels = core::label_map::from_pairs(labels_, &duplicates);
+            labels_.clear();
+            return !duplicates;
+        }
         return true;
     }
 
     std::vector<place> places_;
     field field_ = field::none;
     std::string key_; ///< the label's or resource's name whose value comes next
+    std::vector<std::pair<std::string, std::string>> labels_; ///< the labels read so far
     std::size_t depth_ = 0;
     std::size_t skipping_ = 0; ///< > 0: inside a value passed over, this deep
     unsigned list_seen_ = 0, item_seen_ = 0, metadata_seen_ = 0, container_seen_ = 0;

@@ -153,7 +153,7 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
     if (d.ok()) check_url(d, n["url"], b.url);
     b.headers = [&] {
         std::map<std::string, std::string> out;
-        for (auto& [k, v] : d.string_map(n["headers"]))
+        for (const auto& [k, v] : d.string_map(n["headers"]))
             out.emplace(k, v);
         return out;
     }();

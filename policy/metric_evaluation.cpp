@@ -278,7 +278,7 @@ std::string go_selector_string(const std::optional<core::label_selector_spec>& s
     if (!selector) return "nil";
     std::string out = "&LabelSelector{MatchLabels:map[string]string{";
     for (const auto& [k, v] : selector->match_labels)
-        out += k + ": " + v + ",";
+        out.append(k).append(": ").append(v).append(",");
     out += "},MatchExpressions:[]LabelSelectorRequirement{";
     for (const auto& e : selector->match_expressions) {
         out += "LabelSelectorRequirement{Key:" + e.key + ",Operator:" + e.op +

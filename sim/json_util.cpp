@@ -105,6 +105,17 @@ std::string string_at(const json& root, std::string_view path) {
     return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
 }
 
+core::label_map labels_at(const json& root, std::string_view path) {
+    const json* object = find_path(root, path);
+    if (!object || !object->IsObject()) return {};
+    std::vector<core::label_map::value_type> labels;
+    for (const auto& m : object->GetObject())
+        if (m.value.IsString())
+            labels.emplace_back(std::string_view(m.name.GetString(), m.name.GetStringLength()),
+                                std::string_view(m.value.GetString(), m.value.GetStringLength()));
+    return core::label_map::from_views(std::move(labels));
+}
+
 std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback) {
     const json* v = find_path(root, path);
     return v && v->IsInt64() ? v->GetInt64() : fallback;
@@ -286,12 +297,11 @@ core::outcome<core::label_selector> label_selector_of(const json* selector) {
     if (!selector->IsObject()) return core::error_message("a label selector must be an object");
     if (const json* ml = find_path(*selector, "matchLabels"); ml && !ml->IsNull()) {
         if (!ml->IsObject()) return core::error_message("matchLabels must be an object");
-        for (const auto& m : ml->GetObject()) {
+        for (const auto& m : ml->GetObject())
             if (!m.value.IsString())
                 return core::error_message("matchLabels." + std::string(m.name.GetString()) +
                                            " must be a string");
-            spec.match_labels.emplace(m.name.GetString(), m.value.GetString());
-        }
+        spec.match_labels = labels_at(*selector, "matchLabels");
     }
     if (const json* me = find_path(*selector, "matchExpressions"); me && !me->IsNull()) {
         if (!me->IsArray()) return core::error_message("matchExpressions must be a list");

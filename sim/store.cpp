@@ -112,10 +112,7 @@ object_ptr object_store::seal(json_doc doc, std::uint64_t rv) const {
     auto o = std::make_shared<stored_object>();
     o->namespace_ = string_at(doc, "metadata.namespace");
     o->name = string_at(doc, "metadata.name");
-    if (const json* labels = find_path(doc, "metadata.labels"); labels && labels->IsObject()) {
-        for (const auto& m : labels->GetObject())
-            if (m.value.IsString()) o->labels.emplace(m.name.GetString(), m.value.GetString());
-    }
+    o->labels = labels_at(doc, "metadata.labels");
     o->rv = rv;
     o->text = to_string(doc);
     o->doc = std::move(doc);

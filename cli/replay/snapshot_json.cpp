@@ -104,7 +104,7 @@ Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r
                 labels = m.metric.selector->match_labels;
                 for (const auto& e : m.metric.selector->match_expressions)
                     if ((e.op == "In" && !e.values.empty()) || e.op == "Exists")
-                        labels[e.key] = e.values.empty() ? "x" : e.values.front();
+                        labels.insert_or_assign(e.key, e.values.empty() ? "x" : e.values.front());
             }
             v.AddMember("metricLabels", labels_value(labels, a), a);
             items.PushBack(v, a);

@@ -45,14 +45,6 @@ bool rule_matches(const json& rule, const resource_type& type) {
     return true;
 }
 
-core::label_map labels_of(const json& object) {
-    core::label_map labels;
-    if (const json* l = find_path(object, "metadata.labels"); l && l->IsObject())
-        for (const auto& m : l->GetObject())
-            if (m.value.IsString()) labels.emplace(m.name.GetString(), m.value.GetString());
-    return labels;
-}
-
 json group_version_member(const resource_type& type, const char* last_key, const std::string& last,
                           json_alloc& a) {
     json o(rapidjson::kObjectType);
@@ -141,7 +133,7 @@ struct admission::impl {
         collection* configurations =
             store.find(configurations_group, "v1", "mutatingwebhookconfigurations");
         if (!configurations) return out;
-        const auto labels = labels_of(object);
+        const auto labels = labels_at(object, "metadata.labels");
         // The map is keyed "/name": configurations come in name order, as the real server calls
         // them.
         for (const auto& [key, c] : configurations->objects) {

@@ -162,7 +162,8 @@ metrics_answer external_metrics(object_store& store, const std::vector<std::stri
         item.AddMember("metricName", json(metric.c_str(), a), a);
         json labels(rapidjson::kObjectType);
         for (const auto& [lk, lv] : series)
-            labels.AddMember(json(lk.c_str(), a), json(lv.c_str(), a), a);
+            labels.AddMember(json(lk.data(), static_cast<rapidjson::SizeType>(lk.size()), a),
+                             json(lv.data(), static_cast<rapidjson::SizeType>(lv.size()), a), a);
         item.AddMember("metricLabels", labels, a);
         item.AddMember("timestamp", json(now_text().c_str(), a), a);
         item.AddMember("window", 60,

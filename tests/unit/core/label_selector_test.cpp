@@ -100,5 +100,53 @@ TEST(SelectorFormat, StructFormPrintsAsKubernetesAndParsesBack) {
     EXPECT_EQ(to_string(label_selector{}), "");
 }
 
+// label_map keeps its labels in key order in one string: what std::map gave must still hold.
+TEST(LabelMap, BehavesAsAMapInKeyOrder) {
+    label_map labels = {{"tier", "front"}, {"app", "web"}, {"app", "second"}, {"", "empty key"}};
+    EXPECT_EQ(labels.size(), 3u);
+    std::vector<std::pair<std::string, std::string>> seen;
+    for (const auto& [key, value] : labels)
+        seen.emplace_back(key, value);
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"", "empty key"}, {"app", "web"}, {"tier", "front"}}; // the first "app" is kept
+    EXPECT_EQ(seen, want);
+    EXPECT_EQ(labels.at("tier"), "front");
+    EXPECT_EQ(labels.find("zone"), labels.end());
+    EXPECT_EQ(labels.find("ap"), labels.end()); // a prefix of a key is not the key
+    EXPECT_THROW((void)labels.at("zone"), std::out_of_range);
+
+    EXPECT_FALSE(labels.emplace("app", "other"));
+    EXPECT_TRUE(labels.emplace("b", std::string(300, 'x'))); // lengths past one byte
+    EXPECT_EQ(labels.find("b")->second.size(), 300u);
+    labels.insert_or_assign("app", "replaced");
+    labels.insert_or_assign("zz", "");
+    EXPECT_EQ(labels.at("app"), "replaced");
+    EXPECT_TRUE(labels.contains("zz"));
+    EXPECT_TRUE(labels.erase("b"));
+    EXPECT_FALSE(labels.erase("b"));
+    EXPECT_EQ(labels,
+              (label_map{{"zz", ""}, {"tier", "front"}, {"app", "replaced"}, {"", "empty key"}}));
+    EXPECT_NE(labels, label_map{});
+    const label_map none;
+    EXPECT_TRUE(none.empty());
+    EXPECT_EQ(none.begin(), none.end());
+}
+
+TEST(LabelMap, FromPairsSortsOnceAndReportsDuplicates) {
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (int i = 20'000; i > 0; --i)
+        pairs.emplace_back("k" + std::to_string(i), std::to_string(i));
+    bool duplicates = true;
+    const auto labels = label_map::from_pairs(pairs, &duplicates);
+    EXPECT_FALSE(duplicates);
+    EXPECT_EQ(labels.size(), 20'000u);
+    EXPECT_EQ(labels.begin()->first, "k1");
+    EXPECT_EQ(labels.at("k777"), "777");
+    pairs.emplace_back("k5", "again");
+    EXPECT_EQ(label_map::from_pairs(pairs, &duplicates).at("k5"), "5");
+    EXPECT_TRUE(duplicates);
+    EXPECT_TRUE(parse_label_selector("k9,k19=19,k20001 notin (x)")->matches(labels));
+}
+
 } // namespace
 } // namespace hpaplus::core
