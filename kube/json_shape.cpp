@@ -5,7 +5,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <string_view>
 
 namespace hpaplus::kube {
 namespace {
@@ -30,7 +32,18 @@ void write(writer& w, const rapidjson::Value& v, const json_shape* shape) {
         return;
     }
     w.StartObject();
-    if (!shape->presence_only)
+    if (shape->keep_others) {
+        for (const auto& m : v.GetObject()) {
+            const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+            if (std::find(shape->dropped.begin(), shape->dropped.end(), name) !=
+                shape->dropped.end())
+                continue;
+            const auto own = std::find_if(shape->members.begin(), shape->members.end(),
+                                          [&](const auto& kept) { return kept.first == name; });
+            w.Key(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+            write(w, m.value, own == shape->members.end() ? nullptr : own->second.get());
+        }
+    } else if (!shape->presence_only)
         for (const auto& [name, inner] : shape->members) {
             const auto m = v.FindMember(name.c_str());
             if (m == v.MemberEnd()) continue;
@@ -113,6 +126,19 @@ json_shape_cptr deployment_shape() {
             {"spec", keep({{"replicas", whole}, {"selector", whole}})},
             {"status", whole},
         });
+    }();
+    return shape;
+}
+
+json_shape_cptr custom_resource_shape() {
+    static const json_shape_cptr shape = [] {
+        auto metadata = std::make_shared<json_shape>();
+        metadata->keep_others = true;
+        metadata->dropped = {"managedFields"};
+        auto whole = std::make_shared<json_shape>();
+        whole->keep_others = true;
+        whole->members = {{"metadata", metadata}};
+        return whole;
     }();
     return shape;
 }

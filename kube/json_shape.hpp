@@ -19,6 +19,9 @@ struct json_shape {
     std::vector<std::pair<std::string, std::shared_ptr<const json_shape>>> members;
     /// Keep an object as `{}` (an empty one stays absent-free): whether there is one, not what.
     bool presence_only = false;
+    /// Keep the members `members` does not name too (whole), except those named in `dropped`.
+    bool keep_others = false;
+    std::vector<std::string> dropped;
 };
 using json_shape_cptr = std::shared_ptr<const json_shape>;
 
@@ -35,5 +38,9 @@ json_shape_cptr pod_shape();
 /// decode_rollout_status): its pod template — most of it — and managed fields are dropped. The
 /// test kube/json_shape_test decodes a Deployment both ways and compares.
 json_shape_cptr deployment_shape();
+
+/// What the controller keeps of its own kinds (HPAPlus, CronHPA, VPAPlus): all but the managed
+/// fields, which it reads of plain HPAs only (kube/api/native_hpa).
+json_shape_cptr custom_resource_shape();
 
 } // namespace hpaplus::kube

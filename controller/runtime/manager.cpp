@@ -32,6 +32,7 @@ std::unique_ptr<kube::informer> crd_informer_of(kube::api_client& client,
                                                 const controller_options& options) {
     kube::informer_options o = options.informer;
     o.absent_means_empty = true;
+    o.keep = kube::custom_resource_shape();
     return std::make_unique<kube::informer>(client, r.path(options.watch_namespace), o);
 }
 

@@ -1,7 +1,8 @@
 // The informer's transforms (kube/json_shape): a pod with every field the decoders read — and
 // the heavy ones they do not — decodes the same kept or whole, for the horizontal side
 // (decode_pod) and for VPAPlus (decode_vertical_pod), and what is kept is a fraction of it; a
-// Deployment reads the same (its Scale view and rollout) without its pod template.
+// Deployment reads the same (its Scale view and rollout) without its pod template; HPAPlus's own
+// kinds lose only their managed fields.
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
 #include "kube/json_decoder.hpp"
@@ -158,6 +159,33 @@ TEST(DeploymentShape, ReadsAsTheWholeDeployment) {
     EXPECT_EQ(r1.spec_replicas, r2.spec_replicas);
     for (const char* dropped : {"managedFields", "template", "last-applied", "nginx"})
         EXPECT_EQ(kept.find(dropped), std::string::npos) << dropped;
+}
+
+// HPAPlus's own kinds are kept whole but for their managed fields: the result is the object with
+// metadata.managedFields removed, member for member, in order.
+TEST(CustomResourceShape, KeepsAllButTheManagedFields) {
+    const char* const hpaplus = R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1",
+      "kind":"HPAPlus","metadata":{"name":"web","namespace":"shop","uid":"u1",
+      "annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},
+      "managedFields":[{"manager":"hpaplus","operation":"Update","subresource":"status"}],
+      "creationTimestamp":"2026-11-26T10:00:00Z","finalizers":["x"]},
+      "spec":{"minReplicas":2,"behavior":{"scaleDown":{"policies":[{"type":"Pods","value":1}]}}},
+      "status":{"currentReplicas":3,"conditions":[{"type":"AbleToScale","status":"True"}]},
+      "extra":[1,{"managedFields":"kept: not metadata's"}]})";
+    rapidjson::Document whole, kept, want;
+    whole.Parse(hpaplus);
+    ASSERT_FALSE(whole.HasParseError());
+    const std::string text = shaped_json(whole, *custom_resource_shape());
+    kept.Parse(text.c_str());
+    want.Parse(hpaplus);
+    want["metadata"].RemoveMember("managedFields");
+    EXPECT_TRUE(kept == want) << text;
+    EXPECT_EQ(text.find("Update"), std::string::npos) << text;
+
+    rapidjson::Document odd;
+    odd.Parse(R"({"metadata":["not","an","object"],"spec":7})");
+    EXPECT_EQ(shaped_json(odd, *custom_resource_shape()),
+              R"({"metadata":["not","an","object"],"spec":7})");
 }
 
 TEST(PodShape, UnexpectedTypesAreKeptAsTheyAre) {
