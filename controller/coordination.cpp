@@ -44,7 +44,7 @@ std::optional<T> find_aimed_at(const kube::object_cache& informer, const std::st
     const auto items = informer.items();
     for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
         const auto& o = it->second;
-        if (o->namespace_ != ns) break;
+        if (o->namespace_() != ns) break;
         rapidjson::Document doc;
         doc.Parse(o->json.data(), o->json.size());
         if (doc.HasParseError()) continue;
@@ -139,7 +139,7 @@ std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::s
         const kube::json_node ref = kube::json_node{&doc, ""}["spec"]["scaleTargetRef"];
         if (d.opt_string(ref["kind"]).value_or("") == workload.kind &&
             d.opt_string(ref["name"]).value_or("") == workload.name)
-            return object->name;
+            return std::string(object->name());
     }
     return "";
 }

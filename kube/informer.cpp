@@ -29,10 +29,9 @@ std::string with_query(const std::string& path, const std::string& query) {
 object_cptr object_from(const rapidjson::Value& v, const informer_options& options) {
     json_decoder d;
     const json_node node{&v, ""};
-    auto o = std::make_shared<cached_object>();
-    o->namespace_ = d.opt_string(node["metadata"]["namespace"]).value_or("");
-    o->name = d.opt_string(node["metadata"]["name"]).value_or("");
-    o->key = o->namespace_ + "/" + o->name;
+    auto o =
+        std::make_shared<cached_object>(d.opt_string(node["metadata"]["namespace"]).value_or(""),
+                                        d.opt_string(node["metadata"]["name"]).value_or(""));
     o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
     o->generation = d.opt_int(node["metadata"]["generation"], 0, INT64_MAX).value_or(0);
     if (options.keep_json) o->json = options.keep ? shaped_json(v, *options.keep) : to_json_text(v);
@@ -135,11 +134,10 @@ void informer::replace(std::map<std::string, object_cptr, std::less<>> fresh, st
     for (const auto& [key, object] : fresh) {
         const auto it = cached.find(key);
         if (it == cached.end()) {
-            cached[key] = object;
+            store(cached, object);
             notify(change::added, object, nullptr);
         } else if (it->second->resource_version != object->resource_version) {
-            object_cptr previous = it->second;
-            it->second = object;
+            const object_cptr previous = store(cached, object);
             notify(change::modified, object, previous);
         }
     }

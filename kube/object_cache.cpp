@@ -17,6 +17,20 @@ std::string_view to_string(change what) {
     return "";
 }
 
+namespace {
+
+std::string key_of(std::string_view ns, std::string_view name) {
+    std::string key;
+    key.reserve(ns.size() + 1 + name.size());
+    key.append(ns).append("/").append(name);
+    return key;
+}
+
+} // namespace
+
+cached_object::cached_object(std::string_view ns, std::string_view name)
+    : key(key_of(ns, name)), name_at_(ns.size() + 1) {}
+
 snapshot_cptr object_cache::items() const {
     if (!snapshot_) snapshot_ = std::make_shared<const snapshot>(objects_);
     return snapshot_;
@@ -35,14 +49,21 @@ std::vector<object_cptr> object_cache::select(std::string_view ns,
 }
 
 object_cptr object_cache::find(std::string_view ns, std::string_view name) const {
-    const auto it = objects_.find(std::string(ns) + "/" + std::string(name));
+    const auto it = objects_.find(std::string_view(key_of(ns, name)));
     return it == objects_.end() ? nullptr : it->second;
 }
 
+object_cptr store(snapshot& objects, object_cptr object) {
+    object_cptr previous;
+    if (auto node = objects.extract(std::string_view(object->key)))
+        previous = std::move(node.mapped());
+    const std::string_view key = object->key;
+    objects.emplace(key, std::move(object));
+    return previous;
+}
+
 void object_cache::put(const object_cptr& object) {
-    auto& slot = objects_[object->key];
-    object_cptr previous = std::move(slot);
-    slot = object;
+    const object_cptr previous = store(objects_, object);
     notify(previous ? change::modified : change::added, object, previous);
 }
 

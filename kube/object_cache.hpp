@@ -22,9 +22,13 @@ namespace hpaplus::kube {
 /// One cached object: its JSON text as the server sent it (or the part of it the informer keeps).
 /// Immutable once cached, so threads share it freely.
 struct cached_object {
-    std::string key; ///< namespace/name ("/name" when cluster-scoped)
-    std::string namespace_;
-    std::string name;
+    /// Keyed as `namespace/name` ("/name" when cluster-scoped); the namespace and the name are
+    /// views into the key (a cache holds one per pod: each string counts).
+    cached_object(std::string_view ns, std::string_view name);
+
+    const std::string key;
+    std::string_view namespace_() const { return std::string_view(key).substr(0, name_at_ - 1); }
+    std::string_view name() const { return std::string_view(key).substr(name_at_); }
     core::label_map labels; ///< empty when `pod` is set (its labels are the pod's): see label_set()
     std::string resource_version;
     std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
@@ -34,10 +38,18 @@ struct cached_object {
 
     /// metadata.labels, held once per object.
     const core::label_map& label_set() const { return pod ? pod->labels : labels; }
+
+  private:
+    std::size_t name_at_ = 1; ///< where the name starts in `key`
 };
 using object_cptr = std::shared_ptr<const cached_object>;
-using snapshot = std::map<std::string, object_cptr, std::less<>>;
+/// By key; each key is a view into its object's own `key`.
+using snapshot = std::map<std::string_view, object_cptr, std::less<>>;
 using snapshot_cptr = std::shared_ptr<const snapshot>;
+
+/// Puts `object` in `objects` under its key and returns the object it replaces (or null). Use it
+/// for every store: a new version must bring its own key into the entry.
+object_cptr store(snapshot& objects, object_cptr object);
 
 /// What happened to a cached object (a watch event's type; bookmarks change nothing).
 enum class change { added, modified, deleted };

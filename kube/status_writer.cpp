@@ -34,9 +34,10 @@ boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const std::string& status) {
     if (!status_differs(parsed, status)) co_return false;
     std::string patch = "{\"status\":" + status + "}";
-    const std::string sub = "status"; // named: GCC 12 mishandles temporaries in co_await calls
-    auto response = co_await kube::merge_patch(client, resource, object.namespace_, object.name,
-                                               std::move(patch), sub, object.key);
+    // Named: GCC 12 mishandles temporaries in co_await calls.
+    const std::string sub = "status", ns(object.namespace_()), name(object.name());
+    auto response =
+        co_await kube::merge_patch(client, resource, ns, name, std::move(patch), sub, object.key);
     if (!response && response.ec != kube::errc::not_found)
         spdlog::warn("{}: writing status failed: {}", object.key, response.message());
     co_return static_cast<bool>(response);

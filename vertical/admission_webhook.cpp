@@ -65,7 +65,7 @@ vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map
     const auto items = env.vpapluses.items();
     for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
         const auto& o = it->second;
-        if (o->namespace_ != ns) break;
+        if (o->namespace_() != ns) break;
         rapidjson::Document doc;
         doc.Parse(o->json.data(), o->json.size());
         if (doc.HasParseError()) continue;

@@ -178,9 +178,11 @@ void lane::on_deployment(kube::change what, const kube::object_cptr& object,
     if (!hpapluses_workers_->acting()) return;
     // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
     if (what != kube::change::modified || rolling_out(object) != rolling_out(previous)) {
-        hpapluses_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
+        hpapluses_workers_->poke_aimed_at(object->namespace_(),
+                                          "Deployment/" + std::string(object->name()));
         if (hpa_workers_)
-            hpa_workers_->poke_aimed_at(object->namespace_, "Deployment/" + object->name);
+            hpa_workers_->poke_aimed_at(object->namespace_(),
+                                        "Deployment/" + std::string(object->name()));
     }
 }
 
@@ -192,11 +194,12 @@ void lane::on_cronhpa(kube::change what, const kube::object_cptr& object,
     const bool deleted = what == kube::change::deleted;
     for (const auto& target : floor_changes(previous, deleted ? nullptr : object)) {
         if (target.kind == kube::hpaplus_kind)
-            hpapluses_workers_->poke(object->namespace_ + "/" + target.name);
+            hpapluses_workers_->poke(std::string(object->namespace_()) + "/" + target.name);
         else
-            hpapluses_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
+            hpapluses_workers_->poke_aimed_at(object->namespace_(),
+                                              target.kind + "/" + target.name);
         if (hpa_workers_ && target.kind != kube::hpaplus_kind)
-            hpa_workers_->poke_aimed_at(object->namespace_, target.kind + "/" + target.name);
+            hpa_workers_->poke_aimed_at(object->namespace_(), target.kind + "/" + target.name);
     }
 }
 

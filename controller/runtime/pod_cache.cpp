@@ -6,7 +6,7 @@ namespace hpaplus::controller {
 
 pod_cache::pod_cache(kube::object_cache& pods) : pods_(pods) {
     pods.on_change([this](kube::change, const kube::object_cptr& object, const kube::object_cptr&) {
-        generations_[object->namespace_] = ++changes_;
+        generations_[std::string(object->namespace_())] = ++changes_;
     });
 }
 

@@ -33,7 +33,7 @@ void worker_pool::start(asio::any_io_executor ex, std::atomic<std::size_t>& runn
     running_ = &running;
     acting_ = true;
     for (const auto& [key, object] : objects)
-        if (wanted(*object)) spawn(object->namespace_, object->name, true);
+        if (wanted(*object)) spawn(object->namespace_(), object->name(), true);
     spdlog::info("acting on {} {} objects", workers_.size(), kind_);
 }
 
@@ -46,7 +46,8 @@ void worker_pool::resync(const kube::snapshot& objects) {
         forget(key);
     const std::size_t before = workers_.size();
     for (const auto& [key, object] : objects)
-        if (!workers_.count(key) && wanted(*object)) spawn(object->namespace_, object->name, true);
+        if (!workers_.count(key) && wanted(*object))
+            spawn(object->namespace_(), object->name(), true);
     if (!unowned.empty() || workers_.size() != before)
         spdlog::info("{} objects: {} workers ({} new, {} handed over)", kind_, workers_.size(),
                      workers_.size() - before, unowned.size());
@@ -59,7 +60,8 @@ void worker_pool::stop() {
     workers_.clear();
 }
 
-void worker_pool::spawn(const std::string& ns, const std::string& name, bool listed) {
+void worker_pool::spawn(std::string_view namespace_view, std::string_view name_view, bool listed) {
+    const std::string ns(namespace_view), name(name_view);
     std::string key = ns + "/" + name;
     if (!acting_ || workers_.count(key)) return;
     auto w = rules_.make(executor_, ns, name);
@@ -100,7 +102,7 @@ void worker_pool::on_change(kube::change what, const kube::object_cptr& object,
     if (what == kube::change::deleted || !wanted(*object)) {
         forget(object->key);
     } else if (!workers_.count(object->key)) {
-        spawn(object->namespace_, object->name, false);
+        spawn(object->namespace_(), object->name(), false);
     } else if (!previous || rules_.wakes(*object, *previous)) {
         workers_.at(object->key)->poke();
     }

@@ -150,7 +150,7 @@ class worker_pool {
   private:
     boost::asio::awaitable<void> run(std::shared_ptr<worker_slot> w,
                                      std::chrono::milliseconds first_delay);
-    void spawn(const std::string& ns, const std::string& name, bool listed);
+    void spawn(std::string_view ns, std::string_view name, bool listed);
     void forget(const std::string& key);
     bool wanted(const kube::cached_object& object) const {
         return (!owns_ || owns_(object.key)) && rules_.takes(object);

@@ -21,10 +21,7 @@ struct hand_cache final : object_cache {
 };
 
 object_cptr object(const std::string& ns, const std::string& name, int version) {
-    auto o = std::make_shared<cached_object>();
-    o->namespace_ = ns;
-    o->name = name;
-    o->key = ns + "/" + name;
+    auto o = std::make_shared<cached_object>(ns, name);
     o->resource_version = std::to_string(version);
     o->labels = {{"app", name.substr(0, 1)}};
     return o;
@@ -51,6 +48,31 @@ class lane {
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
     std::thread thread_;
 };
+
+// The cache's keys are views into its objects: a new version replaces the entry's key with its own,
+// so the old version may go (ASan in CI would see a key left pointing into it).
+TEST(ObjectCache, EachVersionBringsItsOwnKey) {
+    const cached_object pod("shop", "web-1"), node("", "node-a");
+    EXPECT_EQ(pod.key, "shop/web-1");
+    EXPECT_EQ(pod.namespace_(), "shop");
+    EXPECT_EQ(pod.name(), "web-1");
+    EXPECT_EQ(node.key, "/node-a");
+    EXPECT_EQ(node.namespace_(), "");
+    EXPECT_EQ(node.name(), "node-a");
+
+    hand_cache cache;
+    cache.put(object("shop", "web-1", 1));
+    cache.put(object("shop", "web-2", 1));
+    cache.put(object("shop", "web-1", 2)); // version 1 is gone now
+    ASSERT_NE(cache.find("shop", "web-1"), nullptr);
+    EXPECT_EQ(cache.find("shop", "web-1")->resource_version, "2");
+    const auto items = cache.items();
+    ASSERT_EQ(items->size(), 2u);
+    EXPECT_EQ(items->begin()->first, "shop/web-1");
+    cache.remove(object("shop", "web-1", 3));
+    EXPECT_EQ(cache.find("shop", "web-1"), nullptr);
+    EXPECT_EQ(cache.select("shop", {}).size(), 1u);
+}
 
 TEST(Mirror, FollowsItsSourceAcrossThreads) {
     hand_cache source;
