@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 
 namespace hpaplus::demo {
 namespace {
@@ -32,7 +33,11 @@ using controller::controller_process;
 using controller::manager;
 
 constexpr int target_utilization = 60;
-constexpr int prewarm_size = 6;       ///< the CronHPA's floor before the load rises
+constexpr int prewarm_size = 6; ///< the CronHPA's floor before the load rises
+// When the CronHPA raises and releases its floor, in percent of the run (at least 2 s in): well
+// before the load rises at 20 %, so that even a slow start scales up for the floor first.
+constexpr int prewarm_at_percent = 6;
+constexpr int release_at_percent = 30;
 constexpr double cores_per_pod = 0.5; // the pods' CPU request
 
 // --vertical: pods that use 600m CPU and 300Mi each against 100m and 128Mi requested.
@@ -52,7 +57,7 @@ std::string vpaplus_json() {
 
 // The load over the scenario, as fractions of its length: steady, a rise, a peak, a fall.
 std::vector<std::pair<double, double>> load_profile() {
-    return {{0.0, 0.6}, {0.12, 2.4}, {0.30, 4.0}, {0.50, 0.9}, {0.75, 0.5}};
+    return {{0.0, 0.6}, {0.20, 2.4}, {0.35, 4.0}, {0.55, 0.9}, {0.75, 0.5}};
 }
 
 std::string deployment_json() {
@@ -74,6 +79,13 @@ std::string hpaplus_json(int scale_down_window) {
            std::to_string(scale_down_window) + "}}}}";
 }
 
+int prewarm_at(int duration) {
+    return std::max(2, duration * prewarm_at_percent / 100);
+}
+int release_at(int duration) {
+    return duration * release_at_percent / 100;
+}
+
 // A 6-field schedule firing once a day, `seconds` from now on the UTC wall clock.
 std::string schedule_in(int seconds) {
     const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
@@ -90,9 +102,9 @@ std::string cronhpa_json(int duration) {
            R"({"name":"web-prewarm","namespace":"default"},"spec":{"scaleTargetRef":)"
            R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","name":"web"},)"
            R"("timeZone":"UTC","jobs":[{"name":"prewarm","schedule":")" +
-           schedule_in(std::max(2, duration * 6 / 100)) + R"(","targetSize":)" +
-           std::to_string(prewarm_size) + R"(},{"name":"release","schedule":")" +
-           schedule_in(duration * 20 / 100) + R"(","targetSize":2}]}})";
+           schedule_in(prewarm_at(duration)) + R"(","targetSize":)" + std::to_string(prewarm_size) +
+           R"(},{"name":"release","schedule":")" + schedule_in(release_at(duration)) +
+           R"(","targetSize":2}]}})";
 }
 
 // What exists before the controller starts: the CRDs and the workloads, so that their pods are
@@ -206,12 +218,14 @@ class recorder {
         if (!samples_.empty() && s.replicas != samples_.back().replicas) {
             const int from = samples_.back().replicas;
             (s.replicas > from ? scale_ups_ : scale_downs_)++;
-            events_.push_back(
-                {s.seconds, "scaled " + std::string(s.replicas > from ? "up" : "down") + " from " +
-                                std::to_string(from) + " to " + std::to_string(s.replicas) +
-                                " replicas" + rescale_reason(store, s.replicas)});
-            std::printf("[%4.0fs] %s\n", s.seconds, events_.back().text.c_str());
+            flush_rescale();
+            events_.push_back({s.seconds, "scaled " +
+                                              std::string(s.replicas > from ? "up" : "down") +
+                                              " from " + std::to_string(from) + " to " +
+                                              std::to_string(s.replicas) + " replicas"});
+            unexplained_ = rescale_note{events_.size() - 1, s.replicas, s.seconds};
         }
+        explain_rescale(store, s.seconds);
         samples_.push_back(s);
         if (print) {
             const std::string cpu =
@@ -223,6 +237,26 @@ class recorder {
                         static_cast<unsigned long long>(objects_.stats().reconciles));
         }
         std::fflush(stdout);
+    }
+
+    // The controller writes the Deployment's scale before it records the Event that gives the
+    // reason, so a sample can fall between the two: the rescale waits (a few seconds at most) for
+    // its reason before it is printed.
+    void explain_rescale(sim::object_store& store, double seconds) {
+        if (!unexplained_) return;
+        auto& e = events_[unexplained_->event];
+        const std::string reason = rescale_reason(store, unexplained_->replicas);
+        if (reason.empty() && seconds - unexplained_->seen < 5) return;
+        e.text += reason;
+        flush_rescale();
+    }
+
+    // Prints the rescale still waiting for its reason, as it stands.
+    void flush_rescale() {
+        if (!unexplained_) return;
+        const auto& e = events_[unexplained_->event];
+        std::printf("[%4.0fs] %s\n", e.seconds, e.text.c_str());
+        unexplained_.reset();
     }
 
     // The reason of the HPAPlus's SuccessfulRescale Event to `replicas` (its message is upstream's
@@ -359,6 +393,12 @@ class recorder {
     std::vector<demo_event> events_;
     int scale_ups_ = 0;
     int scale_downs_ = 0;
+    struct rescale_note {
+        std::size_t event; ///< index in events_
+        int replicas;      ///< the size it rescaled to
+        double seen;       ///< when the sample saw it
+    };
+    std::optional<rescale_note> unexplained_; ///< a rescale whose Event is not recorded yet
     std::string cron_floor_ = "none";
     std::map<std::string, std::string> pod_requests_; ///< api pod → its requests, as last seen
     int vertical_resizes_ = 0;
@@ -431,7 +471,7 @@ int run_demo(const demo_options& flags) {
                     "target %d %%)\n",
                     "0.6", target_utilization);
         std::printf("  cron:      CronHPA web-prewarm holds a floor of %d from %d s to %d s\n",
-                    prewarm_size, std::max(2, flags.duration * 6 / 100), flags.duration * 20 / 100);
+                    prewarm_size, prewarm_at(flags.duration), release_at(flags.duration));
         if (flags.vertical)
             std::printf(
                 "  vertical:  VPAPlus api resizes pods of Deployment api in place (they use "
@@ -474,6 +514,7 @@ int run_demo(const demo_options& flags) {
         rec.sample(true);
         schedule();
         io.run();
+        rec.flush_rescale();
 
         const demo_summary summary = rec.summary();
         std::printf("\nDone: %d scale-ups, %d scale-downs, at most %d replicas, %d at the end; "
