@@ -92,12 +92,18 @@ std::string json_decoder::string(const json_node& n) {
 }
 
 std::optional<std::string> json_decoder::opt_string(const json_node& n) {
+    const auto view = opt_string_view(n);
+    if (!view) return std::nullopt;
+    return std::string(*view);
+}
+
+std::optional<std::string_view> json_decoder::opt_string_view(const json_node& n) {
     if (!n.present()) return std::nullopt;
     if (!n.value->IsString()) {
         fail(n, std::string("expected a string, got ") + type_name(*n.value));
         return std::nullopt;
     }
-    return std::string(n.value->GetString(), n.value->GetStringLength());
+    return std::string_view(n.value->GetString(), n.value->GetStringLength());
 }
 
 std::optional<std::int64_t> json_decoder::opt_int(const json_node& n, std::int64_t min,
@@ -185,11 +191,11 @@ std::optional<core::quantity> json_decoder::opt_quantity(const json_node& n) {
 }
 
 std::optional<core::time_point> json_decoder::opt_time(const json_node& n) {
-    auto s = opt_string(n);
+    const auto s = opt_string_view(n);
     if (!s) return std::nullopt;
     auto t = core::parse_rfc3339(*s);
     if (!t) {
-        fail(n, "invalid RFC 3339 time \"" + *s + "\"");
+        fail(n, "invalid RFC 3339 time \"" + std::string(*s) + "\"");
         return std::nullopt;
     }
     return *t;
@@ -210,9 +216,9 @@ core::label_map json_decoder::string_map(const json_node& n) {
     if (!object(n)) return {};
     std::vector<core::label_map::value_type> entries; // views into the document
     for (const auto& m : n.value->GetObject()) {
-        if (opt_string(member(n, m)))
+        if (const auto value = opt_string_view(member(n, m)))
             entries.emplace_back(std::string_view(m.name.GetString(), m.name.GetStringLength()),
-                                 std::string_view(m.value.GetString(), m.value.GetStringLength()));
+                                 *value);
     }
     return core::label_map::from_views(std::move(entries));
 }

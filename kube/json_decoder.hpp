@@ -52,6 +52,8 @@ class json_decoder {
 
     std::string string(const json_node& n); ///< required
     std::optional<std::string> opt_string(const json_node& n);
+    /// As opt_string, viewing the document's text (valid while the document is).
+    std::optional<std::string_view> opt_string_view(const json_node& n);
     std::optional<std::int64_t> opt_int(const json_node& n, std::int64_t min, std::int64_t max);
     std::optional<std::int32_t> opt_int32(const json_node& n, std::int32_t min = INT32_MIN,
                                           std::int32_t max = INT32_MAX);

@@ -19,7 +19,8 @@ struct json_shape {
     std::vector<std::pair<std::string, std::shared_ptr<const json_shape>>> members;
     /// Keep an object as `{}` (an empty one stays absent-free): whether there is one, not what.
     bool presence_only = false;
-    /// Keep the members `members` does not name too (whole), except those named in `dropped`.
+    /// Keep the members `members` does not name too (whole), except those named in `dropped`;
+    /// it overrides `presence_only` (no shape sets both).
     bool keep_others = false;
     std::vector<std::string> dropped;
 };

@@ -3,6 +3,9 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
+#include <array>
+
 namespace hpaplus::kube {
 
 std::string_view to_string(change what) {
@@ -49,7 +52,21 @@ std::vector<object_cptr> object_cache::select(std::string_view ns,
 }
 
 object_cptr object_cache::find(std::string_view ns, std::string_view name) const {
-    const auto it = objects_.find(std::string_view(key_of(ns, name)));
+    // A Kubernetes key fits (a namespace has at most 63 characters, a name 253): the lookup, once
+    // per reconcile and more, builds no string.
+    std::array<char, 320> buffer;
+    std::string longer;
+    std::string_view key;
+    if (ns.size() + 1 + name.size() <= buffer.size()) {
+        auto end = std::copy(ns.begin(), ns.end(), buffer.begin());
+        *end++ = '/';
+        end = std::copy(name.begin(), name.end(), end);
+        key = std::string_view(buffer.data(), static_cast<std::size_t>(end - buffer.begin()));
+    } else {
+        longer = key_of(ns, name);
+        key = longer;
+    }
+    const auto it = objects_.find(key);
     return it == objects_.end() ? nullptr : it->second;
 }
 

@@ -116,6 +116,7 @@ class handler {
     }
 
     policy::pod_metrics& pod() { return items.back(); }
+    policy::pod_metrics::container_usage& container() { return pod().containers.back(); }
 
     // Sorted, so that a container with many resources costs n log n, not n².
     static bool repeats_a_name(const policy::resource_list& usage) {
@@ -126,7 +127,6 @@ class handler {
         std::sort(names.begin(), names.end());
         return std::adjacent_find(names.begin(), names.end()) != names.end();
     }
-    policy::pod_metrics::container_usage& container() { return pod().containers.back(); }
 
     // null, true, false or a number: only the value of a key it does not read.
     bool scalar() {

@@ -107,9 +107,13 @@ std::string string_at(const json& root, std::string_view path) {
 
 core::label_map labels_at(const json& root, std::string_view path) {
     const json* object = find_path(root, path);
-    if (!object || !object->IsObject()) return {};
+    return object ? labels_of(*object) : core::label_map();
+}
+
+core::label_map labels_of(const json& object) {
+    if (!object.IsObject()) return {};
     std::vector<core::label_map::value_type> labels;
-    for (const auto& m : object->GetObject())
+    for (const auto& m : object.GetObject())
         if (m.value.IsString())
             labels.emplace_back(std::string_view(m.name.GetString(), m.name.GetStringLength()),
                                 std::string_view(m.value.GetString(), m.value.GetStringLength()));
@@ -301,7 +305,7 @@ core::outcome<core::label_selector> label_selector_of(const json* selector) {
             if (!m.value.IsString())
                 return core::error_message("matchLabels." + std::string(m.name.GetString()) +
                                            " must be a string");
-        spec.match_labels = labels_at(*selector, "matchLabels");
+        spec.match_labels = labels_of(*ml);
     }
     if (const json* me = find_path(*selector, "matchExpressions"); me && !me->IsNull()) {
         if (!me->IsArray()) return core::error_message("matchExpressions must be a list");

@@ -30,6 +30,8 @@ std::string string_at(const json& root, std::string_view path);
 /// The string members of the object at `path` (others are passed over) as labels; empty when it
 /// is no object. Of repeated keys the first counts.
 core::label_map labels_at(const json& root, std::string_view path);
+/// The string members of `object` as labels (none when it is not an object).
+core::label_map labels_of(const json& object);
 /// An integer member, or `fallback`.
 std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback = 0);
 

@@ -100,11 +100,18 @@ Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r
             Value v = item(milli);
             // The item must pass the metric's own selector, as the metrics server picked it.
             core::label_map labels;
-            if (m.metric.selector) {
-                labels = m.metric.selector->match_labels;
-                for (const auto& e : m.metric.selector->match_expressions)
-                    if ((e.op == "In" && !e.values.empty()) || e.op == "Exists")
-                        labels.insert_or_assign(e.key, e.values.empty() ? "x" : e.values.front());
+            if (const auto& selector = m.metric.selector) {
+                // Of equal keys from_views keeps the first: the last expression wins, then the
+                // expressions over matchLabels.
+                std::vector<core::label_map::value_type> entries;
+                const auto& expressions = selector->match_expressions;
+                for (auto e = expressions.rbegin(); e != expressions.rend(); ++e)
+                    if ((e->op == "In" && !e->values.empty()) || e->op == "Exists")
+                        entries.emplace_back(e->key, e->values.empty() ? std::string_view("x")
+                                                                       : e->values.front());
+                entries.insert(entries.end(), selector->match_labels.begin(),
+                               selector->match_labels.end());
+                labels = core::label_map::from_views(std::move(entries));
             }
             v.AddMember("metricLabels", labels_value(labels, a), a);
             items.PushBack(v, a);

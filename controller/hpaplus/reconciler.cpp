@@ -116,6 +116,19 @@ boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& ki
         co_await kube::write_status(env.client, kind.resource, object, doc, status);
 }
 
+// Registers the target's selector with the kind's registry (AmbiguousSelector), parsed only when
+// it differs from the one this object last registered; false when it has none that parses.
+bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::string& name,
+                       const std::string& selector, object_memory& memory) {
+    if (selector.empty()) return false;
+    if (selector == memory.registered_selector) return true;
+    auto parsed = core::parse_label_selector(selector);
+    if (!parsed) return false;
+    kind.selectors.put(ns, name, std::move(*parsed));
+    memory.registered_selector = selector;
+    return true;
+}
+
 } // namespace
 
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
@@ -207,9 +220,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         in.pods.reserve(pods.size());
         for (const auto& p : pods)
             in.pods.push_back(p.get());
-        if (auto selector = core::parse_label_selector(in.scale->selector);
-            selector && !in.scale->selector.empty()) {
-            kind.selectors.put(ns, name, std::move(*selector));
+        if (register_selector(kind, ns, name, in.scale->selector, memory)) {
             const std::uint64_t selectors = kind.selectors.version(ns);
             if (memory.peers_pods != memory.pods.generation ||
                 memory.peers_selectors != selectors) {

@@ -44,6 +44,9 @@ struct object_memory {
     /// the namespace's selectors (selector_registry::version) changed.
     std::vector<policy::peer_autoscaler> peers;
     std::uint64_t peers_pods = 0, peers_selectors = 0;
+    /// The target's selector as last put into the kind's selector registry (not parsed again
+    /// while the target keeps it).
+    std::string registered_selector;
     /// The object's resourceVersion when its stored status was last found equal to the status
     /// text hashed (core::fnv1a) in status_digest: while both hold, the status needs no parse
     /// and no comparison (64-bit hash: a collision would only delay a write until the next

@@ -6,7 +6,11 @@ namespace hpaplus::controller {
 
 pod_cache::pod_cache(kube::object_cache& pods) : pods_(pods) {
     pods.on_change([this](kube::change, const kube::object_cptr& object, const kube::object_cptr&) {
-        generations_[std::string(object->namespace_())] = ++changes_;
+        const std::string_view ns = object->namespace_();
+        if (const auto g = generations_.find(ns); g != generations_.end())
+            g->second = ++changes_;
+        else
+            generations_.emplace(ns, ++changes_);
     });
 }
 

@@ -7,8 +7,10 @@
 #include "kube/object_cache.hpp"
 #include "policy/types.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -36,8 +38,15 @@ class pod_cache {
 
   private:
     const kube::object_cache& pods_;
+    /// Hashes a namespace given as a string or a view alike (no string built to look one up).
+    struct name_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
     /// Per namespace: bumped (from one counter, never reused) on every change of one of its pods.
-    std::unordered_map<std::string, std::uint64_t> generations_;
+    std::unordered_map<std::string, std::uint64_t, name_hash, std::equal_to<>> generations_;
     std::uint64_t changes_ = 0;
 };
 
