@@ -7,6 +7,7 @@
 #include "bare_client.hpp"
 #include "bench_cluster.hpp"
 #include "json_line.hpp"
+#include "pod_metrics_decode.hpp"
 #include "process_stats.hpp"
 #include "sim_step.hpp"
 
@@ -377,17 +378,21 @@ int main(int argc, char** argv) {
         if (a.mode == "throughput") return throughput(a);
         if (a.mode == "timeliness") return timeliness(a);
         if (a.mode == "memory") return memory(a);
+        if (a.mode == "pod-metrics")
+            return pod_metrics_decode(static_cast<int>(a.get("pods", 100)), a.get("seconds", 3));
         if (a.mode == "sim-step")
             return sim_step(static_cast<int>(a.get("objects", 10000)),
                             static_cast<int>(a.get("pods-per-object", 10)),
                             static_cast<int>(a.get("steps", 5)));
         std::fprintf(stderr,
-                     "usage: hpaplus-bench throughput|timeliness|memory|sim-step [--KEY VALUE]...\n"
+                     "usage: hpaplus-bench throughput|timeliness|memory|sim-step|pod-metrics "
+                     "[--KEY VALUE]...\n"
                      "  throughput --objects 10000 --seconds 20 --warmup 10 --connections 16 "
                      "--threads 1\n"
                      "  timeliness --objects 10000 --period 15 --seconds 30\n"
                      "  memory --from 1000 --to 10000 --period 5\n"
                      "  sim-step --objects 10000 --pods-per-object 10 --steps 5\n"
+                     "  pod-metrics --pods 100 --seconds 3\n"
                      "(see docs/performance.md)\n");
         return 2;
     } catch (const std::exception& e) {

@@ -18,11 +18,14 @@
 #include <boost/asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <utility>
 
 namespace hpaplus::demo {
 namespace {
@@ -245,9 +248,11 @@ class recorder {
     void explain_rescale(sim::object_store& store, double seconds) {
         if (!unexplained_) return;
         auto& e = events_[unexplained_->event];
-        const std::string reason = rescale_reason(store, unexplained_->replicas);
+        const auto [reason, version] =
+            rescale_reason(store, unexplained_->replicas, reason_version_);
         if (reason.empty() && seconds - unexplained_->seen < 5) return;
         e.text += reason;
+        reason_version_ = std::max(reason_version_, version);
         flush_rescale();
     }
 
@@ -260,13 +265,18 @@ class recorder {
     }
 
     // The reason of the HPAPlus's SuccessfulRescale Event to `replicas` (its message is upstream's
-    // "New size: N; reason: ..."), as ": reason", or "" when there is none (yet).
-    static std::string rescale_reason(sim::object_store& store, int replicas) {
+    // "New size: N; reason: ..."), as ": reason", or "" when there is none (yet), with the Event's
+    // resourceVersion. Only an Event written after `after` counts: a rescale back to a size reached
+    // before (6 -> 3 -> 6) must not take the earlier rescale's reason while its own is on its way.
+    static std::pair<std::string, std::uint64_t> rescale_reason(sim::object_store& store,
+                                                                int replicas, std::uint64_t after) {
         auto* events = store.find("", "v1", "events");
-        if (!events) return "";
+        if (!events) return {};
         const std::string prefix = "New size: " + std::to_string(replicas) + "; reason: ";
         std::string reason;
+        std::uint64_t version = 0;
         for (const auto& [key, e] : events->objects) {
+            if (e->rv <= after || e->rv < version) continue;
             const auto* reason_field = member(&e->doc, "reason");
             const auto* message = member(&e->doc, "message");
             const auto* object = member(&e->doc, "involvedObject");
@@ -278,9 +288,12 @@ class recorder {
                 std::string_view(name->GetString()) != "web")
                 continue;
             const std::string_view text = message->GetString();
-            if (text.substr(0, prefix.size()) == prefix) reason = text.substr(prefix.size());
+            if (text.substr(0, prefix.size()) != prefix) continue;
+            reason = text.substr(prefix.size());
+            version = e->rv;
         }
-        return reason.empty() ? "" : ": " + reason;
+        if (reason.empty()) return {};
+        return {": " + reason, version};
     }
 
     // Notes when the CronHPA's floor on the HPAPlus changes.
@@ -399,6 +412,7 @@ class recorder {
         double seen;       ///< when the sample saw it
     };
     std::optional<rescale_note> unexplained_; ///< a rescale whose Event is not recorded yet
+    std::uint64_t reason_version_ = 0; ///< the resourceVersion of the last Event that gave a reason
     std::string cron_floor_ = "none";
     std::map<std::string, std::string> pod_requests_; ///< api pod → its requests, as last seen
     int vertical_resizes_ = 0;

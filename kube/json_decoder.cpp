@@ -202,11 +202,12 @@ std::optional<core::time_point> json_decoder::opt_time(const json_node& n) {
 }
 
 std::optional<std::chrono::nanoseconds> json_decoder::opt_duration(const json_node& n) {
-    auto s = opt_string(n);
+    const auto s = opt_string_view(n);
     if (!s) return std::nullopt;
     auto d = core::parse_go_duration(*s);
     if (!d) {
-        fail(n, "invalid duration \"" + *s + "\" (expected a Go duration such as \"30s\")");
+        fail(n, "invalid duration \"" + std::string(*s) +
+                    "\" (expected a Go duration such as \"30s\")");
         return std::nullopt;
     }
     return *d;

@@ -4,8 +4,6 @@
 #include "core/duration.hpp"
 #include "core/time.hpp"
 
-#include <rapidjson/encodedstream.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include <algorithm>
@@ -118,8 +116,15 @@ class handler {
     policy::pod_metrics& pod() { return items.back(); }
     policy::pod_metrics::container_usage& container() { return pod().containers.back(); }
 
-    // Sorted, so that a container with many resources costs n log n, not n².
+    // Sorted, so that a container with many resources costs n log n, not n²; the usual two or
+    // three are compared pairwise, without an allocation.
     static bool repeats_a_name(const policy::resource_list& usage) {
+        if (usage.size() <= 8) {
+            for (std::size_t i = 0; i < usage.size(); ++i)
+                for (std::size_t j = i + 1; j < usage.size(); ++j)
+                    if (usage[i].first == usage[j].first) return true;
+            return false;
+        }
         std::vector<std::string_view> names;
         names.reserve(usage.size());
         for (const auto& [name, value] : usage)
@@ -178,7 +183,9 @@ class handler {
         case place::usage: {
             const auto q = core::quantity::parse(trim_blanks(s));
             if (!q) return false;
-            container().usage.emplace_back(key_, *q); // a repeated name: see close()
+            auto& usage = container().usage;
+            if (usage.empty()) usage.reserve(2); // cpu and memory, as metrics-server sends them
+            usage.emplace_back(key_, *q);        // a repeated name: see close()
             return true;
         }
         case place::list:
@@ -275,11 +282,12 @@ class handler {
 
 } // namespace
 
-std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(std::string_view json) {
-    if (json.size() > list_max_bytes) return std::nullopt;
+std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(const std::string& json) {
+    // The reader takes the text as NUL-terminated (rapidjson's fastest stream): a NUL inside it
+    // would end it early, so such a text goes to the DOM decoder, which reports it.
+    if (json.size() > list_max_bytes || json.find('\0') != std::string::npos) return std::nullopt;
     handler h;
-    rapidjson::MemoryStream bytes(json.data(), json.size());
-    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
+    rapidjson::StringStream in(json.c_str());
     rapidjson::Reader reader;
     if (reader.Parse<rapidjson::kParseIterativeFlag>(in, h).IsError()) return std::nullopt;
     return std::move(h.items);

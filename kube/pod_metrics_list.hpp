@@ -2,21 +2,21 @@
 // SAX reader, without building a document: the metrics lists are the biggest thing the controller
 // parses. It takes the shape the metrics server sends and nothing else: a value of an unexpected
 // type, a duplicate key it reads, a null, a missing pod or container name, a bad time, duration or
-// quantity, nesting past 512 levels or more than 64 MiB make it answer "not decoded", and the
-// caller decodes that answer with the DOM decoder (decode_pod_metrics), which reports exactly what
-// is wrong. Whenever it decodes, it gives what the DOM decoder gives (a differential fuzz harness
-// and a unit test hold it to that).
+// quantity, nesting past 512 levels, a NUL byte or more than 64 MiB make it answer "not decoded",
+// and the caller decodes that answer with the DOM decoder (decode_pod_metrics), which reports
+// exactly what is wrong. Whenever it decodes, it gives what the DOM decoder gives (a differential
+// fuzz harness and a unit test hold it to that).
 #pragma once
 
 #include "policy/types.hpp"
 
 #include <optional>
-#include <string_view>
+#include <string>
 #include <vector>
 
 namespace hpaplus::kube {
 
 /// The `items` of a PodMetricsList (empty when it has none), or nullopt: decode it the slow way.
-std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(std::string_view json);
+std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(const std::string& json);
 
 } // namespace hpaplus::kube

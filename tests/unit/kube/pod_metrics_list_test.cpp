@@ -107,6 +107,7 @@ TEST(PodMetricsList, LeavesEverythingElseToTheDomDecoder) {
             R"({"items":[{"metadata":{"name":"a"},"containers":[{"name":"c","usage":{"cpu":"5x"}}]}]})",
             R"({"items":[{"metadata":{"name":"a"},"containers":[{"name":"c","usage":{"cpu":"1","cpu":"2"}}]}]})",
             R"({"items":[{"metadata":{"name":"a"}}]} trailing)",
+            std::string("{\"items\":[]}\0 trailing", 22), // ends early for a NUL-terminated reader
             deep})
         EXPECT_FALSE(decode_pod_metrics_list(json)) << json.substr(0, 120);
 }

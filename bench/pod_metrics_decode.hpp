@@ -1,0 +1,10 @@
+// bench/pod_metrics_decode.hpp — `hpaplus-bench pod-metrics` (see pod_metrics_decode.cpp).
+#pragma once
+
+namespace hpaplus::bench {
+
+/// Decodes a `pods`-pod PodMetricsList and takes its CPU samples for about `seconds`, against a
+/// RapidJSON document parse of the same text before and after; prints one result line.
+int pod_metrics_decode(int pods, double seconds);
+
+} // namespace hpaplus::bench
