@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace hpaplus::kube {
@@ -172,7 +173,9 @@ class handler {
             }
             return field_ == field::other;
         case place::labels:
-            labels_.emplace_back(key_, s);
+            if (labels_read_ == labels_.size()) labels_.emplace_back();
+            labels_[labels_read_].first.assign(key_);
+            labels_[labels_read_++].second.assign(s);
             return true;
         case place::container:
             if (field_ == field::name) {
@@ -264,8 +267,9 @@ class handler {
         if (p == place::usage && repeats_a_name(container().usage)) return false;
         if (p == place::labels) {
             bool duplicates = false;
-            pod().labels = core::label_map::from_pairs(labels_, &duplicates);
-            labels_.clear();
+            pod().labels =
+                core::label_map::from_pairs(std::span(labels_.data(), labels_read_), &duplicates);
+            labels_read_ = 0;
             return !duplicates;
         }
         return true;
@@ -274,7 +278,10 @@ class handler {
     std::vector<place> places_;
     field field_ = field::none;
     std::string key_; ///< the label's or resource's name whose value comes next
-    std::vector<std::pair<std::string, std::string>> labels_; ///< the labels read so far
+    /// The labels of the pod being read: the first labels_read_ (the strings are reused from pod
+    /// to pod, so the usual labels cost no allocation after the first pod).
+    std::vector<std::pair<std::string, std::string>> labels_;
+    std::size_t labels_read_ = 0;
     std::size_t depth_ = 0;
     std::size_t skipping_ = 0; ///< > 0: inside a value passed over, this deep
     unsigned list_seen_ = 0, item_seen_ = 0, metadata_seen_ = 0, container_seen_ = 0;
