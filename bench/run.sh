@@ -31,4 +31,6 @@ echo "== memory (G3): controller RSS at 1000 and 10000 objects" >&2
 run memory --from 1000 --to 10000 --period 5
 echo "== the simulated cluster's step over 100,000 pods (issue 21 item 6), in-process" >&2
 run sim-step --objects 10000 --steps 5
+echo "== the PodMetrics pipeline (decode + samples) per pod against a DOM parse, in-process" >&2
+run pod-metrics --pods 100 --seconds 10
 echo "results: $out" >&2
