@@ -3,8 +3,8 @@
 
 namespace hpaplus::bench {
 
-/// Decodes a `pods`-pod PodMetricsList and takes its CPU samples for about `seconds`, against a
-/// RapidJSON document parse of the same text before and after; prints one result line.
+/// Decodes a `pods`-pod PodMetricsList and takes its CPU samples for about `seconds`, in slices
+/// alternating with a RapidJSON document parse of the same text; prints one result line.
 int pod_metrics_decode(int pods, double seconds);
 
 } // namespace hpaplus::bench
