@@ -57,9 +57,10 @@ namespace {
 asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
                                         std::shared_ptr<gather> state, std::string ns,
                                         std::string selector,
-                                        std::vector<std::string_view> pod_names) {
-    state->pod_metrics =
-        co_await self->pod_metrics.read(std::move(ns), std::move(selector), std::move(pod_names));
+                                        std::vector<std::string_view> pod_names,
+                                        std::uint64_t after_read) {
+    state->pod_metrics = co_await self->pod_metrics.read(std::move(ns), std::move(selector),
+                                                         std::move(pod_names), after_read);
 }
 
 asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
@@ -98,10 +99,9 @@ std::uint64_t metric_sources::pod_metrics_lists() const {
     return impl_->pod_metrics.lists_sent();
 }
 
-asio::awaitable<std::vector<policy::metric_reading>>
-metric_sources::read(const policy::autoscaler& hpa, const std::string& target_name,
-                     const std::string& pod_selector,
-                     const std::vector<const policy::pod_info*>& pods) {
+asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
+    const policy::autoscaler& hpa, const std::string& target_name, const std::string& pod_selector,
+    const std::vector<const policy::pod_info*>& pods, std::uint64_t& pod_metrics_read) {
     const auto& metrics = hpa.spec.metrics;
     auto state = std::make_shared<gather>(impl_->executor, metrics.size());
     auto spawn = [&](asio::awaitable<void> task, std::size_t index) {
@@ -159,12 +159,14 @@ metric_sources::read(const policy::autoscaler& hpa, const std::string& target_na
               i);
     }
     if (need_pod_metrics)
-        spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector, pod_names),
+        spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector, pod_names,
+                                pod_metrics_read),
               pod_metrics_task);
     if (state->pending > 0) {
         boost::system::error_code ec;
         co_await state->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
+    if (need_pod_metrics) pod_metrics_read = state->pod_metrics.shared_read;
     for (std::size_t i = 0; need_pod_metrics && i < metrics.size(); ++i)
         if (impl_->is_metrics_api(metrics[i].backend) && uses_pod_metrics(metrics[i]))
             set_resource_reading(state->pod_metrics, metrics[i], state->readings[i]);

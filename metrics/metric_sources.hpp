@@ -12,6 +12,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,11 +34,15 @@ class metric_sources {
 
     /// One reading per entry of `hpa.spec.metrics`, in order, fetched concurrently.
     /// `pod_selector` is the target's selector; `pods` its cached pods (for `{{pods}}`).
+    /// `pod_metrics_read` (kept by the object from one call to the next) names the shared
+    /// PodMetrics read it was last answered from, which it is not given again; a call that reads
+    /// pod metrics sets it to the read that answered (shared_pod_metrics::read's `after_read`).
     /// Runs on: the executor given to the constructor. Cancellation: none (bounded by the
     /// request and backend timeouts).
     boost::asio::awaitable<std::vector<policy::metric_reading>>
     read(const policy::autoscaler& hpa, const std::string& target_name,
-         const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods);
+         const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods,
+         std::uint64_t& pod_metrics_read);
 
     /// PodMetrics lists sent to the API server.
     std::uint64_t pod_metrics_lists() const;

@@ -8,6 +8,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ struct pod_metrics_answer {
     std::vector<const policy::pod_metrics*> items;
     std::shared_ptr<const std::vector<policy::pod_metrics>> list;
     std::string error;
+    /// Which shared read answered (shared_pod_metrics numbers them from 1); 0: a read of its own.
+    std::uint64_t shared_read = 0;
 };
 
 /// Runs on: the client's executor. Cancellation: none (bounded by the request timeouts).

@@ -4,6 +4,7 @@
 #include "core/label_selector.hpp"
 
 #include <algorithm>
+#include <deque>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -21,14 +22,15 @@ namespace {
 // One namespace's read: in flight until `answer` is set, when `done` is cancelled to wake the
 // objects waiting for it.
 struct namespace_read {
-    explicit namespace_read(const asio::any_io_executor& ex)
-        : done(ex, clock::time_point::max()), started(clock::now()) {}
+    namespace_read(const asio::any_io_executor& ex, std::uint64_t n)
+        : done(ex, clock::time_point::max()), started(clock::now()), number(n) {}
     std::shared_ptr<const pod_metrics_answer> answer;
     /// answer->items by pod name (views into answer), so an object finds its few pods without
     /// matching its selector against every pod of the namespace.
     std::unordered_map<std::string_view, std::size_t> by_name; ///< index in answer->items
     asio::steady_timer done;
     clock::time_point started;
+    std::uint64_t number; ///< pod_metrics_answer::shared_read
 };
 
 } // namespace
@@ -38,19 +40,30 @@ struct shared_pod_metrics::impl {
     kube::api_client& cluster;
     std::chrono::milliseconds window;
     std::unordered_map<std::string, std::shared_ptr<namespace_read>> reads; ///< by namespace
-    clock::time_point swept = clock::now();
+    /// Every read by when it started, oldest first, for `expire`.
+    std::deque<std::pair<std::string, std::weak_ptr<namespace_read>>> by_start;
     std::uint64_t lists = 0;
+    std::uint64_t reads_started = 0;
 
     impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds w)
         : executor(ex), cluster(c), window(w) {}
 
-    // Finished reads older than the window hold memory for nothing: dropped once per window.
-    void sweep(clock::time_point now) {
-        if (now - swept < window) return;
-        swept = now;
-        std::erase_if(reads, [&](const auto& r) {
-            return r.second->answer && now - r.second->started >= window;
-        });
+    // A finished read older than the window holds memory for nothing. A few are dropped per call:
+    // dropping every expired namespace at once, with ~50,000 pods' records, held the thread for
+    // tens of milliseconds and made every timer due meanwhile late. A call starts at most one
+    // read, so two drops per call keep up.
+    void expire(clock::time_point now) {
+        for (int dropped = 0; dropped < 2 && !by_start.empty();) {
+            const auto& [ns, weak] = by_start.front();
+            if (const auto read = weak.lock()) {
+                if (!read->answer || now - read->started < window) return; // so are those after
+                if (const auto it = reads.find(ns); it != reads.end() && it->second == read) {
+                    reads.erase(it);
+                    ++dropped;
+                }
+            }
+            by_start.pop_front();
+        }
     }
 };
 
@@ -80,19 +93,25 @@ std::uint64_t shared_pod_metrics::lists_sent() const {
     return impl_->lists;
 }
 
+std::size_t shared_pod_metrics::namespaces_held() const {
+    return impl_->reads.size();
+}
+
 asio::awaitable<pod_metrics_answer>
 shared_pod_metrics::read(std::string ns, std::string pod_selector,
-                         std::vector<std::string_view> pod_names) {
+                         std::vector<std::string_view> pod_names, std::uint64_t after_read) {
     auto selector = core::parse_label_selector(pod_selector);
     if (impl_->window.count() <= 0 || !selector) { // unshared; a bad selector: the server says why
         ++impl_->lists;
         co_return co_await list_pod_metrics(impl_->cluster, std::move(ns), std::move(pod_selector));
     }
     const auto now = clock::now();
-    impl_->sweep(now);
+    impl_->expire(now);
     auto& slot = impl_->reads[ns];
-    if (!slot || (slot->answer && now - slot->started >= impl_->window)) {
-        slot = std::make_shared<namespace_read>(impl_->executor);
+    if (!slot ||
+        (slot->answer && (now - slot->started >= impl_->window || slot->number <= after_read))) {
+        slot = std::make_shared<namespace_read>(impl_->executor, ++impl_->reads_started);
+        impl_->by_start.emplace_back(ns, slot);
         // A read that threw (a bug) must still answer: its waiters, and every later reader of the
         // namespace until the slot is replaced, would otherwise wait forever.
         asio::co_spawn(impl_->executor, list_namespace(impl_, slot, ns),
@@ -113,6 +132,7 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     const auto& items = read->answer->items;
     out.list = read->answer->list;
     out.error = read->answer->error;
+    out.shared_read = read->number;
     if (pod_names.empty()) {
         for (const auto* m : items)
             if (selector->matches(m->labels)) out.items.push_back(m);

@@ -14,6 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,12 +36,18 @@ class shared_pod_metrics {
     /// they must outlive the call), a shared read returns only those of them: the caller's decision
     /// ignores the metrics of pods it does not know, and a lookup by name spares matching the
     /// selector against every pod of the namespace.
+    /// A caller passes the answer's `shared_read` it got last time as `after_read`: a read it had
+    /// already is not shared with it again (an object reconciling more often than the window would
+    /// otherwise get every other sample twice).
     /// Runs on: the executor. Cancellation: none (bounded by the request timeouts).
     boost::asio::awaitable<pod_metrics_answer> read(std::string ns, std::string pod_selector,
-                                                    std::vector<std::string_view> pod_names = {});
+                                                    std::vector<std::string_view> pod_names = {},
+                                                    std::uint64_t after_read = 0);
 
     /// PodMetrics lists sent to the API server (for tests and the benchmark).
     std::uint64_t lists_sent() const;
+    /// Namespaces whose last read is held, in flight or answered (for tests).
+    std::size_t namespaces_held() const;
 
     struct impl; // the read coroutines keep it alive while they run
 

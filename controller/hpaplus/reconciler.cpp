@@ -233,7 +233,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     }
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();
-        in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods);
+        in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods,
+                                                memory.pod_metrics_read);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
     }
 

@@ -16,6 +16,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -53,6 +54,8 @@ struct object_memory {
     /// change of the object).
     std::string status_version;
     std::uint64_t status_digest = 0;
+    /// The shared PodMetrics read its metrics came from last (metric_sources::read).
+    std::uint64_t pod_metrics_read = 0;
 };
 
 /// Which objects a set of workers reconciles: HPAPlus objects, or plain autoscaling/v2

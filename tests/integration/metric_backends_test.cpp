@@ -245,7 +245,9 @@ TEST_F(MetricBackends, MetricsOfOneObjectAreFetchedConcurrently) {
     const std::vector<const policy::pod_info*> pods;
     const std::string selector = "app=web";
     const std::string target = "web";
-    const auto readings = test::run_awaitable(io, sources.read(hpa, target, selector, pods), 20s);
+    std::uint64_t pod_metrics_read = 0;
+    const auto readings =
+        test::run_awaitable(io, sources.read(hpa, target, selector, pods, pod_metrics_read), 20s);
     ASSERT_EQ(readings.size(), 5u);
     ASSERT_FALSE(readings[0].error) << *readings[0].error;
     EXPECT_EQ(readings[0].external_values, std::vector<std::int64_t>{7000});

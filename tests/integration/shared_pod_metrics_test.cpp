@@ -1,6 +1,7 @@
 // metrics::shared_pod_metrics against the simulated cluster: objects of one namespace asking
 // within the window share one PodMetricsList, each gets only the pods its selector selects, a
-// read after the window is a new list, another namespace has its own, and a window of 0 sends one
+// read after the window is a new list, an object is not given a read it had already, another
+// namespace has its own, expired reads are dropped a few at a time, and a window of 0 sends one
 // list per read.
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
@@ -80,6 +81,37 @@ TEST_F(SharedPodMetrics, AReadAfterTheWindowIsANewList) {
     std::this_thread::sleep_for(150ms);
     EXPECT_EQ(names(test::run_awaitable(io, shared.read("default", "app=web"))).size(), 2u);
     EXPECT_EQ(shared.lists_sent(), 2u);
+}
+
+TEST_F(SharedPodMetrics, AnObjectIsNotGivenTheReadItHadAlready) {
+    metrics::shared_pod_metrics shared(io.get_executor(), client, 60s);
+    const auto first = test::run_awaitable(io, shared.read("default", "app=web"));
+    EXPECT_EQ(first.shared_read, 1u);
+    // The same object again within the window (it reconciles more often): a read of its own...
+    const auto again = test::run_awaitable(io, shared.read("default", "app=web", {}, 1));
+    EXPECT_EQ(again.shared_read, 2u);
+    EXPECT_EQ(names(again), (std::vector<std::string>{"web-1", "web-2"}));
+    EXPECT_EQ(shared.lists_sent(), 2u);
+    // ...which another object, that had neither, shares.
+    EXPECT_EQ(test::run_awaitable(io, shared.read("default", "app=db")).shared_read, 2u);
+    EXPECT_EQ(shared.lists_sent(), 2u);
+}
+
+TEST_F(SharedPodMetrics, ExpiredReadsAreDroppedAFewAtATime) {
+    // A window long enough for four reads on a slow (sanitized) build.
+    metrics::shared_pod_metrics shared(io.get_executor(), client, 2s);
+    for (const char* ns : {"default", "ns-1", "ns-2", "ns-3"})
+        (void)test::run_awaitable(io, shared.read(ns, ""));
+    EXPECT_EQ(shared.namespaces_held(), 4u);
+    std::this_thread::sleep_for(2100ms);
+    // Each read drops at most two expired namespaces, the oldest first ("default", replaced by
+    // its new read, and "ns-1"), so that dropping never holds the thread for long...
+    EXPECT_EQ(names(test::run_awaitable(io, shared.read("default", ""))).size(), 3u);
+    EXPECT_EQ(shared.namespaces_held(), 3u);
+    // ...and the next reads drop the rest.
+    (void)test::run_awaitable(io, shared.read("default", ""));
+    EXPECT_EQ(shared.namespaces_held(), 1u);
+    EXPECT_EQ(shared.lists_sent(), 5u);
 }
 
 TEST_F(SharedPodMetrics, AWindowOfZeroSendsOneListPerRead) {
