@@ -50,8 +50,8 @@ struct shared_pod_metrics::impl {
 
     // A finished read older than the window holds memory for nothing. A few are dropped per call:
     // dropping every expired namespace at once, the decoded metrics of thousands of pods, held the
-    // thread for tens of milliseconds and made every timer due meanwhile late. A call starts at most
-    // one read, so two drops per call keep up.
+    // thread for tens of milliseconds and made every timer due meanwhile late. A call starts at
+    // most one read, so two drops per call keep up.
     void expire(clock::time_point now) {
         for (int dropped = 0; dropped < 2 && !by_start.empty();) {
             const auto& [ns, weak] = by_start.front();
