@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 namespace hpaplus::metrics {
@@ -78,6 +80,7 @@ struct flight {
     asio::steady_timer ready; ///< cancelled when the answer is in
     std::optional<backend_answer> answer;
     clock::time_point at{};
+    std::string key; ///< method, target and body: what `flights` is keyed by (a view of this)
 };
 
 // Bound on remembered answers: beyond it, answers are only shared while in flight.
@@ -128,8 +131,11 @@ struct http_backend::impl {
     std::string base_path; ///< prometheus: the path under which /api/v1/query lives
     std::vector<std::pair<std::string, std::string>> headers;
     std::vector<std::string> secrets; ///< what redact() hides: header values, token, password
-    std::unordered_map<std::string, std::shared_ptr<flight>> flights;
-    clock::time_point last_sweep{};
+    /// Keyed by a view of the flight's own key: the map holds the flight, so the view lives as
+    /// long.
+    std::unordered_map<std::string_view, std::shared_ptr<flight>> flights;
+    /// The flights put in `flights`, oldest first, for `expire`.
+    std::deque<std::weak_ptr<flight>> by_sent;
     backend_stats stats;
 
     core::outcome<kube::api_request> request_for(const std::string& query,
@@ -187,12 +193,20 @@ struct http_backend::impl {
         return failure(down ? answer_kind::unavailable : answer_kind::bad_answer, text);
     }
 
-    void sweep(clock::time_point now) {
-        if (now - last_sweep < std::max(config.coalesce, std::chrono::milliseconds(1000))) return;
-        last_sweep = now;
-        std::erase_if(flights, [&](const auto& entry) {
-            return entry.second->answer && now - entry.second->at > config.coalesce;
-        });
+    // An answer older than the coalescing window holds memory for nothing. A few are dropped per
+    // request sent: dropping them all at once (up to max_remembered) would hold the thread, as the
+    // shared PodMetrics reads' sweep did. A request remembers at most one, so two drops keep up.
+    void expire(clock::time_point now) {
+        for (int dropped = 0; dropped < 2 && !by_sent.empty();) {
+            if (const auto f = by_sent.front().lock()) {
+                if (!f->answer || now - f->at <= config.coalesce) return; // the oldest is fresh
+                if (const auto it = flights.find(f->key); it != flights.end() && it->second == f) {
+                    flights.erase(it);
+                    ++dropped;
+                }
+            }
+            by_sent.pop_front();
+        }
     }
 };
 
@@ -249,6 +263,10 @@ backend_stats http_backend::stats() const {
     return impl_->stats;
 }
 
+std::size_t http_backend::remembered() const {
+    return impl_->flights.size();
+}
+
 asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_values values) {
     auto self = impl_; // the backend may be destroyed while this request is out
     auto request = self->request_for(query, std::move(values));
@@ -278,9 +296,15 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
                               " failures in a row; next try in " +
                               std::to_string(std::max<long long>(1, wait.count())) + "s");
     }
-    self->sweep(now);
+    self->expire(now);
     auto mine = std::make_shared<flight>(self->executor);
-    if (self->flights.size() < max_remembered) self->flights[key] = mine;
+    mine->key = std::move(key);
+    if (self->flights.size() < max_remembered) {
+        // Erase before inserting: the map's key is a view of the flight it replaces.
+        self->flights.erase(mine->key);
+        self->flights.emplace(mine->key, mine);
+        self->by_sent.emplace_back(mine);
+    }
 
     ++self->stats.sent;
     auto response = co_await self->client.send(std::move(*request));
@@ -300,7 +324,7 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
     const bool keep = self->config.coalesce.count() > 0 &&
                       (answer.kind == answer_kind::values || answer.kind == answer_kind::no_data);
     if (!keep) {
-        const auto it = self->flights.find(key);
+        const auto it = self->flights.find(mine->key);
         if (it != self->flights.end() && it->second == mine) self->flights.erase(it);
     }
     mine->ready.cancel();

@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +51,8 @@ class http_backend {
                                                      std::chrono::seconds step);
 
     backend_stats stats() const;
+    /// Requests in flight and answers kept for coalescing (for tests).
+    std::size_t remembered() const;
 
   private:
     struct impl;

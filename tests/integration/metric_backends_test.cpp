@@ -192,6 +192,23 @@ TEST_F(MetricBackends, IdenticalRequestsAreCoalesced) {
     EXPECT_EQ(monitor.requests("5"), 2);
 }
 
+TEST_F(MetricBackends, ExpiredAnswersAreDroppedAFewAtATime) {
+    auto config = monitor_config("mon", monitor.url());
+    config.coalesce = 2s; // long enough for four requests on a slow (sanitized) build
+    metrics::http_backend b(io.get_executor(), config);
+    for (const char* q : {"1", "2", "3", "4"})
+        EXPECT_EQ(fetch(b, q).kind, answer_kind::values);
+    EXPECT_EQ(b.remembered(), 4u);
+    std::this_thread::sleep_for(2100ms);
+    // Each request sent drops at most two expired answers, the oldest first, so that dropping
+    // never holds the thread for long; the next requests drop the rest.
+    EXPECT_EQ(fetch(b, "5").kind, answer_kind::values);
+    EXPECT_EQ(b.remembered(), 3u); // "3", "4", "5"
+    EXPECT_EQ(fetch(b, "6").kind, answer_kind::values);
+    EXPECT_EQ(b.remembered(), 2u); // "5", "6"
+    EXPECT_EQ(monitor.requests("1"), 1);
+}
+
 TEST_F(MetricBackends, CircuitOpensOnADeadBackendAndProbesLater) {
     // A port nothing listens on: connection refused.
     auto config = monitor_config("dead", "http://127.0.0.1:1");
