@@ -391,7 +391,8 @@ TEST_F(ControllerTest, ScaleConflictsAreDecidedAgainOnFreshDataAndReported) {
     writer.join();
     ASSERT_TRUE(reported) << condition("busy", "AbleToScale");
     EXPECT_EQ(replicas("busy"), 2);
-    EXPECT_TRUE(has_event("busy", "FailedRescale"));
+    // The Event follows the status write in a reconcile.
+    EXPECT_TRUE(eventually([&] { return has_event("busy", "FailedRescale"); }));
     // Three attempts per reconcile (--scale-write-attempts), each after a fresh read.
     const std::string conflicts = "hpaplus_api_requests_total{code=\"409\",verb=\"PUT\"} ";
     const auto at = metrics.find(conflicts);

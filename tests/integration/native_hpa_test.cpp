@@ -57,9 +57,12 @@ TEST_F(NativeHpaTest, ScalesUpAndDownUnderLoadAndWritesStatusAsKubeControllerMan
 
     set_load("web", "2500m");
     ASSERT_TRUE(eventually([&] { return replicas("web") >= 5; })) << sim.get(hpas + "web").body;
-    EXPECT_NE(
-        event_message("HorizontalPodAutoscaler", "web", "SuccessfulRescale").find("New size: "),
-        std::string::npos);
+    // The reconcile writes /scale, then the status, then the Event: each may land after the test
+    // sees the one before.
+    EXPECT_TRUE(eventually([&] {
+        return event_message("HorizontalPodAutoscaler", "web", "SuccessfulRescale")
+                   .find("New size: ") != std::string::npos;
+    }));
     // The status kube-controller-manager writes, and nothing of HPAPlus's own status.
     EXPECT_TRUE(eventually([&] {
         return hpa_status("web", "/status/currentReplicas") == std::to_string(replicas("web"));
