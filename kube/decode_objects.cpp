@@ -1,7 +1,10 @@
 // kube/decode_objects.cpp — Pods, PodMetrics, Scale, metric values and workload status from JSON.
 #include "kube/decode.hpp"
 
+#include "policy/pod_metrics.hpp"
+
 #include <algorithm>
+#include <iterator>
 
 namespace hpaplus::kube {
 namespace {
@@ -113,7 +116,11 @@ policy::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n) {
     const json_node containers = n["containers"];
     for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
         const json_node c = containers.at(i);
-        m.containers.push_back({d.string(c["name"]), d.resources(c["usage"])});
+        auto& container = m.containers.emplace_back();
+        container.name = d.string(c["name"]);
+        auto usage = d.resources(c["usage"]);
+        container.usage.assign(std::make_move_iterator(usage.begin()),
+                               std::make_move_iterator(usage.end()));
     }
     return m;
 }

@@ -119,7 +119,7 @@ class handler {
 
     // Sorted, so that a container with many resources costs n log n, not n²; the usual two or
     // three are compared pairwise, without an allocation.
-    static bool repeats_a_name(const policy::resource_list& usage) {
+    static bool repeats_a_name(const policy::usage_list& usage) {
         if (usage.size() <= 8) {
             for (std::size_t i = 0; i < usage.size(); ++i)
                 for (std::size_t j = i + 1; j < usage.size(); ++j)
@@ -187,8 +187,7 @@ class handler {
             const auto q = core::quantity::parse(trim_blanks(s));
             if (!q) return false;
             auto& usage = container().usage;
-            if (usage.empty()) usage.reserve(2); // cpu and memory, as metrics-server sends them
-            usage.emplace_back(key_, *q);        // a repeated name: see close()
+            usage.emplace_back(key_, *q); // a repeated name: see close()
             return true;
         }
         case place::list:

@@ -8,7 +8,7 @@
 // fuzz harness and a unit test hold it to that).
 #pragma once
 
-#include "policy/types.hpp"
+#include "policy/pod_metrics.hpp"
 
 #include <optional>
 #include <string>

@@ -5,6 +5,7 @@
 
 #include "kube/api_client.hpp"
 #include "policy/metric_evaluation.hpp"
+#include "policy/pod_metrics.hpp"
 
 #include <boost/asio/awaitable.hpp>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "policy/pod_grouping.hpp"
-#include "policy/types.hpp"
+#include "policy/pod_metrics.hpp"
 
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>

@@ -5,7 +5,7 @@
 
 namespace hpaplus::policy {
 
-const quantity* find_resource(const resource_list& list, std::string_view name) {
+const quantity* find_resource(std::span<const resource_entry> list, std::string_view name) {
     const auto it =
         std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == name; });
     return it == list.end() ? nullptr : &it->second;

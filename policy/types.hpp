@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -179,8 +180,9 @@ struct scale_snapshot {
 enum class pod_phase { pending, running, succeeded, failed, unknown };
 
 /// A resource name → quantity map of one container (small; linear lookup is fastest).
-using resource_list = std::vector<std::pair<std::string, quantity>>;
-const quantity* find_resource(const resource_list& list, std::string_view name);
+using resource_entry = std::pair<std::string, quantity>;
+using resource_list = std::vector<resource_entry>;
+const quantity* find_resource(std::span<const resource_entry> list, std::string_view name);
 
 struct container_spec {
     std::string name;
@@ -213,22 +215,6 @@ struct pod_sample {
     std::int64_t milli = 0;
     time_point timestamp{};
     std::chrono::nanoseconds window{0};
-};
-
-/// metrics.k8s.io PodMetrics (one pod, per-container usage).
-struct pod_metrics {
-    std::string name;
-    std::string namespace_;
-    core::label_map labels;
-    time_point timestamp{};
-    std::chrono::nanoseconds window{0};
-    struct container_usage {
-        std::string name;
-        resource_list usage;
-        friend bool operator==(const container_usage&, const container_usage&) = default;
-    };
-    std::vector<container_usage> containers;
-    friend bool operator==(const pod_metrics&, const pod_metrics&) = default;
 };
 
 /// Controller-wide settings (kube-controller-manager flags); defaults are upstream's.
