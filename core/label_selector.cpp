@@ -214,17 +214,27 @@ label_map::iterator& label_map::iterator::operator++() {
     return *this;
 }
 
-label_map::label_map(std::initializer_list<value_type> labels)
-    : label_map(from_views(std::vector<value_type>(labels))) {}
+label_map::label_map(std::initializer_list<value_type> labels) {
+    std::vector<value_type> views(labels);
+    *this = from_views(views);
+}
 
-label_map label_map::from_views(std::vector<value_type> labels, bool* duplicates) {
-    std::stable_sort(labels.begin(), labels.end(),
-                     [](const value_type& a, const value_type& b) { return a.first < b.first; });
+label_map label_map::from_views(std::span<value_type> labels, bool* duplicates) {
+    const auto by_key = [](const value_type& a, const value_type& b) { return a.first < b.first; };
+    // Stable either way (of equal keys the first is kept). Insertion sort for the usual few:
+    // std::stable_sort asks for a buffer on the heap on every call.
+    if (labels.size() <= 16) {
+        for (std::size_t i = 1; i < labels.size(); ++i)
+            for (std::size_t j = i; j > 0 && by_key(labels[j], labels[j - 1]); --j)
+                std::swap(labels[j], labels[j - 1]);
+    } else {
+        std::stable_sort(labels.begin(), labels.end(), by_key);
+    }
     const auto last =
         std::unique(labels.begin(), labels.end(),
                     [](const value_type& a, const value_type& b) { return a.first == b.first; });
     if (duplicates) *duplicates = last != labels.end();
-    labels.erase(last, labels.end());
+    labels = labels.first(static_cast<std::size_t>(last - labels.begin()));
     std::size_t bytes = 0;
     for (const auto& [key, value] : labels)
         bytes += entry_overhead + key.size() + value.size();

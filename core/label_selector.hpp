@@ -5,9 +5,11 @@
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>
 
+#include <array>
 #include <cstddef>
 #include <initializer_list>
 #include <iterator>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,16 +56,25 @@ class label_map {
     /// Of equal keys the first is kept, as with std::map.
     label_map(std::initializer_list<value_type> labels);
 
-    /// Builds a set from pairs in any order in O(n log n); of equal keys the first is kept, and
-    /// `duplicates` (when given) says whether there were any.
-    static label_map from_views(std::vector<value_type> labels, bool* duplicates = nullptr);
+    /// Builds a set from pairs in any order in O(n log n), sorting `labels` in place; of equal
+    /// keys the first is kept, and `duplicates` (when given) says whether there were any.
+    static label_map from_views(std::span<value_type> labels, bool* duplicates = nullptr);
     template <class Pairs>
     static label_map from_pairs(const Pairs& labels, bool* duplicates = nullptr) {
+        // The usual few labels are viewed from the stack: a set is built for every decoded pod.
+        constexpr std::size_t on_stack = 16;
+        if (labels.size() <= on_stack) {
+            std::array<value_type, on_stack> views;
+            std::size_t n = 0;
+            for (const auto& [key, value] : labels)
+                views[n++] = {key, value};
+            return from_views(std::span(views.data(), n), duplicates);
+        }
         std::vector<value_type> views;
         views.reserve(labels.size());
         for (const auto& [key, value] : labels)
             views.emplace_back(key, value);
-        return from_views(std::move(views), duplicates);
+        return from_views(views, duplicates);
     }
 
     iterator begin() const { return iterator(data_.data()); }

@@ -221,7 +221,7 @@ core::label_map json_decoder::string_map(const json_node& n) {
             entries.emplace_back(std::string_view(m.name.GetString(), m.name.GetStringLength()),
                                  *value);
     }
-    return core::label_map::from_views(std::move(entries));
+    return core::label_map::from_views(entries);
 }
 
 policy::resource_list json_decoder::resources(const json_node& n) {

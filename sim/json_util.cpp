@@ -117,7 +117,7 @@ core::label_map labels_of(const json& object) {
         if (m.value.IsString())
             labels.emplace_back(std::string_view(m.name.GetString(), m.name.GetStringLength()),
                                 std::string_view(m.value.GetString(), m.value.GetStringLength()));
-    return core::label_map::from_views(std::move(labels));
+    return core::label_map::from_views(labels);
 }
 
 std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback) {

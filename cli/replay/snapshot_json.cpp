@@ -111,7 +111,7 @@ Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r
                                                                        : e->values.front());
                 entries.insert(entries.end(), selector->match_labels.begin(),
                                selector->match_labels.end());
-                labels = core::label_map::from_views(std::move(entries));
+                labels = core::label_map::from_views(entries);
             }
             v.AddMember("metricLabels", labels_value(labels, a), a);
             items.PushBack(v, a);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace hpaplus::core {
 namespace {
 
@@ -146,6 +148,29 @@ TEST(LabelMap, FromPairsSortsOnceAndReportsDuplicates) {
     EXPECT_EQ(label_map::from_pairs(pairs, &duplicates).at("k5"), "5");
     EXPECT_TRUE(duplicates);
     EXPECT_TRUE(parse_label_selector("k9,k19=19,k20001 notin (x)")->matches(labels));
+}
+
+TEST(LabelMap, AFewPairsAreSortedAndTheFirstOfEqualKeysKept) {
+    // Up to 16 pairs take the small path (views on the stack, insertion sort); check it orders
+    // and keeps the first of equal keys as the large path does.
+    for (const std::size_t n : {1u, 2u, 7u, 16u, 17u}) {
+        std::vector<std::pair<std::string, std::string>> pairs;
+        for (std::size_t i = n; i > 0; --i)
+            pairs.emplace_back("k" + std::to_string(i % 5), std::to_string(i));
+        bool duplicates = false;
+        const auto labels = label_map::from_pairs(pairs, &duplicates);
+        std::map<std::string, std::string> model;
+        for (const auto& [k, v] : pairs)
+            model.emplace(k, v);
+        EXPECT_EQ(duplicates, model.size() != pairs.size()) << n;
+        ASSERT_EQ(labels.size(), model.size()) << n;
+        auto it = labels.begin();
+        for (const auto& [k, v] : model) {
+            EXPECT_EQ(it->first, k) << n;
+            EXPECT_EQ(it->second, v) << n;
+            ++it;
+        }
+    }
 }
 
 } // namespace
