@@ -116,6 +116,22 @@ boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& ki
         co_await kube::write_status(env.client, kind.resource, object, doc, status);
 }
 
+// Moves `home` into `borrower` for as long as the guard lives and back when it goes, however the
+// reconcile ends (co_return, exception): the autoscaler and its history are kept per object and
+// read by every pass, and copying them cost allocations on every pass (the recommendation log
+// alone holds an entry per pass of the stabilization window).
+template <class T> class lent {
+  public:
+    lent(T& home, T& borrower) : home_(home), borrower_(borrower) { borrower_ = std::move(home_); }
+    ~lent() { home_ = std::move(borrower_); }
+    lent(const lent&) = delete;
+    lent& operator=(const lent&) = delete;
+
+  private:
+    T& home_;
+    T& borrower_;
+};
+
 // Registers the target's selector with the kind's registry (AmbiguousSelector), parsed only when
 // it differs from the one this object last registered; false when it has none that parses.
 bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::string& name,
@@ -148,7 +164,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     // reconcile, across every wait for the API server and the metrics.
     parsed_object parsed(*object);
     policy::reconcile_input in;
-    in.hpa = known.hpa;
+    // `known.hpa` is not read again below: the input holds it until the reconcile ends.
+    const lent hpa_lent(memory.decoded.hpa, in.hpa);
     const kube::involved_object involved{ns, name, known.uid, kind.name, kind.api_version};
 
     if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
@@ -208,7 +225,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     in.scale_error = target.error;
     in.rollout = target.rollout;
     in.config = env.options.policy;
-    in.hist = memory.hist;
+    const lent history_lent(memory.hist, in.hist);
     in.now = now;
     if (env.cronhpas) {
         const policy::object_reference self{kind.name, name, kind.api_version};
@@ -265,7 +282,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         decision = policy::decide(in);
     }
     policy::finish(decision, in, write_error);
-    memory.hist = decision.hist;
+    in.hist = std::move(decision.hist); // what history_lent gives back to memory
     if (env.vpapluses)
         note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);
 
