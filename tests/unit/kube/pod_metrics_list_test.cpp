@@ -71,6 +71,26 @@ TEST(PodMetricsList, ManyLabelsAndResourcesDecodeAsTheDomDecoderDoes) {
     EXPECT_FALSE(decode_pod_metrics_list(repeated));
 }
 
+// The decoder reserves room by the size of the list before it on the same thread: whatever the
+// guess (too small, too big, past its cap), the items are the same.
+TEST(PodMetricsList, ListsOfAnySizeOneAfterAnotherDecodeAsTheDomDecoderDoes) {
+    for (const int pods : {1, 200, 3, 5000, 0, 50, 50}) {
+        std::string items;
+        for (int i = 0; i < pods; ++i) {
+            // Pods of one list differ in size, as real ones do.
+            items += (i ? "," : "") + std::string(R"({"metadata":{"name":"p)") + std::to_string(i) +
+                     R"(","labels":{"app":"web)" + std::string(i % 7, 'x') +
+                     R"("}},"containers":[{"name":"c","usage":{"cpu":")" + std::to_string(i + 1) +
+                     "m\"}}]}";
+        }
+        const std::string json = R"({"items":[)" + items + "]}";
+        const auto fast = decode_pod_metrics_list(json);
+        ASSERT_TRUE(fast) << pods;
+        ASSERT_EQ(fast->size(), static_cast<std::size_t>(pods));
+        EXPECT_EQ(dom(json), fast) << pods;
+    }
+}
+
 TEST(PodMetricsList, AListWithoutItemsIsEmpty) {
     for (const char* json : {R"({"kind":"PodMetricsList"})", R"({"items":[]})"}) {
         const auto fast = decode_pod_metrics_list(json);
