@@ -54,6 +54,8 @@ struct metric_sources::impl {
 
 namespace {
 
+constexpr const char* internal_error = "internal error while reading the metric";
+
 asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
                                         std::shared_ptr<gather> state, std::string ns,
                                         std::string selector,
@@ -108,11 +110,10 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
         ++state->pending;
         asio::co_spawn(impl_->executor, std::move(task), [state, index](std::exception_ptr e) {
             if (e) {
-                const std::string text = "internal error while reading the metric";
                 if (index == pod_metrics_task)
-                    state->pod_metrics.error = text;
+                    state->pod_metrics.error = internal_error;
                 else
-                    state->readings[index].error = text;
+                    state->readings[index].error = internal_error;
             }
             if (--state->pending == 0) state->done.cancel();
         });
@@ -158,10 +159,22 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
                                  spec),
               i);
     }
-    if (need_pod_metrics)
+    if (need_pod_metrics && state->pending == 0) {
+        // The usual autoscaler reads only the pods' metrics: nothing to wait for alongside, so
+        // the read needs no task (and no copies) of its own. A throw is reported as a spawned
+        // read's would be.
+        try {
+            state->pod_metrics = co_await impl_->pod_metrics.read(
+                hpa.namespace_, pod_selector, std::move(pod_names), pod_metrics_read);
+        } catch (const std::exception&) {
+            state->pod_metrics = pod_metrics_answer{};
+            state->pod_metrics.error = internal_error;
+        }
+    } else if (need_pod_metrics) {
         spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector, pod_names,
                                 pod_metrics_read),
               pod_metrics_task);
+    }
     if (state->pending > 0) {
         boost::system::error_code ec;
         co_await state->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
