@@ -219,7 +219,19 @@ label_map::label_map(std::initializer_list<value_type> labels) {
     *this = from_views(views);
 }
 
-label_map label_map::from_views(std::span<value_type> labels, bool* duplicates) {
+void label_map::assign(std::string_view bytes) {
+    if (bytes.empty()) {
+        data_.reset();
+    } else {
+        auto buffer = std::make_shared_for_overwrite<char[]>(bytes.size());
+        std::memcpy(buffer.get(), bytes.data(), bytes.size());
+        data_ = std::move(buffer);
+    }
+    size_ = bytes.size();
+}
+
+label_map label_map::from_views(std::span<value_type> labels, bool* duplicates,
+                                const label_map* like) {
     const auto by_key = [](const value_type& a, const value_type& b) { return a.first < b.first; };
     // Stable either way (of equal keys the first is kept). Insertion sort for the usual few:
     // std::stable_sort asks for a buffer on the heap on every call.
@@ -235,15 +247,18 @@ label_map label_map::from_views(std::span<value_type> labels, bool* duplicates) 
                     [](const value_type& a, const value_type& b) { return a.first == b.first; });
     if (duplicates) *duplicates = last != labels.end();
     labels = labels.first(static_cast<std::size_t>(last - labels.begin()));
+    if (like && std::equal(labels.begin(), labels.end(), like->begin(), like->end())) return *like;
     std::size_t bytes = 0;
     for (const auto& [key, value] : labels)
         bytes += entry_overhead + key.size() + value.size();
-    label_map out;
-    out.data_.reserve(bytes);
+    std::string text;
+    text.reserve(bytes);
     for (const auto& [key, value] : labels) {
-        append_text(out.data_, key);
-        append_text(out.data_, value);
+        append_text(text, key);
+        append_text(text, value);
     }
+    label_map out;
+    out.assign(text);
     return out;
 }
 
@@ -272,21 +287,29 @@ std::string_view label_map::at(std::string_view key) const {
 bool label_map::emplace(std::string_view key, std::string_view value) {
     const auto it = lower_bound(key);
     if (it != end() && it->first == key) return false;
-    data_.insert(static_cast<std::size_t>(it.at_ - data_.data()), entry(key, value));
+    std::string text(bytes());
+    text.insert(static_cast<std::size_t>(it.at_ - data_.get()), entry(key, value));
+    assign(text);
     return true;
 }
 
 void label_map::insert_or_assign(std::string_view key, std::string_view value) {
-    const auto at = static_cast<std::size_t>(lower_bound(key).at_ - data_.data());
-    erase(key);
-    data_.insert(at, entry(key, value));
+    const auto it = lower_bound(key);
+    const auto at = static_cast<std::size_t>(it.at_ - data_.get());
+    std::string text(bytes());
+    if (it != end() && it->first == key)
+        text.erase(at, entry_overhead + it->first.size() + it->second.size());
+    text.insert(at, entry(key, value));
+    assign(text);
 }
 
 bool label_map::erase(std::string_view key) {
     const auto it = find(key);
     if (it == end()) return false;
-    data_.erase(static_cast<std::size_t>(it.at_ - data_.data()),
-                entry_overhead + it->first.size() + it->second.size());
+    std::string text(bytes());
+    text.erase(static_cast<std::size_t>(it.at_ - data_.get()),
+               entry_overhead + it->first.size() + it->second.size());
+    assign(text);
     return true;
 }
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,10 +18,13 @@
 
 namespace hpaplus::core {
 
-/// Labels of one object: key → value in key order, kept in one string (length-prefixed keys and
-/// values), because the controller holds a set for every cached pod and PodMetrics and reads them
-/// far more often than it changes them. Reads give views; a view lives as long as the set is not
-/// changed. Inserting one label copies the set: build large sets with from_pairs.
+class label_interner;
+
+/// Labels of one object: key → value in key order, kept in one immutable buffer (length-prefixed
+/// keys and values) that copies share, because the controller holds a set for every cached pod and
+/// PodMetrics — the pods of one ReplicaSet all alike — and reads them far more often than it
+/// changes them. Copying a set costs a reference count; reads give views, which live as long as
+/// the set is not changed. Changing a set copies its buffer: build large sets with from_pairs.
 class label_map {
   public:
     using value_type = std::pair<std::string_view, std::string_view>;
@@ -57,10 +61,13 @@ class label_map {
     label_map(std::initializer_list<value_type> labels);
 
     /// Builds a set from pairs in any order in O(n log n), sorting `labels` in place; of equal
-    /// keys the first is kept, and `duplicates` (when given) says whether there were any.
-    static label_map from_views(std::span<value_type> labels, bool* duplicates = nullptr);
+    /// keys the first is kept, and `duplicates` (when given) says whether there were any. When the
+    /// set equals `like` (when given), it shares like's buffer instead of allocating its own.
+    static label_map from_views(std::span<value_type> labels, bool* duplicates = nullptr,
+                                const label_map* like = nullptr);
     template <class Pairs>
-    static label_map from_pairs(const Pairs& labels, bool* duplicates = nullptr) {
+    static label_map from_pairs(const Pairs& labels, bool* duplicates = nullptr,
+                                const label_map* like = nullptr) {
         // The usual few labels are viewed from the stack: a set is built for every decoded pod.
         constexpr std::size_t on_stack = 16;
         if (labels.size() <= on_stack) {
@@ -68,18 +75,18 @@ class label_map {
             std::size_t n = 0;
             for (const auto& [key, value] : labels)
                 views[n++] = {key, value};
-            return from_views(std::span(views.data(), n), duplicates);
+            return from_views(std::span(views.data(), n), duplicates, like);
         }
         std::vector<value_type> views;
         views.reserve(labels.size());
         for (const auto& [key, value] : labels)
             views.emplace_back(key, value);
-        return from_views(views, duplicates);
+        return from_views(views, duplicates, like);
     }
 
-    iterator begin() const { return iterator(data_.data()); }
-    iterator end() const { return iterator(data_.data() + data_.size()); }
-    bool empty() const noexcept { return data_.empty(); }
+    iterator begin() const { return iterator(data_.get()); }
+    iterator end() const { return iterator(data_.get() + size_); }
+    bool empty() const noexcept { return size_ == 0; }
     std::size_t size() const;
 
     iterator find(std::string_view key) const;
@@ -94,11 +101,22 @@ class label_map {
     /// Removes the label of `key`; true when there was one.
     bool erase(std::string_view key);
 
-    friend bool operator==(const label_map&, const label_map&) = default;
+    /// Whether the two share one buffer (from_views' `like`, label_interner).
+    bool shares_with(const label_map& other) const noexcept {
+        return data_ != nullptr && data_ == other.data_;
+    }
+
+    friend bool operator==(const label_map& a, const label_map& b) noexcept {
+        return a.bytes() == b.bytes();
+    }
 
   private:
+    friend class label_interner;
     iterator lower_bound(std::string_view key) const; ///< the first entry not before `key`
-    std::string data_;
+    std::string_view bytes() const noexcept { return {data_.get(), size_}; }
+    void assign(std::string_view bytes); ///< a new buffer holding `bytes`
+    std::shared_ptr<const char[]> data_; ///< null when empty
+    std::size_t size_ = 0;
 };
 
 enum class selector_op {

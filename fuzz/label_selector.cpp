@@ -1,7 +1,8 @@
 // Label selectors in their string form: parsing never crashes, a parsed selector's string form
 // parses back to the same selector, and matching works on any of them. The input's first line is
 // the selector; each further line a label `key=value`, from which label_map is built three ways
-// (from_pairs, emplace, insert_or_assign then erase) and held to std::map's behaviour.
+// (from_pairs, emplace, insert_or_assign then erase) and held to std::map's behaviour; a set built
+// like an equal one shares its buffer, and changing a copy leaves the set it was copied from.
 #include "core/label_selector.hpp"
 #include "fuzz/fuzz.hpp"
 
@@ -55,6 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& [key, value] : model)
         require(built.find(key) != built.end() && built.at(key) == value, "find finds each key");
 
+    const auto built_model = model;
     label_map changed = built; // the last of a key wins; every other key removed again
     for (const auto& [key, value] : pairs) {
         changed.insert_or_assign(key, value);
@@ -66,6 +68,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 "erase removes a key once");
     }
     require(same(changed, model), "erase as std::map's");
+    require(same(built, built_model), "changing a copy leaves the set it was copied from");
+    for (const label_map* like : {&one_by_one, &changed}) {
+        const label_map again = label_map::from_pairs(pairs, nullptr, like);
+        require(again == built, "a set built like another is the set built alone");
+        require(again.shares_with(*like) == (!built.empty() && built == *like),
+                "a set built like an equal one shares its buffer, and only then");
+    }
 
     const auto selector = parse_label_selector(selector_text);
     if (!selector) return 0;

@@ -26,7 +26,8 @@ std::string with_query(const std::string& path, const std::string& query) {
     return path + (path.find('?') == std::string::npos ? "?" : "&") + query;
 }
 
-object_cptr object_from(const rapidjson::Value& v, const informer_options& options) {
+object_cptr object_from(const rapidjson::Value& v, const informer_options& options,
+                        core::label_interner& pod_labels) {
     json_decoder d;
     const json_node node{&v, ""};
     auto o =
@@ -38,7 +39,10 @@ object_cptr object_from(const rapidjson::Value& v, const informer_options& optio
     if (options.decode_pods) {
         json_decoder pd;
         auto pod = decode_pod(pd, node);
-        if (pd.ok()) o->pod = std::make_shared<const policy::pod_info>(std::move(pod));
+        if (pd.ok()) {
+            pod.labels = pod_labels.intern(std::move(pod.labels));
+            o->pod = std::make_shared<const policy::pod_info>(std::move(pod));
+        }
     }
     if (!o->pod) o->labels = d.string_map(node["metadata"]["labels"]);
     return o;
@@ -73,7 +77,7 @@ asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
 void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
-    object_cptr object = object_from(doc, options_);
+    object_cptr object = object_from(doc, options_, pod_labels_);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
     if (type == "DELETED") {
@@ -114,7 +118,7 @@ asio::awaitable<bool> informer::list() {
             co_return false;
         }
         for (const auto& item : doc["items"].GetArray()) {
-            object_cptr o = object_from(item, options_);
+            object_cptr o = object_from(item, options_, pod_labels_);
             fresh[o->key] = std::move(o);
         }
         json_decoder d;

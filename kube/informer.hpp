@@ -4,6 +4,7 @@
 // and exponential backoff (800 ms doubling to 30 s) on errors, into an object_cache.
 #pragma once
 
+#include "core/label_interner.hpp"
 #include "kube/api_client.hpp"
 #include "kube/informer_options.hpp"
 #include "kube/object_cache.hpp"
@@ -64,6 +65,7 @@ class informer final : public object_cache {
     bool stopped_ = false;
     std::uint64_t lists_ = 0;
     std::string last_error_;
+    core::label_interner pod_labels_; ///< decode_pods: the pods of a ReplicaSet share one set
 };
 
 } // namespace hpaplus::kube

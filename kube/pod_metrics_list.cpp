@@ -265,9 +265,13 @@ class handler {
         if (p == place::container && !has(container_seen_, field::name)) return false;
         if (p == place::usage && repeats_a_name(container().usage)) return false;
         if (p == place::labels) {
+            // The pods of one ReplicaSet come one after another, with the same labels: such a
+            // pod shares the one before's set instead of allocating its own.
             bool duplicates = false;
-            pod().labels =
-                core::label_map::from_pairs(std::span(labels_.data(), labels_read_), &duplicates);
+            const core::label_map* before =
+                items.size() > 1 ? &items[items.size() - 2].labels : nullptr;
+            pod().labels = core::label_map::from_pairs(std::span(labels_.data(), labels_read_),
+                                                       &duplicates, before);
             labels_read_ = 0;
             return !duplicates;
         }

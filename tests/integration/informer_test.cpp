@@ -127,7 +127,8 @@ TEST_F(Informer, WaitsUntilSynced) {
 }
 
 // Pods decoded as they enter the cache (client-go's SetTransform) and no JSON kept: selection by
-// labels still works, on the labels held once in the decoded pod, and a change is decoded again.
+// labels still works, on the labels held once in the decoded pod (one set for pods labelled
+// alike), and a change is decoded again.
 TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
     const auto pod = [](const std::string& name, const std::string& app, const std::string& cpu) {
         return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app +
@@ -155,6 +156,9 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
     ASSERT_EQ(a.pod->containers[0].requests.size(), 1u);
     EXPECT_EQ(a.pod->containers[0].requests[0].first, "cpu");
     EXPECT_EQ(a.pod->containers[0].requests[0].second.milli_value(), 250);
+    const auto b_before = cache->find("default", "b");
+    ASSERT_TRUE(b_before && b_before->pod);
+    EXPECT_FALSE(b_before->pod->labels.shares_with(a.pod->labels));
 
     sim.request("PATCH", test::paths::pods + "/b", R"({"metadata":{"labels":{"app":"web"}}})",
                 "application/merge-patch+json");
@@ -163,6 +167,9 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
     ASSERT_TRUE(b && b->pod);
     EXPECT_EQ(b->pod->labels.at("app"), "web");
     EXPECT_EQ(b->pod->containers.at(0).requests.at(0).second.milli_value(), 500);
+    // Pods labelled alike share one label set (the pods of a ReplicaSet), whether they came with
+    // the list or a watch event.
+    EXPECT_TRUE(b->pod->labels.shares_with(a.pod->labels));
 }
 
 TEST_F(Informer, ListsInPages) {

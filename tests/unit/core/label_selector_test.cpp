@@ -1,4 +1,5 @@
 // Table tests for label selectors (string and struct forms) and matching.
+#include "core/label_interner.hpp"
 #include "core/label_selector.hpp"
 
 #include <gtest/gtest.h>
@@ -171,6 +172,69 @@ TEST(LabelMap, AFewPairsAreSortedAndTheFirstOfEqualKeysKept) {
             ++it;
         }
     }
+}
+
+TEST(LabelMap, CopiesShareTheBufferAndAChangeCopiesIt) {
+    const label_map original = {{"app", "web"}, {"tier", "front"}};
+    label_map copy = original;
+    EXPECT_TRUE(copy.shares_with(original));
+    EXPECT_TRUE(copy.emplace("zone", "a"));
+    EXPECT_FALSE(copy.shares_with(original));
+    EXPECT_EQ(original, (label_map{{"app", "web"}, {"tier", "front"}})); // untouched
+    EXPECT_EQ(copy.at("zone"), "a");
+    label_map other = original;
+    other.insert_or_assign("app", "api");
+    EXPECT_EQ(original.at("app"), "web");
+    label_map emptied = original;
+    EXPECT_TRUE(emptied.erase("app") && emptied.erase("tier"));
+    EXPECT_TRUE(emptied.empty());
+    EXPECT_EQ(emptied, label_map{});
+    EXPECT_EQ(original.size(), 2u);
+    EXPECT_FALSE(label_map{}.shares_with(label_map{})); // nothing to share
+}
+
+TEST(LabelMap, FromViewsSharesALikeSetOnlyWhenItIsEqual) {
+    const label_map like = {{"app", "web"}, {"pod-template-hash", "5d9c"}};
+    std::vector<std::pair<std::string, std::string>> same = {{"pod-template-hash", "5d9c"},
+                                                             {"app", "web"}};
+    const auto shared = label_map::from_pairs(same, nullptr, &like);
+    EXPECT_TRUE(shared.shares_with(like));
+    // Equal but for one value, one label more, one label less, a repeated key: built anew.
+    for (const auto& pairs : std::vector<std::vector<std::pair<std::string, std::string>>>{
+             {{"app", "web"}, {"pod-template-hash", "5d9d"}},
+             {{"app", "web"}, {"pod-template-hash", "5d9c"}, {"zone", "a"}},
+             {{"app", "web"}},
+             {{"app", "api"}, {"app", "web"}, {"pod-template-hash", "5d9c"}}}) {
+        bool duplicates = false;
+        const auto built = label_map::from_pairs(pairs, &duplicates, &like);
+        EXPECT_FALSE(built.shares_with(like));
+        EXPECT_NE(built, like);
+        EXPECT_EQ(built, label_map::from_pairs(pairs)); // as without `like`
+    }
+    bool duplicates = false;
+    std::vector<std::pair<std::string, std::string>> repeated = {
+        {"app", "web"}, {"pod-template-hash", "5d9c"}, {"app", "api"}};
+    EXPECT_TRUE(label_map::from_pairs(repeated, &duplicates, &like).shares_with(like));
+    EXPECT_TRUE(duplicates); // still reported
+}
+
+TEST(LabelInterner, EqualSetsShareOneBufferAndSetsNoLongerUsedAreDropped) {
+    label_interner interner;
+    const label_map a = interner.intern({{"app", "web"}, {"hash", "1"}});
+    const label_map b = interner.intern({{"hash", "1"}, {"app", "web"}});
+    const label_map c = interner.intern({{"app", "web"}, {"hash", "2"}});
+    EXPECT_TRUE(a.shares_with(b));
+    EXPECT_FALSE(a.shares_with(c));
+    EXPECT_EQ(c.at("hash"), "2");
+    EXPECT_TRUE(interner.intern(label_map{}).empty());
+    EXPECT_EQ(interner.size(), 2u);
+    // Thousands of sets interned and dropped at once (pods come and go): the table keeps about
+    // what is still used, and the sets still used keep being shared.
+    for (int i = 0; i < 10'000; ++i)
+        (void)interner.intern({{"app", "web"}, {"hash", "x" + std::to_string(i)}});
+    EXPECT_LT(interner.size(), 200u);
+    EXPECT_TRUE(interner.intern({{"app", "web"}, {"hash", "1"}}).shares_with(a));
+    EXPECT_TRUE(interner.intern({{"app", "web"}, {"hash", "2"}}).shares_with(c));
 }
 
 } // namespace

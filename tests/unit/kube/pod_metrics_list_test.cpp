@@ -91,6 +91,33 @@ TEST(PodMetricsList, ListsOfAnySizeOneAfterAnotherDecodeAsTheDomDecoderDoes) {
     }
 }
 
+// A pod with the same labels as the pod before it (the pods of one ReplicaSet, listed by name)
+// shares that pod's label set; any other pod has its own.
+TEST(PodMetricsList, APodLabelledAsThePodBeforeItSharesItsLabelSet) {
+    const auto item = [](const std::string& name, const std::string& labels) {
+        return R"({"metadata":{"name":")" + name + R"(","labels":{)" + labels +
+               R"(}},"containers":[{"name":"c","usage":{"cpu":"1m"}}]})";
+    };
+    const std::string json =
+        R"({"items":[)" + item("a-1", R"("app":"a","hash":"1")") + "," +
+        item("a-2", R"("hash":"1","app":"a")") + "," + item("a-3", R"("app":"a","hash":"1")") +
+        "," + item("b-1", R"("app":"a","hash":"2")") + "," + item("c-1", "") + "," +
+        item("c-2", "") + "," + item("d-1", R"("app":"a","hash":"2","x":"")") + "]}";
+    const auto fast = decode_pod_metrics_list(json);
+    ASSERT_TRUE(fast);
+    ASSERT_EQ(fast->size(), 7u);
+    const auto& pods = *fast;
+    EXPECT_TRUE(pods[1].labels.shares_with(pods[0].labels)); // the same set in another order
+    EXPECT_TRUE(pods[2].labels.shares_with(pods[0].labels));
+    EXPECT_FALSE(pods[3].labels.shares_with(pods[2].labels));
+    EXPECT_EQ(pods[3].labels.at("hash"), "2");
+    EXPECT_TRUE(pods[4].labels.empty());
+    EXPECT_TRUE(pods[5].labels.empty());
+    EXPECT_FALSE(pods[6].labels.shares_with(pods[3].labels));
+    EXPECT_EQ(pods[6].labels.size(), 3u);
+    EXPECT_EQ(dom(json), fast);
+}
+
 TEST(PodMetricsList, AListWithoutItemsIsEmpty) {
     for (const char* json : {R"({"kind":"PodMetricsList"})", R"({"items":[]})"}) {
         const auto fast = decode_pod_metrics_list(json);
