@@ -182,21 +182,21 @@ std::uint32_t read_length(const char* at) {
     return n;
 }
 
-void append_text(std::string& out, std::string_view text) {
+// Writes `text` with its length at `at`; returns where the next one goes.
+char* put_text(char* at, std::string_view text) {
     if (text.size() > std::numeric_limits<std::uint32_t>::max())
         throw std::length_error("a label longer than 4 GiB");
     const auto n = static_cast<std::uint32_t>(text.size());
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
-    out.append(text);
+    std::memcpy(at, &n, sizeof n);
+    if (!text.empty()) std::memcpy(at + sizeof n, text.data(), text.size()); // data() may be null
+    return at + sizeof n + text.size();
 }
 
 constexpr std::size_t entry_overhead = 2 * sizeof(std::uint32_t);
 
 std::string entry(std::string_view key, std::string_view value) {
-    std::string out;
-    out.reserve(entry_overhead + key.size() + value.size());
-    append_text(out, key);
-    append_text(out, value);
+    std::string out(entry_overhead + key.size() + value.size(), '\0');
+    put_text(put_text(out.data(), key), value);
     return out;
 }
 
@@ -251,14 +251,14 @@ label_map label_map::from_views(std::span<value_type> labels, bool* duplicates,
     std::size_t bytes = 0;
     for (const auto& [key, value] : labels)
         bytes += entry_overhead + key.size() + value.size();
-    std::string text;
-    text.reserve(bytes);
-    for (const auto& [key, value] : labels) {
-        append_text(text, key);
-        append_text(text, value);
-    }
     label_map out;
-    out.assign(text);
+    if (bytes == 0) return out;
+    auto buffer = std::make_shared_for_overwrite<char[]>(bytes);
+    char* at = buffer.get();
+    for (const auto& [key, value] : labels)
+        at = put_text(put_text(at, key), value);
+    out.data_ = std::move(buffer);
+    out.size_ = bytes;
     return out;
 }
 
