@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <vector>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -25,9 +26,10 @@ struct namespace_read {
     namespace_read(const asio::any_io_executor& ex, std::uint64_t n)
         : done(ex, clock::time_point::max()), started(clock::now()), number(n) {}
     std::shared_ptr<const pod_metrics_answer> answer;
-    /// answer->items by pod name (views into answer), so an object finds its few pods without
-    /// matching its selector against every pod of the namespace.
-    std::unordered_map<std::string_view, std::size_t> by_name; ///< index in answer->items
+    /// (pod name, index in answer->items), sorted: an object finds its few pods by binary search
+    /// instead of matching its selector against every pod of the namespace. One allocation per
+    /// list, where a hash map took one per pod.
+    std::vector<std::pair<std::string_view, std::size_t>> by_name;
     asio::steady_timer done;
     clock::time_point started;
     std::uint64_t number; ///< pod_metrics_answer::shared_read
@@ -75,9 +77,11 @@ asio::awaitable<void> list_namespace(std::shared_ptr<shared_pod_metrics::impl> s
     const std::string every_pod;
     auto answer = co_await list_pod_metrics(self->cluster, std::move(ns), every_pod);
     read->answer = std::make_shared<const pod_metrics_answer>(std::move(answer));
-    read->by_name.reserve(read->answer->items.size());
-    for (std::size_t i = 0; i < read->answer->items.size(); ++i)
-        read->by_name.emplace(read->answer->items[i]->name, i);
+    const auto& items = read->answer->items;
+    read->by_name.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+        read->by_name.emplace_back(items[i]->name, i);
+    std::sort(read->by_name.begin(), read->by_name.end()); // a repeated name: its first pod first
     read->done.cancel();
 }
 
@@ -143,10 +147,15 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     // object does not know (which its decision ignores).
     std::vector<std::size_t> found;
     found.reserve(pod_names.size());
-    for (const auto name : pod_names)
-        if (const auto it = read->by_name.find(name); it != read->by_name.end())
-            found.push_back(it->second);
+    const auto& by_name = read->by_name;
+    for (const auto name : pod_names) {
+        const auto it =
+            std::lower_bound(by_name.begin(), by_name.end(), name,
+                             [](const auto& entry, std::string_view n) { return entry.first < n; });
+        if (it != by_name.end() && it->first == name) found.push_back(it->second);
+    }
     std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end()); // a pod named twice: once
     out.items.reserve(found.size());
     for (const std::size_t i : found)
         if (selector->matches(items[i]->labels)) out.items.push_back(items[i]);

@@ -1,8 +1,9 @@
 // metrics::shared_pod_metrics against the simulated cluster: objects of one namespace asking
 // within the window share one PodMetricsList, each gets only the pods its selector selects, a
 // read after the window is a new list, an object is not given a read it had already, another
-// namespace has its own, expired reads are dropped a few at a time, and a window of 0 sends one
-// list per read.
+// namespace has its own, an object naming its pods gets those of them its selector selects, in the
+// list's order, expired reads are dropped a few at a time, and a window of 0 sends one list per
+// read.
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
 #include "kube/config.hpp"
@@ -73,6 +74,30 @@ TEST_F(SharedPodMetrics, ObjectsOfANamespaceShareOneListWithinTheWindow) {
     EXPECT_EQ(shared.lists_sent(), 1u);
     EXPECT_TRUE(test::run_awaitable(io, shared.read("kube-system", "")).items.empty());
     EXPECT_EQ(shared.lists_sent(), 2u);
+}
+
+TEST_F(SharedPodMetrics, AnObjectNamingItsPodsGetsThoseItsSelectorSelectsInTheListsOrder) {
+    metrics::shared_pod_metrics shared(io.get_executor(), client, 60s);
+    const auto in_order = [](const metrics::pod_metrics_answer& a) {
+        std::vector<std::string> out;
+        for (const auto* m : a.items)
+            out.push_back(m->name);
+        return out;
+    };
+    const auto all = in_order(test::run_awaitable(io, shared.read("default", "")));
+    ASSERT_EQ(all.size(), 3u);
+    // Named out of order, one twice, one the list lacks: the list's order, each pod once, no
+    // unknown pod.
+    const std::vector<std::string_view> named{all[2], "gone-1", all[0], all[2]};
+    EXPECT_EQ(in_order(test::run_awaitable(io, shared.read("default", "", named))),
+              (std::vector<std::string>{all[0], all[2]}));
+    // A named pod the selector does not select is left out, as the server would have.
+    std::vector<std::string> web = all;
+    std::erase(web, "db-1");
+    const std::vector<std::string_view> web_and_db{"db-1", "web-2", "web-1"};
+    EXPECT_EQ(in_order(test::run_awaitable(io, shared.read("default", "app=web", web_and_db))),
+              web);
+    EXPECT_EQ(shared.lists_sent(), 1u);
 }
 
 TEST_F(SharedPodMetrics, AReadAfterTheWindowIsANewList) {
