@@ -33,12 +33,17 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
                                  const metric_context& ctx) {
     const bool container = spec.type == metric_source_type::container_resource;
     const std::string& resource = spec.resource_name;
-    const std::string reason =
-        container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
-    const std::string outer = container
-                                  ? "failed to get " + spec.container + " container metric value: "
-                                  : "failed to get " + resource + " resource metric value: ";
-    const std::string fetch_prefix = "unable to get metrics for resource " + resource + ": ";
+    // The messages are built only when they are needed: most passes succeed.
+    const auto fail = [&](const std::string& detail) {
+        const std::string outer =
+            container ? "failed to get " + spec.container + " container metric value: "
+                      : "failed to get " + resource + " resource metric value: ";
+        return failed(container ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric",
+                      detail, outer + detail);
+    };
+    const auto fetch_error = [&] {
+        return "unable to get metrics for resource " + resource + ": " + *reading.error;
+    };
     const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
 
     metric_outcome o;
@@ -49,7 +54,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
     if (spec.target.average_value) {
         std::string inner;
         if (reading.error) {
-            inner = fetch_prefix + *reading.error;
+            inner = fetch_error();
         } else {
             auto r = plain_metric_replicas(calc, reading.samples,
                                            spec.target.average_value->milli_value(), resource);
@@ -63,7 +68,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
         }
         if (!o.ok) {
             const std::string detail = "failed to get " + resource + " usage: " + inner;
-            return failed(reason, detail, outer + detail);
+            return fail(detail);
         }
         o.name = metric_name(spec);
         o.status = std::move(status);
@@ -72,11 +77,11 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
     if (!spec.target.average_utilization) {
         const std::string detail = "invalid resource metric source: neither an average utilization "
                                    "target nor an average value (usage) target was set";
-        return failed(reason, detail, outer + detail);
+        return fail(detail);
     }
     std::string inner;
     if (reading.error) {
-        inner = fetch_prefix + *reading.error;
+        inner = fetch_error();
     } else {
         auto r =
             resource_utilization_replicas(calc, reading.samples, *spec.target.average_utilization,
@@ -92,7 +97,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
     }
     if (!o.ok) {
         const std::string detail = "failed to get " + resource + " utilization: " + inner;
-        return failed(reason, detail, outer + detail);
+        return fail(detail);
     }
     o.name = metric_name(spec);
     o.status = std::move(status);

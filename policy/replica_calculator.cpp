@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace hpaplus::policy {
 namespace {
@@ -23,6 +24,28 @@ std::int32_t saturate_int32(core::int128 v) {
 
 const std::string no_pods = "no pods returned by selector while calculating replica count";
 const std::string no_samples = "did not receive metrics for targeted pods (pods might be unready)";
+
+// The samples a calculation works on: the caller's until the calculation must change them, then
+// its own copy. In steady state (every pod ready and measured) nothing is removed or filled in,
+// and the pods' names are not copied on every pass.
+class working_samples {
+  public:
+    explicit working_samples(const sample_set& given) : given_(&given) {}
+    const sample_set& get() const { return own_ ? *own_ : *given_; }
+    sample_set& edit() {
+        if (!own_) own_ = *given_;
+        return *own_;
+    }
+    // Ignored and unready pods have no say in the first pass.
+    void remove_ignored_and_unready(const pod_groups& groups) {
+        if (!groups.ignored.empty()) remove_samples(edit(), groups.ignored);
+        if (!groups.unready.empty()) remove_samples(edit(), groups.unready);
+    }
+
+  private:
+    const sample_set* given_;
+    std::optional<sample_set> own_;
+};
 
 // Rebalancing before the second pass: on a scale-down a missing pod counts as
 // `scale_down_value(pod)`, on a scale-up as 0 (at a ratio of exactly 1 it is left out); on a
@@ -47,8 +70,8 @@ void fill_missing_and_unready(sample_set& samples, const pod_groups& groups, dou
 // unready pods, keep current replicas if within tolerance, if the direction flipped, or if the new
 // count moves against the ratio.
 template <class Ratio>
-std::int32_t rebalanced_replicas(const calculator_context& ctx, double ratio, sample_set& samples,
-                                 Ratio new_ratio_of) {
+std::int32_t rebalanced_replicas(const calculator_context& ctx, double ratio,
+                                 const sample_set& samples, Ratio new_ratio_of) {
     const double new_ratio = new_ratio_of(samples);
     if (ctx.tol.within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) ||
         (ratio > 1.0 && new_ratio < 1.0))
@@ -92,19 +115,19 @@ core::outcome<utilization_ratio> resource_utilization_ratio(const sample_set& sa
 }
 
 core::outcome<utilization_result>
-resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
+resource_utilization_replicas(const calculator_context& ctx, const sample_set& given,
                               std::int32_t target_utilization, std::string_view resource,
                               std::string_view container, usage_basis basis) {
     const auto& pods = *ctx.pods;
     if (pods.empty()) return no_pods;
-    const pod_groups groups = group_pods(pods, samples, resource, *ctx.config, ctx.now);
-    remove_samples(samples, groups.ignored);
-    remove_samples(samples, groups.unready);
-    if (samples.empty()) return no_samples;
+    const pod_groups groups = group_pods(pods, given, resource, *ctx.config, ctx.now);
+    working_samples samples(given);
+    samples.remove_ignored_and_unready(groups);
+    if (samples.get().empty()) return no_samples;
 
     auto requests = pod_resource_amounts(pods, container, resource, basis);
     if (!requests) return requests.error();
-    auto first = resource_utilization_ratio(samples, *requests, target_utilization);
+    auto first = resource_utilization_ratio(samples.get(), *requests, target_utilization);
     if (!first) return first.error();
     const double ratio = first->ratio;
     utilization_result result{ctx.current_replicas, first->utilization, first->raw_average};
@@ -117,24 +140,25 @@ resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
     // Scale-down: a missing pod counts as using max(100 %, target) of its own request.
     const std::int64_t fallback = std::max<std::int64_t>(100, target_utilization);
     fill_missing_and_unready(
-        samples, groups, ratio, scale_up_with_unready,
+        samples.edit(), groups, ratio, scale_up_with_unready,
         [&](std::string_view pod) { return find_amount(*requests, pod)->milli * fallback / 100; });
-    result.replicas = rebalanced_replicas(ctx, ratio, samples, [&](const sample_set& s) {
+    result.replicas = rebalanced_replicas(ctx, ratio, samples.get(), [&](const sample_set& s) {
         auto r = resource_utilization_ratio(s, *requests, target_utilization);
         return r ? r->ratio : 0.0; // cannot fail: the first pass found requests for these pods
     });
     return result;
 }
 
-core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx, sample_set samples,
+core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
+                                                  const sample_set& given,
                                                   std::int64_t target_usage,
                                                   std::string_view resource) {
     const auto& pods = *ctx.pods;
     if (pods.empty()) return no_pods;
-    const pod_groups groups = group_pods(pods, samples, resource, *ctx.config, ctx.now);
-    remove_samples(samples, groups.ignored);
-    remove_samples(samples, groups.unready);
-    if (samples.empty()) return no_samples;
+    const pod_groups groups = group_pods(pods, given, resource, *ctx.config, ctx.now);
+    working_samples samples(given);
+    samples.remove_ignored_and_unready(groups);
+    if (samples.get().empty()) return no_samples;
 
     // GetMetricUsageRatio: the integer-truncated average over the samples, then the ratio.
     auto average_of = [](const sample_set& s) {
@@ -149,8 +173,8 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
     auto ratio_of = [&](const sample_set& s) {
         return static_cast<double>(average_of(s)) / static_cast<double>(target_usage);
     };
-    usage_result result{ctx.current_replicas, average_of(samples)};
-    const double ratio = ratio_of(samples);
+    usage_result result{ctx.current_replicas, average_of(samples.get())};
+    const double ratio = ratio_of(samples.get());
 
     const bool scale_up_with_unready = !groups.unready.empty() && ratio > 1.0;
     if (!scale_up_with_unready && groups.missing.empty()) {
@@ -158,9 +182,9 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
         return result;
     }
     // Scale-down: a missing pod counts as using exactly the target.
-    fill_missing_and_unready(samples, groups, ratio, scale_up_with_unready,
+    fill_missing_and_unready(samples.edit(), groups, ratio, scale_up_with_unready,
                              [&](std::string_view) { return target_usage; });
-    result.replicas = rebalanced_replicas(ctx, ratio, samples, ratio_of);
+    result.replicas = rebalanced_replicas(ctx, ratio, samples.get(), ratio_of);
     return result;
 }
 

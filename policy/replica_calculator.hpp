@@ -45,7 +45,7 @@ struct utilization_result {
 /// `GetResourceReplicas` (Resource / ContainerResource, Utilization target). `basis` = limits is
 /// HPAPlus.
 core::outcome<utilization_result>
-resource_utilization_replicas(const calculator_context& ctx, sample_set samples,
+resource_utilization_replicas(const calculator_context& ctx, const sample_set& samples,
                               std::int32_t target_utilization, std::string_view resource,
                               std::string_view container, usage_basis basis);
 
@@ -57,7 +57,8 @@ struct usage_result {
 
 /// `calcPlainMetricReplicas` (Resource AverageValue with `resource` set; Pods metrics with it
 /// empty).
-core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx, sample_set samples,
+core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
+                                                  const sample_set& samples,
                                                   std::int64_t target_usage,
                                                   std::string_view resource);
 
