@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of fuzz/ (Clang, ASan + UBSan) into build-fuzz/ and runs each one:
+# Builds the libFuzzer harnesses of fuzz/ (Clang, ASan + UBSan) into build-asan/ and runs each one:
 # over its corpus fuzz/corpus/NAME (seeds and every past finding, which must all pass), then for
-# SECONDS on new inputs. Exits non-zero on the first finding and prints how to reproduce it.
+# SECONDS on new inputs, $HPAPLUS_FUZZ_JOBS (default 2) harnesses at a time. Exits non-zero after a
+# finding and prints how to reproduce it.
 # Usage: scripts/fuzz.sh [SECONDS per harness, default 20] [NAME...]   (names: ls fuzz/*.cpp)
 # A finding becomes a regression input: copy it into fuzz/corpus/NAME/ with the fix.
 set -euo pipefail
@@ -9,22 +10,11 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-20}
 shift || true
-# Clang and libFuzzer (setup.sh installs them too; this script may run on its own).
-missing=()
-for p in clang libclang-rt-14-dev libfuzzer-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo_cmd=()
-  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-fi
-export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DHPAPLUS_FUZZ=ON -DHPAPLUS_BUILD_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j2 --target fuzzers
+# The harnesses live in the sanitizer build (Clang, ASan + UBSan + libFuzzer's coverage), the same
+# build that runs the tests under the sanitizers (CMakePresets.json `asan-ubsan`); setup.sh installs
+# Clang and libFuzzer when they are missing.
+HPAPLUS_BUILD_DIR=build-asan HPAPLUS_PRESET=asan-ubsan HPAPLUS_BUILD_TARGETS=fuzzers ./scripts/setup.sh
+jobs=${HPAPLUS_FUZZ_JOBS:-2} # harnesses fuzzed at once: each is one process on one core
 
 names=("$@")
 if ((${#names[@]} == 0)); then
@@ -33,24 +23,42 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for name in "${names[@]}"; do
-  corpus=fuzz/corpus/$name
-  [[ -d $corpus ]] || { echo "fuzz: no corpus $corpus" >&2; exit 1; }
-  mkdir -p "$work/$name"
+fuzz_one() { # fuzz_one NAME: prints its report; fails on a finding
+  local name=$1 corpus=fuzz/corpus/$1
+  [[ -d $corpus ]] || { echo "fuzz: no corpus $corpus" >&2; return 1; }
+  mkdir -p "$work/$name" "$work/$name.artifacts"
   echo "== fuzz $name: $(find "$corpus" -type f | wc -l) corpus inputs, then ${seconds} s"
   # New inputs go to the scratch directory (first); the repository's corpus is only read.
-  if ! "build-fuzz/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/" \
+  if ! "build-asan/fuzz/fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/$name.artifacts/" \
       "$work/$name" "$corpus" >"$work/$name.log" 2>&1; then
     tail -n 60 "$work/$name.log"
-    for artifact in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+    local artifact
+    for artifact in "$work/$name.artifacts"/*; do
       [[ -e $artifact ]] || continue
       mkdir -p fuzz-findings && cp "$artifact" "fuzz-findings/$name-$(basename "$artifact")"
       echo "fuzz: $name found fuzz-findings/$name-$(basename "$artifact");" \
-        "reproduce: build-fuzz/fuzz/fuzz_$name fuzz-findings/$name-$(basename "$artifact")" >&2
+        "reproduce: build-asan/fuzz/fuzz_$name fuzz-findings/$name-$(basename "$artifact")" >&2
     done
-    exit 1
+    return 1
   fi
-  grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$work/$name.log" |
-    tr '\n' ' ' && echo
+  echo "   $name: $(grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$work/$name.log" |
+    tr '\n' ' ')"
+}
+# Up to $jobs harnesses at once; each prints its report when it ends. Every harness runs to its
+# end; the exit status says whether any found something.
+failed=0
+running=0
+for name in "${names[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$name" &
+  running=$((running + 1))
 done
+while ((running > 0)); do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit "$failed"

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Installs every Debian bookworm package HPAPlus and its tests need (only what is missing; apt-get
 # update first when something is), then configures and builds into build/ (or $HPAPLUS_BUILD_DIR).
-# Extra CMake arguments can be passed in $HPAPLUS_CMAKE_ARGS.
+# Extra CMake arguments can be passed in $HPAPLUS_CMAKE_ARGS, a configure preset of
+# CMakePresets.json in $HPAPLUS_PRESET (instead of the default RelWithDebInfo), the targets to build
+# in $HPAPLUS_BUILD_TARGETS (default: all).
 # With HPAPLUS_SETUP=demo it installs only what building needs and builds only `hpaplus` (what
 # scripts/demo.sh runs): no Prometheus, InfluxDB, Clang or kubectl, no test binaries.
+# With HPAPLUS_SETUP=packages it installs everything and builds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 demo_only=0
 [[ ${HPAPLUS_SETUP:-} == demo ]] && demo_only=1
+packages_only=0
+[[ ${HPAPLUS_SETUP:-} == packages ]] && packages_only=1
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev libyaml-cpp-dev
@@ -70,15 +75,19 @@ if ((!demo_only)); then
   kubectl_args=("-DHPAPLUS_EXTRA_KUBECTLS=$(IFS=';'; echo "${extra_kubectls[*]}")")
 fi
 
+((packages_only)) && exit 0
+
 build_dir=${HPAPLUS_BUILD_DIR:-build}
 # ccache hits across clones (CI builds in a fresh clone each time): paths relative to the checkout,
-# and the working directory left out of the hash of objects with debug information.
-export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+# and the working directory left out of the hash of objects with debug information. Three builds
+# with debug information (scripts/test.sh) outgrow ccache's default 5 GB and would evict each other.
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+configuration=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+[[ -n ${HPAPLUS_PRESET:-} ]] && configuration=(--preset "$HPAPLUS_PRESET")
 # shellcheck disable=SC2086 # HPAPLUS_CMAKE_ARGS is a list of arguments
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "${kubectl_args[@]}" ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
-if ((demo_only)); then
-  cmake --build "$build_dir" -j2 --target hpaplus
-else
-  cmake --build "$build_dir" -j2
-fi
+cmake -S . -B "$build_dir" -G Ninja "${configuration[@]}" "${kubectl_args[@]}" ${HPAPLUS_CMAKE_ARGS:-} >/dev/null
+targets=()
+((demo_only)) && targets=(--target hpaplus)
+# shellcheck disable=SC2206 # HPAPLUS_BUILD_TARGETS is a list of targets
+[[ -n ${HPAPLUS_BUILD_TARGETS:-} ]] && targets=(--target $HPAPLUS_BUILD_TARGETS)
+cmake --build "$build_dir" -j2 "${targets[@]}"

@@ -1,29 +1,114 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs the whole test suite: first the normal build (warnings are errors), then
-# the image check (the Dockerfile's runtime packages in a minimal bookworm root run the binary),
-# then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the controller's
-# integration tests with every controller on two lanes (--threads 2) under ThreadSanitizer, then
-# every fuzz harness over its corpus and for 20 s on new inputs (scripts/fuzz.sh).
+# The README's test command (and CI's): sets up, builds and runs every check, printing the wall time
+# of each stage as it goes and a table of them at the end (also when a stage fails).
+#
+#   ./scripts/test.sh            everything (docs/testing.md says what each stage checks and costs)
+#   ./scripts/test.sh --quick    the inner loop: incremental build/, unit + integration tests
+#
+# Three builds, each serving what only it can show:
+#   build/        GCC 12, warnings as errors, RelWithDebInfo: the binary we ship. It compiles
+#                 everything (tests and bench too) and runs the unit tests, the image check and a
+#                 demo smoke run; its other tests would only repeat the sanitizer build's.
+#   build-asan/   Clang 14, ASan + UBSan (float-cast-overflow included) + libFuzzer's coverage,
+#                 warnings as errors: every test (unit, integration, end-to-end) and every fuzz
+#                 harness over its corpus and for $HPAPLUS_FUZZ_SECONDS (default 20) on new inputs.
+#   build-tsan/   GCC 12, ThreadSanitizer, only controller_integration_test and what it links: every
+#                 controller on two lanes (--threads 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON" ./scripts/setup.sh
-ctest --test-dir build --output-on-failure -j2
+quick=0
+case ${1:-} in
+  --quick) quick=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+  *) echo "test.sh: unknown argument $1 (--quick or nothing)" >&2; exit 2 ;;
+esac
 
-echo "== the image: the Dockerfile's runtime packages run the binary (scripts/image-check.sh)"
-./scripts/image-check.sh build/hpaplus
+# ---- stage timing: `stage NAME COMMAND...` runs one stage; the table is printed on any exit.
+stage_names=()
+stage_seconds=()
+current_stage=""
+current_start=0
+fmt_seconds() { printf '%dm %02ds' $(($1 / 60)) $(($1 % 60)); }
+stage() {
+  current_stage=$1
+  shift
+  current_start=$SECONDS
+  printf '\n== %s (%s)\n' "$current_stage" "$(date -u +%H:%M:%S)"
+  "$@"
+  local took=$((SECONDS - current_start))
+  stage_names+=("$current_stage")
+  stage_seconds+=("$took")
+  current_stage=""
+  printf -- '-- %s: %s\n' "${stage_names[-1]}" "$(fmt_seconds "$took")"
+}
+summary() {
+  local status=$?
+  if [[ -n $current_stage ]]; then
+    stage_names+=("$current_stage (FAILED)")
+    stage_seconds+=($((SECONDS - current_start)))
+  fi
+  printf '\n== time per stage\n'
+  local i
+  for i in "${!stage_names[@]}"; do
+    printf '| %-58s | %9s |\n' "${stage_names[i]}" "$(fmt_seconds "${stage_seconds[i]}")"
+  done
+  printf '| %-58s | %9s |\n' "total (exit $status)" "$(fmt_seconds "$SECONDS")"
+  if command -v ccache >/dev/null; then
+    ccache --print-stats 2>/dev/null | awk -F'\t' '
+      $1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { hits += $2 }
+      $1 == "cache_miss" { misses = $2 }
+      END { if (hits + misses) printf "ccache (since its statistics were zeroed): %d hits, %d misses\n", hits, misses }'
+  fi
+}
+trap summary EXIT
 
-echo "== the same tests under ASan + UBSan"
-HPAPLUS_BUILD_DIR=build-asan HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON -DHPAPLUS_SANITIZE=ON" ./scripts/setup.sh
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j2
+# ---- what the stages run
+ccache --zero-stats >/dev/null 2>&1 || true
+sanitizer_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+# The integration and end-to-end tests mostly wait on sockets, timers and child processes: run more
+# of them than there are cores (the CPU-heavy ones hold the `cpu` resource, tests/CMakeLists.txt).
+test_jobs=${HPAPLUS_TEST_JOBS:-6}
 
-echo "== the controller's integration tests on two lanes (--threads 2) under ThreadSanitizer"
-export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPAPLUS_TSAN=ON \
-  -DHPAPLUS_WERROR=ON >/dev/null
-cmake --build build-tsan -j2 --target controller_integration_test
-HPAPLUS_TEST_THREADS=2 TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 \
-  build-tsan/tests/controller_integration_test
-echo "== the fuzz harnesses"
-./scripts/fuzz.sh "${HPAPLUS_FUZZ_SECONDS:-20}"
+unit_tests() { ctest --test-dir build --output-on-failure -j2 -L unit; }
+demo_smoke() {
+  local dir
+  dir=$(mktemp -d)
+  build/hpaplus demo --duration 30 --summary-json "$dir/summary.json" --report "$dir/report.html" \
+    >"$dir/demo.log" 2>&1 || { tail -40 "$dir/demo.log"; rm -rf "$dir"; return 1; }
+  grep -q '"scaleUps": *[1-9]' "$dir/summary.json" ||
+    { echo "demo: no scale-up in $(cat "$dir/summary.json")" >&2; rm -rf "$dir"; return 1; }
+  echo "demo: $(tr -d '\n ' <"$dir/summary.json" | cut -c1-200)"
+  rm -rf "$dir"
+}
+sanitized_tests() {
+  env "${sanitizer_env[@]}" ctest --test-dir build-asan --output-on-failure -j"$test_jobs" "$@"
+}
+tsan_tests() {
+  HPAPLUS_TEST_THREADS=2 TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 \
+    build-tsan/tests/controller_integration_test
+}
+
+if ((quick)); then
+  stage "set-up and build build/ (GCC, incremental)" ./scripts/setup.sh
+  stage "unit + integration tests (build/)" \
+    ctest --test-dir build --output-on-failure -j"$test_jobs" -L 'unit|integration'
+  exit 0
+fi
+
+stage "set-up: packages, kubectl" env HPAPLUS_SETUP=packages ./scripts/setup.sh
+stage "build build/: GCC, -Werror, everything" env HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON" ./scripts/setup.sh
+stage "unit tests (build/)" unit_tests
+stage "image check (scripts/image-check.sh build/hpaplus)" ./scripts/image-check.sh build/hpaplus
+stage "demo smoke run (build/hpaplus demo --duration 30)" demo_smoke
+stage "build build-asan/: Clang, ASan+UBSan+fuzzer coverage, -Werror, everything" \
+  env HPAPLUS_BUILD_DIR=build-asan HPAPLUS_PRESET=asan-ubsan ./scripts/setup.sh
+stage "every test under ASan+UBSan (build-asan/)" sanitized_tests
+stage "fuzz: 15 harnesses, corpus + ${HPAPLUS_FUZZ_SECONDS:-20} s each, 2 at a time" \
+  ./scripts/fuzz.sh "${HPAPLUS_FUZZ_SECONDS:-20}"
+stage "build build-tsan/: GCC, TSan, controller_integration_test" \
+  env HPAPLUS_BUILD_DIR=build-tsan HPAPLUS_PRESET=tsan HPAPLUS_BUILD_TARGETS=controller_integration_test \
+  ./scripts/setup.sh
+stage "the controller on two lanes under TSan (build-tsan/)" tsan_tests

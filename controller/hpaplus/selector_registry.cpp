@@ -36,8 +36,10 @@ selector_registry::peers_picking(const std::string& ns, const std::string& name,
     if (it == namespaces_.end() || pods.empty()) return peers;
     for (const auto& [peer, selector] : it->second) {
         if (peer == name) continue;
+        // Clang 14 cannot capture a structured binding: the lambda takes a reference of its own.
+        const auto& peer_selector = selector;
         const bool picks = std::any_of(pods.begin(), pods.end(), [&](const policy::pod_info* p) {
-            return selector.matches(p->labels);
+            return peer_selector.matches(p->labels);
         });
         if (picks) peers.push_back({peer, selector});
     }

@@ -84,7 +84,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> api_server::impl::
                 versions.push_back(v);
     }
     for (const auto& [group, version] : aggregated_group_versions()) {
-        auto it = std::find_if(out.begin(), out.end(), [&](auto& g) { return g.first == group; });
+        auto it = std::find_if(out.begin(), out.end(),
+                               [&group = group](auto& g) { return g.first == group; });
         if (it == out.end()) it = out.insert(out.end(), {group, {}});
         if (std::find(it->second.begin(), it->second.end(), version) == it->second.end())
             it->second.push_back(version);

@@ -520,9 +520,9 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     std::map<std::int64_t, object_ptr> by_ordinal;
     for (const auto& p : owned.pods(uid))
         if (const std::int64_t i = ordinal_of(set->name, p->name); i >= 0) by_ordinal[i] = p;
-    auto revision = [](const object_ptr& p) {
+    auto revision = [](const object_ptr& p) -> std::string_view {
         const auto it = p->labels.find(revision_label);
-        return it == p->labels.end() ? std::string() : it->second;
+        return it == p->labels.end() ? std::string_view() : std::string_view(it->second);
     };
     auto key = [&](std::int64_t i) { return uid + "/" + std::to_string(i); };
 
