@@ -42,7 +42,7 @@ step() { printf '\nfresh-check: %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
 start=$(date +%s)
 
 step "debootstrap bookworm into $root"
-debootstrap bookworm "$root" http://deb.debian.org/debian >"$root.debootstrap.log" 2>&1 ||
+debootstrap bookworm "$root" >"$root.debootstrap.log" 2>&1 ||
   { tail -20 "$root.debootstrap.log" >&2; exit 1; }
 rm -f "$root.debootstrap.log"
 bootstrapped=$(date +%s)

@@ -25,7 +25,7 @@ log=$(mktemp)
 trap '"${sudo_cmd[@]}" rm -rf "$root"; rm -f "$log"' EXIT
 quietly() { "$@" >"$log" 2>&1 || { cat "$log" >&2; echo "image-check: failed: $*" >&2; exit 1; }; }
 echo "image-check: a bookworm minbase root in $root"
-quietly "${sudo_cmd[@]}" debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian
+quietly "${sudo_cmd[@]}" debootstrap --variant=minbase bookworm "$root"
 "${sudo_cmd[@]}" cp /etc/resolv.conf "$root/etc/resolv.conf"
 echo "image-check: apt-get install $packages"
 quietly "${sudo_cmd[@]}" chroot "$root" bash -c "apt-get update -qq &&

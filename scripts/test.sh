@@ -70,7 +70,7 @@ sanitizer_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 # The integration and end-to-end tests mostly wait on sockets, timers and child processes: run more
 # of them than there are cores (the CPU-heavy ones hold the `cpu` resource, tests/CMakeLists.txt).
-test_jobs=${HPAPLUS_TEST_JOBS:-6}
+test_jobs=${HPAPLUS_TEST_JOBS:-10}
 
 unit_tests() { ctest --test-dir build --output-on-failure -j2 -L unit; }
 demo_smoke() {
@@ -78,17 +78,38 @@ demo_smoke() {
   dir=$(mktemp -d)
   build/hpaplus demo --duration 30 --summary-json "$dir/summary.json" --report "$dir/report.html" \
     >"$dir/demo.log" 2>&1 || { tail -40 "$dir/demo.log"; rm -rf "$dir"; return 1; }
-  grep -q '"scaleUps": *[1-9]' "$dir/summary.json" ||
-    { echo "demo: no scale-up in $(cat "$dir/summary.json")" >&2; rm -rf "$dir"; return 1; }
+  grep -q '"scaleUps": *[1-9]' "$dir/summary.json" && grep -q '"errors": *0[,}]' "$dir/summary.json" ||
+    { echo "demo: no scale-up, or errors: $(cat "$dir/summary.json")" >&2; rm -rf "$dir"; return 1; }
   echo "demo: $(tr -d '\n ' <"$dir/summary.json" | cut -c1-200)"
   rm -rf "$dir"
 }
 sanitized_tests() {
   env "${sanitizer_env[@]}" ctest --test-dir build-asan --output-on-failure -j"$test_jobs" "$@"
 }
+# The controller's integration tests spend their time waiting on the simulated cluster: they run as
+# $tsan_shards gtest shards at once, each a process of its own with its own simulated cluster.
+tsan_shards=${HPAPLUS_TSAN_SHARDS:-6}
 tsan_tests() {
-  HPAPLUS_TEST_THREADS=2 TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 \
-    build-tsan/tests/controller_integration_test
+  local logs i failed=0
+  logs=$(mktemp -d)
+  for ((i = 0; i < tsan_shards; i++)); do
+    HPAPLUS_TEST_THREADS=2 TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 \
+      GTEST_TOTAL_SHARDS=$tsan_shards GTEST_SHARD_INDEX=$i \
+      build-tsan/tests/controller_integration_test >"$logs/$i.log" 2>&1 &
+  done
+  for ((i = 0; i < tsan_shards; i++)); do
+    if wait -n; then :; else failed=1; fi
+  done
+  for ((i = 0; i < tsan_shards; i++)); do
+    if grep -q '^\[  PASSED  \]' "$logs/$i.log" && ! grep -q '^\[  FAILED  \]' "$logs/$i.log"; then
+      echo "shard $i: $(grep -E '^\[==========\] .* ran' "$logs/$i.log")"
+    else
+      failed=1
+      echo "shard $i failed:" && tail -n 80 "$logs/$i.log"
+    fi
+  done
+  rm -rf "$logs"
+  return "$failed"
 }
 
 if ((quick)); then
@@ -106,9 +127,9 @@ stage "demo smoke run (build/hpaplus demo --duration 30)" demo_smoke
 stage "build build-asan/: Clang, ASan+UBSan+fuzzer coverage, -Werror, everything" \
   env HPAPLUS_BUILD_DIR=build-asan HPAPLUS_PRESET=asan-ubsan ./scripts/setup.sh
 stage "every test under ASan+UBSan (build-asan/)" sanitized_tests
-stage "fuzz: 15 harnesses, corpus + ${HPAPLUS_FUZZ_SECONDS:-20} s each, 2 at a time" \
+stage "fuzz: $(ls fuzz/*.cpp | wc -l) harnesses, corpus + ${HPAPLUS_FUZZ_SECONDS:-20} s each, 2 at a time" \
   ./scripts/fuzz.sh "${HPAPLUS_FUZZ_SECONDS:-20}"
 stage "build build-tsan/: GCC, TSan, controller_integration_test" \
   env HPAPLUS_BUILD_DIR=build-tsan HPAPLUS_PRESET=tsan HPAPLUS_BUILD_TARGETS=controller_integration_test \
   ./scripts/setup.sh
-stage "the controller on two lanes under TSan (build-tsan/)" tsan_tests
+stage "the controller on two lanes under TSan, $tsan_shards shards at once" tsan_tests
