@@ -1,5 +1,6 @@
 // End-to-end: `hpaplus sim`, `hpaplus controller` and `hpaplus demo` as their own processes, with
 // the real kubectl applying the CRD and the examples from crds/ — what a user does by hand.
+#include "../support/build_paths.hpp"
 #include "../support/process.hpp"
 #include "net/tls.hpp"
 

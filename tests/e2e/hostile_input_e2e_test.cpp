@@ -2,6 +2,7 @@
 // down. A metric backend answers 200,000 nested `[` (the answer that once crashed the controller
 // in a loop), a pod carries 100,000 labels, and the sim gets a 100,000-deep request body; every
 // process stays up, says what was wrong, and keeps answering /healthz.
+#include "../support/build_paths.hpp"
 #include "../support/process.hpp"
 
 #include <arpa/inet.h>

@@ -1,6 +1,7 @@
 // End-to-end: the real kubectl against `hpaplus sim` in its own process, started by the test on
 // 127.0.0.1:0 with a kubeconfig in a temporary directory, and stopped afterwards. A missing
 // kubectl fails the test with what to install (never a skip).
+#include "../support/build_paths.hpp"
 #include "../support/process.hpp"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // the simulated pods) and a real InfluxDB 1.x (Debian `influxdb`, standing in for a company
 // monitor), next to the Kubernetes metrics APIs — and falling back when Prometheus stops.
 // Every server runs on 127.0.0.1 in a temporary directory and is stopped afterwards.
+#include "../support/build_paths.hpp"
 #include "../support/process.hpp"
 #include "net/base64.hpp"
 #include "net/tls.hpp"

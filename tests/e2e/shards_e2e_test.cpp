@@ -1,5 +1,6 @@
 // End-to-end: three `hpaplus controller --shards 3` processes against `hpaplus sim` share the
 // objects out; one is killed, its shard moves to the others and every object keeps scaling.
+#include "../support/build_paths.hpp"
 #include "../support/process.hpp"
 
 #include <gtest/gtest.h>

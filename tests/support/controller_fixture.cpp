@@ -1,5 +1,6 @@
 // tests/support/controller_fixture.cpp — running the controller in a test.
 #include "controller_fixture.hpp"
+#include "build_paths.hpp"
 
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/process.hpp"

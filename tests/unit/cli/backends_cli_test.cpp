@@ -1,5 +1,6 @@
 // `--metric-backends` as a user meets it: `hpaplus adapter` and `hpaplus controller` refuse a
 // missing or malformed backends file at start with one line naming the file and the field.
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
 // `hpaplus cron next` as a user runs it: output lines, defaults, and one-line errors with exit 2.
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // The evaluate command as a careless user meets it: bad files, bad JSON, bad fields. Every case
 // must exit 2 with one line on stderr naming what is wrong, and never crash.
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // NAME.expected.json (compared as JSON values). The expectations were checked by hand against the
 // upstream rules when they were recorded; HPAPLUS_UPDATE_GOLDEN=1 rewrites them after a deliberate
 // change.
+#include "../../support/build_paths.hpp"
 #include "cli/evaluate_command.hpp"
 
 #include <gtest/gtest.h>

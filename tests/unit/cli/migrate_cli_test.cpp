@@ -1,5 +1,6 @@
 // `hpaplus migrate` as a user runs it: files and stdin, Lists, skipped objects, and the round trip
 // — the migrated HPAPlus decides exactly what its HPA decides.
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 #include "cli/evaluate_command.hpp"
 #include "cli/migrate_command.hpp"

@@ -1,6 +1,7 @@
 // `hpaplus replay`: the two-hour scenario through the binary, every replayed decision
 // against `evaluate` on that decision's snapshot (in-process, over every metric type and a
 // Formula), and bad input.
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 
 #include "cli/evaluate/decision_json.hpp"

@@ -1,6 +1,7 @@
 // crds/hpaplus.yaml as the API server applies it (sim/apiserver/schema.hpp): every example in crds/examples/
 // is valid, gets the CRD's defaults, and decodes into a spec the controller accepts; broken
 // objects are refused with the server's wording; unknown fields are pruned.
+#include "../../support/build_paths.hpp"
 #include "../../support/manifest_files.hpp"
 #include "cron/exclusions.hpp"
 #include "kube/api/cronhpa.hpp"

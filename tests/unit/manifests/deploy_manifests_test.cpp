@@ -1,5 +1,6 @@
 // deploy/ as a cluster would take it: every manifest parses, the controller's arguments are flags
 // `hpaplus controller` accepts, and the RBAC rules grant every call the controller makes.
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 #include "cli/controller_flags.hpp"
 #include "kube/yaml_json.hpp"

@@ -1,5 +1,6 @@
 // The image starts: every shared library the built binary loads comes from a package the
 // Dockerfile's runtime stage installs (ldd → dpkg -S → the apt-get install list).
+#include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 
 #include <gtest/gtest.h>

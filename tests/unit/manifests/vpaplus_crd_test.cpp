@@ -1,5 +1,6 @@
 // crds/vpaplus.yaml: every example valid, defaulted and accepted by the controller's codec; bad
 // modes refused by the schema.
+#include "../../support/build_paths.hpp"
 #include "../../support/manifest_files.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "sim/apiserver/schema.hpp"
