@@ -78,10 +78,7 @@ fi
 ((packages_only)) && exit 0
 
 build_dir=${HPAPLUS_BUILD_DIR:-build}
-# ccache hits across clones (CI builds in a fresh clone each time): paths relative to the checkout,
-# and the working directory left out of the hash of objects with debug information. Three builds
-# with debug information (scripts/test.sh) outgrow ccache's default 5 GB and would evict each other.
-export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+# (CMakeLists.txt runs the compiler through ccache with the settings that let a fresh clone hit.)
 configuration=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 [[ -n ${HPAPLUS_PRESET:-} ]] && configuration=(--preset "$HPAPLUS_PRESET")
 # shellcheck disable=SC2086 # HPAPLUS_CMAKE_ARGS is a list of arguments
