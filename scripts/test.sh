@@ -69,7 +69,7 @@ ccache --zero-stats >/dev/null 2>&1 || true
 sanitizer_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 # The integration and end-to-end tests mostly wait on sockets, timers and child processes: run more
-# of them than there are cores (the CPU-heavy ones hold the `cpu` resource, tests/CMakeLists.txt).
+# of them than there are cores (the few that time themselves run alone: RUN_SERIAL, tests/CMakeLists.txt).
 test_jobs=${HPAPLUS_TEST_JOBS:-10}
 
 unit_tests() { ctest --test-dir build --output-on-failure -j2 -L unit; }
