@@ -42,6 +42,23 @@ void apply_status_resources(policy::resource_list& spec, const policy::resource_
     }
 }
 
+// A metric's `value` in milli-units; a value whose milli-units do not fit in int64 fails the answer
+// (it would otherwise saturate and be reported as a valid number).
+std::int64_t metric_value_milli(json_decoder& d, const json_node& value) {
+    if (!value.present()) {
+        d.fail(value, "required field is missing");
+        return 0;
+    }
+    const auto q = d.opt_quantity(value);
+    if (!q) return 0;
+    if (!q->milli_fits()) {
+        d.fail(value, "the value " + q->to_string() +
+                          " is out of range (a metric value must fit in 64-bit milli-units)");
+        return 0;
+    }
+    return q->milli_value();
+}
+
 } // namespace
 
 policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
@@ -153,8 +170,7 @@ custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n
     item.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
     // Custom metrics default to a 60 s window when the adapter does not say.
     item.window = std::chrono::seconds(d.opt_int(n["windowSeconds"], 0, INT32_MAX).value_or(60));
-    if (!n["value"].present()) d.fail(n["value"], "required field is missing");
-    item.milli = d.opt_quantity(n["value"]).value_or(core::quantity{}).milli_value();
+    item.milli = metric_value_milli(d, n["value"]);
     return item;
 }
 
@@ -167,8 +183,7 @@ external_metric_item decode_external_metric_item(json_decoder& d, const json_nod
     item.metric_name = d.opt_string(n["metricName"]).value_or("");
     item.labels = d.string_map(n["metricLabels"]);
     item.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
-    if (!n["value"].present()) d.fail(n["value"], "required field is missing");
-    item.milli = d.opt_quantity(n["value"]).value_or(core::quantity{}).milli_value();
+    item.milli = metric_value_milli(d, n["value"]);
     return item;
 }
 

@@ -4,7 +4,8 @@
 #include "policy/pod_grouping.hpp"
 
 #include <cmath>
-#include <limits>
+#include <cstdio>
+#include <optional>
 
 namespace hpaplus::metrics {
 namespace {
@@ -15,12 +16,20 @@ bool per_pod(policy::metric_source_type type) {
            type == policy::metric_source_type::pods;
 }
 
-std::int64_t to_milli(double value) {
+// The value in milli-units, or nothing when it does not fit in int64 (|value| >= 9.2e15): such a
+// value is an error for its metric, never a saturated number reported as valid.
+std::optional<std::int64_t> to_milli(double value) {
     const double milli = value * 1000;
     constexpr double limit = 9.2e18; // inside int64 after rounding
-    if (milli >= limit) return std::numeric_limits<std::int64_t>::max();
-    if (milli <= -limit) return std::numeric_limits<std::int64_t>::min();
+    if (!(milli < limit && milli > -limit)) return std::nullopt;
     return std::llround(milli);
+}
+
+std::string out_of_range(const std::string& who, double value, const std::string& pod) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return who + " answered a value out of range: " + text + (pod.empty() ? "" : " for pod " + pod) +
+           " (a metric value must fit in 64-bit milli-units, below 9.2e15 in magnitude)";
 }
 
 } // namespace
@@ -81,15 +90,25 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
                           " metric needs one value per pod";
                 return;
             }
-            samples.push_back({v.pod, to_milli(v.value), v.timestamp.value_or(now), {}});
+            const auto milli = to_milli(v.value);
+            if (!milli) {
+                r.error = out_of_range(who, v.value, v.pod);
+                return;
+            }
+            samples.push_back({v.pod, *milli, v.timestamp.value_or(now), {}});
         }
         // Several values of one pod (one per container, say) are summed.
         policy::sort_samples(samples);
         std::size_t out = 0;
         for (std::size_t i = 0; i < samples.size(); ++i) {
-            if (out > 0 && samples[out - 1].pod == samples[i].pod)
-                samples[out - 1].milli += samples[i].milli;
-            else if (out++ != i)
+            if (out > 0 && samples[out - 1].pod == samples[i].pod) {
+                auto& sum = samples[out - 1].milli;
+                if (__builtin_add_overflow(sum, samples[i].milli, &sum)) {
+                    r.error = who + " answered values whose sum for pod " + samples[i].pod +
+                              " is out of range (it does not fit in 64-bit milli-units)";
+                    return;
+                }
+            } else if (out++ != i)
                 samples[out - 1] = std::move(samples[i]);
         }
         samples.resize(out);
@@ -102,11 +121,22 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
                       " values when an Object metric needs exactly one";
             return;
         }
-        r.object_value = to_milli(answer.values.front().value);
+        const auto milli = to_milli(answer.values.front().value);
+        if (milli)
+            r.object_value = *milli;
+        else
+            r.error = out_of_range(who, answer.values.front().value, "");
         return;
     }
-    for (const auto& v : answer.values)
-        r.external_values.push_back(to_milli(v.value));
+    for (const auto& v : answer.values) {
+        const auto milli = to_milli(v.value);
+        if (!milli) {
+            r.external_values.clear();
+            r.error = out_of_range(who, v.value, "");
+            return;
+        }
+        r.external_values.push_back(*milli);
+    }
 }
 
 } // namespace hpaplus::metrics

@@ -190,7 +190,9 @@ core::outcome<double> input_value(const metric_spec& spec, const metric_reading&
     case metric_source_type::object:
         return static_cast<double>(reading.object_value) / 1000.0;
     case metric_source_type::external:
-        return static_cast<double>(sum_capped(reading.external_values)) / 1000.0;
+        if (const auto sum = checked_sum(reading.external_values))
+            return static_cast<double>(*sum) / 1000.0;
+        return core::error_message(sum_out_of_range(reading.external_values.size()));
     case metric_source_type::formula:
         break;
     }

@@ -2,14 +2,14 @@
 #include "policy/metric_samples.hpp"
 
 #include <algorithm>
-#include <limits>
 
 namespace hpaplus::policy {
 
 namespace {
 
-// One pod's sample of `resource` (summed over its containers, or of `container`), if it has one.
-void add_sample(sample_set& samples, const pod_metrics& m, std::string_view resource,
+// Adds one pod's sample of `resource` (summed over its containers, or of `container`), if it has
+// one. False when the usage does not fit in 64-bit milli-units.
+bool add_sample(sample_set& samples, const pod_metrics& m, std::string_view resource,
                 std::string_view container) {
     if (!container.empty()) {
         // A pod whose metrics lack the container has no sample: the replica calculator then
@@ -18,17 +18,25 @@ void add_sample(sample_set& samples, const pod_metrics& m, std::string_view reso
         const auto c = std::find_if(m.containers.begin(), m.containers.end(),
                                     [&](const auto& cu) { return cu.name == container; });
         const quantity* q = c == m.containers.end() ? nullptr : find_resource(c->usage, resource);
-        if (q) samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
-        return;
+        if (!q) return true;
+        if (!q->milli_fits()) return false;
+        samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
+        return true;
     }
-    if (m.containers.empty()) return;
+    if (m.containers.empty()) return true;
     std::int64_t sum = 0;
     for (const auto& c : m.containers) {
         const quantity* q = find_resource(c.usage, resource);
-        if (!q) return;
-        sum += q->milli_value();
+        if (!q) return true;
+        if (!q->milli_fits() || __builtin_add_overflow(sum, q->milli_value(), &sum)) return false;
     }
     samples.push_back({m.name, sum, m.timestamp, m.window});
+    return true;
+}
+
+std::string usage_out_of_range(const pod_metrics& m, std::string_view resource) {
+    return "the " + std::string(resource) + " usage of pod " + m.name +
+           " is out of range (it does not fit in 64-bit milli-units)";
 }
 
 const char* const no_pod_metrics = "no metrics returned from resource metrics API";
@@ -42,7 +50,7 @@ core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics
     sample_set samples;
     samples.reserve(items.size());
     for (const auto& m : items)
-        add_sample(samples, m, resource, container);
+        if (!add_sample(samples, m, resource, container)) return usage_out_of_range(m, resource);
     sort_samples(samples);
     return samples;
 }
@@ -54,7 +62,7 @@ core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_m
     sample_set samples;
     samples.reserve(items.size());
     for (const auto* m : items)
-        add_sample(samples, *m, resource, container);
+        if (!add_sample(samples, *m, resource, container)) return usage_out_of_range(*m, resource);
     sort_samples(samples);
     return samples;
 }
@@ -65,23 +73,16 @@ core::outcome<sample_set> samples_from_custom_metrics(sample_set items) {
     return items;
 }
 
-std::int64_t sum_capped(const std::vector<std::int64_t>& values) {
+std::optional<std::int64_t> checked_sum(const std::vector<std::int64_t>& values) {
     std::int64_t sum = 0;
-    for (std::int64_t v : values) {
-        if (v > 0 && sum > std::numeric_limits<std::int64_t>::max() - v)
-            return std::numeric_limits<std::int64_t>::max();
-        sum += v;
-    }
+    for (std::int64_t v : values)
+        if (__builtin_add_overflow(sum, v, &sum)) return std::nullopt;
     return sum;
 }
 
-std::int64_t sum_negative_as_overflow(const std::vector<std::int64_t>& values) {
-    std::int64_t sum = 0;
-    for (std::int64_t v : values) {
-        if (__builtin_add_overflow(sum, v, &sum) || sum < 0)
-            return std::numeric_limits<std::int64_t>::max();
-    }
-    return sum;
+std::string sum_out_of_range(std::size_t count) {
+    return "the sum of the " + std::to_string(count) +
+           " values returned is out of range (it does not fit in 64-bit milli-units)";
 }
 
 } // namespace hpaplus::policy

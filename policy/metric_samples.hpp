@@ -8,6 +8,7 @@
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,12 +29,14 @@ core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_m
 /// `GetRawMetric`'s empty-answer rule for custom (Pods) metrics.
 core::outcome<sample_set> samples_from_custom_metrics(sample_set items);
 
-/// Sum of External metric values for a Value target, capped at INT64_MAX (upstream caps instead of
-/// overflowing).
-std::int64_t sum_capped(const std::vector<std::int64_t>& values);
+/// Sum of External metric values (milli-units), whatever their sign, or nothing when the exact sum
+/// does not fit in int64 (checked arithmetic). Upstream caps a positive overflow at MaxInt64 and,
+/// for AverageValue targets, takes any negative running sum for an overflow (so one negative value
+/// scales to maxReplicas); HPAPlus keeps negative values as the Value path does and makes an
+/// overflow an error for that metric (docs/metrics.md, "Values out of range").
+std::optional<std::int64_t> checked_sum(const std::vector<std::int64_t>& values);
 
-/// Sum for an AverageValue target: upstream treats any negative running sum as an overflow and
-/// answers INT64_MAX (so negative values scale to the maximum); kept for exactness.
-std::int64_t sum_negative_as_overflow(const std::vector<std::int64_t>& values);
+/// The error for a sum checked_sum() refused.
+std::string sum_out_of_range(std::size_t count);
 
 } // namespace hpaplus::policy

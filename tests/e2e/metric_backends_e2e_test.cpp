@@ -457,6 +457,47 @@ TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsI
         << kubectl("get hpap web -o yaml").output;
 }
 
+// Issue 50: a query answering -1 used to saturate to INT64_MAX and scale to maxReplicas. A negative
+// value is a value (the workload goes to minReplicas, the status reports it); one beyond int64
+// milli-units fails the metric, and its fallback decides.
+TEST_F(MetricBackendsE2E, ANegativeValueScalesToMinAndAnOutOfRangeOneEngagesTheFallback) {
+    const auto external = [](const std::string& query, const std::string& extra) {
+        return "    - type: External\n"
+               "      external:\n"
+               "        metric: {name: lag}\n"
+               "        target: {type: AverageValue, averageValue: '10'}\n"
+               "      backend: {name: prom, query: '" +
+               query + "'}\n" + extra + "  behavior: {scaleDown: {stabilizationWindowSeconds: 0}}\n";
+    };
+    ASSERT_EQ(apply(deployment("negative", 2, "100m", "0")).exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("negative", 20, external("vector(-1)", ""))).exit_code, 0);
+    ASSERT_EQ(apply(deployment("huge", 2, "100m", "0")).exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("huge", 20,
+                            external("vector(1e308)",
+                                     "      fallback: {staleAfterSeconds: 0, onFailure: "
+                                     "Replicas, replicas: 3}\n")))
+                  .exit_code,
+              0);
+    start_controller();
+
+    EXPECT_TRUE(eventually([&] {
+        return jsonpath("deployment negative", "{.spec.replicas}") == "1" &&
+               jsonpath("hpap negative",
+                        "{.status.currentMetrics[0].external.current.averageValue}") == "-1";
+    })) << kubectl("get hpap negative -o yaml").output;
+    EXPECT_EQ(condition("hpap negative", "ScalingActive", "status"), "True");
+    EXPECT_EQ(condition("hpap negative", "ScalingLimited", "reason"), "TooFewReplicas");
+
+    EXPECT_TRUE(eventually([&] {
+        return jsonpath("deployment huge", "{.spec.replicas}") == "3" &&
+               condition("hpap huge", "FallbackActive", "status") == "True";
+    })) << kubectl("get hpap huge -o yaml").output;
+    const std::string message = condition("hpap huge", "FallbackActive", "message");
+    EXPECT_NE(message.find("answered a value out of range: 1e+308"), std::string::npos) << message;
+    // Never a number reported as valid: no current value for the failed metric.
+    EXPECT_EQ(jsonpath("hpap huge", "{.status.targets}"), "lag: <unknown>/10");
+}
+
 TEST_F(MetricBackendsE2E, TheAdapterServesTheMonitorAndPrometheusAsMetricsApis) {
     ASSERT_EQ(influx_write("queue_depth,namespace=shop value=42").exit_code, 0);
     ASSERT_EQ(apply(deployment("web", 2, "100m", "30")).exit_code, 0);

@@ -59,12 +59,16 @@ TEST(BackendReading, ObjectNeedsExactlyOneValue) {
               std::string::npos);
 }
 
-TEST(BackendReading, ExternalKeepsEveryValueAndClampsHugeOnes) {
+TEST(BackendReading, ExternalKeepsEveryValueWithItsSignAndRefusesHugeOnes) {
     policy::metric_reading r;
-    set_backend_reading(values({{"", 0, {}}, {"a", 1e300, {}}, {"", -0.0004, {}}}),
+    set_backend_reading(values({{"", 0, {}}, {"a", -2.5, {}}, {"", -0.0004, {}}}),
                         metric(policy::metric_source_type::external), "prom", "pod", now, r);
     ASSERT_FALSE(r.error);
-    EXPECT_EQ(r.external_values, (std::vector<std::int64_t>{0, INT64_MAX, 0}));
+    EXPECT_EQ(r.external_values, (std::vector<std::int64_t>{0, -2500, 0}));
+    set_backend_reading(values({{"", 0, {}}, {"a", 1e300, {}}}),
+                        metric(policy::metric_source_type::external), "prom", "pod", now, r);
+    ASSERT_TRUE(r.error);
+    EXPECT_TRUE(r.external_values.empty());
 }
 
 TEST(BackendReading, FailuresAreToldApart) {
