@@ -155,9 +155,10 @@ bench_cluster::bench_cluster() : impl_(std::make_unique<impl>()) {
     directory_ = impl_->dir.path();
     kubeconfig_path_ = directory_ + "/kubeconfig";
     // One node large enough for every pod; a 5 s tick keeps 100,000 simulated pods cheap (the
-    // benchmarks need no pod to change once all are ready).
+    // benchmarks need no pod to change once all are ready); the storage quota fits them.
     const std::string command = "exec " + hpaplus_binary() +
                                 " sim --tick 5s --node-cpu 100000 --node-memory 1000Ti"
+                                " --storage-quota 2Gi"
                                 " --kubeconfig-out " +
                                 kubeconfig_path_ + " >" + directory_ + "/sim.log 2>&1";
     impl_->sim =

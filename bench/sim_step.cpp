@@ -44,6 +44,7 @@ int sim_step(int deployments, int pods_per_deployment, int steps) {
         options.workload.readiness_delay = std::chrono::milliseconds(0);
     options.workload.node_cpu_milli = 1'000'000'000;
     options.workload.node_memory_bytes = 1LL << 60;
+    options.storage_quota_bytes = std::size_t{2} << 30;
     sim::cluster cluster(io, options);
     sim::scenario objects;
     objects.objects = namespaces_json(deployments);

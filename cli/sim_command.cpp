@@ -23,6 +23,7 @@ namespace {
 constexpr const char* sim_usage =
     "Usage: hpaplus sim [--listen ADDR:PORT] [--tls] [--kubeconfig-out FILE] [--scenario FILE]\n"
     "                   [--tick DURATION] [--node-cpu QUANTITY] [--node-memory QUANTITY]\n"
+    "                   [--storage-quota QUANTITY]\n"
     "\n"
     "Runs the simulated Kubernetes cluster: an API server that behaves like the real one (CRUD,\n"
     "list/watch, status and scale subresources, discovery, tables, CRDs). Point kubectl at it:\n"
@@ -74,6 +75,11 @@ int run_sim(int argc, char** argv) {
                  positive_quantity(node_cpu_milli));
     flags.custom("node-memory", "allocatable memory of the one node", "64Gi",
                  positive_quantity(node_memory_milli));
+    std::int64_t quota_milli = static_cast<std::int64_t>(options.storage_quota_bytes) * 1000;
+    flags.custom("storage-quota",
+                 "etcd's quota: once the stored objects' JSON reaches it, creations fail with "
+                 "\"database space exceeded\"",
+                 "128Mi", positive_quantity(quota_milli));
     const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
     if (!help) return usage_error("hpaplus sim", help.error().text);
     if (*help) {
@@ -83,6 +89,7 @@ int run_sim(int argc, char** argv) {
     options.tls = f.tls;
     options.workload.node_cpu_milli = node_cpu_milli;
     options.workload.node_memory_bytes = node_memory_milli / 1000;
+    options.storage_quota_bytes = static_cast<std::size_t>(quota_milli / 1000);
     net::split_listen(f.listen, options.address, options.port); // checked by --listen
     const std::string& scenario_file = f.scenario_file;
     const std::string& kubeconfig_out = f.kubeconfig_out;

@@ -18,6 +18,7 @@ core::time_point wall_clock() {
 
 cluster::cluster(boost::asio::io_context& io, cluster_options options)
     : store_(wall_clock), io_(io) {
+    store_.set_quota_bytes(options.storage_quota_bytes);
     if (options.tls) tls_ = net::make_self_signed({"127.0.0.1", "localhost", "::1"});
     api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
     api_->bootstrap();

@@ -23,6 +23,9 @@ struct cluster_options {
     std::string address = "127.0.0.1";
     unsigned short port = 0;
     bool tls = false;
+    /// etcd's backend quota over the stored objects' JSON (object_store::set_quota_bytes). The
+    /// default holds ~40,000 pods in well under 2 GiB of memory.
+    std::size_t storage_quota_bytes = std::size_t{128} << 20;
     api_server_options api;
     workload_options workload;
 };

@@ -98,7 +98,11 @@ collection& object_store::add_type(resource_type type) {
 
 void object_store::remove_type(std::string_view group, std::string_view version,
                                std::string_view plural) {
-    collections_.erase(collection_key(group, version, plural));
+    const auto it = collections_.find(collection_key(group, version, plural));
+    if (it == collections_.end()) return;
+    for (const auto& [object_key, o] : it->second.objects)
+        stored_bytes_ -= o->text.size();
+    collections_.erase(it);
 }
 
 std::vector<collection*> object_store::collections() {
@@ -115,7 +119,9 @@ object_ptr object_store::seal(json_doc doc, std::uint64_t rv) const {
     o->labels = labels_at(doc, "metadata.labels");
     o->rv = rv;
     o->text = to_string(doc);
-    o->doc = std::move(doc);
+    o->pool = std::make_unique<json_alloc>(2 * o->text.size() + 256);
+    o->doc = json_doc(o->pool.get());
+    o->doc.CopyFrom(doc, *o->pool);
     return o;
 }
 
@@ -145,7 +151,12 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
         if (generate.empty())
             return invalid(t, "",
                            {{"metadata.name", "Required value: name or generateName is required"}});
-        name = generate + random_suffix(5);
+        // The API server tries up to 8 names before it answers AlreadyExists (RetryGenerateName,
+        // on by default since 1.31).
+        const std::string object_ns = t.namespaced ? ns : "";
+        for (int attempt = 0; attempt < 8 && (name.empty() || c.objects.count(key(object_ns, name)));
+             ++attempt)
+            name = generate + random_suffix(5);
     }
     if (!valid_name(name))
         return invalid(t, name,
@@ -167,6 +178,9 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     }
     const std::string object_ns = t.namespaced ? ns : "";
     if (c.objects.count(key(object_ns, name))) return already_exists(t, name);
+    if (stored_bytes_ >= quota_bytes_)
+        return api_error{500, "InternalError", "etcdserver: mvcc: database space exceeded",
+                         name, t.group, t.plural, {}, std::nullopt};
 
     set_string(body, "apiVersion", t.group_version(), a);
     set_string(body, "kind", t.kind, a);
@@ -185,6 +199,7 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     const std::uint64_t rv = ++rv_;
     set_string(body, "metadata.resourceVersion", std::to_string(rv), a);
     object_ptr stored = seal(std::move(body), rv);
+    stored_bytes_ += stored->text.size();
     c.objects[key(object_ns, name)] = stored;
     publish(c, "ADDED", stored);
     return stored;
@@ -267,6 +282,7 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
     set_string(next, "metadata.resourceVersion", std::to_string(rv), na);
     object_ptr stored = seal(std::move(next), rv);
     object_ptr previous = it->second;
+    stored_bytes_ += stored->text.size() - previous->text.size();
     it->second = stored;
     publish(c, "MODIFIED", stored, std::move(previous));
     return stored;
@@ -281,6 +297,7 @@ api_result<object_ptr> object_store::remove(collection& c, const std::string& ns
     const std::uint64_t rv = ++rv_;
     set_string(last, "metadata.resourceVersion", std::to_string(rv), last.GetAllocator());
     object_ptr stored = seal(std::move(last), rv);
+    stored_bytes_ -= it->second->text.size();
     c.objects.erase(it);
     publish(c, "DELETED", stored);
     return stored;
@@ -319,9 +336,12 @@ store_snapshot object_store::snapshot() const {
 void object_store::restore(const store_snapshot& s) {
     rv_ = s.rv;
     ++restores_;
+    stored_bytes_ = 0;
     for (auto& [k, c] : collections_) {
         const auto it = s.objects.find(k);
         c.objects = it == s.objects.end() ? std::map<std::string, object_ptr>{} : it->second;
+        for (const auto& [object_key, o] : c.objects)
+            stored_bytes_ += o->text.size();
         c.log.clear();
         c.compacted_rv = rv_;
     }

@@ -25,6 +25,9 @@ namespace hpaplus::sim {
 
 /// One stored version of an object; never changed once stored.
 struct stored_object {
+    /// The allocator of `doc`, sized to the object: a Document's own pool takes 64 KiB at a time,
+    /// which a few-KB pod would leave mostly unused (declared first: it outlives `doc`).
+    std::unique_ptr<json_alloc> pool;
     json_doc doc;
     std::string text; ///< compact JSON, serialized once
     std::string namespace_;
@@ -92,6 +95,14 @@ class object_store {
 
     std::uint64_t resource_version() const { return rv_; }
 
+    /// etcd's backend quota: once the stored objects' JSON adds up to `bytes`, creations fail as
+    /// etcd's NOSPACE alarm makes them fail ("etcdserver: mvcc: database space exceeded") while
+    /// reads, updates and deletions go on. Bounds the memory a runaway controller (a workload at
+    /// 2147483647 replicas) can take.
+    void set_quota_bytes(std::size_t bytes) { quota_bytes_ = bytes; }
+    /// The stored objects' JSON, in bytes (what the quota counts).
+    std::size_t stored_bytes() const { return stored_bytes_; }
+
     /// `origin` (a client's write) is recorded in metadata.managedFields; nullptr = a simulated
     /// controller, which records nothing.
     api_result<object_ptr> create(collection& c, const std::string& ns, json_doc body,
@@ -131,6 +142,8 @@ class object_store {
     std::size_t log_capacity_;
     std::uint64_t rv_ = 1000;
     std::uint64_t restores_ = 0;
+    std::size_t stored_bytes_ = 0;
+    std::size_t quota_bytes_ = static_cast<std::size_t>(-1);
     std::map<std::string, collection, std::less<>> collections_;
     std::vector<observer> observers_;
 };

@@ -261,6 +261,19 @@ std::int64_t ordinal_of(const std::string& set, const std::string& pod) {
 
 constexpr const char* revision_label = "controller-revision-hash";
 
+// Upstream's slowStartBatch: `count` creations in batches of 1, 2, 4, …; a batch with a refusal
+// ends the sync (the next one tries again), so a failing create is not repeated `count` times.
+template <class Create> void slow_start(std::int64_t count, Create create) {
+    for (std::int64_t batch = 1, done = 0; done < count; batch *= 2) {
+        const std::int64_t n = std::min(batch, count - done);
+        bool refused = false;
+        for (std::int64_t k = 0; k < n; ++k)
+            refused = !create() || refused;
+        done += n;
+        if (refused) return;
+    }
+}
+
 json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std::string& revision) {
     const std::string name = set.name + "-" + std::to_string(ordinal);
     json_doc pod = pod_from_template(set, name, "");
@@ -473,8 +486,9 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
     auto mine = owned.pods(uid);
     const auto have = static_cast<std::int64_t>(mine.size());
     if (const std::int64_t pending = factory.creating(uid); have + pending < desired) {
-        for (std::int64_t i = have + pending; i < desired; ++i)
-            factory.create_pod(*rs, pod_from_template(*rs, "", rs->name + "-"), uid);
+        slow_start(std::min(desired - have - pending, burst_replicas), [&] {
+            return factory.create_pod(*rs, pod_from_template(*rs, "", rs->name + "-"), uid);
+        });
     } else if (have > desired) {
         // Unready pods first, then the newest (upstream's ActivePodsWithRanks, simplified).
         std::sort(mine.begin(), mine.end(), [](const object_ptr& x, const object_ptr& y) {
@@ -526,18 +540,26 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     };
     auto key = [&](std::int64_t i) { return uid + "/" + std::to_string(i); };
 
-    // Create the missing ordinals, in order (OrderedReady waits for each to be Ready).
+    // Create the missing ordinals, in order (OrderedReady waits for each to be Ready; Parallel
+    // makes at most burst_replicas, in slow-start batches).
     bool waiting = false;
-    for (std::int64_t i = 0; i < desired && !waiting; ++i) {
+    std::vector<std::int64_t> missing;
+    for (std::int64_t i = 0; i < desired && !waiting &&
+                             static_cast<std::int64_t>(missing.size()) < burst_replicas;
+         ++i) {
         const auto it = by_ordinal.find(i);
         if (it != by_ordinal.end()) {
             waiting = !parallel && !pod_ready(*it->second);
             continue;
         }
-        if (factory.creating(key(i)) == 0)
-            factory.create_pod(*set, stateful_pod(*set, i, update_revision), key(i));
+        if (factory.creating(key(i)) == 0) missing.push_back(i);
         waiting = !parallel;
     }
+    std::size_t next = 0;
+    slow_start(static_cast<std::int64_t>(missing.size()), [&] {
+        const std::int64_t i = missing[next++];
+        return factory.create_pod(*set, stateful_pod(*set, i, update_revision), key(i));
+    });
     bool all_ready = !waiting;
     for (const auto& [i, p] : by_ordinal)
         all_ready = all_ready && pod_ready(*p);

@@ -7,6 +7,9 @@
 // - StatefulSets own pods `<set>-0` … `<set>-N-1`, created in order and removed in reverse
 //   (OrderedReady: each waits for the ones before it to be Ready; Parallel: all at once), and
 //   roll updates from the highest ordinal down to the partition;
+// - both create at most `burst_replicas` pods per sync, in slow-start batches (1, 2, 4, …) that stop
+//   at the first refusal, as upstream's ReplicaSet controller does: a workload scaled to
+//   2147483647 grows by steps while the API server keeps answering;
 // - a garbage collector removes what lost its controller.
 // Each writes the status its upstream controller writes (counters, revisions, conditions).
 #pragma once
@@ -26,8 +29,8 @@ class pod_factory {
   public:
     virtual ~pod_factory() = default;
     /// Creates `pod` for `owner` (a refusal becomes a FailedCreate Event on `owner`). Creations
-    /// still in flight are counted under `key`.
-    virtual void create_pod(const stored_object& owner, json_doc pod, const std::string& key) = 0;
+    /// still in flight are counted under `key`. False when the store refused it at once.
+    virtual bool create_pod(const stored_object& owner, json_doc pod, const std::string& key) = 0;
     /// Pods under `key` being admitted: they count as existing, as the controllers' expectations
     /// do, so none is made twice.
     virtual std::int64_t creating(const std::string& key) const = 0;
@@ -49,6 +52,9 @@ class owned_objects {
     using index = std::unordered_map<std::string, std::map<std::string, object_ptr>>;
     index pods_, replica_sets_;
 };
+
+/// Upstream's `BurstReplicas`: the most pods one sync of a ReplicaSet (or StatefulSet) creates.
+inline constexpr std::int64_t burst_replicas = 500;
 
 void reconcile_deployment(object_store& store, const owned_objects& owned,
                           const object_ptr& deployment);

@@ -336,9 +336,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         resizing.erase(uid);
     }
 
-    void create_pod(const stored_object& owner, json_doc pod, const std::string& key) override {
+    bool create_pod(const stored_object& owner, json_doc pod, const std::string& key) override {
         collection* pods = store.find("", "v1", "pods");
-        if (!pods) return;
+        if (!pods) return false;
         apply_defaults(pods->type, pod);
         if (admission_chain && admission_chain->wants(pods->type, owner.namespace_, pod)) {
             ++admitting[key];
@@ -347,9 +347,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                                            string_at(owner.doc, "kind"), owner.name, key,
                                            std::move(pod)),
                            asio::detached);
-            return;
+            return true;
         }
-        (void)store.create(*pods, owner.namespace_, std::move(pod));
+        auto created = store.create(*pods, owner.namespace_, std::move(pod));
+        if (created) return true;
+        record_failed_create(owner.namespace_, string_at(owner.doc, "kind"), owner.name,
+                             created.error().message);
+        return false;
     }
 
     std::int64_t creating(const std::string& key) const override {

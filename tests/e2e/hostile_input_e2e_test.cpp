@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <functional>
@@ -247,6 +248,85 @@ TEST_F(HostileInputE2E, A100000DeepRequestBodyGetsA400AndTheSimStaysUp) {
     EXPECT_NE(r.output.find("nesting deeper than 512 levels"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.substr(r.output.size() - 4), " 400") << r.output;
     EXPECT_EQ(kubectl("get namespaces default -o name").output, "namespace/default\n");
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool address_sanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool address_sanitizer = true;
+#else
+constexpr bool address_sanitizer = false;
+#endif
+#else
+constexpr bool address_sanitizer = false;
+#endif
+
+// Issue 50: `replicas: 2147483647` (the API allows it) once made the sim create every pod at once
+// and die. Under a 2 GiB memory limit (RLIMIT_AS; a sanitized build, whose shadow memory needs
+// terabytes of address space, gets ASan's RSS limit instead) a Deployment and a Parallel
+// StatefulSet at that count grow by bounded steps until the storage quota refuses more, while the
+// server answers every other request; scaled back, they shrink and creations work again.
+TEST(HugeReplicaCountE2E, TheSimUnderAMemoryLimitKeepsAnswering) {
+    test::temp_dir dir;
+    const std::string limit = address_sanitizer
+                                  ? "export ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}"
+                                    "hard_rss_limit_mb=2048\"; "
+                                  : "ulimit -v 2097152; ";
+    test::child_process sim({"/bin/sh", "-c",
+                             limit + "exec " + std::string(HPAPLUS_BINARY) +
+                                 " sim --storage-quota 24Mi --kubeconfig-out " + dir.path() +
+                                 "/kubeconfig"});
+    ASSERT_FALSE(sim.wait_for_line("listening on", 20s).empty()) << "hpaplus sim did not start";
+    const auto kubectl = [&](const std::string& args) {
+        return test::run_kubectl(dir.path(), args);
+    };
+    write_file(dir.path() + "/workloads.yaml",
+               "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+               "spec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n"
+               "  template:\n    metadata: {labels: {app: web}}\n"
+               "    spec: {containers: [{name: app, image: nginx}]}\n"
+               "---\n"
+               "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: default}\n"
+               "spec:\n  replicas: 1\n  podManagementPolicy: Parallel\n  serviceName: db\n"
+               "  selector: {matchLabels: {app: db}}\n"
+               "  template:\n    metadata: {labels: {app: db}}\n"
+               "    spec: {containers: [{name: app, image: postgres}]}\n");
+    const auto applied = kubectl("apply -f " + dir.path() + "/workloads.yaml");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    ASSERT_EQ(kubectl("scale deployment web --replicas=2147483647").exit_code, 0);
+    ASSERT_EQ(kubectl("scale statefulset db --replicas=2147483647").exit_code, 0);
+
+    const auto pod_count = [&] {
+        const auto r = kubectl("get pods --no-headers -o name");
+        return r.exit_code == 0 ? std::count(r.output.begin(), r.output.end(), '\n') : -1;
+    };
+    // Pods are made in steps until etcd's quota (24Mi here, ~11,000 pods) refuses creations.
+    test::command_result refused;
+    int probe = 0;
+    EXPECT_TRUE(test::eventually(
+        [&] {
+            refused = kubectl("create configmap probe-" + std::to_string(++probe));
+            return refused.exit_code != 0;
+        },
+        120s, 500ms))
+        << refused.output;
+    EXPECT_NE(refused.output.find("etcdserver: mvcc: database space exceeded"), std::string::npos)
+        << refused.output;
+    // Every other request is still answered, lists and all.
+    EXPECT_EQ(kubectl("get --raw /healthz").output, "ok");
+    EXPECT_GT(pod_count(), 2000);
+    EXPECT_GT(std::stoll("0" + kubectl("get deployment web -o jsonpath={.status.replicas}").output),
+              1000);
+    EXPECT_GT(std::stoll("0" + kubectl("get statefulset db -o jsonpath={.status.replicas}").output),
+              1000);
+
+    // Scaled back, the workloads shrink and the quota has room again.
+    ASSERT_EQ(kubectl("scale deployment web --replicas=2").exit_code, 0);
+    ASSERT_EQ(kubectl("scale statefulset db --replicas=2").exit_code, 0);
+    EXPECT_TRUE(test::eventually([&] { return pod_count() == 4; }, 120s, 500ms)) << pod_count();
+    EXPECT_EQ(kubectl("create configmap after").exit_code, 0);
+    EXPECT_EQ(sim.terminate(), 0) << "the sim did not live through it";
 }
 
 } // namespace
