@@ -16,10 +16,16 @@
 #include <boost/beast/ssl.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <tuple>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace hpaplus::net {
 
@@ -40,6 +46,9 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
     std::set<beast::tcp_stream*> open; ///< live connections, closed on stop()
     bool stopped = false;
     std::atomic<std::uint64_t> accept_failures{0};
+    std::atomic<std::uint64_t> refused_connections{0};
+    asio::steady_timer trim_timer{executor};
+    bool trim_pending = false;
 
     impl(asio::any_io_executor ex, http_server_options opts, http_handler h)
         : executor(ex), options(std::move(opts)), handler(std::move(h)), acceptor(ex) {}
@@ -48,7 +57,26 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
     asio::awaitable<void> reload_loop();
     template <class Stream>
     asio::awaitable<void> session(Stream stream, std::shared_ptr<asio::ssl::context> context);
+    void closed(beast::tcp_stream* s);
 };
+
+// Freed connection buffers go back to the system a second after connections close (at most once a
+// second): without it glibc keeps them in its arenas, and a burst of hundreds of TLS clients
+// (~80 KB each) would leave the process that much larger for good.
+void http_server::impl::closed(beast::tcp_stream* s) {
+    open.erase(s);
+    if (trim_pending || stopped) return;
+    trim_pending = true;
+    trim_timer.expires_after(std::chrono::seconds(1));
+    trim_timer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        self->trim_pending = false;
+#ifdef __GLIBC__
+        if (!ec) ::malloc_trim(0);
+#else
+        (void)ec;
+#endif
+    });
+}
 
 namespace {
 
@@ -194,6 +222,19 @@ parsed_request parse_request(std::string_view bytes, std::size_t body_limit) {
     return out;
 }
 
+// After a refusal (413, 431) the client may still be sending the rest of a large request: closing
+// now would reset the connection and lose the answer, so what comes is read and dropped — at most
+// 64 MiB or 5 s — until the client, having read the answer, closes.
+template <class Stream> asio::awaitable<void> discard_rest(Stream& stream) {
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(5));
+    std::array<char, 16384> sink;
+    for (std::size_t total = 0; total < (64u << 20);) {
+        auto [ec, n] = co_await stream.async_read_some(asio::buffer(sink), use_tuple);
+        if (ec) break;
+        total += n;
+    }
+}
+
 template <class Stream>
 asio::awaitable<void> http_server::impl::session(Stream stream,
                                                  std::shared_ptr<asio::ssl::context> context) {
@@ -204,22 +245,27 @@ asio::awaitable<void> http_server::impl::session(Stream stream,
     struct unregister {
         impl* srv;
         beast::tcp_stream* s;
-        ~unregister() { srv->open.erase(s); }
+        ~unregister() { srv->closed(s); }
     } guard{this, &lowest};
 
+    // The handshake and the first header within header_timeout of the start, whatever trickles in.
+    lowest.expires_after(options.header_timeout);
     std::vector<std::string> peer; // the client's certificate chain, DER, leaf first
     if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
-        lowest.expires_after(options.write_timeout);
         auto [ec] = co_await stream.async_handshake(asio::ssl::stream_base::server, use_tuple);
         if (ec) co_return;
         if (options.request_client_certificate) peer = peer_chain(stream.native_handle());
     }
     beast::flat_buffer buffer;
-    while (!stopped) {
+    for (bool first = true; !stopped; first = false) {
         http::request_parser<http::string_body> parser;
         parser.body_limit(options.body_limit);
-        lowest.expires_after(options.idle_timeout);
-        auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
+        if (!first) lowest.expires_after(options.idle_timeout);
+        auto [ec, n] = co_await http::async_read_header(stream, buffer, parser, use_tuple);
+        if (!ec && !parser.is_done()) {
+            lowest.expires_after(options.idle_timeout);
+            std::tie(ec, n) = co_await http::async_read(stream, buffer, parser, use_tuple);
+        }
         if (ec == http::error::body_limit || ec == http::error::header_limit) {
             stream_responder<Stream> r(stream, 11, false, options.write_timeout);
             // named: GCC 12 mishandles a conditional's temporary passed to co_await
@@ -227,6 +273,7 @@ asio::awaitable<void> http_server::impl::session(Stream stream,
                                         ? plain_error(413, "request body too large")
                                         : plain_error(431, "request header fields too large");
             co_await r.send(std::move(refusal));
+            co_await discard_rest(stream);
             break;
         }
         if (ec) break;
@@ -275,6 +322,12 @@ asio::awaitable<void> http_server::impl::accept_loop() {
             continue;
         }
         accept_backoff = 0ms;
+        // (A session registers as open when it starts, right after this loop's next wait.)
+        if (open.size() >= options.max_connections) {
+            ++refused_connections;
+            socket.close(ec);
+            continue;
+        }
         socket.set_option(tcp::no_delay(true), ec);
         if (ssl) {
             asio::co_spawn(executor,
@@ -305,6 +358,8 @@ std::shared_ptr<asio::ssl::context> server_context(const std::string& cert_pem,
     c->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                    asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
                    asio::ssl::context::no_tlsv1_1);
+    // Idle connections give their 2 × ~17 KB record buffers back until they are used again.
+    SSL_CTX_set_mode(c->native_handle(), SSL_MODE_RELEASE_BUFFERS);
     c->use_certificate_chain(asio::buffer(cert_pem));
     c->use_private_key(asio::buffer(key_pem), asio::ssl::context::pem);
     if (SSL_CTX_check_private_key(c->native_handle()) != 1)
@@ -399,6 +454,10 @@ std::uint64_t http_server::accept_failures() const {
     return impl_->accept_failures.load();
 }
 
+std::uint64_t http_server::refused_connections() const {
+    return impl_->refused_connections.load();
+}
+
 unsigned short http_server::port() const {
     return impl_->acceptor.local_endpoint().port();
 }
@@ -422,6 +481,7 @@ void http_server::stop() {
         if (self->stopped) return;
         self->stopped = true;
         self->reload_timer.cancel();
+        self->trim_timer.cancel();
         beast::error_code ignored;
         self->acceptor.close(ignored);
         for (beast::tcp_stream* s : self->open)

@@ -55,8 +55,16 @@ struct http_server_options {
     /// Told of every reload ("" = the new pair serves) and every failed one (what is wrong; the
     /// last good pair keeps serving). Runs on: the server's executor.
     std::function<void(const std::string& error)> on_tls_reload;
-    /// A connection with no request for this long is closed.
+    /// The TLS handshake and the first request's header must arrive within this long of the
+    /// connection's start: a deadline, not reset by each byte (a client trickling a header line
+    /// every few seconds is closed when it passes).
+    std::chrono::seconds header_timeout{10};
+    /// A kept-alive connection with no next request header for this long is closed; a request's
+    /// body must arrive within this long of its header.
     std::chrono::seconds idle_timeout{120};
+    /// Connections open at once; the next ones are accepted and closed at once (refused, not
+    /// queued), so a flood of clients costs bounded memory.
+    std::size_t max_connections = 1024;
     /// Largest request body accepted (413 above).
     std::size_t body_limit = 16u << 20;
     /// Bound on writing one response or chunk to a slow client.
@@ -92,6 +100,8 @@ class http_server {
     /// Failed accepts so far (out of file descriptors: each retry after a growing pause).
     /// Safe to call from any thread.
     std::uint64_t accept_failures() const;
+    /// Connections closed at once because max_connections were open.
+    std::uint64_t refused_connections() const;
 
   private:
     struct impl;

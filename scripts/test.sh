@@ -72,7 +72,8 @@ sanitizer_env=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 # of them than there are cores (the few that time themselves run alone: RUN_SERIAL, tests/CMakeLists.txt).
 test_jobs=${HPAPLUS_TEST_JOBS:-10}
 
-unit_tests() { ctest --test-dir build --output-on-failure -j2 -L unit; }
+# The tests that measure memory (label `memory`) run here, on the production allocator, not under ASan.
+unit_tests() { ctest --test-dir build --output-on-failure -j2 -L 'unit|memory'; }
 demo_smoke() {
   local dir
   dir=$(mktemp -d)
@@ -121,12 +122,12 @@ fi
 
 stage "set-up: packages, kubectl" env HPAPLUS_SETUP=packages ./scripts/setup.sh
 stage "build build/: GCC, -Werror, everything" env HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON" ./scripts/setup.sh
-stage "unit tests (build/)" unit_tests
+stage "unit tests and memory figures (build/)" unit_tests
 stage "image check (scripts/image-check.sh build/hpaplus)" ./scripts/image-check.sh build/hpaplus
 stage "demo smoke run (build/hpaplus demo --duration 30)" demo_smoke
 stage "build build-asan/: Clang, ASan+UBSan+fuzzer coverage, -Werror, everything" \
   env HPAPLUS_BUILD_DIR=build-asan HPAPLUS_PRESET=asan-ubsan ./scripts/setup.sh
-stage "every test under ASan+UBSan (build-asan/)" sanitized_tests
+stage "every test under ASan+UBSan (build-asan/), but the memory figures" sanitized_tests -LE memory
 stage "fuzz: $(ls fuzz/*.cpp | wc -l) harnesses, corpus + ${HPAPLUS_FUZZ_SECONDS:-20} s each, 2 at a time" \
   ./scripts/fuzz.sh "${HPAPLUS_FUZZ_SECONDS:-20}"
 stage "build build-tsan/: GCC, TSan, controller_integration_test" \

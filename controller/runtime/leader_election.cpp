@@ -49,6 +49,24 @@ leader_elector::leader_elector(kube::api_client& client, leader_election_options
     if (options_.identity.empty()) options_.identity = default_identity();
 }
 
+struct leader_elector::deadline_timer {
+    asio::steady_timer timer;
+};
+
+// Cancelling the timer runs its handler later with operation_aborted, which touches nothing.
+leader_elector::~leader_elector() = default;
+
+void leader_elector::watch_deadline(const asio::any_io_executor& executor) {
+    if (!deadline_) deadline_ = std::make_unique<deadline_timer>(deadline_timer{asio::steady_timer(executor)});
+    deadline_->timer.expires_at(valid_until_.load());
+    deadline_->timer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || !leading_ || std::chrono::steady_clock::now() < valid_until_.load()) return;
+        problem_ = "could not renew the Lease " + options_.lease_namespace + "/" +
+                   options_.lease_name + " within the renew deadline";
+        stop_leading("let the renew deadline pass without a renewal");
+    });
+}
+
 asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     const auto& ns = options_.lease_namespace;
     const auto& name = options_.lease_name;
@@ -63,28 +81,36 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     next.renew_time = micro_time(std::chrono::system_clock::now());
 
     const std::string lease_name = "Lease " + ns + "/" + name;
-    problem_.clear();
-    standing_by_.clear();
+    // What /readyz and the log report is replaced only when this attempt ends: a hanging request
+    // leaves the last problem (or the missed deadline) in view instead of an "ok".
+    const auto settle = [this](std::string problem, std::string standing_by = {}) {
+        problem_ = std::move(problem);
+        standing_by_ = std::move(standing_by);
+    };
     auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
     if (!current && current.ec == kube::errc::not_found) {
-        if (!may_take) co_return false;
+        if (!may_take) {
+            settle({});
+            co_return false;
+        }
         next.acquire_time = next.renew_time;
         std::string body = kube::lease_body(ns, name, next);
         auto created = co_await kube::create(client_, kube::resources::leases, ns, std::move(body));
         if (!created) {
-            problem_ = "cannot create the " + lease_name + ": " + created.message();
+            settle("cannot create the " + lease_name + ": " + created.message());
             co_return false;
         }
+        settle({});
         observed_at_ = now;
         co_return true;
     }
     if (!current) {
-        problem_ = "cannot read the " + lease_name + ": " + current.message();
+        settle("cannot read the " + lease_name + ": " + current.message());
         co_return false;
     }
     auto lease = kube::parse_lease(current.body);
     if (!lease) {
-        problem_ = "the " + lease_name + " is not a Lease the server should send";
+        settle("the " + lease_name + " is not a Lease the server should send");
         co_return false;
     }
     const std::string record =
@@ -96,10 +122,13 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     const auto held_for = std::chrono::seconds(lease->duration_seconds);
     const bool mine = lease->holder == options_.identity;
     if (!mine && !lease->holder.empty() && observed_at_ + held_for > now) {
-        standing_by_ = lease->holder;
+        settle({}, lease->holder);
         co_return false;
     }
-    if (!mine && !may_take) co_return false;
+    if (!mine && !may_take) {
+        settle({});
+        co_return false;
+    }
 
     next.resource_version = lease->resource_version;
     next.acquire_time = mine ? lease->acquire_time : next.renew_time;
@@ -109,9 +138,10 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     auto updated =
         co_await kube::update(client_, kube::resources::leases, ns, name, std::move(body), no_sub);
     if (!updated) {
-        problem_ = "cannot update the " + lease_name + ": " + updated.message();
+        settle("cannot update the " + lease_name + ": " + updated.message());
         co_return false;
     }
+    settle({});
     observed_at_ = now;
     co_return true;
 }
@@ -148,8 +178,11 @@ asio::awaitable<void> leader_elector::step(bool may_take) {
     if (leading_ && attempt >= valid_until_.load())
         stop_leading("let the renew deadline pass without a renewal");
     const bool held = co_await try_acquire_or_renew(may_take || leading_);
-    if (held && !stopped_) {
+    // A renewal that came back after its deadline proves nothing: the timer has stepped down.
+    const bool in_time = std::chrono::steady_clock::now() < attempt + options_.renew_deadline;
+    if (held && in_time && !stopped_) {
         valid_until_ = attempt + options_.renew_deadline;
+        watch_deadline(co_await asio::this_coro::executor);
         if (!leading_) {
             leading_ = true;
             spdlog::info("leader election: {} became {} ({}/{})", options_.identity, options_.role,

@@ -16,11 +16,13 @@
 #include "controller/runtime/options.hpp"
 #include "kube/api_client.hpp"
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace hpaplus::controller {
@@ -30,6 +32,7 @@ class leader_elector {
     leader_elector(kube::api_client& client, leader_election_options options,
                    std::function<void()> on_started_leading,
                    std::function<void()> on_stopped_leading);
+    ~leader_elector();
 
     /// Campaigns and leads until stop(); leading can start and stop several times.
     /// Runs on: the client's executor. Cancellation: stop() ends it within one retry period.
@@ -59,6 +62,11 @@ class leader_elector {
   private:
     boost::asio::awaitable<bool> try_acquire_or_renew(bool may_take);
     void stop_leading(const char* why);
+    /// Steps down when the renew deadline passes, on its own timer: a renewal request that hangs
+    /// (a frozen API server) must not keep this replica reporting leadership it no longer has.
+    void watch_deadline(const boost::asio::any_io_executor& executor);
+    struct deadline_timer;
+    std::unique_ptr<deadline_timer> deadline_;
 
     kube::api_client& client_;
     leader_election_options options_;

@@ -117,6 +117,9 @@ struct controller_process::impl {
             // queued behind --kube-api-qps must never make a leader miss its renew deadline.
             auto lease_options = options.client;
             lease_options.qps = 0;
+            // A renewal that hangs is given up at the renew deadline, as client-go's is.
+            lease_options.request_timeout =
+                std::min(lease_options.request_timeout, options.leader.renew_deadline);
             lease_options.max_connections = 1;
             lease_options.max_idle_connections = 1;
             lease_client =

@@ -648,6 +648,43 @@ TEST_F(ControllerTest, AReplicaThatCannotTakeItsLeaseSaysWhyOnReadyzAndInItsLog)
     EXPECT_EQ(said, 1) << lines.size() << " lines";
 }
 
+// Issue 50: with the API server frozen, the leader kept `hpaplus_leader 1` and /readyz "ok" long
+// past its renew deadline (its renewal hung for the 30 s request timeout). It steps down at the
+// deadline, with the renewal still hanging: the gauge and /readyz say so while the server is
+// frozen, and it leads again once the server answers.
+TEST_F(ControllerTest, ALeaderWhoseApiServerFreezesStepsDownAtTheRenewDeadline) {
+    auto options = test_controller_options();
+    options.ops_listen = "127.0.0.1:0";
+    options.leader = fast_election("frozen-out");
+    options.client.request_timeout = 30s; // the default: a hung request is not given up sooner
+    controller_runner controller(sim, options);
+    const std::string url = controller.ops_url();
+    const auto leader_gauge = [&] {
+        const std::string body = http_get(url + "/metrics").body;
+        const auto at = body.find("\nhpaplus_leader ");
+        return at == std::string::npos ? std::string("?") : body.substr(at + 16, 1);
+    };
+    ASSERT_TRUE(eventually([&] { return controller.leading() && leader_gauge() == "1"; }));
+    // Every request now waits 10 s before the server even looks at it.
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
+                          R"({"rules":[{"verb":"*","resource":"*","latencyMs":10000}]})")
+                  .status,
+              200);
+    const auto frozen_at = std::chrono::steady_clock::now();
+    // Renew deadline 1.5 s, retry period 0.2 s: down well before the first frozen request ends.
+    EXPECT_TRUE(eventually([&] { return leader_gauge() == "0"; }, 8s)) << leader_gauge();
+    EXPECT_LT(std::chrono::steady_clock::now() - frozen_at, 10s);
+    EXPECT_FALSE(controller.leading());
+    const auto ready = http_get(url + "/readyz");
+    EXPECT_EQ(ready.status, 503);
+    // The missed deadline, or the renewal that timed out since: either way the Lease, not "ok".
+    EXPECT_NE(ready.body.find("the Lease default/hpaplus-controller"), std::string::npos)
+        << ready.body;
+    ASSERT_EQ(sim.request("DELETE", "/sim/v1/faults").status, 200);
+    EXPECT_TRUE(eventually([&] { return leader_gauge() == "1"; }, 30s)) << leader_gauge();
+    EXPECT_EQ(http_get(url + "/readyz").status, 200);
+}
+
 TEST_F(ControllerTest, ServesHealthReadinessAndPrometheusMetrics) {
     apply_manifest(sim, deployment("seen", 2, "2500m"));
     apply_manifest(sim, hpaplus("seen", "  syncPeriodSeconds: 1\n"));

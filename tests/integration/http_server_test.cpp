@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <cerrno>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -51,9 +52,10 @@ boost::asio::awaitable<void> answer_ok(http_request&, http_responder& out) {
 // A server answering "ok" to everything, on its own thread.
 struct ok_server {
     boost::asio::io_context io;
-    http_server server{io.get_executor(), http_server_options{}, answer_ok};
+    http_server server;
     std::thread loop;
-    ok_server() {
+    explicit ok_server(http_server_options options = {})
+        : server(io.get_executor(), std::move(options), answer_ok) {
         server.start();
         loop = std::thread([this] { io.run(); });
     }
@@ -105,6 +107,74 @@ TEST(HttpServer, HeadersPastTheLimitAre431) {
         ask(fd, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(9000, 'a') + "\r\n\r\n");
     ::close(fd);
     EXPECT_EQ(answer.rfind("HTTP/1.1 431", 0), 0u) << answer;
+}
+
+// True when the server closed `fd` within `limit` (recv sees the end), reading what comes.
+bool closed_within(int fd, std::chrono::seconds limit) {
+    timeval tick{0, 100000};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof tick);
+    for (const auto until = std::chrono::steady_clock::now() + limit;
+         std::chrono::steady_clock::now() < until;) {
+        char buffer[256];
+        const auto n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return true;
+    }
+    return false;
+}
+
+// The header must arrive within header_timeout of the connection's start: a client trickling a
+// line every 200 ms (each byte would reset an idle timer) is closed all the same.
+TEST(HttpServer, ATricklingHeaderIsCutAtTheHeaderDeadline) {
+    http_server_options options;
+    options.header_timeout = 1s;
+    ok_server s(options);
+    const int fd = connect_loopback(s.server.port());
+    ASSERT_GE(fd, 0);
+    ASSERT_GT(::send(fd, "GET / HTTP/1.1\r\n", 16, MSG_NOSIGNAL), 0);
+    int lines = 0;
+    bool closed = false;
+    // 40 lines at 200 ms would take 8 s: the server gives up after 1 s.
+    for (; lines < 40 && !closed; ++lines) {
+        const std::string line = "X-" + std::to_string(lines) + ": y\r\n";
+        if (::send(fd, line.data(), line.size(), MSG_NOSIGNAL) < 0) break;
+        closed = closed_within(fd, 0s) || (std::this_thread::sleep_for(200ms), false);
+    }
+    EXPECT_TRUE(closed || closed_within(fd, 5s));
+    EXPECT_LT(lines, 40);
+    ::close(fd);
+}
+
+// Beyond max_connections a connection is accepted and closed at once; when one leaves, the next
+// is served.
+TEST(HttpServer, ConnectionsBeyondTheCapAreRefused) {
+    http_server_options options;
+    options.max_connections = 3;
+    ok_server s(options);
+    std::vector<int> held;
+    for (int i = 0; i < 3; ++i) {
+        held.push_back(connect_loopback(s.server.port()));
+        ASSERT_GE(held.back(), 0);
+        // Answered, and so registered as open before the next one comes.
+        ASSERT_EQ(ask(held.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 200", 0), 0u);
+    }
+    const int refused = connect_loopback(s.server.port());
+    ASSERT_GE(refused, 0);
+    EXPECT_TRUE(closed_within(refused, 5s));
+    ::close(refused);
+    EXPECT_EQ(s.server.refused_connections(), 1u);
+    ::close(held.back());
+    held.pop_back();
+    bool served = false;
+    for (int attempt = 0; attempt < 50 && !served; ++attempt) { // the close reaches the server
+        const int next = connect_loopback(s.server.port());
+        served = ask(next, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                     .rfind("HTTP/1.1 200", 0) == 0;
+        ::close(next);
+        if (!served) std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_TRUE(served);
+    for (int fd : held)
+        ::close(fd);
 }
 
 TEST(HttpServer, OutOfFileDescriptorsTheAcceptLoopWaitsInsteadOfSpinning) {
