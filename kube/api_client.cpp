@@ -68,6 +68,8 @@ class api_error_category final : public boost::system::error_category {
             return "server error";
         case errc::unsupported_media_type:
             return "unsupported media type";
+        case errc::too_large:
+            return "the answer is larger than the client's limit";
         case errc::other:
             return "unexpected response";
         }
@@ -398,14 +400,20 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 // (the caller reads the object again and decides).
                 const bool maybe_applied = sent && !idempotent;
                 // A pooled connection the server closed meanwhile: try again on a new one at once.
-                if (from_pool && !maybe_applied && attempt <= options.max_retries) continue;
+                if (from_pool && !maybe_applied && attempt <= options.max_retries &&
+                    ec != http::error::body_limit)
+                    continue;
                 out.ec = make_error_code(ec == beast::error::timeout ? errc::timeout
-                                                                     : errc::connection_failed);
+                                         : ec == http::error::body_limit
+                                             ? errc::too_large
+                                             : errc::connection_failed);
                 out.status.message = out.ec.message() + ": " + ec.message();
                 if (maybe_applied)
                     out.status.message += " (the " + r.method + " may have been applied)";
+                // A timeout or an answer over the limit would only come again.
                 if (!maybe_applied && (idempotent || out.ec == errc::connection_failed) &&
-                    attempt < options.max_retries && ec != beast::error::timeout) {
+                    attempt < options.max_retries && out.ec != errc::timeout &&
+                    out.ec != errc::too_large) {
                     asio::steady_timer t(executor, backoff(attempt));
                     co_await t.async_wait(use_tuple);
                     continue;

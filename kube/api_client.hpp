@@ -38,6 +38,7 @@ enum class errc {
     server_error,           ///< 5xx
     unsupported_media_type, ///< 415
     not_leader,             ///< a write the fence refused: this replica does not hold its Lease
+    too_large,              ///< the answer's body is over client_options::max_body_bytes
     other,
 };
 const boost::system::error_category& api_category() noexcept;

@@ -176,6 +176,10 @@ struct http_backend::impl {
                        : parse_monitor(response.body, config.response, config.scale);
         }
         if (response.http_status == 0) {
+            if (response.ec == kube::errc::too_large)
+                return failure(answer_kind::unavailable,
+                               "the answer is larger than maxResponseBytes (" +
+                                   std::to_string(config.max_response_bytes) + " bytes)");
             return failure(answer_kind::unavailable,
                            response.ec == kube::errc::timeout
                                ? "no answer within " + seconds_text(config.timeout)

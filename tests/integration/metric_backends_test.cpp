@@ -129,7 +129,7 @@ TEST_F(MetricBackends, EachMisbehaviourIsAClearPerRequestError) {
         {"0", answer_kind::values, ""},
         {"empty", answer_kind::no_data, "no value at /value"},
         {"garbage", answer_kind::bad_answer, "not JSON"},
-        {"huge", answer_kind::unavailable, "body limit exceeded"},
+        {"huge", answer_kind::unavailable, "the answer is larger than maxResponseBytes (65536 bytes)"},
         {"slow", answer_kind::unavailable, "no answer within 1s"},
         {"hang", answer_kind::unavailable, "no answer within 1s"},
         {"http400", answer_kind::bad_answer, "HTTP 400: syntax error near SELEC"},

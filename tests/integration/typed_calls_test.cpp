@@ -249,7 +249,10 @@ TEST_F(BrokenServer, MalformedResponsesAreErrorsNotCrashes) {
     EXPECT_TRUE(garbage); // the transport is fine; the body just is not a Scale
     EXPECT_FALSE(kube::parse_scale(garbage.body));
     EXPECT_FALSE(kube::parse_lease(garbage.body));
-    EXPECT_EQ(get("/huge").ec, errc::connection_failed); // over max_body_bytes
+    const auto huge = get("/huge");
+    EXPECT_EQ(huge.ec, errc::too_large); // over max_body_bytes: said so, not "cannot connect"
+    EXPECT_EQ(huge.status.message,
+              "the answer is larger than the client's limit: body limit exceeded");
     const auto html = get("/status-not-json");
     EXPECT_EQ(html.ec, errc::server_error);
     EXPECT_EQ(html.status.message, "HTTP 500");

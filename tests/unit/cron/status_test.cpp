@@ -36,6 +36,7 @@ const job morning{"morning", "0 8 * * *", 10, false};
 const job evening{"evening", "0 20 * * *", 2, false};
 const job once{"launch", "0 8 * * *", 30, true};
 const job broken{"broken", "0 25 * * *", 5, false};
+const job never{"never", "0 0 30 2 *", 5, false};
 
 struct wake_case {
     const char* name;
@@ -122,6 +123,9 @@ INSTANTIATE_TEST_SUITE_P(Table, OneWake, ::testing::Values(
     wake_case{"AnInvalidScheduleIsReportedAndTheOtherJobsStillRun", {broken, morning}, {}, "2026-11-22T08:00:30Z", {}, {}, true,
               {S::invalid, S::succeeded}, {"CronFloorSet", "InvalidEntries"}, "morning",
               "schedule: hour: 25 is out of range 0-23", false},
+    wake_case{"AScheduleThatNeverFiresIsReportedAndTheOtherJobsStillRun", {never, morning}, {}, "2026-11-22T08:00:30Z", {}, {}, true,
+              {S::scheduled, S::succeeded}, {"CronFloorSet", "InvalidEntries"}, "morning",
+              "schedule \"0 0 30 2 *\" never fires (no such time within five years)", false},
     wake_case{"AnUnreadableExcludedDateIsReportedAndTheOthersApply", {morning}, {}, "2026-11-22T08:00:30Z",
               {"someday", "2026-11-22"}, {}, true, {S::skipped}, {"SkippedExcludedDate", "InvalidEntries"}, "", "", false}
 ));
