@@ -50,7 +50,8 @@ boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
             o->reconciled(kind_name_, w.ns, w.name, outcome,
                           std::chrono::duration_cast<std::chrono::nanoseconds>(took));
     w.target = outcome.target;
-    co_return pass_result{true, outcome.error.has_value(), started + outcome.period};
+    co_return pass_result{true, outcome.error.has_value(), started + outcome.period,
+                          outcome.rescaled};
 }
 
 std::chrono::steady_clock::duration hpaplus_rules::after_failure(const worker_slot&) {
@@ -64,6 +65,11 @@ std::chrono::milliseconds hpaplus_rules::first_delay(const worker_slot& w, bool 
         kind_.objects.find(w.ns, w.name), kind_.native, env_.options.default_sync_period));
     return std::chrono::milliseconds(static_cast<std::int64_t>(
         std::hash<std::string>{}(w.key) % static_cast<std::size_t>(period.count())));
+}
+
+std::chrono::steady_clock::duration hpaplus_rules::min_spacing(const worker_slot& w) {
+    return sync_period_of(kind_.objects.find(w.ns, w.name), kind_.native,
+                          env_.options.default_sync_period);
 }
 
 bool hpaplus_rules::takes(const kube::cached_object& object) {

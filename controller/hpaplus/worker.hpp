@@ -39,6 +39,8 @@ class hpaplus_rules : public worker_rules {
     bool takes(const kube::cached_object& object) override;
     /// Plain HPAs also wake when their autoscaling.hpaplus.io/ annotations change.
     bool wakes(const kube::cached_object& object, const kube::cached_object& previous) override;
+    /// The object's sync period: decided at most once per period, as upstream.
+    std::chrono::steady_clock::duration min_spacing(const worker_slot& w) override;
 
     void add_observer(reconcile_observer* observer) { observers_.push_back(observer); }
     /// The selectors this kind last scaled by (AmbiguousSelector).

@@ -9,20 +9,9 @@
 #include "controller/vpaplus/worker.hpp"
 #include "kube/api/cronhpa.hpp"
 #include "kube/event_recorder.hpp"
-#include "kube/scale_target.hpp"
 #include "metrics/metric_sources.hpp"
 
 namespace hpaplus::controller {
-namespace {
-
-bool rolling_out(const kube::object_cptr& o) {
-    if (!o) return false;
-    const kube::target_view v = kube::scale_from_deployment(o->json);
-    return v.rollout && v.rollout->in_progress;
-}
-
-} // namespace
-
 lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
            metrics::metric_sources& sources, lane_caches caches, const controller_options& options)
     : executor_(std::move(executor)), caches_(caches) {
@@ -85,10 +74,6 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                 hpa_workers_->on_change(what, o, prev);
             });
     }
-    caches.deployments.on_change(
-        [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
-            on_deployment(what, o, prev);
-        });
 }
 
 lane::~lane() {
@@ -173,24 +158,13 @@ void lane::stop_workers() {
     if (hpa_workers_) hpa_workers_->stop();
 }
 
-void lane::on_deployment(kube::change what, const kube::object_cptr& object,
-                         const kube::object_cptr& previous) {
-    if (!hpapluses_workers_->acting()) return;
-    // A target that appears or goes, or starts or ends a rollout, is worth a reconcile now.
-    if (what != kube::change::modified || rolling_out(object) != rolling_out(previous)) {
-        hpapluses_workers_->poke_aimed_at(object->namespace_(),
-                                          "Deployment/" + std::string(object->name()));
-        if (hpa_workers_)
-            hpa_workers_->poke_aimed_at(object->namespace_(),
-                                        "Deployment/" + std::string(object->name()));
-    }
-}
-
+// A floor that appears, moves or goes: the autoscaler it is aimed at may decide again at once —
+// one of the two wakes (with a change of its own spec) that may bring a pass forward, and only to
+// a period after its last rescale (worker_rules::min_spacing), so no limit is applied twice.
 void lane::on_cronhpa(kube::change what, const kube::object_cptr& object,
                       const kube::object_cptr& previous) {
     if (!cronhpa_workers_->acting()) return;
     cronhpa_workers_->on_change(what, object, previous);
-    // A floor that appears, moves or goes: the HPAPlus it is aimed at decides again now.
     const bool deleted = what == kube::change::deleted;
     for (const auto& target : floor_changes(previous, deleted ? nullptr : object)) {
         if (target.kind == kube::hpaplus_kind)

@@ -77,8 +77,6 @@ class lane {
     selector_registry* hpa_selectors();
 
   private:
-    void on_deployment(kube::change what, const kube::object_cptr& object,
-                       const kube::object_cptr& previous);
     void on_cronhpa(kube::change what, const kube::object_cptr& object,
                     const kube::object_cptr& previous);
     std::vector<worker_pool*> pools() const;

@@ -1,6 +1,8 @@
 // controller/runtime/workers.cpp — spawning, waking, stopping and running per-object workers.
 #include "controller/runtime/workers.hpp"
 
+#include <optional>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -111,15 +113,24 @@ void worker_pool::on_change(kube::change what, const kube::object_cptr& object,
 asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
                                        std::chrono::milliseconds first_delay) {
     auto next = std::chrono::steady_clock::now() + first_delay;
+    std::optional<std::chrono::steady_clock::time_point> last_acted; ///< its start
     while (!w->stopped) {
-        if (!w->wake && next > std::chrono::steady_clock::now()) {
+        auto now = std::chrono::steady_clock::now();
+        if (w->wake) {
+            w->wake = false;
+            const auto earliest = last_acted ? *last_acted + rules_.min_spacing(*w) : now;
+            next = std::min(next, std::max(now, earliest));
+        }
+        if (next > now) {
             w->timer.expires_at(next);
             boost::system::error_code ec;
             co_await w->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             if (w->stopped) break;
-            if (!ec) stats_.lateness.record(std::chrono::steady_clock::now() - w->timer.expiry());
+            if (ec) continue; // woken: the next pass is worked out again
+            now = std::chrono::steady_clock::now();
+            stats_.lateness.record(now - w->timer.expiry());
         }
-        w->wake = false;
+        const auto started = now;
         pass_result result;
         try {
             result = co_await rules_.pass(*w);
@@ -131,6 +142,7 @@ asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
             result.next = std::chrono::steady_clock::now() + rules_.after_failure(*w);
         }
         if (!result.exists) break; // deleted; the DELETED event forgets the worker
+        if (result.acted) last_acted = started;
         ++stats_.passes;
         if (result.error) ++stats_.errors;
         next = result.next;

@@ -55,6 +55,7 @@ struct pass_result {
     bool exists = true; ///< false: the object is gone from the cache; the worker ends
     bool error = false; ///< the pass ended with an error (the kind reports it)
     std::chrono::steady_clock::time_point next; ///< when the next pass is due
+    bool acted = true; ///< it changed what the object controls (an autoscaler: it rescaled)
 };
 
 /// The counters of one kind's workers (for /metrics, the demo and the benchmark).
@@ -105,10 +106,19 @@ class worker_rules {
     virtual void forgotten(const worker_slot&) {}
     /// Whether the object gets a worker at all (an object that stops being taken loses it).
     virtual bool takes(const kube::cached_object&) { return true; }
-    /// Whether a change from `previous` to `object` wakes the worker at once; by default a spec
-    /// change (a new generation): our own status writes keep the generation.
+    /// Whether a change from `previous` to `object` wakes the worker; by default a spec change (a
+    /// new generation): our own status writes keep the generation. A wake brings the next pass
+    /// forward, but never to less than min_spacing() after the start of the last pass that acted.
     virtual bool wakes(const kube::cached_object& object, const kube::cached_object& previous) {
         return object.generation != previous.generation;
+    }
+    /// The least time from a pass that acted to a pass a wake brings forward. Autoscalers: their
+    /// sync period, so that two rescales are always a period apart and no rate limit (the legacy
+    /// max(2 x current, 4), a behavior policy) is applied twice within one period — what
+    /// upstream's rate-limited queue guarantees by deciding each HPA once per period. 0: a wake
+    /// runs a pass at once (CronHPA: a run sets a size; running it twice changes nothing).
+    virtual std::chrono::steady_clock::duration min_spacing(const worker_slot&) {
+        return std::chrono::steady_clock::duration::zero();
     }
 };
 

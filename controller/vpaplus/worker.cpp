@@ -35,4 +35,8 @@ std::chrono::steady_clock::duration vpaplus_rules::after_failure(const worker_sl
     return interval_of(env_);
 }
 
+std::chrono::steady_clock::duration vpaplus_rules::min_spacing(const worker_slot&) {
+    return interval_of(env_);
+}
+
 } // namespace hpaplus::controller

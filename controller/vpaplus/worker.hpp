@@ -15,6 +15,9 @@ class vpaplus_rules : public worker_rules {
                                       const std::string& name) override;
     boost::asio::awaitable<pass_result> pass(worker_slot& w) override;
     std::chrono::steady_clock::duration after_failure(const worker_slot& w) override;
+    /// The updater's interval: a spec change waits for it, as upstream's updater loop does, so
+    /// that one interval's eviction and resize budget is never spent twice.
+    std::chrono::steady_clock::duration min_spacing(const worker_slot& w) override;
 
   private:
     vertical::vertical_env env_;

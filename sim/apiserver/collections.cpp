@@ -81,7 +81,8 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
         }
         items.push_back(it->second);
     }
-    if (wants_table(r)) return ok(table_json(c.type, items, store.resource_version(), now_time()));
+    if (wants_table(r))
+        return ok(table_json(c.type, items, store.resource_version(), now_time(), next));
     std::string body = R"({"kind":")" + c.type.list_kind + R"(","apiVersion":")" +
                        served_group_version(c.type, t) + R"(","metadata":{"resourceVersion":")" +
                        std::to_string(store.resource_version()) + "\"";

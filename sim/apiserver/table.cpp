@@ -251,13 +251,16 @@ std::string human_duration(std::chrono::seconds d) {
 }
 
 std::string table_json(const resource_type& t, const std::vector<object_ptr>& objects,
-                       std::uint64_t rv, core::time_point now) {
+                       std::uint64_t rv, core::time_point now,
+                       const std::string& continue_token) {
     json_doc doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("kind", "Table", a);
     doc.AddMember("apiVersion", "meta.k8s.io/v1", a);
     json meta(rapidjson::kObjectType);
     meta.AddMember("resourceVersion", str(std::to_string(rv), a), a);
+    // A paged list as a table: kubectl follows `continue` from the Table's own metadata.
+    if (!continue_token.empty()) meta.AddMember("continue", str(continue_token, a), a);
     doc.AddMember("metadata", meta, a);
 
     json defs(rapidjson::kArrayType);

@@ -12,7 +12,8 @@ namespace hpaplus::sim {
 
 /// The Table JSON for `objects` of type `t`.
 std::string table_json(const resource_type& t, const std::vector<object_ptr>& objects,
-                       std::uint64_t rv, core::time_point now);
+                       std::uint64_t rv, core::time_point now,
+                       const std::string& continue_token = {});
 
 /// kubectl's HumanDuration (`45s`, `3m20s`, `5h`, `3d`).
 std::string human_duration(std::chrono::seconds d);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -111,6 +112,20 @@ TEST_P(KubectlOnSim, CreateScaleAndGetDeployment) {
         missing.output.find("Error from server (NotFound): deployments.apps \"nope\" not found"),
         std::string::npos)
         << missing.output;
+}
+
+// kubectl reads tables in pages (--chunk-size, 500 by default) and follows the Table's own
+// `metadata.continue`: without it only the first page was printed (500 of 1,200 pods).
+TEST_P(KubectlOnSim, TablesAreListedPageByPage) {
+    ASSERT_EQ(kubectl("create deployment paged --image=nginx --replicas=7").exit_code, 0);
+    const auto lines = [](const std::string& text) {
+        return std::count(text.begin(), text.end(), '\n');
+    };
+    ASSERT_TRUE(test::eventually(
+        [&] { return lines(kubectl("get pods --chunk-size=0 -o name").output) == 7; }, 20s));
+    const auto paged = kubectl("get pods --chunk-size=2 --no-headers");
+    ASSERT_EQ(paged.exit_code, 0) << paged.output;
+    EXPECT_EQ(lines(paged.output), 7) << paged.output;
 }
 
 TEST_P(KubectlOnSim, CustomResourcesWithPrinterColumns) {

@@ -168,8 +168,13 @@ TEST_F(CronHpaTest, DeletingTheCronHpaReleasesItsFloor) {
                                 2, 8));
     ASSERT_TRUE(eventually([&] { return reconciled("api"); }));
     apply_manifest(sim, cronhpa("hold", deployment_ref("api"), job("up", in_seconds(2), 5)));
-    // The 60 s HPAPlus reacts at once: the floor change wakes it.
+    // The 60 s HPAPlus reacts at once: the floor change wakes it (its last pass did not rescale).
     ASSERT_TRUE(eventually([&] { return replicas("api") == 5; }, 15s));
+    // A period of 3 s from now on: the release below waits for it after that rescale, no longer.
+    ASSERT_EQ(sim.request("PATCH", hpapluses + "api", R"({"spec":{"syncPeriodSeconds":3}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
     ASSERT_EQ(sim.request("DELETE", cronhpas + "hold").status, 200);
     EXPECT_TRUE(eventually([&] { return status("api", "/status/cronFloor") == "<missing>"; }));
     EXPECT_TRUE(eventually([&] { return replicas("api") == 2; }, 15s));

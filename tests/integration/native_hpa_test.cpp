@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 namespace hpaplus::test {
@@ -123,6 +124,104 @@ TEST_F(NativeHpaTest, AnAnnotationEditTakesEffectAtOnce) {
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_TRUE(eventually([&] { return replicas("tuned") > 2; }, 20s))
         << "the 60 s period of the old annotation held";
+}
+
+// The values `read` returns as they change, with when each was first seen, polled every 20 ms
+// until `done` or `limit`.
+std::vector<std::pair<int, std::chrono::steady_clock::time_point>>
+replica_history(const std::function<int()>& read,
+                const std::function<bool(int)>& done, std::chrono::seconds limit) {
+    std::vector<std::pair<int, std::chrono::steady_clock::time_point>> seen;
+    for (const auto until = std::chrono::steady_clock::now() + limit;
+         std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(20ms)) {
+        const int n = read();
+        if (seen.empty() || seen.back().first != n)
+            seen.emplace_back(n, std::chrono::steady_clock::now());
+        if (done(n)) break;
+    }
+    return seen;
+}
+
+std::string history_text(
+    const std::vector<std::pair<int, std::chrono::steady_clock::time_point>>& seen) {
+    std::string out;
+    for (const auto& [n, at] : seen)
+        out += std::to_string(n) + " at +" +
+               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  at - seen.front().second)
+                                  .count()) +
+               " ms; ";
+    return out;
+}
+
+// Issue 51: an HPA is decided at most once per sync period, as upstream's rate-limited queue
+// decides it. With no behavior the legacy limit max(2 x current, 4) applies once per period:
+// 2 -> 4 -> 8 -> 10, each rescale a period after the one before — not 2 -> 4 -> 8 within 3 ms
+// because the scale-up started a rollout whose event woke the worker again.
+TEST_F(NativeHpaTest, WithoutBehaviorTheLegacyLimitAppliesOncePerPeriod) {
+    std::string web = deployment("web", 2, "1500m");
+    web.replace(web.find("cpu: 500m"), 9, "cpu: 250m");
+    apply_manifest(sim, web);
+    ASSERT_TRUE(eventually([&] { return available("web") == 2; }));
+    std::string autoscaler =
+        hpa("web", "autoscaling.hpaplus.io/sync-period-seconds: \"2\"", "", 2, 20);
+    autoscaler.replace(autoscaler.find("averageUtilization: 50"), 22, "averageUtilization: 60");
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    apply_manifest(sim, autoscaler);
+    const auto seen = replica_history(
+        [&] { return replicas("web"); }, [](int n) { return n >= 10; }, 40s);
+    const std::string text = history_text(seen);
+    ASSERT_EQ(seen.size(), 4u) << text;
+    EXPECT_EQ(seen[1].first, 4) << text;
+    EXPECT_EQ(seen[2].first, 8) << text;
+    EXPECT_EQ(seen[3].first, 10) << text;
+    // Passes start a period (2 s) apart; a write lands a little after its pass starts, so allow
+    // for the passes' own duration.
+    for (std::size_t i = 2; i < seen.size(); ++i)
+        EXPECT_GE(seen[i].second - seen[i - 1].second, 1500ms) << text;
+}
+
+// A behavior policy of one pod per 5 s adds at most one pod per 5 s under steady high load, with
+// the worker decided every second.
+TEST_F(NativeHpaTest, APodsPolicyAddsAtMostOnePodPerItsPeriod) {
+    apply_manifest(sim, deployment("steady", 2, "4000m"));
+    ASSERT_TRUE(eventually([&] { return available("steady") == 2; }));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    apply_manifest(sim, hpa("steady", one_second,
+                            "  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 0\n"
+                            "      policies: [{type: Pods, value: 1, periodSeconds: 5}]\n",
+                            1, 20));
+    const auto seen = replica_history(
+        [&] { return replicas("steady"); }, [](int n) { return n >= 6; }, 40s);
+    const std::string text = history_text(seen);
+    ASSERT_GE(seen.size(), 4u) << text;
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        EXPECT_EQ(seen[i].first, seen[i - 1].first + 1) << text;
+        if (i >= 2) {
+            EXPECT_GE(seen[i].second - seen[i - 1].second, 4500ms) << text;
+        }
+    }
+}
+
+// scaleDown.stabilizationWindowSeconds keeps the replicas for the window after the load drops.
+TEST_F(NativeHpaTest, AScaleDownWindowKeepsTheReplicasForItsLength) {
+    apply_manifest(sim, deployment("calm", 4, "1000m")); // 50 % of 4 x 500m: steady at 4
+    ASSERT_TRUE(eventually([&] { return available("calm") == 4; }));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    apply_manifest(sim, hpa("calm", one_second,
+                            "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 6}\n", 1,
+                            10));
+    ASSERT_TRUE(eventually([&] { return hpa_status("calm", "/status/desiredReplicas") == "4"; }))
+        << sim.get(hpas + "calm").body;
+    set_load("calm", "200m");
+    const auto dropped = std::chrono::steady_clock::now();
+    ASSERT_TRUE(eventually([&] { return replicas("calm") < 4; }, 30s));
+    // The recommendations of 4 made up to the drop stay in the window for 6 s.
+    EXPECT_GE(std::chrono::steady_clock::now() - dropped, 5s)
+        << "scaled down before the 6 s window passed";
 }
 
 TEST_F(NativeHpaTest, ADryRunAnnotationDecidesAndWritesNothing) {
