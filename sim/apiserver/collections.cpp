@@ -17,6 +17,37 @@
 #include <charconv>
 
 namespace hpaplus::sim {
+namespace {
+
+// The kinds whose registry answers a DELETE with the deleted object (`ReturnDeletedObject: true`
+// in kube-apiserver's stores: pods, service accounts, services, namespaces, storage classes, CRDs
+// and custom resources); every other kind answers a `Status` of success naming what went.
+bool returns_deleted_object(const resource_type& t) {
+    if (t.custom) return true;
+    if (t.group.empty())
+        return t.plural == "pods" || t.plural == "serviceaccounts" || t.plural == "services" ||
+               t.plural == "namespaces";
+    return (t.group == "storage.k8s.io" && t.plural == "storageclasses") ||
+           (t.group == "apiextensions.k8s.io" && t.plural == "customresourcedefinitions");
+}
+
+std::string deleted_status(const resource_type& t, const stored_object& o) {
+    json_doc doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "Status", a);
+    doc.AddMember("apiVersion", "v1", a);
+    doc.AddMember("metadata", json(rapidjson::kObjectType), a);
+    doc.AddMember("status", "Success", a);
+    json details(rapidjson::kObjectType);
+    details.AddMember("name", json(o.name.c_str(), a), a);
+    details.AddMember("group", json(t.group.c_str(), a), a);
+    details.AddMember("kind", json(t.plural.c_str(), a), a);
+    details.AddMember("uid", json(string_at(o.doc, "metadata.uid").c_str(), a), a);
+    doc.AddMember("details", details, a);
+    return to_string(doc);
+}
+
+} // namespace
 
 bool api_server::impl::wants_table(const http_request& r) {
     const auto accept = r.header("accept");
@@ -139,7 +170,9 @@ http_response api_server::impl::objects(http_request& r, target t) {
         if (c->type.plural == "namespaces" && c->type.group.empty())
             delete_namespace_contents(t.name);
         auto removed = store.remove(*c, t.ns, t.name);
-        return removed ? ok(served_text(c->type, t, **removed)) : error_response(removed.error());
+        if (!removed) return error_response(removed.error());
+        return ok(returns_deleted_object(c->type) ? served_text(c->type, t, **removed)
+                                                  : deleted_status(c->type, **removed));
     }
     if (method != "PUT" && method != "PATCH")
         return error_response(method_not_supported(c->type, method));

@@ -124,8 +124,9 @@ void write_status(object_store& store, collection& c, const object_ptr& o, json_
                 if (string_at(c_new, "type") == string_at(c_old, "type") &&
                     string_at(c_new, "status") == string_at(c_old, "status") &&
                     string_at(c_new, "reason") == string_at(c_old, "reason"))
-                    if (const json* t = find_path(c_old, "lastTransitionTime"))
-                        c_new["lastTransitionTime"] = json(*t, a);
+                    for (const char* time : {"lastTransitionTime", "lastUpdateTime"})
+                        if (const json* t = find_path(c_old, time); t && c_new.HasMember(time))
+                            c_new[time] = json(*t, a);
     }
     if (old_status && equal(*old_status, status)) return;
     json_doc next = clone(o->doc);
@@ -212,6 +213,20 @@ object_ptr create_replica_set(object_store& store, collection& sets, const store
     return stored ? *stored : nullptr;
 }
 
+// A Deployment condition as the deployment controller writes it: lastUpdateTime and
+// lastTransitionTime, no lastProbeTime (that one is a pod condition's).
+json deployment_condition(const char* type, bool status, const std::string& now, json_alloc& a,
+                          const char* reason, const std::string& message) {
+    json c(rapidjson::kObjectType);
+    c.AddMember("type", json(type, a), a);
+    c.AddMember("status", json(status ? "True" : "False", a), a);
+    c.AddMember("lastUpdateTime", json(now.c_str(), a), a);
+    c.AddMember("lastTransitionTime", json(now.c_str(), a), a);
+    c.AddMember("reason", json(reason, a), a);
+    c.AddMember("message", json(message.c_str(), a), a);
+    return c;
+}
+
 void write_deployment_status(object_store& store, collection& deployments, const object_ptr& d,
                              std::int64_t desired, std::int64_t max_unavailable,
                              const std::string& new_name, std::int64_t spec_total,
@@ -231,16 +246,16 @@ void write_deployment_status(object_store& store, collection& deployments, const
     const bool available = ready >= desired - max_unavailable;
     json conditions(rapidjson::kArrayType);
     conditions.PushBack(
-        condition("Available", available ? "True" : "False", now, a,
-                  available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-                  available ? "Deployment has minimum availability."
-                            : "Deployment does not have minimum availability."),
+        deployment_condition("Available", available, now, a,
+                             available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                             available ? "Deployment has minimum availability."
+                                       : "Deployment does not have minimum availability."),
         a);
     conditions.PushBack(
-        condition("Progressing", "True", now, a,
-                  complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
-                  "ReplicaSet \"" + new_name + "\" " +
-                      (complete ? "has successfully progressed." : "is progressing.")),
+        deployment_condition("Progressing", true, now, a,
+                             complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated",
+                             "ReplicaSet \"" + new_name + "\" " +
+                                 (complete ? "has successfully progressed." : "is progressing.")),
         a);
     status.AddMember("conditions", conditions, a);
     write_status(store, deployments, d, std::move(status));

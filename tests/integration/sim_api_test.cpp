@@ -89,6 +89,31 @@ TEST_F(SimApi, CreateGetListDelete) {
     EXPECT_EQ(str(status, "/code"), "404");
 }
 
+// A DELETE answers as the kind's registry does: a Status of success for most kinds, the deleted
+// object for those whose store sets ReturnDeletedObject (pods among them).
+TEST_F(SimApi, DeleteAnswersAStatusOrTheObjectAsTheKindsRegistryDoes) {
+    const auto created = parse(sim.request("POST", deployments, deployment_json).body);
+    const auto gone = sim.request("DELETE", deployments + "/web");
+    ASSERT_EQ(gone.status, 200) << gone.body;
+    const auto status = parse(gone.body);
+    EXPECT_EQ(str(status, "/kind"), "Status");
+    EXPECT_EQ(str(status, "/status"), "Success");
+    EXPECT_EQ(str(status, "/details/name"), "web");
+    EXPECT_EQ(str(status, "/details/group"), "apps");
+    EXPECT_EQ(str(status, "/details/kind"), "deployments");
+    EXPECT_EQ(str(status, "/details/uid"), str(created, "/metadata/uid"));
+
+    const std::string pods = "/api/v1/namespaces/default/pods";
+    ASSERT_EQ(sim.request("POST", pods,
+                          R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}})")
+                  .status,
+              201);
+    const auto pod = sim.request("DELETE", pods + "/p");
+    ASSERT_EQ(pod.status, 200) << pod.body;
+    EXPECT_EQ(str(parse(pod.body), "/kind"), "Pod");
+    EXPECT_EQ(str(parse(pod.body), "/metadata/name"), "p");
+}
+
 TEST_F(SimApi, CreateTwiceIsAlreadyExists) {
     create_deployment();
     const auto again = sim.request("POST", deployments, deployment_json);

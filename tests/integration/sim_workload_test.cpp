@@ -83,6 +83,12 @@ TEST_F(SimWorkload, DeploymentCreatesReadyPodsAndReportsStatus) {
     EXPECT_EQ(str(rs, "/metadata/annotations/deployment.kubernetes.io~1revision"), "1");
     EXPECT_EQ(str(rs, "/status/readyReplicas"), "3");
     EXPECT_EQ(str(d, "/metadata/annotations/deployment.kubernetes.io~1revision"), "1");
+    // Deployment conditions carry lastUpdateTime and lastTransitionTime, never lastProbeTime.
+    for (const auto& c : d["status"]["conditions"].GetArray()) {
+        EXPECT_TRUE(c.HasMember("lastUpdateTime")) << str(c, "/type");
+        EXPECT_TRUE(c.HasMember("lastTransitionTime")) << str(c, "/type");
+        EXPECT_FALSE(c.HasMember("lastProbeTime")) << str(c, "/type");
+    }
 }
 
 // What the real API server fills in (upstream's SetDefaults_* and the admission plugins every
