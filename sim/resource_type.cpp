@@ -44,6 +44,7 @@ std::vector<resource_type> builtin_resource_types() {
     std::vector<resource_type> t;
     t.push_back(make({"", "namespaces", "Namespace", {"ns"}, {}, false, true}));
     t.push_back(make({"", "pods", "Pod", {"po"}, {"all"}, true, true}));
+    t.push_back(make({"", "nodes", "Node", {"no"}, {}, false, true}));
     t.push_back(make({"", "events", "Event", {"ev"}, {}, true, false}));
     t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
     // Stored as given (defaulted where the real server defaults): what `kubectl apply -k deploy/`

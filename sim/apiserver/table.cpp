@@ -133,6 +133,34 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
                  }},
                 age};
     }
+    if (t.plural == "nodes" && t.group.empty()) { // upstream's printNode
+        return {name,
+                {"Status", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     std::string ready = "Unknown";
+                     if (const json* cs = find_path(o, "status.conditions"); cs && cs->IsArray())
+                         for (const auto& c : cs->GetArray())
+                             if (string_at(c, "type") == "Ready")
+                                 ready = string_at(c, "status") == "True" ? "Ready" : "NotReady";
+                     return str(ready, a);
+                 }},
+                {"Roles", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     std::string roles;
+                     const std::string prefix = "node-role.kubernetes.io/";
+                     if (const json* ls = find_path(o, "metadata.labels"); ls && ls->IsObject())
+                         for (const auto& m : ls->GetObject()) {
+                             const std::string key = m.name.GetString();
+                             if (key.rfind(prefix, 0) == 0)
+                                 roles += (roles.empty() ? "" : ",") + key.substr(prefix.size());
+                         }
+                     return str(roles.empty() ? "<none>" : roles, a);
+                 }},
+                age,
+                {"Version", "string", 0, [](const json& o, json_alloc& a) {
+                     return str(string_at(o, "status.nodeInfo.kubeletVersion"), a);
+                 }}};
+    }
     if (t.plural == "namespaces") {
         return {name,
                 {"Status", "string", 0,

@@ -161,6 +161,58 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         std::erase_if(cpu, [&](const auto& entry) { return !alive.count(entry.first); });
         std::erase_if(first_seen, [&](const auto& entry) { return !alive.count(entry.first); });
         std::erase_if(resizing, [&](const auto& entry) { return !alive.count(entry.first); });
+        ensure_node();
+    }
+
+    // The Node pods are bound to, as its kubelet registers it: capacity and allocatable from the
+    // options, Ready and no pressure, addresses and nodeInfo (`kubectl get nodes`, `top nodes`).
+    void ensure_node() {
+        collection* nodes = store.find("", "v1", "nodes");
+        if (!nodes || store.get(*nodes, "", options.node_name)) return;
+        const std::string name = options.node_name;
+        json_doc node;
+        node.Parse((R"({"metadata":{"name":")" + name +
+                    R"(","labels":{"kubernetes.io/hostname":")" + name +
+                    R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64",)"
+                    R"("node-role.kubernetes.io/worker":""}},"spec":{"podCIDR":"10.244.0.0/24"}})")
+                       .c_str());
+        auto created = store.create(*nodes, "", std::move(node));
+        if (!created) return;
+        const std::string now = now_text();
+        const std::string cpu = core::quantity::from_milli(options.node_cpu_milli).to_string();
+        const std::string memory =
+            core::quantity::from_value(options.node_memory_bytes, core::quantity_format::binary_si)
+                .to_string();
+        const std::string resources =
+            R"({"cpu":")" + cpu + R"(","memory":")" + memory + R"(","pods":"110"})";
+        std::string conditions;
+        for (const auto& [type, status, reason, message] :
+             {std::tuple{"MemoryPressure", "False", "KubeletHasSufficientMemory",
+                         "kubelet has sufficient memory available"},
+              std::tuple{"DiskPressure", "False", "KubeletHasNoDiskPressure",
+                         "kubelet has no disk pressure"},
+              std::tuple{"PIDPressure", "False", "KubeletHasSufficientPID",
+                         "kubelet has sufficient PID available"},
+              std::tuple{"Ready", "True", "KubeletReady", "kubelet is posting ready status"}})
+            conditions += std::string(conditions.empty() ? "" : ",") + R"({"type":")" + type +
+                          R"(","status":")" + status + R"(","lastHeartbeatTime":")" + now +
+                          R"(","lastTransitionTime":")" + now + R"(","reason":")" + reason +
+                          R"(","message":")" + message + R"("})";
+        json_doc next = clone((*created)->doc);
+        json_doc status;
+        status.Parse((R"({"capacity":)" + resources + R"(,"allocatable":)" + resources +
+                      R"(,"conditions":[)" + conditions +
+                      R"(],"addresses":[{"type":"InternalIP","address":"10.0.0.1"},)"
+                      R"({"type":"Hostname","address":")" + name +
+                      R"("}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},)"
+                      R"("nodeInfo":{"machineID":"sim","systemUUID":"sim","bootID":"sim",)"
+                      R"("kernelVersion":"6.1.0","osImage":"hpaplus sim",)"
+                      R"("containerRuntimeVersion":"containerd://1.7.0",)"
+                      R"("kubeletVersion":"v1.33.0","kubeProxyVersion":"",)"
+                      R"("operatingSystem":"linux","architecture":"amd64"}})")
+                         .c_str());
+        set_path(next, "status", json(status, next.GetAllocator()), next.GetAllocator());
+        (void)store.update(*nodes, "", name, std::move(next), write_mode::internal_status);
     }
 
     // Called by the store after every write, in order.

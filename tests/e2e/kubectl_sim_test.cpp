@@ -128,6 +128,25 @@ TEST_P(KubectlOnSim, TablesAreListedPageByPage) {
     EXPECT_EQ(lines(paged.output), 7) << paged.output;
 }
 
+// The node pods are bound to is a Node object, consistent with NodeMetrics: `kubectl get nodes`,
+// `describe` and `top nodes` work as on a real cluster.
+TEST_P(KubectlOnSim, TheNodeIsServedAndTopNodesWorks) {
+    std::string nodes;
+    ASSERT_TRUE(test::eventually(
+        [&] { return (nodes = kubectl("get nodes --no-headers").output).find("sim-node-1") !=
+                     std::string::npos; },
+        10s))
+        << nodes;
+    EXPECT_NE(nodes.find("Ready"), std::string::npos) << nodes;
+    EXPECT_NE(nodes.find("v1.33.0"), std::string::npos) << nodes;
+    EXPECT_EQ(kubectl("get node sim-node-1 -o jsonpath={.status.allocatable.cpu}").output, "16");
+    const auto top = kubectl("top nodes --no-headers");
+    ASSERT_EQ(top.exit_code, 0) << top.output;
+    EXPECT_EQ(top.output.rfind("sim-node-1", 0), 0u) << top.output;
+    const auto wide = kubectl("get pods -o wide");
+    EXPECT_EQ(wide.exit_code, 0) << wide.output;
+}
+
 TEST_P(KubectlOnSim, CustomResourcesWithPrinterColumns) {
     const auto crd = kubectl("apply -f " + fixtures + "/widget-crd.yaml");
     ASSERT_EQ(crd.exit_code, 0) << crd.output;
