@@ -194,6 +194,13 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);
     erase_path(body, "metadata.deletionTimestamp");
     if (t.status_subresource) erase_path(body, "status"); // status is the controllers' to write
+    if (t.group.empty() && t.plural == "namespaces") {
+        // The namespace strategy's PrepareForCreate: Active, finalized by the API server.
+        set_string(body, "status.phase", "Active", a);
+        json finalizers(rapidjson::kArrayType);
+        finalizers.PushBack("kubernetes", a);
+        set_path(body, "spec.finalizers", std::move(finalizers), a);
+    }
     erase_path(body, "metadata.managedFields");
     if (origin) record_write(body, nullptr, *origin, false, now_());
     const std::uint64_t rv = ++rv_;
@@ -248,10 +255,11 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
             else
                 erase_path(incoming, "status");
         }
-        // System metadata stays the server's.
+        // System metadata stays the server's (a deletion it starts itself sets the timestamp).
         for (const char* field :
              {"metadata.uid", "metadata.creationTimestamp", "metadata.generation",
               "metadata.namespace", "metadata.deletionTimestamp", "metadata.managedFields"}) {
+            if (internal && std::string_view(field) == "metadata.deletionTimestamp") continue;
             if (const json* v = find_path(existing->doc, field))
                 set_path(incoming, field, json(*v, ia), ia);
             else

@@ -167,8 +167,15 @@ http_response api_server::impl::objects(http_request& r, target t) {
     }
     if (method == "DELETE") {
         if (!t.sub.empty()) return error_response(method_not_supported(c->type, method));
-        if (c->type.plural == "namespaces" && c->type.group.empty())
+        if (c->type.plural == "namespaces" && c->type.group.empty()) {
+            // Through Terminating, as the namespace controller does it: watchers see the phase
+            // change, then the contents go, then the namespace.
+            const object_ptr terminating = mark_terminating(*c, current);
             delete_namespace_contents(t.name);
+            auto removed = store.remove(*c, t.ns, t.name);
+            if (!removed) return error_response(removed.error());
+            return ok(served_text(c->type, t, *terminating));
+        }
         auto removed = store.remove(*c, t.ns, t.name);
         if (!removed) return error_response(removed.error());
         return ok(returns_deleted_object(c->type) ? served_text(c->type, t, **removed)
@@ -288,6 +295,21 @@ std::optional<api_error> api_server::impl::check_schema(const http_request& r,
     for (std::size_t i = 0; i < unknown.size(); ++i)
         message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
     return bad_request(message);
+}
+
+object_ptr api_server::impl::mark_terminating(collection& namespaces, const object_ptr& ns) {
+    json_doc next = clone(ns->doc);
+    auto& a = next.GetAllocator();
+    const std::string now = core::format_rfc3339(now_time());
+    set_path(next, "metadata.deletionTimestamp", json(now.c_str(), a), a);
+    set_path(next, "metadata.deletionGracePeriodSeconds", json(0), a);
+    auto marked = store.update(namespaces, "", ns->name, clone(next), write_mode::internal);
+    if (!marked) return ns;
+    json_doc status = clone((*marked)->doc);
+    set_path(status, "status.phase", json("Terminating"), status.GetAllocator());
+    auto terminating =
+        store.update(namespaces, "", ns->name, std::move(status), write_mode::internal_status);
+    return terminating ? *terminating : *marked;
 }
 
 void api_server::impl::delete_namespace_contents(const std::string& ns) {

@@ -137,6 +137,7 @@ struct api_server::impl {
     static std::optional<api_error> check_schema(const http_request& r, const resource_type& type,
                                                  const std::string& name, json_doc& body);
 
+    object_ptr mark_terminating(collection& namespaces, const object_ptr& ns);
     void delete_namespace_contents(const std::string& ns);
 
     // Mutating admission of a create: the webhooks' patches end up in the request body, which

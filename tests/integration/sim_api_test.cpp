@@ -396,6 +396,38 @@ TEST_F(SimApi, AWriteThatChangesNothingIsNotStored) {
     EXPECT_EQ(str(parse(lines[0]), "/object/data/n"), "2");
 }
 
+// A namespace is created Active with the API server's finalizer, and deleted through Terminating:
+// a watcher sees the phase change (with a deletionTimestamp) before the namespace goes, and what
+// was in it goes too.
+TEST_F(SimApi, ANamespaceIsDeletedThroughTerminating) {
+    const std::string namespaces = "/api/v1/namespaces";
+    const auto created = sim.request("POST", namespaces, R"({"metadata":{"name":"shop"}})");
+    ASSERT_EQ(created.status, 201) << created.body;
+    const auto ns = parse(created.body);
+    EXPECT_EQ(str(ns, "/status/phase"), "Active");
+    EXPECT_EQ(str(ns, "/spec/finalizers/0"), "kubernetes");
+    const std::string rv = str(ns, "/metadata/resourceVersion");
+    ASSERT_EQ(sim.request("POST", "/api/v1/namespaces/shop/configmaps",
+                          R"({"metadata":{"name":"cfg"},"data":{"a":"b"}})")
+                  .status,
+              201);
+
+    const auto deleted = sim.request("DELETE", namespaces + "/shop");
+    ASSERT_EQ(deleted.status, 200) << deleted.body;
+    EXPECT_EQ(str(parse(deleted.body), "/status/phase"), "Terminating");
+    EXPECT_NE(str(parse(deleted.body), "/metadata/deletionTimestamp"), "<missing>");
+    const auto lines = sim.watch(namespaces + "?watch=1&fieldSelector=metadata.name%3Dshop&"
+                                 "resourceVersion=" + rv + "&timeoutSeconds=1",
+                                 3, 3s);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(str(parse(lines[0]), "/type"), "MODIFIED");
+    EXPECT_NE(str(parse(lines[0]), "/object/metadata/deletionTimestamp"), "<missing>");
+    EXPECT_EQ(str(parse(lines[1]), "/object/status/phase"), "Terminating");
+    EXPECT_EQ(str(parse(lines[2]), "/type"), "DELETED");
+    EXPECT_EQ(sim.get(namespaces + "/shop").status, 404);
+    EXPECT_EQ(sim.get("/api/v1/namespaces/shop/configmaps/cfg").status, 404);
+}
+
 TEST_F(SimApi, WatchFromCompactedVersionIsExpired) {
     const std::string rv = create_configmap(sim);
     sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})",
