@@ -103,21 +103,29 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
     }
     std::vector<object_ptr> items;
     std::string next;
+    std::size_t remaining = 0; // after this page, when it is cut short
     for (auto it = after.empty() ? c.objects.begin() : c.objects.upper_bound(after);
          it != c.objects.end(); ++it) {
         if (!f->matches(*it->second)) continue;
         if (limit > 0 && items.size() == limit) {
-            next = std::to_string(store.resource_version()) + ":" + std::prev(it)->first;
-            break;
+            if (next.empty())
+                next = std::to_string(store.resource_version()) + ":" + std::prev(it)->first;
+            ++remaining;
+            continue;
         }
         items.push_back(it->second);
     }
+    // As the etcd store: remainingItemCount only when no selector filtered the list.
+    const bool selected = !r.query_param("labelSelector").value_or("").empty() ||
+                          !r.query_param("fieldSelector").value_or("").empty();
     if (wants_table(r))
         return ok(table_json(c.type, items, store.resource_version(), now_time(), next));
     std::string body = R"({"kind":")" + c.type.list_kind + R"(","apiVersion":")" +
                        served_group_version(c.type, t) + R"(","metadata":{"resourceVersion":")" +
                        std::to_string(store.resource_version()) + "\"";
     if (!next.empty()) body += R"(,"continue":")" + next + "\"";
+    if (!next.empty() && !selected)
+        body += R"(,"remainingItemCount":)" + std::to_string(remaining);
     body += R"(},"items":[)";
     for (std::size_t i = 0; i < items.size(); ++i)
         body += (i ? "," : "") + served_text(c.type, t, *items[i]);
@@ -276,9 +284,11 @@ std::optional<api_error> api_server::impl::apply_patch(const http_request& r,
         merge_patch(base, patch, base.GetAllocator());
         return std::nullopt;
     }
+    // Every patch type this kind accepts (server-side apply is not implemented).
     return unsupported_media_type(
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/json-patch+json, application/merge-patch+json");
+        std::string("the body of the request was in an unknown format - accepted media types "
+                    "include: application/json-patch+json, application/merge-patch+json") +
+        (type.custom ? "" : ", application/strategic-merge-patch+json"));
 }
 
 // A custom resource is pruned, defaulted and validated against its CRD's schema; with

@@ -203,7 +203,13 @@ TEST_F(SimApi, Patches) {
                                          R"([{"op":"test","path":"/spec/replicas","value":2}])",
                                          "application/json-patch+json");
     EXPECT_EQ(failed_test.status, 422);
-    EXPECT_EQ(sim.request("PATCH", deployments + "/web", "{}", "application/yaml").status, 415);
+    const auto unknown = sim.request("PATCH", deployments + "/web", "{}", "application/yaml");
+    EXPECT_EQ(unknown.status, 415);
+    // The message lists every patch type the kind accepts (strategic merge too, for built-ins).
+    EXPECT_EQ(str(parse(unknown.body), "/message"),
+              "the body of the request was in an unknown format - accepted media types include: "
+              "application/json-patch+json, application/merge-patch+json, "
+              "application/strategic-merge-patch+json");
 }
 
 // Fields with upstream's patch strategy `replace` (a PodDisruptionBudget's selector) are replaced
@@ -305,9 +311,12 @@ TEST_F(SimApi, CustomResources) {
     EXPECT_EQ(unconditional.status, 422);
     EXPECT_EQ(str(parse(unconditional.body), "/reason"), "Invalid");
     // strategic merge patches are not for custom resources
-    EXPECT_EQ(sim.request("PATCH", widgets + "/w1", "{}", "application/strategic-merge-patch+json")
-                  .status,
-              415);
+    const auto strategic =
+        sim.request("PATCH", widgets + "/w1", "{}", "application/strategic-merge-patch+json");
+    EXPECT_EQ(strategic.status, 415);
+    EXPECT_EQ(str(parse(strategic.body), "/message"),
+              "the body of the request was in an unknown format - accepted media types include: "
+              "application/json-patch+json, application/merge-patch+json");
 
     const auto table =
         parse(sim.request("GET", widgets, "", "",
@@ -483,18 +492,27 @@ TEST_F(SimApi, PaginationAndSelectors) {
     std::set<std::string> names;
     std::string next;
     int pages = 0;
+    std::vector<std::string> remaining; // remainingItemCount of each page
     do {
         const auto page = parse(sim.get("/api/v1/namespaces/default/configmaps?limit=2" +
                                         (next.empty() ? "" : "&continue=" + next))
                                     .body);
         for (const auto& item : page["items"].GetArray())
             names.insert(item["metadata"]["name"].GetString());
+        remaining.push_back(str(page, "/metadata/remainingItemCount"));
         next = str(page, "/metadata/continue");
         if (next == "<missing>") next.clear();
         ++pages;
     } while (!next.empty() && pages < 10);
     EXPECT_EQ(names.size(), 5u);
     EXPECT_EQ(pages, 3);
+    EXPECT_EQ(remaining, (std::vector<std::string>{"3", "1", "<missing>"}));
+    // Not with a selector (the server cannot count what the selector would keep).
+    EXPECT_EQ(str(parse(sim.get("/api/v1/namespaces/default/configmaps?limit=1&"
+                                "labelSelector=parity%3Dodd")
+                            .body),
+                  "/metadata/remainingItemCount"),
+              "<missing>");
     EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%3Dodd")
                         .body)["items"]
                   .Size(),
