@@ -184,6 +184,11 @@ http_response api_server::impl::objects(http_request& r, target t) {
             if (!removed) return error_response(removed.error());
             return ok(served_text(c->type, t, *terminating));
         }
+        const std::string policy = propagation_policy(r);
+        if (policy == "Orphan" || policy == "Foreground") {
+            const object_ptr marked = delete_propagating(*c, current, policy == "Orphan");
+            return ok(served_text(c->type, t, *marked));
+        }
         auto removed = store.remove(*c, t.ns, t.name);
         if (!removed) return error_response(removed.error());
         return ok(returns_deleted_object(c->type) ? served_text(c->type, t, **removed)
@@ -305,6 +310,72 @@ std::optional<api_error> api_server::impl::check_schema(const http_request& r,
     for (std::size_t i = 0; i < unknown.size(); ++i)
         message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
     return bad_request(message);
+}
+
+// DeleteOptions.propagationPolicy, from the query or the body ("" when neither says; the old
+// orphanDependents: true counts as Orphan).
+std::string api_server::impl::propagation_policy(const http_request& r) {
+    if (auto p = r.query_param("propagationPolicy"); p && !p->empty()) return std::string(*p);
+    if (r.body.empty()) return "";
+    json_doc options;
+    if (!net::parse_json(options, r.body).empty() || !options.IsObject()) return "";
+    if (std::string p = string_at(options, "propagationPolicy"); !p.empty()) return p;
+    const json* orphan = find_path(options, "orphanDependents");
+    return orphan && orphan->IsBool() && orphan->GetBool() ? "Orphan" : "";
+}
+
+// The objects of `ns` that name `uid` among their ownerReferences.
+std::vector<std::pair<collection*, object_ptr>>
+api_server::impl::dependents_of(const std::string& ns, const std::string& uid) {
+    std::vector<std::pair<collection*, object_ptr>> out;
+    for (collection* c : store.collections()) {
+        if (!c->type.namespaced || c->type.create_only) continue;
+        for (const auto& [key, o] : namespace_range(*c, ns)) {
+            const json* owners = find_path(o->doc, "metadata.ownerReferences");
+            if (!owners || !owners->IsArray()) continue;
+            for (const auto& ref : owners->GetArray())
+                if (string_at(ref, "uid") == uid) {
+                    out.emplace_back(c, o);
+                    break;
+                }
+        }
+    }
+    return out;
+}
+
+// Orphan and Foreground deletion as the garbage collector carries them out: the owner first gets
+// a deletionTimestamp and the `orphan` or `foregroundDeletion` finalizer (what the DELETE
+// answers), then its dependents lose their reference to it (Orphan) or are deleted, theirs first
+// (Foreground), and only then does the owner go.
+object_ptr api_server::impl::delete_propagating(collection& c, const object_ptr& owner,
+                                                bool orphan) {
+    json_doc next = clone(owner->doc);
+    auto& a = next.GetAllocator();
+    const std::string now = core::format_rfc3339(now_time());
+    set_path(next, "metadata.deletionTimestamp", json(now.c_str(), a), a);
+    set_path(next, "metadata.deletionGracePeriodSeconds", json(0), a);
+    json finalizers(rapidjson::kArrayType);
+    finalizers.PushBack(rapidjson::StringRef(orphan ? "orphan" : "foregroundDeletion"), a);
+    set_path(next, "metadata.finalizers", std::move(finalizers), a);
+    auto marked = store.update(c, owner->namespace_, owner->name, std::move(next),
+                               write_mode::internal);
+    const object_ptr answer = marked ? *marked : owner;
+    const std::string uid = string_at(owner->doc, "metadata.uid");
+    for (const auto& [dc, dependent] : dependents_of(owner->namespace_, uid)) {
+        if (!orphan) {
+            (void)delete_propagating(*dc, dependent, false);
+            continue;
+        }
+        json_doc freed = clone(dependent->doc);
+        json* refs = const_cast<json*>(find_path(freed, "metadata.ownerReferences"));
+        for (auto it = refs->Begin(); it != refs->End();)
+            it = string_at(*it, "uid") == uid ? refs->Erase(it) : it + 1;
+        if (refs->Empty()) erase_path(freed, "metadata.ownerReferences");
+        (void)store.update(*dc, dependent->namespace_, dependent->name, std::move(freed),
+                           write_mode::internal);
+    }
+    (void)store.remove(c, owner->namespace_, owner->name);
+    return answer;
 }
 
 object_ptr api_server::impl::mark_terminating(collection& namespaces, const object_ptr& ns) {

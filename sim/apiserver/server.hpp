@@ -138,6 +138,10 @@ struct api_server::impl {
                                                  const std::string& name, json_doc& body);
 
     object_ptr mark_terminating(collection& namespaces, const object_ptr& ns);
+    static std::string propagation_policy(const http_request& r);
+    std::vector<std::pair<collection*, object_ptr>> dependents_of(const std::string& ns,
+                                                                  const std::string& uid);
+    object_ptr delete_propagating(collection& c, const object_ptr& owner, bool orphan);
     void delete_namespace_contents(const std::string& ns);
 
     // Mutating admission of a create: the webhooks' patches end up in the request body, which

@@ -180,6 +180,57 @@ TEST_F(SimWorkload, ARollbackReusesItsReplicaSetAndDeletionCascades) {
         [&] { return parse(sim.get(replicasets).body)["items"].Empty() && pod_count() == 0; }));
 }
 
+// propagationPolicy as the garbage collector carries it out: Orphan keeps the ReplicaSet and its
+// pods, without the reference to the Deployment; Foreground marks the Deployment (deletionTimestamp,
+// the foregroundDeletion finalizer) and deletes its dependents before it.
+TEST_F(SimWorkload, DeletionPropagationOrphanAndForeground) {
+    ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
+    const auto orphaned = sim.request("DELETE", deployments + "/web",
+                                      R"({"kind":"DeleteOptions","apiVersion":"v1",)"
+                                      R"("propagationPolicy":"Orphan"})");
+    ASSERT_EQ(orphaned.status, 200) << orphaned.body;
+    EXPECT_EQ(str(parse(orphaned.body), "/metadata/finalizers/0"), "orphan");
+    EXPECT_EQ(sim.get(deployments + "/web").status, 404);
+    std::this_thread::sleep_for(500ms); // the garbage collector's steps pass
+    const auto kept = parse(sim.get(replicasets).body);
+    ASSERT_EQ(kept["items"].Size(), 1u);
+    EXPECT_EQ(str(kept["items"][0], "/metadata/ownerReferences"), "<missing>");
+    EXPECT_EQ(pod_count(), 2u);
+    const std::string rs = str(kept["items"][0], "/metadata/name");
+    ASSERT_EQ(sim.request("DELETE", replicasets + "/" + rs).status, 200);
+    ASSERT_TRUE(eventually([&] { return pod_count() == 0; }));
+
+    ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));
+    const std::string rv =
+        str(parse(sim.get(deployments + "/web").body), "/metadata/resourceVersion");
+    const auto foreground =
+        sim.request("DELETE", deployments + "/web?propagationPolicy=Foreground");
+    ASSERT_EQ(foreground.status, 200) << foreground.body;
+    EXPECT_EQ(str(parse(foreground.body), "/metadata/finalizers/0"), "foregroundDeletion");
+    EXPECT_NE(str(parse(foreground.body), "/metadata/deletionTimestamp"), "<missing>");
+    // Every pod and the ReplicaSet went before the Deployment (one resourceVersion sequence).
+    const auto deployment_events =
+        sim.watch(deployments + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 2, 3s);
+    ASSERT_EQ(deployment_events.size(), 2u);
+    EXPECT_EQ(str(parse(deployment_events[0]), "/type"), "MODIFIED");
+    EXPECT_EQ(str(parse(deployment_events[1]), "/type"), "DELETED");
+    const auto deleted_at =
+        std::stoull(str(parse(deployment_events[1]), "/object/metadata/resourceVersion"));
+    const auto pod_events =
+        sim.watch(pods + "?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1", 1000, 3s);
+    int pods_deleted = 0;
+    for (const auto& line : pod_events) {
+        const auto e = parse(line);
+        if (str(e, "/type") != "DELETED") continue;
+        ++pods_deleted;
+        EXPECT_LT(std::stoull(str(e, "/object/metadata/resourceVersion")), deleted_at);
+    }
+    EXPECT_EQ(pods_deleted, 2);
+    EXPECT_TRUE(parse(sim.get(replicasets).body)["items"].Empty());
+}
+
 std::string stateful_set(int replicas, const std::string& image, const std::string& more = "") {
     return R"({"metadata":{"name":"db"},"spec":{"serviceName":"db","replicas":)" +
            std::to_string(replicas) + more +
