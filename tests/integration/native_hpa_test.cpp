@@ -182,6 +182,27 @@ TEST_F(NativeHpaTest, WithoutBehaviorTheLegacyLimitAppliesOncePerPeriod) {
         EXPECT_GE(seen[i].second - seen[i - 1].second, 1500ms) << text;
 }
 
+// The same for an HPAPlus with syncPeriodSeconds: 2: every rescale at least a period after the one
+// before (the target's rollout after a scale-up no longer wakes the worker), ending at 10.
+TEST_F(NativeHpaTest, AnHpaPlusRescalesAtMostOncePerPeriod) {
+    std::string web = deployment("web", 2, "1500m");
+    web.replace(web.find("cpu: 500m"), 9, "cpu: 250m");
+    apply_manifest(sim, web);
+    ASSERT_TRUE(eventually([&] { return available("web") == 2; }));
+    std::string autoscaler = hpaplus("web", "  syncPeriodSeconds: 2\n", 2, 20);
+    autoscaler.replace(autoscaler.find("averageUtilization: 50"), 22, "averageUtilization: 60");
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    apply_manifest(sim, autoscaler);
+    const auto seen = replica_history(
+        [&] { return replicas("web"); }, [](int n) { return n >= 10; }, 60s);
+    const std::string text = history_text(seen);
+    ASSERT_GE(seen.size(), 3u) << text;
+    EXPECT_EQ(seen.back().first, 10) << text;
+    for (std::size_t i = 2; i < seen.size(); ++i)
+        EXPECT_GE(seen[i].second - seen[i - 1].second, 1500ms) << text;
+}
+
 // A behavior policy of one pod per 5 s adds at most one pod per 5 s under steady high load, with
 // the worker decided every second.
 TEST_F(NativeHpaTest, APodsPolicyAddsAtMostOnePodPerItsPeriod) {
