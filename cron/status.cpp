@@ -123,8 +123,8 @@ wake begin_wake(const std::vector<job>& jobs, const std::vector<std::string>& ex
     // as for an unreadable entry, not "no job will run again" on a Ready CronHPA.
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         if (!specs[i].parsed || specs[i].finished || w.plan.next[i]) continue;
-        w.jobs[i].message = "schedule \"" + jobs[i].schedule +
-                            "\" never fires (no such time within five years)";
+        w.jobs[i].message =
+            "schedule \"" + jobs[i].schedule + "\" never fires (no such time within five years)";
         w.problems.push_back("job " + jobs[i].name + ": " + w.jobs[i].message);
     }
     return w;

@@ -403,10 +403,9 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                 if (from_pool && !maybe_applied && attempt <= options.max_retries &&
                     ec != http::error::body_limit)
                     continue;
-                out.ec = make_error_code(ec == beast::error::timeout ? errc::timeout
-                                         : ec == http::error::body_limit
-                                             ? errc::too_large
-                                             : errc::connection_failed);
+                out.ec = make_error_code(ec == beast::error::timeout     ? errc::timeout
+                                         : ec == http::error::body_limit ? errc::too_large
+                                                                         : errc::connection_failed);
                 out.status.message = out.ec.message() + ": " + ec.message();
                 if (maybe_applied)
                     out.status.message += " (the " + r.method + " may have been applied)";

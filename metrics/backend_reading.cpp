@@ -28,7 +28,8 @@ std::optional<std::int64_t> to_milli(double value) {
 std::string out_of_range(const std::string& who, double value, const std::string& pod) {
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", value);
-    return who + " answered a value out of range: " + text + (pod.empty() ? "" : " for pod " + pod) +
+    return who + " answered a value out of range: " + text +
+           (pod.empty() ? "" : " for pod " + pod) +
            " (a metric value must fit in 64-bit milli-units, below 9.2e15 in magnitude)";
 }
 

@@ -202,11 +202,11 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
 
     // A sum beyond int64 is an error for this metric, so that the fallback or the other metrics
     // decide instead of a saturated number (metric_samples.hpp, checked_sum).
-    const auto usage = reading.error ? std::optional<std::int64_t>(0)
-                                     : checked_sum(reading.external_values);
+    const auto usage =
+        reading.error ? std::optional<std::int64_t>(0) : checked_sum(reading.external_values);
     const std::string range_detail =
-        usage ? std::string() : "external metric " + name + ": " +
-                                    sum_out_of_range(reading.external_values.size());
+        usage ? std::string()
+              : "external metric " + name + ": " + sum_out_of_range(reading.external_values.size());
     if (spec.target.average_value) {
         const std::string wrap = "failed to get " + name + " external metric: ";
         if (reading.error) return failed(reason, fetch_detail, outer + wrap + fetch_detail);

@@ -6,8 +6,8 @@
 #include "net/tls.hpp"
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/api_server.hpp"
-#include "sim/workload/scenario.hpp"
 #include "sim/store.hpp"
+#include "sim/workload/scenario.hpp"
 #include "sim/workload/workload.hpp"
 
 #include <boost/asio/io_context.hpp>

@@ -154,8 +154,8 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
         // The API server tries up to 8 names before it answers AlreadyExists (RetryGenerateName,
         // on by default since 1.31).
         const std::string object_ns = t.namespaced ? ns : "";
-        for (int attempt = 0; attempt < 8 && (name.empty() || c.objects.count(key(object_ns, name)));
-             ++attempt)
+        for (int attempt = 0;
+             attempt < 8 && (name.empty() || c.objects.count(key(object_ns, name))); ++attempt)
             name = generate + random_suffix(5);
     }
     if (!valid_name(name))
@@ -179,8 +179,9 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     const std::string object_ns = t.namespaced ? ns : "";
     if (c.objects.count(key(object_ns, name))) return already_exists(t, name);
     if (stored_bytes_ >= quota_bytes_)
-        return api_error{500, "InternalError", "etcdserver: mvcc: database space exceeded",
-                         name, t.group, t.plural, {}, std::nullopt};
+        return api_error{500,  "InternalError", "etcdserver: mvcc: database space exceeded",
+                         name, t.group,         t.plural,
+                         {},   std::nullopt};
 
     set_string(body, "apiVersion", t.group_version(), a);
     set_string(body, "kind", t.kind, a);

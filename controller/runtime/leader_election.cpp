@@ -57,7 +57,8 @@ struct leader_elector::deadline_timer {
 leader_elector::~leader_elector() = default;
 
 void leader_elector::watch_deadline(const asio::any_io_executor& executor) {
-    if (!deadline_) deadline_ = std::make_unique<deadline_timer>(deadline_timer{asio::steady_timer(executor)});
+    if (!deadline_)
+        deadline_ = std::make_unique<deadline_timer>(deadline_timer{asio::steady_timer(executor)});
     deadline_->timer.expires_at(valid_until_.load());
     deadline_->timer.async_wait([this](const boost::system::error_code& ec) {
         if (ec || !leading_ || std::chrono::steady_clock::now() < valid_until_.load()) return;

@@ -124,8 +124,7 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
                        served_group_version(c.type, t) + R"(","metadata":{"resourceVersion":")" +
                        std::to_string(store.resource_version()) + "\"";
     if (!next.empty()) body += R"(,"continue":")" + next + "\"";
-    if (!next.empty() && !selected)
-        body += R"(,"remainingItemCount":)" + std::to_string(remaining);
+    if (!next.empty() && !selected) body += R"(,"remainingItemCount":)" + std::to_string(remaining);
     body += R"(},"items":[)";
     for (std::size_t i = 0; i < items.size(); ++i)
         body += (i ? "," : "") + served_text(c.type, t, *items[i]);
@@ -357,8 +356,8 @@ object_ptr api_server::impl::delete_propagating(collection& c, const object_ptr&
     json finalizers(rapidjson::kArrayType);
     finalizers.PushBack(rapidjson::StringRef(orphan ? "orphan" : "foregroundDeletion"), a);
     set_path(next, "metadata.finalizers", std::move(finalizers), a);
-    auto marked = store.update(c, owner->namespace_, owner->name, std::move(next),
-                               write_mode::internal);
+    auto marked =
+        store.update(c, owner->namespace_, owner->name, std::move(next), write_mode::internal);
     const object_ptr answer = marked ? *marked : owner;
     const std::string uid = string_at(owner->doc, "metadata.uid");
     for (const auto& [dc, dependent] : dependents_of(owner->namespace_, uid)) {

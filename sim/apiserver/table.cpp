@@ -279,8 +279,7 @@ std::string human_duration(std::chrono::seconds d) {
 }
 
 std::string table_json(const resource_type& t, const std::vector<object_ptr>& objects,
-                       std::uint64_t rv, core::time_point now,
-                       const std::string& continue_token) {
+                       std::uint64_t rv, core::time_point now, const std::string& continue_token) {
     json_doc doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("kind", "Table", a);

@@ -559,8 +559,8 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     // makes at most burst_replicas, in slow-start batches).
     bool waiting = false;
     std::vector<std::int64_t> missing;
-    for (std::int64_t i = 0; i < desired && !waiting &&
-                             static_cast<std::int64_t>(missing.size()) < burst_replicas;
+    for (std::int64_t i = 0;
+         i < desired && !waiting && static_cast<std::int64_t>(missing.size()) < burst_replicas;
          ++i) {
         const auto it = by_ordinal.find(i);
         if (it != by_ordinal.end()) {

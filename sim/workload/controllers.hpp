@@ -7,7 +7,8 @@
 // - StatefulSets own pods `<set>-0` … `<set>-N-1`, created in order and removed in reverse
 //   (OrderedReady: each waits for the ones before it to be Ready; Parallel: all at once), and
 //   roll updates from the highest ordinal down to the partition;
-// - both create at most `burst_replicas` pods per sync, in slow-start batches (1, 2, 4, …) that stop
+// - both create at most `burst_replicas` pods per sync, in slow-start batches (1, 2, 4, …) that
+// stop
 //   at the first refusal, as upstream's ReplicaSet controller does: a workload scaled to
 //   2147483647 grows by steps while the API server keeps answering;
 // - a garbage collector removes what lost its controller.

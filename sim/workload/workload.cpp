@@ -203,7 +203,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         status.Parse((R"({"capacity":)" + resources + R"(,"allocatable":)" + resources +
                       R"(,"conditions":[)" + conditions +
                       R"(],"addresses":[{"type":"InternalIP","address":"10.0.0.1"},)"
-                      R"({"type":"Hostname","address":")" + name +
+                      R"({"type":"Hostname","address":")" +
+                      name +
                       R"("}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},)"
                       R"("nodeInfo":{"machineID":"sim","systemUUID":"sim","bootID":"sim",)"
                       R"("kernelVersion":"6.1.0","osImage":"hpaplus sim",)"

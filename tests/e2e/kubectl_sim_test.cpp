@@ -133,8 +133,10 @@ TEST_P(KubectlOnSim, TablesAreListedPageByPage) {
 TEST_P(KubectlOnSim, TheNodeIsServedAndTopNodesWorks) {
     std::string nodes;
     ASSERT_TRUE(test::eventually(
-        [&] { return (nodes = kubectl("get nodes --no-headers").output).find("sim-node-1") !=
-                     std::string::npos; },
+        [&] {
+            return (nodes = kubectl("get nodes --no-headers").output).find("sim-node-1") !=
+                   std::string::npos;
+        },
         10s))
         << nodes;
     EXPECT_NE(nodes.find("Ready"), std::string::npos) << nodes;

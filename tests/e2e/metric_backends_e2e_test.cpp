@@ -467,17 +467,18 @@ TEST_F(MetricBackendsE2E, ANegativeValueScalesToMinAndAnOutOfRangeOneEngagesTheF
                "        metric: {name: lag}\n"
                "        target: {type: AverageValue, averageValue: '10'}\n"
                "      backend: {name: prom, query: '" +
-               query + "'}\n" + extra + "  behavior: {scaleDown: {stabilizationWindowSeconds: 0}}\n";
+               query + "'}\n" + extra +
+               "  behavior: {scaleDown: {stabilizationWindowSeconds: 0}}\n";
     };
     ASSERT_EQ(apply(deployment("negative", 2, "100m", "0")).exit_code, 0);
     ASSERT_EQ(apply(hpaplus("negative", 20, external("vector(-1)", ""))).exit_code, 0);
     ASSERT_EQ(apply(deployment("huge", 2, "100m", "0")).exit_code, 0);
-    ASSERT_EQ(apply(hpaplus("huge", 20,
-                            external("vector(1e308)",
-                                     "      fallback: {staleAfterSeconds: 0, onFailure: "
-                                     "Replicas, replicas: 3}\n")))
-                  .exit_code,
-              0);
+    ASSERT_EQ(
+        apply(hpaplus("huge", 20,
+                      external("vector(1e308)", "      fallback: {staleAfterSeconds: 0, onFailure: "
+                                                "Replicas, replicas: 3}\n")))
+            .exit_code,
+        0);
     start_controller();
 
     EXPECT_TRUE(eventually([&] {

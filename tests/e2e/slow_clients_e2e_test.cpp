@@ -33,19 +33,19 @@ struct adapter_process {
     std::string url;
     unsigned short port = 0;
     adapter_process() {
-        std::ofstream(dir.path() + "/backends.yaml") << (
-                   "backends:\n  - {name: m, type: monitor, url: 'http://127.0.0.1:9/q?q={{query}}',"
-                   " response: {value: /value}}\n");
+        std::ofstream(dir.path() + "/backends.yaml")
+            << ("backends:\n  - {name: m, type: monitor, url: 'http://127.0.0.1:9/q?q={{query}}',"
+                " response: {value: /value}}\n");
         process = std::make_unique<test::child_process>(std::vector<std::string>{
             HPAPLUS_BINARY, "adapter", "--metric-backends=" + dir.path() + "/backends.yaml",
             "--listen=127.0.0.1:0"});
         url = test::url_in(process->wait_for_line("listening on", 20s));
-        if (!url.empty()) port = static_cast<unsigned short>(std::stoi(url.substr(url.rfind(':') + 1)));
+        if (!url.empty())
+            port = static_cast<unsigned short>(std::stoi(url.substr(url.rfind(':') + 1)));
     }
     test::command_result clients(const std::string& args) {
-        return test::run_command("python3 " + source + "/tests/e2e/fixtures/slow_tls_clients.py " +
-                                     args,
-                                 120);
+        return test::run_command(
+            "python3 " + source + "/tests/e2e/fixtures/slow_tls_clients.py " + args, 120);
     }
 };
 
@@ -67,7 +67,9 @@ TEST(SlowClientsE2E, SixHundredTricklingTlsClientsAreCutAtTheHeaderDeadlineAndLe
 
     for (int round = 0; round < 2; ++round) { // 600, twice: nothing may pile up
         test::command_result slow;
-        std::thread abuse([&] { slow = adapter.clients("slow 127.0.0.1 " + std::to_string(adapter.port) + " 600 2 30"); });
+        std::thread abuse([&] {
+            slow = adapter.clients("slow 127.0.0.1 " + std::to_string(adapter.port) + " 600 2 30");
+        });
         // Legitimate requests are answered meanwhile.
         int answered = 0, asked = 0;
         for (const auto until = std::chrono::steady_clock::now() + 12s;
@@ -94,7 +96,8 @@ TEST(SlowClientsE2E, SixHundredTricklingTlsClientsAreCutAtTheHeaderDeadlineAndLe
 TEST(SlowClientsE2E, ATenMegabyteUrlGetsA431) {
     adapter_process adapter;
     ASSERT_FALSE(adapter.url.empty()) << "the adapter did not start";
-    const auto r = adapter.clients("huge-url 127.0.0.1 " + std::to_string(adapter.port) + " 10000000");
+    const auto r =
+        adapter.clients("huge-url 127.0.0.1 " + std::to_string(adapter.port) + " 10000000");
     EXPECT_EQ(r.output, "HTTP/1.1 431 Request Header Fields Too Large\n");
     EXPECT_EQ(adapter.process->terminate(), 0);
 }

@@ -155,7 +155,8 @@ TEST(HttpServer, ConnectionsBeyondTheCapAreRefused) {
         held.push_back(connect_loopback(s.server.port()));
         ASSERT_GE(held.back(), 0);
         // Answered, and so registered as open before the next one comes.
-        ASSERT_EQ(ask(held.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 200", 0), 0u);
+        ASSERT_EQ(ask(held.back(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 200", 0),
+                  0u);
     }
     const int refused = connect_loopback(s.server.port());
     ASSERT_GE(refused, 0);

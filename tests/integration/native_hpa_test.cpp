@@ -129,8 +129,8 @@ TEST_F(NativeHpaTest, AnAnnotationEditTakesEffectAtOnce) {
 // The values `read` returns as they change, with when each was first seen, polled every 20 ms
 // until `done` or `limit`.
 std::vector<std::pair<int, std::chrono::steady_clock::time_point>>
-replica_history(const std::function<int()>& read,
-                const std::function<bool(int)>& done, std::chrono::seconds limit) {
+replica_history(const std::function<int()>& read, const std::function<bool(int)>& done,
+                std::chrono::seconds limit) {
     std::vector<std::pair<int, std::chrono::steady_clock::time_point>> seen;
     for (const auto until = std::chrono::steady_clock::now() + limit;
          std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(20ms)) {
@@ -142,14 +142,14 @@ replica_history(const std::function<int()>& read,
     return seen;
 }
 
-std::string history_text(
-    const std::vector<std::pair<int, std::chrono::steady_clock::time_point>>& seen) {
+std::string
+history_text(const std::vector<std::pair<int, std::chrono::steady_clock::time_point>>& seen) {
     std::string out;
     for (const auto& [n, at] : seen)
         out += std::to_string(n) + " at +" +
-               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  at - seen.front().second)
-                                  .count()) +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(at - seen.front().second)
+                       .count()) +
                " ms; ";
     return out;
 }
@@ -169,8 +169,8 @@ TEST_F(NativeHpaTest, WithoutBehaviorTheLegacyLimitAppliesOncePerPeriod) {
     controller_runner controller(sim, test_controller_options());
     ASSERT_TRUE(eventually([&] { return controller.acting(); }));
     apply_manifest(sim, autoscaler);
-    const auto seen = replica_history(
-        [&] { return replicas("web"); }, [](int n) { return n >= 10; }, 40s);
+    const auto seen =
+        replica_history([&] { return replicas("web"); }, [](int n) { return n >= 10; }, 40s);
     const std::string text = history_text(seen);
     ASSERT_EQ(seen.size(), 4u) << text;
     EXPECT_EQ(seen[1].first, 4) << text;
@@ -194,8 +194,8 @@ TEST_F(NativeHpaTest, AnHpaPlusRescalesAtMostOncePerPeriod) {
     controller_runner controller(sim, test_controller_options());
     ASSERT_TRUE(eventually([&] { return controller.acting(); }));
     apply_manifest(sim, autoscaler);
-    const auto seen = replica_history(
-        [&] { return replicas("web"); }, [](int n) { return n >= 10; }, 60s);
+    const auto seen =
+        replica_history([&] { return replicas("web"); }, [](int n) { return n >= 10; }, 60s);
     const std::string text = history_text(seen);
     ASSERT_GE(seen.size(), 3u) << text;
     EXPECT_EQ(seen.back().first, 10) << text;
@@ -214,8 +214,8 @@ TEST_F(NativeHpaTest, APodsPolicyAddsAtMostOnePodPerItsPeriod) {
                             "  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 0\n"
                             "      policies: [{type: Pods, value: 1, periodSeconds: 5}]\n",
                             1, 20));
-    const auto seen = replica_history(
-        [&] { return replicas("steady"); }, [](int n) { return n >= 6; }, 40s);
+    const auto seen =
+        replica_history([&] { return replicas("steady"); }, [](int n) { return n >= 6; }, 40s);
     const std::string text = history_text(seen);
     ASSERT_GE(seen.size(), 4u) << text;
     for (std::size_t i = 1; i < seen.size(); ++i) {
@@ -232,9 +232,9 @@ TEST_F(NativeHpaTest, AScaleDownWindowKeepsTheReplicasForItsLength) {
     ASSERT_TRUE(eventually([&] { return available("calm") == 4; }));
     controller_runner controller(sim, test_controller_options());
     ASSERT_TRUE(eventually([&] { return controller.acting(); }));
-    apply_manifest(sim, hpa("calm", one_second,
-                            "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 6}\n", 1,
-                            10));
+    apply_manifest(sim,
+                   hpa("calm", one_second,
+                       "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 6}\n", 1, 10));
     ASSERT_TRUE(eventually([&] { return hpa_status("calm", "/status/desiredReplicas") == "4"; }))
         << sim.get(hpas + "calm").body;
     set_load("calm", "200m");

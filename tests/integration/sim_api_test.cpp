@@ -104,10 +104,12 @@ TEST_F(SimApi, DeleteAnswersAStatusOrTheObjectAsTheKindsRegistryDoes) {
     EXPECT_EQ(str(status, "/details/uid"), str(created, "/metadata/uid"));
 
     const std::string pods = "/api/v1/namespaces/default/pods";
-    ASSERT_EQ(sim.request("POST", pods,
-                          R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}})")
-                  .status,
-              201);
+    ASSERT_EQ(
+        sim.request(
+               "POST", pods,
+               R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx"}]}})")
+            .status,
+        201);
     const auto pod = sim.request("DELETE", pods + "/p");
     ASSERT_EQ(pod.status, 200) << pod.body;
     EXPECT_EQ(str(parse(pod.body), "/kind"), "Pod");
@@ -425,8 +427,10 @@ TEST_F(SimApi, ANamespaceIsDeletedThroughTerminating) {
     ASSERT_EQ(deleted.status, 200) << deleted.body;
     EXPECT_EQ(str(parse(deleted.body), "/status/phase"), "Terminating");
     EXPECT_NE(str(parse(deleted.body), "/metadata/deletionTimestamp"), "<missing>");
-    const auto lines = sim.watch(namespaces + "?watch=1&fieldSelector=metadata.name%3Dshop&"
-                                 "resourceVersion=" + rv + "&timeoutSeconds=1",
+    const auto lines = sim.watch(namespaces +
+                                     "?watch=1&fieldSelector=metadata.name%3Dshop&"
+                                     "resourceVersion=" +
+                                     rv + "&timeoutSeconds=1",
                                  3, 3s);
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(str(parse(lines[0]), "/type"), "MODIFIED");

@@ -181,8 +181,8 @@ TEST_F(SimWorkload, ARollbackReusesItsReplicaSetAndDeletionCascades) {
 }
 
 // propagationPolicy as the garbage collector carries it out: Orphan keeps the ReplicaSet and its
-// pods, without the reference to the Deployment; Foreground marks the Deployment (deletionTimestamp,
-// the foregroundDeletion finalizer) and deletes its dependents before it.
+// pods, without the reference to the Deployment; Foreground marks the Deployment
+// (deletionTimestamp, the foregroundDeletion finalizer) and deletes its dependents before it.
 TEST_F(SimWorkload, DeletionPropagationOrphanAndForeground) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(2)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 2; }));

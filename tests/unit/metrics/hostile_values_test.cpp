@@ -295,15 +295,18 @@ TEST(HostileMetricValues, MetricsApiQuantitiesOutOfRangeFailTheAnswer) {
         std::int64_t milli;
     };
     const api_row api_rows[] = {
-        {"\"-1\"", true, -1000},        {"\"0\"", true, 0},
+        {"\"-1\"", true, -1000},
+        {"\"0\"", true, 0},
         {"\"9e15\"", true, 9'000'000'000'000'000'000},
-        {"\"-1e18\"", false, 0},        {"\"1e17\"", false, 0},
+        {"\"-1e18\"", false, 0},
+        {"\"1e17\"", false, 0},
         {"\"9223372036854775807\"", false, 0},
     };
     for (const auto& r : api_rows) {
         SCOPED_TRACE(r.value);
         const std::string body =
-            std::string(R"({"metricName":"lag","metricLabels":{},"timestamp":"2026-01-01T00:00:00Z","value":)") +
+            std::string(
+                R"({"metricName":"lag","metricLabels":{},"timestamp":"2026-01-01T00:00:00Z","value":)") +
             r.value + "}";
         rapidjson::Document doc;
         doc.Parse(body.c_str());
