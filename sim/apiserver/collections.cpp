@@ -253,9 +253,16 @@ http_response api_server::impl::collection_request(const http_request& r, collec
         std::vector<object_ptr> doomed;
         for (const auto& [k, o] : c.objects)
             if (f->matches(*o)) doomed.push_back(o);
+        // deletecollection answers the list of what it deleted, as the generic registry does.
+        std::string body = R"({"kind":")" + c.type.list_kind + R"(","apiVersion":")" +
+                           served_group_version(c.type, t) + R"(","metadata":{},"items":[)";
+        bool first = true;
         for (const auto& o : doomed)
-            (void)store.remove(c, o->namespace_, o->name);
-        return ok(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"})");
+            if (auto removed = store.remove(c, o->namespace_, o->name)) {
+                body += (first ? "" : ",") + served_text(c.type, t, **removed);
+                first = false;
+            }
+        return ok(body + "]}");
     }
     return error_response(method_not_supported(c.type, r.method));
 }

@@ -528,6 +528,15 @@ TEST_F(SimApi, PaginationAndSelectors) {
         1u);
     EXPECT_EQ(sim.get("/api/v1/namespaces/default/configmaps?labelSelector=parity%20in%20(").status,
               400);
+    // deletecollection answers the list of what it deleted.
+    const auto deleted =
+        sim.request("DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=parity%3Dodd");
+    ASSERT_EQ(deleted.status, 200) << deleted.body;
+    const auto gone = parse(deleted.body);
+    EXPECT_EQ(str(gone, "/kind"), "ConfigMapList");
+    ASSERT_EQ(gone["items"].Size(), 2u);
+    EXPECT_EQ(str(gone, "/items/0/metadata/labels/parity"), "odd");
+    EXPECT_EQ(parse(sim.get("/api/v1/namespaces/default/configmaps").body)["items"].Size(), 3u);
 }
 
 TEST_F(SimApi, MalformedRequestsGetStatusErrors) {
