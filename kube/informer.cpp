@@ -166,7 +166,9 @@ asio::awaitable<api_response> informer::watch() {
     if (!options_.label_selector.empty())
         query += "&labelSelector=" + net::percent_encode(options_.label_selector);
     std::string target = with_query(collection_, query);
+    watch_lines_ = 0;
     api_client::event_handler handler = [this](std::string_view type, std::string_view object) {
+        ++watch_lines_;
         apply(type, object);
         return !stopped_;
     };
@@ -223,6 +225,9 @@ asio::awaitable<void> informer::run() {
         const api_response r = co_await watch();
         if (r) {
             backoff = options_.initial_backoff; // a watch that ended normally: just watch again
+            // ... unless it said nothing at all, not even a bookmark: the server may have come
+            // back from a backup between two watches and accepted this one from our version.
+            check_version = watch_lines_ == 0;
             continue;
         }
         last_error_ = "watch " + collection_ + ": " + r.status.message;

@@ -64,6 +64,7 @@ class informer final : public object_cache {
     bool served_ = true;
     bool stopped_ = false;
     std::uint64_t lists_ = 0;
+    std::uint64_t watch_lines_ = 0; ///< lines (events and bookmarks) the current watch delivered
     std::string last_error_;
     core::label_interner pod_labels_; ///< decode_pods: the pods of a ReplicaSet share one set
 };

@@ -772,6 +772,9 @@ void workload_model::use_admission(admission& chain) {
 }
 
 void workload_model::start() {
+    // The node registers before the server answers anyone, so that it is part of every snapshot
+    // (a node appearing at the first step would make a restored store move on at once).
+    impl_->ensure_node();
     impl_->schedule();
 }
 

@@ -48,7 +48,7 @@ class workload_model {
     /// chain must outlive the model).
     void use_admission(admission& chain);
 
-    /// Starts the tick loop. Runs on: the executor.
+    /// Registers the node and starts the tick loop. Runs on: the executor.
     void start();
     void stop();
 
