@@ -46,6 +46,7 @@ std::vector<resource_type> builtin_resource_types() {
     t.push_back(make({"", "pods", "Pod", {"po"}, {"all"}, true, true}));
     t.push_back(make({"", "nodes", "Node", {"no"}, {}, false, true}));
     t.push_back(make({"", "events", "Event", {"ev"}, {}, true, false}));
+    t.back().converted = {{"events.k8s.io", "v1"}};
     t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
     // Stored as given (defaulted where the real server defaults): what `kubectl apply -k deploy/`
     // installs beside the workloads.
@@ -100,7 +101,7 @@ std::vector<resource_type> builtin_resource_types() {
                       true,
                       std::nullopt,
                       "v2"}));
-    t.back().converted_versions = {"v1"};
+    t.back().converted = {{"autoscaling", "v1"}};
     t.push_back(make({"apiextensions.k8s.io",
                       "customresourcedefinitions",
                       "CustomResourceDefinition",

@@ -28,6 +28,11 @@ struct scale_paths {
     std::string label_selector;  ///< a string field; empty = render spec.selector (Deployments)
 };
 
+struct served_version {
+    std::string group; ///< "" = core
+    std::string version;
+};
+
 struct resource_type {
     std::string group; ///< "" = core
     std::string version;
@@ -46,11 +51,16 @@ struct resource_type {
     bool create_only = false; ///< reviews (TokenReview, SubjectAccessReview): answered, not stored
     std::shared_ptr<const json_doc> schema =
         nullptr; ///< a CRD version's openAPIV3Schema (sim/apiserver/schema.hpp)
-    /// Other versions of the group served from the same objects by conversion (HPAs: v1).
-    std::vector<std::string> converted_versions;
-    bool serves(std::string_view v) const {
-        return v == version || std::find(converted_versions.begin(), converted_versions.end(), v) !=
-                                   converted_versions.end();
+    /// Other group-versions served from the same objects by conversion (sim/apiserver/conversion:
+    /// HPAs as autoscaling/v1, Events as events.k8s.io/v1).
+    std::vector<served_version> converted;
+    bool stored_as(std::string_view g, std::string_view v) const {
+        return g == group && v == version;
+    }
+    bool serves(std::string_view g, std::string_view v) const {
+        return stored_as(g, v) || std::any_of(converted.begin(), converted.end(), [&](auto& c) {
+                   return c.group == g && c.version == v;
+               });
     }
 
     std::string group_version() const { return group.empty() ? version : group + "/" + version; }

@@ -79,7 +79,7 @@ collection* object_store::find(std::string_view group, std::string_view version,
     const auto it = collections_.find(collection_key(group, version, plural));
     if (it != collections_.end()) return &it->second;
     for (auto& [k, c] : collections_) // a version served by conversion
-        if (c.type.group == group && c.type.plural == plural && c.type.serves(version)) return &c;
+        if (c.type.plural == plural && c.type.serves(group, version)) return &c;
     return nullptr;
 }
 

@@ -4,8 +4,8 @@
 
 #include "net/json_parse.hpp"
 #include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/conversion.hpp"
 #include "sim/apiserver/defaults.hpp"
-#include "sim/apiserver/hpa_versions.hpp"
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/pod_rules.hpp"
 #include "sim/apiserver/schema.hpp"
@@ -133,13 +133,15 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
 }
 
 std::string api_server::impl::served_group_version(const resource_type& type, const target& t) {
-    return t.version == type.version ? type.group_version() : type.group + "/" + t.version;
+    return type.stored_as(t.group, t.version) ? type.group_version()
+           : t.group.empty()                  ? t.version
+                                              : t.group + "/" + t.version;
 }
 
 std::string api_server::impl::served_text(const resource_type& type, const target& t,
                                           const stored_object& o) {
-    if (t.version == type.version) return o.text;
-    return to_string(hpa_from_v2(o.doc, t.version));
+    if (type.stored_as(t.group, t.version)) return o.text;
+    return to_string(converted_from_stored(type, t.group, t.version, o.doc));
 }
 
 write_origin api_server::impl::origin_of(const http_request& r, const resource_type& type,
@@ -196,7 +198,7 @@ http_response api_server::impl::objects(http_request& r, target t) {
     if (method != "PUT" && method != "PATCH")
         return error_response(method_not_supported(c->type, method));
 
-    const bool converted = t.sub != "scale" && t.version != c->type.version;
+    const bool converted = t.sub != "scale" && !c->type.stored_as(t.group, t.version);
     json_doc body;
     if (method == "PUT") {
         if (auto e = parse_body(r, body)) return error_response(*e);
@@ -206,14 +208,16 @@ http_response api_server::impl::objects(http_request& r, target t) {
             if (!scale) return error_response(scale.error());
             body.Parse(scale->c_str());
         } else {
-            body = converted ? hpa_from_v2(current->doc, t.version) : clone(current->doc);
+            body = converted ? converted_from_stored(c->type, t.group, t.version, current->doc)
+                             : clone(current->doc);
         }
         resource_type patched = c->type;
-        patched.version = t.version; // a patch applies to the version the client sees
+        patched.group = t.group; // a patch applies to the version the client sees
+        patched.version = t.version;
         if (auto e = apply_patch(r, patched, body)) return error_response(*e);
     }
     if (t.sub == "scale") return write_scale(*c, t, *current, body);
-    if (converted) hpa_to_v2(body, t.version);
+    if (converted) convert_to_stored(c->type, t.group, t.version, body);
     if (t.sub.empty()) {
         apply_defaults(c->type, body);
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
@@ -240,7 +244,11 @@ http_response api_server::impl::collection_request(const http_request& r, collec
         const std::string name = string_at(body, "metadata.name");
         if (auto e = check_schema(r, c.type, name, body)) return error_response(*e);
         if (auto e = prepare_webhook_configuration(c.type, name, body)) return error_response(*e);
-        if (t.version != c.type.version) hpa_to_v2(body, t.version);
+        if (!c.type.stored_as(t.group, t.version)) {
+            if (auto e = validate_served_create(c.type, t.group, t.version, body))
+                return error_response(*e);
+            convert_to_stored(c.type, t.group, t.version, body);
+        }
         apply_defaults(c.type, body);
         const write_origin origin = origin_of(r, c.type, t);
         auto stored = store.create(c, t.ns, std::move(body), &origin);

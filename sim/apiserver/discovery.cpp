@@ -18,9 +18,8 @@ std::string api_server::impl::resource_list(const std::string& gv) {
     for (collection* c : store.collections()) {
         const resource_type& t = c->type;
         const auto slash = gv.find('/');
-        if (slash == std::string::npos
-                ? !t.group.empty() || t.version != gv
-                : t.group != gv.substr(0, slash) || !t.serves(gv.substr(slash + 1)))
+        if (slash == std::string::npos ? !t.serves("", gv)
+                                       : !t.serves(gv.substr(0, slash), gv.substr(slash + 1)))
             continue;
         auto add = [&](const std::string& name, const std::string& singular,
                        const std::string& kind, std::vector<const char*> verbs, bool main,
@@ -71,17 +70,23 @@ std::string api_server::impl::resource_list(const std::string& gv) {
 // Every served API group and its versions, the preferred (stored) one first.
 std::vector<std::pair<std::string, std::vector<std::string>>> api_server::impl::groups() {
     std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    const auto versions_of = [&out](const std::string& group) -> std::vector<std::string>& {
+        auto it = std::find_if(out.begin(), out.end(), [&](auto& g) { return g.first == group; });
+        if (it == out.end()) it = out.insert(out.end(), {group, {}});
+        return it->second;
+    };
+    const auto has = [](const std::vector<std::string>& versions, const std::string& v) {
+        return std::find(versions.begin(), versions.end(), v) != versions.end();
+    };
     for (collection* c : store.collections()) {
         const resource_type& t = c->type;
-        if (t.group.empty()) continue;
-        auto it = std::find_if(out.begin(), out.end(), [&](auto& g) { return g.first == t.group; });
-        if (it == out.end()) it = out.insert(out.end(), {t.group, {}});
-        auto& versions = it->second;
-        if (std::find(versions.begin(), versions.end(), t.version) == versions.end())
-            versions.insert(versions.begin(), t.version);
-        for (const auto& v : t.converted_versions)
-            if (std::find(versions.begin(), versions.end(), v) == versions.end())
-                versions.push_back(v);
+        if (!t.group.empty()) {
+            auto& versions = versions_of(t.group);
+            if (!has(versions, t.version)) versions.insert(versions.begin(), t.version);
+        }
+        for (const auto& [group, version] : t.converted)
+            if (!group.empty() && !has(versions_of(group), version))
+                versions_of(group).push_back(version);
     }
     for (const auto& [group, version] : aggregated_group_versions()) {
         auto it = std::find_if(out.begin(), out.end(),

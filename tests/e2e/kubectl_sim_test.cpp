@@ -233,6 +233,16 @@ TEST_P(KubectlOnSim, PodsAndEvents) {
     ASSERT_EQ(events.exit_code, 0) << events.output;
     EXPECT_NE(events.output.find("Hello"), std::string::npos) << events.output;
     EXPECT_NE(events.output.find("pod/solo"), std::string::npos);
+    // The same store as events.k8s.io/v1; `kubectl events` (1.26 on; Debian's 1.20 lacks it).
+    const auto v1 =
+        kubectl("get events.v1.events.k8s.io solo.hello -o jsonpath={.note}/{.regarding.name}");
+    EXPECT_EQ(v1.output, "the simulated cluster says hello/solo");
+    if (kubectl("events --help").exit_code == 0) {
+        const auto listed = kubectl("events --for pod/solo");
+        ASSERT_EQ(listed.exit_code, 0) << listed.output;
+        EXPECT_NE(listed.output.find("the simulated cluster says hello"), std::string::npos)
+            << listed.output;
+    }
     const auto selected = kubectl("get pods -l app=other");
     EXPECT_NE(selected.output.find("No resources found"), std::string::npos) << selected.output;
     ASSERT_EQ(kubectl("delete pod solo").exit_code, 0);

@@ -116,6 +116,76 @@ TEST_F(SimApi, DeleteAnswersAStatusOrTheObjectAsTheKindsRegistryDoes) {
     EXPECT_EQ(str(parse(pod.body), "/metadata/name"), "p");
 }
 
+// Events are one store served as core/v1 and events.k8s.io/v1, converted both ways as the real
+// server converts them (involvedObject/regarding, message/note, reportingComponent/
+// reportingController, the deprecated* fields), with the events.k8s.io/v1 create validation.
+TEST_F(SimApi, EventsAreServedAsCoreV1AndEventsV1FromOneStore) {
+    const std::string core_events = "/api/v1/namespaces/default/events";
+    const std::string v1_events = "/apis/events.k8s.io/v1/namespaces/default/events";
+    bool listed = false;
+    for (const auto& r : parse(sim.get("/apis/events.k8s.io/v1").body)["resources"].GetArray())
+        listed |= std::string(r["name"].GetString()) == "events";
+    EXPECT_TRUE(listed);
+    EXPECT_NE(sim.get("/apis").body.find(R"("groupVersion":"events.k8s.io/v1")"),
+              std::string::npos);
+
+    auto created = sim.request(
+        "POST", v1_events,
+        R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"web.1"},)"
+        R"("eventTime":"2026-11-28T10:00:00.000000Z","reportingController":"example.com/ctl",)"
+        R"("reportingInstance":"ctl-1","action":"Scaling","reason":"Tested","type":"Normal",)"
+        R"("note":"hello","regarding":{"kind":"Deployment","name":"web","namespace":"default"},)"
+        R"("deprecatedCount":3})");
+    ASSERT_EQ(created.status, 201) << created.body;
+    EXPECT_EQ(str(parse(created.body), "/apiVersion"), "events.k8s.io/v1");
+    EXPECT_EQ(str(parse(created.body), "/note"), "hello");
+    const auto core = parse(sim.get(core_events + "/web.1").body);
+    EXPECT_EQ(str(core, "/apiVersion"), "v1");
+    EXPECT_EQ(str(core, "/message"), "hello");
+    EXPECT_EQ(str(core, "/involvedObject/name"), "web");
+    EXPECT_EQ(str(core, "/reportingComponent"), "example.com/ctl");
+    EXPECT_EQ(str(core, "/count"), "3");
+    EXPECT_EQ(str(core, "/note"), "<missing>");
+
+    // A core event read as events.k8s.io/v1, in a list and in a watch.
+    ASSERT_EQ(sim.request("POST", core_events,
+                          R"({"metadata":{"name":"pod.2"},"involvedObject":{"kind":"Pod",)"
+                          R"("name":"solo"},"reason":"Hello","message":"from core",)"
+                          R"("type":"Warning","source":{"component":"kubelet"}})")
+                  .status,
+              201);
+    const auto list = parse(sim.get(v1_events).body);
+    EXPECT_EQ(str(list, "/apiVersion"), "events.k8s.io/v1");
+    ASSERT_EQ(list["items"].Size(), 2u);
+    const auto lines = sim.watch(v1_events + "?watch=true&timeoutSeconds=2", 2, 5s);
+    ASSERT_EQ(lines.size(), 2u);
+    const auto pod_event = parse(lines[0]); // replayed in key order: pod.2, then web.1
+    EXPECT_EQ(str(pod_event, "/object/metadata/name"), "pod.2");
+    EXPECT_EQ(str(pod_event, "/object/apiVersion"), "events.k8s.io/v1");
+    EXPECT_EQ(str(pod_event, "/object/note"), "from core");
+    EXPECT_EQ(str(pod_event, "/object/regarding/name"), "solo");
+    EXPECT_EQ(str(pod_event, "/object/deprecatedSource/component"), "kubelet");
+    EXPECT_EQ(str(pod_event, "/object/message"), "<missing>");
+
+    // A merge patch through events.k8s.io/v1 names its fields.
+    ASSERT_EQ(sim.request("PATCH", v1_events + "/web.1", R"({"note":"patched"})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    EXPECT_EQ(str(parse(sim.get(core_events + "/web.1").body), "/message"), "patched");
+
+    // events.k8s.io/v1 validates what core/v1 lets through.
+    const auto bad =
+        sim.request("POST", v1_events, R"({"metadata":{"name":"bad"},"type":"Odd","reason":"R"})");
+    EXPECT_EQ(bad.status, 422) << bad.body;
+    const std::string message = str(parse(bad.body), "/message");
+    for (const char* field : {"eventTime: Required value", "type: Invalid value: \"Odd\"",
+                              "reportingController: Required value",
+                              "reportingInstance: Required value", "action: Required value"})
+        EXPECT_NE(message.find(field), std::string::npos) << message;
+    EXPECT_EQ(message.find("reason:"), std::string::npos) << message;
+}
+
 TEST_F(SimApi, CreateTwiceIsAlreadyExists) {
     create_deployment();
     const auto again = sim.request("POST", deployments, deployment_json);
