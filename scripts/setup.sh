@@ -73,6 +73,21 @@ if ((!demo_only)); then
     extra_kubectls+=("$debian_kubectl")
   fi
   kubectl_args=("-DHPAPLUS_EXTRA_KUBECTLS=$(IFS=';'; echo "${extra_kubectls[*]}")")
+
+  # The official JavaScript Kubernetes client, a typed client of the sim in the end-to-end tests:
+  # Debian's Node.js and npm (when no node is installed), the package from the npm registry at the
+  # versions tests/e2e/js/package-lock.json pins, into tests/e2e/js/node_modules.
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "setup: installing nodejs npm"
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  js=tests/e2e/js
+  if [[ ! -e $js/node_modules/.installed || $js/package-lock.json -nt $js/node_modules/.installed ]]; then
+    echo "setup: installing the JavaScript Kubernetes client (npm ci in $js)"
+    (cd "$js" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$js/node_modules/.installed"
+  fi
 fi
 
 ((packages_only)) && exit 0

@@ -82,6 +82,10 @@ std::string field_manager_of(std::string_view field_manager, std::string_view us
 void record_write(json_doc& next, const json* previous, const write_origin& origin,
                   bool status_write, core::time_point now) {
     auto& a = next.GetAllocator();
+    if (origin.applied_fields) {
+        set_path(next, "metadata.managedFields", json(*origin.applied_fields, a), a);
+        return;
+    }
     const std::string_view subresource = status_write ? "status" : "";
     json fields = written_fields(next, status_write, a);
     json entries(rapidjson::kArrayType);

@@ -18,6 +18,8 @@ namespace hpaplus::sim {
 struct write_origin {
     std::string manager;
     std::string api_version;
+    /// A server-side apply: the managedFields it computed, recorded as they are.
+    const json* applied_fields = nullptr;
 };
 
 /// The manager name the real server derives: `field_manager` when given, else the User-Agent's

@@ -275,8 +275,13 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
     // A write that changes nothing is not stored, as on the API server: no new resourceVersion,
     // no watch event, managed fields untouched (their timestamps alone do not make a change).
     set_string(next, "metadata.resourceVersion", std::to_string(existing->rv), na);
+    // An apply that changes only who owns what is stored (its managedFields are its result).
+    const bool applied = origin && origin->applied_fields;
+    if (applied)
+        record_write(next, find_path(existing->doc, "metadata.managedFields"), *origin,
+                     status_write, now_());
     if (equal(next, existing->doc)) return existing;
-    if (origin)
+    if (origin && !applied)
         record_write(next, find_path(existing->doc, "metadata.managedFields"), *origin,
                      status_write, now_());
     // generation counts changes to everything but metadata (and status, when it has its own

@@ -2,6 +2,7 @@
 // patch, delete, deletecollection, with schema checks and mutating admission of creates.
 #include "sim/apiserver/server.hpp"
 
+#include "kube/yaml_json.hpp"
 #include "net/json_parse.hpp"
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/conversion.hpp"
@@ -9,6 +10,7 @@
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/pod_rules.hpp"
 #include "sim/apiserver/schema.hpp"
+#include "sim/apiserver/server_side_apply.hpp"
 #include "sim/apiserver/strategic_merge.hpp"
 #include "sim/apiserver/table.hpp"
 
@@ -162,6 +164,9 @@ http_response api_server::impl::objects(http_request& r, target t) {
         !(pod && (t.sub == "resize" || t.sub == "eviction")))
         return error_response(not_found_path(r.path));
     const object_ptr current = store.get(*c, t.ns, t.name);
+    if (method == "PATCH" && t.sub.empty() &&
+        r.header("content-type").find("application/apply-patch+yaml") == 0)
+        return apply(r, *c, t, current);
     if (!current) return error_response(not_found(c->type, t.name));
     if (pod && t.sub == "eviction") return evict(r, *c, *current);
     if (pod && t.sub == "resize" && method != "GET") return resize(r, *c, *current);
@@ -303,11 +308,70 @@ std::optional<api_error> api_server::impl::apply_patch(const http_request& r,
         merge_patch(base, patch, base.GetAllocator());
         return std::nullopt;
     }
-    // Every patch type this kind accepts (server-side apply is not implemented).
+    // Every patch type this kind accepts.
     return unsupported_media_type(
         std::string("the body of the request was in an unknown format - accepted media types "
                     "include: application/json-patch+json, application/merge-patch+json") +
-        (type.custom ? "" : ", application/strategic-merge-patch+json"));
+        (type.custom ? "" : ", application/strategic-merge-patch+json") +
+        ", application/apply-patch+yaml");
+}
+
+http_response api_server::impl::apply(const http_request& r, collection& c, const target& t,
+                                      const object_ptr& current) {
+    const std::string manager(r.query_param("fieldManager").value_or(""));
+    if (manager.empty())
+        return error_response(bad_request("PATCH with apply requires the fieldManager parameter"));
+    const std::string force(r.query_param("force").value_or("false"));
+    if (force != "true" && force != "false")
+        return error_response(bad_request("invalid value for force: " + force));
+    // JSON is YAML too (what kubectl and the client libraries send); other YAML is converted with
+    // the same limits as any manifest.
+    json_doc applied;
+    if (!net::parse_json(applied, r.body).empty()) {
+        auto documents = kube::yaml_documents_to_json(r.body);
+        if (!documents || documents->size() != 1)
+            return error_response(bad_request(
+                "the body of the request could not be decoded as YAML: " +
+                (documents ? std::string("expected one document") : documents.error().text)));
+        if (auto e = net::parse_json(applied, documents->front()); !e.empty())
+            return error_response(bad_request(e));
+    }
+    if (!applied.IsObject())
+        return error_response(bad_request("the applied configuration must be an object"));
+    const std::string body_name = string_at(applied, "metadata.name");
+    if (!body_name.empty() && body_name != t.name)
+        return error_response(bad_request("the name of the object (" + body_name +
+                                          ") does not match the name on the URL (" + t.name + ")"));
+    const bool converted = !c.type.stored_as(t.group, t.version);
+    json_doc live;
+    if (current)
+        live = converted ? converted_from_stored(c.type, t.group, t.version, current->doc)
+                         : clone(current->doc);
+    const json* schema =
+        c.type.schema ? c.type.schema.get() : builtin_kind_schema(t.group, t.version, c.type.kind);
+    auto result = server_side_apply({applied, current ? &live : nullptr, schema, manager,
+                                     served_group_version(c.type, t), force == "true", now_time()});
+    if (auto* e = std::get_if<api_error>(&result)) return error_response(*e);
+    json_doc body = std::move(std::get<json_doc>(result));
+    set_path(body, "metadata.name", json(t.name.c_str(), body.GetAllocator()), body.GetAllocator());
+    if (converted) convert_to_stored(c.type, t.group, t.version, body);
+    apply_defaults(c.type, body);
+    const json_doc managed = clone(*find_path(body, "metadata.managedFields"));
+    write_origin origin = origin_of(r, c.type, t);
+    origin.applied_fields = &managed;
+    if (auto e = check_schema(r, c.type, t.name, body)) return error_response(*e);
+    if (!current) {
+        if (auto e = prepare_webhook_configuration(c.type, t.name, body)) return error_response(*e);
+        auto stored = store.create(c, t.ns, std::move(body), &origin);
+        return stored ? ok(served_text(c.type, t, **stored), 201) : error_response(stored.error());
+    }
+    if (auto e = check_pod_update(c.type, current->doc, body)) return error_response(*e);
+    if (auto e = prepare_webhook_configuration(c.type, t.name, body)) return error_response(*e);
+    // As an update of the object the apply read: no precondition of its own.
+    set_path(body, "metadata.resourceVersion",
+             json(std::to_string(current->rv).c_str(), body.GetAllocator()), body.GetAllocator());
+    auto stored = store.update(c, t.ns, t.name, std::move(body), write_mode::main, &origin);
+    return stored ? ok(served_text(c.type, t, **stored)) : error_response(stored.error());
 }
 
 // A custom resource is pruned, defaulted and validated against its CRD's schema; with

@@ -128,6 +128,11 @@ struct api_server::impl {
     // 400 naming what is wrong otherwise.
     static std::optional<api_error> parse_body(const http_request& r, json_doc& body);
 
+    // A server-side apply (`application/apply-patch+yaml`) of the object `current` (nullptr:
+    // absent, so the apply creates it): sim/apiserver/server_side_apply.
+    http_response apply(const http_request& r, collection& c, const target& t,
+                        const object_ptr& current);
+
     // Applies a PATCH body to `base` according to its content type.
     std::optional<api_error> apply_patch(const http_request& r, const resource_type& type,
                                          json_doc& base);

@@ -41,6 +41,20 @@ class KubectlOnSim : public ::testing::TestWithParam<bool> {
         return test::run_kubectl(dir.path(), args);
     }
 
+    // The Deployment `web` (2 pods running) and the StatefulSet `db` (rolled out) that the typed
+    // clients read.
+    void start_web_and_db() {
+        ASSERT_EQ(kubectl("apply -f " + fixtures + "/web-deployment.yaml").exit_code, 0);
+        ASSERT_EQ(kubectl("apply -f " + fixtures + "/db-statefulset.yaml").exit_code, 0);
+        ASSERT_TRUE(test::eventually(
+            [&] {
+                return kubectl("get pods -l app=web").output.find("Running") != std::string::npos;
+            },
+            20s, 200ms));
+        const auto rolled = kubectl("rollout status statefulset/db --timeout=20s");
+        ASSERT_EQ(rolled.exit_code, 0) << rolled.output;
+    }
+
     test::temp_dir dir;
     std::unique_ptr<test::child_process> sim;
     std::string url;
@@ -62,14 +76,9 @@ TEST_P(KubectlOnSim, NamespacesAndVersion) {
 // Deployments and HPAs, and scales through /scale. (It sends `watch=True`: the server parses
 // booleans as Go's ParseBool does.)
 TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
-    ASSERT_EQ(kubectl("apply -f " + fixtures + "/web-deployment.yaml").exit_code, 0);
+    start_web_and_db();
+    if (HasFatalFailure()) return;
     ASSERT_EQ(kubectl("autoscale deployment web --cpu-percent=50 --min=1 --max=5").exit_code, 0);
-    ASSERT_EQ(kubectl("apply -f " + fixtures + "/db-statefulset.yaml").exit_code, 0);
-    ASSERT_TRUE(test::eventually(
-        [&] { return kubectl("get pods -l app=web").output.find("Running") != std::string::npos; },
-        20s, 200ms));
-    const auto rolled = kubectl("rollout status statefulset/db --timeout=20s");
-    ASSERT_EQ(rolled.exit_code, 0) << rolled.output;
     // Debian's python3 (scripts/setup.sh installs python3-kubernetes for it), not one on PATH.
     const auto r = test::run_command("/usr/bin/python3 " + fixtures + "/typed_client.py " +
                                      dir.path() + "/kubeconfig");
@@ -91,6 +100,37 @@ TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
     EXPECT_NE(r.output.find("scaled 3"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("watched ADDED 1"), std::string::npos) << r.output;
 }
+
+// The second typed client: the official JavaScript one (@kubernetes/client-node from the npm
+// registry, run by Debian's Node.js; scripts/setup.sh installs both). It refuses plain HTTP, as it
+// does against any cluster, so it runs against the TLS sim only.
+class JavaScriptClientOnSim : public KubectlOnSim {};
+
+TEST_P(JavaScriptClientOnSim, ListsPagesWatchesScalesTopsDeletesAndAppliesServerSide) {
+    start_web_and_db();
+    if (HasFatalFailure()) return;
+    const std::string js = std::string(HPAPLUS_SOURCE_DIR) + "/tests/e2e/js";
+    ASSERT_EQ(
+        test::run_command("test -d " + js + "/node_modules/@kubernetes/client-node").exit_code, 0)
+        << "@kubernetes/client-node is not installed: run scripts/setup.sh";
+    const auto r =
+        test::run_command("node " + js + "/typed_client.mjs " + dir.path() + "/kubeconfig", 90);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* line :
+         {"pods 2 true", "deployments [\"web\"]", "paged 2 2", "remainingItemCount true",
+          "scaled 3", "watched ADDED true", "node 1 True true v1.33.0", "top nodes 1 true",
+          "top pods true true", "event from the JavaScript client web", "orphaned 1 true",
+          "foreground done", "applied 1 [\"js-a:Apply\"]",
+          "conflict 409 Apply failed with 1 conflict: conflict with \"js-a\": .data.replicas "
+          ".data.replicas",
+          "forced 2 [\"js-a\",\"js-b\"]"})
+        EXPECT_NE(r.output.find(std::string(line) + "\n"), std::string::npos)
+            << "missing: " << line << "\n"
+            << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tls, JavaScriptClientOnSim, ::testing::Values(true),
+                         [](const auto&) { return std::string("Https"); });
 
 TEST_P(KubectlOnSim, CreateScaleAndGetDeployment) {
     const auto created = kubectl("create deployment web --image=nginx --replicas=2");

@@ -1,0 +1,416 @@
+// sim/apiserver/server_side_apply.cpp — server-side apply after structured-merge-diff.
+#include "sim/apiserver/server_side_apply.hpp"
+
+#include "sim/apiserver/openapi.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace hpaplus::sim {
+namespace {
+
+constexpr int max_depth = 200; // deeper configurations are refused rather than recursed into
+
+std::string_view text(const json& v) {
+    return {v.GetString(), v.GetStringLength()};
+}
+
+json* member(json* object, std::string_view key) {
+    if (!object || !object->IsObject()) return nullptr;
+    const auto it = object->FindMember(json(rapidjson::StringRef(key.data(), key.size())));
+    return it == object->MemberEnd() ? nullptr : &it->value;
+}
+const json* member(const json* object, std::string_view key) {
+    return member(const_cast<json*>(object), key);
+}
+
+const json* property_schema(const json* schema, std::string_view key) {
+    return member(member(resolve_builtin_ref(schema), "properties"), key);
+}
+
+/// The keys that identify a list's items (x-kubernetes-list-map-keys, else the patch merge key);
+/// empty for an atomic list.
+std::vector<std::string> list_keys(const json* field) {
+    std::vector<std::string> keys;
+    if (const json* k = member(field, "x-kubernetes-list-map-keys"); k && k->IsArray()) {
+        for (const auto& key : k->GetArray())
+            if (key.IsString()) keys.emplace_back(text(key));
+    } else if (const json* m = member(field, "x-kubernetes-patch-merge-key"); m && m->IsString()) {
+        keys.emplace_back(text(*m));
+    }
+    std::sort(keys.begin(), keys.end());
+    return keys;
+}
+
+/// An item's key fields, as the `k:` segment's JSON (names sorted); nullopt when one is missing.
+std::optional<std::string> item_key(const json& item, const std::vector<std::string>& keys) {
+    if (!item.IsObject()) return std::nullopt;
+    json_doc key(rapidjson::kObjectType);
+    for (const auto& name : keys) {
+        const json* v = member(&item, name);
+        if (!v) return std::nullopt;
+        key.AddMember(json(name.c_str(), key.GetAllocator()), json(*v, key.GetAllocator()),
+                      key.GetAllocator());
+    }
+    return to_string(key);
+}
+
+/// `[name="app"]`, `[containerPort=80,protocol="TCP"]`: how a conflict names a keyed item.
+std::string item_display(const json& item, const std::vector<std::string>& keys) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        out += (i ? "," : "") + keys[i] + "=" + to_string(*member(&item, keys[i]));
+    return out + "]";
+}
+
+json* find_item(json* list, std::string_view key, const std::vector<std::string>& keys) {
+    if (!list || !list->IsArray()) return nullptr;
+    for (auto& item : list->GetArray())
+        if (item_key(item, keys) == key) return &item;
+    return nullptr;
+}
+
+/// What the walk of an applied configuration tells about one leaf it sets.
+struct leaf {
+    const std::vector<std::string>& segments; ///< the fieldsV1 path: `f:spec`, `k:{"name":"a"}`
+    const std::string& display;               ///< `.spec.containers[name="a"].image`
+    const json& applied;
+    const json* live; ///< nullptr: the live object does not have it
+};
+
+/// Walks an applied configuration with the live object beside it: fills `fields` (the fieldsV1
+/// of what it sets) and calls `on_leaf` for each leaf. False when it is nested too deep.
+class applied_walk {
+  public:
+    applied_walk(json_alloc& a, std::function<void(const leaf&)> on_leaf)
+        : a_(a), on_leaf_(std::move(on_leaf)) {}
+
+    bool object(const json& applied, const json* live, const json* schema, json& fields, bool top) {
+        if (segments_.size() > max_depth) return false;
+        for (const auto& m : applied.GetObject()) {
+            const std::string_view name = text(m.name);
+            if (top && (name == "apiVersion" || name == "kind" || name == "status")) continue;
+            const json* field = property_schema(schema, name);
+            if (top && name == "metadata") {
+                if (!m.value.IsObject()) continue;
+                json metadata(rapidjson::kObjectType);
+                enter("f:metadata", ".metadata");
+                for (const char* owned : {"labels", "annotations"})
+                    if (const json* v = member(&m.value, owned); v && v->IsObject()) {
+                        enter("f:" + std::string(owned), "." + std::string(owned));
+                        json node(rapidjson::kObjectType);
+                        node.AddMember(".", json(rapidjson::kObjectType), a_);
+                        const json* live_map = member(member(live, "metadata"), owned);
+                        if (!object(*v, live_map, nullptr, node, false)) return false;
+                        metadata.AddMember(json(segments_.back().c_str(), a_), node, a_);
+                        leave();
+                    }
+                leave();
+                if (metadata.MemberCount() > 0) fields.AddMember("f:metadata", metadata, a_);
+                continue;
+            }
+            enter("f:" + std::string(name), "." + std::string(name));
+            json node(rapidjson::kObjectType);
+            if (!value(m.value, member(live, name), field, node)) return false;
+            fields.AddMember(json(segments_.back().c_str(), a_), node, a_);
+            leave();
+        }
+        return true;
+    }
+
+  private:
+    bool value(const json& applied, const json* live, const json* field, json& node) {
+        if (applied.IsObject() && !applied.ObjectEmpty()) {
+            // A map (no declared properties) is owned itself too ("."); a struct is not.
+            if (!member(resolve_builtin_ref(field), "properties"))
+                node.AddMember(".", json(rapidjson::kObjectType), a_);
+            return object(applied, live, resolve_builtin_ref(field), node, false);
+        }
+        const auto keys = applied.IsArray() ? list_keys(field) : std::vector<std::string>{};
+        bool keyed = !keys.empty() && !applied.Empty();
+        if (keyed)
+            for (const auto& item : applied.GetArray())
+                keyed = keyed && item_key(item, keys);
+        if (!keyed) {
+            on_leaf_({segments_, display_, applied, live});
+            return true;
+        }
+        const json* items = member(resolve_builtin_ref(field), "items");
+        for (const auto& item : applied.GetArray()) {
+            const std::string key = "k:" + *item_key(item, keys);
+            if (member(&node, key)) continue; // a duplicate key: the first one counts
+            enter(key, item_display(item, keys));
+            json item_node(rapidjson::kObjectType);
+            item_node.AddMember(".", json(rapidjson::kObjectType), a_);
+            const json* live_item = find_item(const_cast<json*>(live), key.substr(2), keys);
+            if (!object(item, live_item, resolve_builtin_ref(items), item_node, false))
+                return false;
+            node.AddMember(json(key.c_str(), a_), item_node, a_);
+            leave();
+        }
+        return true;
+    }
+
+    void enter(std::string segment, const std::string& shown) {
+        segments_.push_back(std::move(segment));
+        lengths_.push_back(display_.size());
+        display_ += shown;
+    }
+    void leave() {
+        segments_.pop_back();
+        display_.resize(lengths_.back());
+        lengths_.pop_back();
+    }
+
+    json_alloc& a_;
+    std::function<void(const leaf&)> on_leaf_;
+    std::vector<std::string> segments_;
+    std::vector<std::size_t> lengths_;
+    std::string display_;
+};
+
+bool is_leaf(const json& node) {
+    if (!node.IsObject()) return true;
+    for (const auto& m : node.GetObject())
+        if (text(m.name) != ".") return false;
+    return true;
+}
+
+/// Whether `fields` owns the path (the node itself, something under it, or — recorded coarsely by
+/// an Update — a leaf above it).
+bool owns(const json& fields, const std::vector<std::string>& segments) {
+    const json* node = &fields;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        if (i > 0 && is_leaf(*node)) return true;
+        node = member(node, segments[i]);
+        if (!node) return false;
+    }
+    return true;
+}
+
+/// Takes the path (or the coarse leaf above it) out of `fields`, dropping what that leaves empty.
+/// True when `fields` itself is left empty.
+bool disown(json& fields, const std::vector<std::string>& segments, std::size_t at = 0) {
+    if (at < segments.size()) {
+        json* child = member(&fields, segments[at]);
+        if (!child) return fields.ObjectEmpty();
+        if (at + 1 == segments.size() || is_leaf(*child) || disown(*child, segments, at + 1))
+            fields.RemoveMember(segments[at].c_str());
+    }
+    return fields.ObjectEmpty();
+}
+
+std::string_view entry_text(const json& entry, const char* key) {
+    const json* v = member(&entry, key);
+    return v && v->IsString() ? text(*v) : std::string_view();
+}
+
+/// Merges the applied configuration into the live object: maps by key, keyed lists item by item,
+/// the rest replaced.
+void merge(json& target, const json& applied, const json* schema, json_alloc& a, bool top) {
+    for (const auto& m : applied.GetObject()) {
+        const std::string_view name = text(m.name);
+        if (top && (name == "status" || name == "apiVersion" || name == "kind")) continue;
+        if (top && name == "metadata") {
+            for (const char* owned : {"labels", "annotations"})
+                if (const json* v = member(&m.value, owned); v && v->IsObject()) {
+                    if (!member(&target, "metadata"))
+                        target.AddMember("metadata", json(rapidjson::kObjectType), a);
+                    json& metadata = *member(&target, "metadata");
+                    if (!member(&metadata, owned) || !member(&metadata, owned)->IsObject()) {
+                        metadata.RemoveMember(owned);
+                        metadata.AddMember(json(owned, a), json(rapidjson::kObjectType), a);
+                    }
+                    merge(*member(&metadata, owned), *v, nullptr, a, false);
+                }
+            continue;
+        }
+        const json* field = property_schema(schema, name);
+        json* existing = member(&target, name);
+        if (existing && existing->IsObject() && m.value.IsObject()) {
+            merge(*existing, m.value, resolve_builtin_ref(field), a, false);
+            continue;
+        }
+        const auto keys = m.value.IsArray() ? list_keys(field) : std::vector<std::string>{};
+        if (existing && existing->IsArray() && !keys.empty()) {
+            const json* items = resolve_builtin_ref(member(resolve_builtin_ref(field), "items"));
+            for (const auto& item : m.value.GetArray()) {
+                const auto key = item_key(item, keys);
+                json* match = key ? find_item(existing, *key, keys) : nullptr;
+                if (match && match->IsObject())
+                    merge(*match, item, items, a, false);
+                else
+                    existing->PushBack(json(item, a), a);
+            }
+            continue;
+        }
+        target.RemoveMember(m.name);
+        target.AddMember(json(m.name, a), json(m.value, a), a);
+    }
+}
+
+/// Removes from `object` what the manager applied before (`before`) and applies no more (`now`),
+/// unless `others_own` says another manager still owns it.
+void remove_dropped(json& object, const json& before, const json* now,
+                    std::vector<std::string>& segments,
+                    const std::function<bool(const std::vector<std::string>&)>& others_own) {
+    if (!before.IsObject() || segments.size() > max_depth) return;
+    for (const auto& m : before.GetObject()) {
+        const std::string segment(text(m.name));
+        if (segment == ".") continue;
+        const json* still = member(now, segment);
+        segments.push_back(segment);
+        const bool keyed = segment.rfind("k:", 0) == 0;
+        json* target = nullptr;
+        if (keyed && object.IsArray()) {
+            json_doc key;
+            key.Parse(segment.c_str() + 2);
+            std::vector<std::string> names;
+            if (key.IsObject())
+                for (const auto& k : key.GetObject())
+                    names.emplace_back(text(k.name));
+            std::sort(names.begin(), names.end());
+            target = find_item(&object, segment.substr(2), names);
+            if (target && !still && !others_own(segments)) {
+                object.Erase(target);
+                target = nullptr;
+            }
+        } else if (!keyed && object.IsObject()) {
+            const std::string name = segment.substr(2);
+            target = member(&object, name);
+            if (target && !still && !others_own(segments)) {
+                object.RemoveMember(name.c_str());
+                target = nullptr;
+            }
+        }
+        if (target && still) remove_dropped(*target, m.value, still, segments, others_own);
+        segments.pop_back();
+    }
+}
+
+std::string conflict_message(const std::vector<status_cause>& causes,
+                             const std::vector<std::string>& owners) {
+    if (causes.size() == 1)
+        return "Apply failed with 1 conflict: " + causes[0].message + ": " + causes[0].field;
+    std::map<std::string, std::vector<std::string>> by_owner;
+    for (std::size_t i = 0; i < causes.size(); ++i)
+        by_owner[owners[i]].push_back(causes[i].field);
+    std::string out = "Apply failed with " + std::to_string(causes.size()) + " conflicts: ";
+    bool first = true;
+    for (const auto& [owner, fields] : by_owner) {
+        out += (first ? "" : "\n") + std::string("conflicts with ") + owner + ":";
+        first = false;
+        for (const auto& f : fields)
+            out += "\n- " + f;
+    }
+    return out;
+}
+
+/// How a conflict names the other manager, as upstream's printManager does.
+std::string owner_text(const json& entry) {
+    std::string out = "\"" + std::string(entry_text(entry, "manager")) + "\"";
+    if (!entry_text(entry, "subresource").empty())
+        out += " with subresource \"" + std::string(entry_text(entry, "subresource")) + "\"";
+    if (entry_text(entry, "operation") == "Update") {
+        out += " using " + std::string(entry_text(entry, "apiVersion"));
+        if (!entry_text(entry, "time").empty())
+            out += " at " + std::string(entry_text(entry, "time"));
+    }
+    return out;
+}
+
+} // namespace
+
+std::variant<json_doc, api_error> server_side_apply(const apply_request& request) {
+    if (!request.applied.IsObject())
+        return bad_request("the applied configuration must be an object");
+    json_doc out = request.live ? clone(*request.live) : clone(request.applied);
+    auto& a = out.GetAllocator();
+
+    // The other managers' entries of the object itself, and this manager's previous Apply entry.
+    json entries(rapidjson::kArrayType);
+    json previous_fields(rapidjson::kObjectType);
+    std::string previous_time;
+    std::string previous_version;
+    if (const json* managed =
+            request.live ? find_path(*request.live, "metadata.managedFields") : nullptr;
+        managed && managed->IsArray())
+        for (const auto& e : managed->GetArray()) {
+            if (!e.IsObject()) continue;
+            if (entry_text(e, "manager") == request.manager &&
+                entry_text(e, "operation") == "Apply" && entry_text(e, "subresource").empty()) {
+                if (const json* f = member(&e, "fieldsV1")) previous_fields.CopyFrom(*f, a);
+                previous_time = entry_text(e, "time");
+                previous_version = entry_text(e, "apiVersion");
+                continue;
+            }
+            entries.PushBack(json(e, a), a);
+        }
+
+    // What the configuration sets, and who else owns what it would change.
+    std::vector<status_cause> causes;
+    std::vector<std::string> owners;
+    std::vector<std::pair<std::size_t, std::vector<std::string>>> taken; // entry, path
+    json fields(rapidjson::kObjectType);
+    applied_walk walk(a, [&](const leaf& l) {
+        if (l.live && *l.live == l.applied) return; // the same value: owned together
+        for (std::size_t i = 0; i < entries.Size(); ++i) {
+            const json& e = entries[i];
+            const json* f = member(&e, "fieldsV1");
+            if (!entry_text(e, "subresource").empty() || !f || !owns(*f, l.segments)) continue;
+            causes.push_back({"FieldManagerConflict", "conflict with " + owner_text(e), l.display});
+            owners.push_back(owner_text(e));
+            taken.emplace_back(i, l.segments);
+        }
+    });
+    const json* schema = request.schema;
+    if (!walk.object(request.applied, request.live, schema, fields, true))
+        return bad_request("the applied configuration is nested too deeply");
+    if (!causes.empty() && !request.force)
+        return api_error{409,
+                         "Conflict",
+                         conflict_message(causes, owners),
+                         "",
+                         "",
+                         "",
+                         std::move(causes),
+                         std::nullopt};
+    for (auto& [index, path] : taken) // forced: the fields change hands
+        if (json* f = member(&entries[static_cast<rapidjson::SizeType>(index)], "fieldsV1"))
+            disown(*f, path);
+    for (auto it = entries.Begin(); it != entries.End();) {
+        const json* f = member(&*it, "fieldsV1");
+        it = f && f->IsObject() && f->ObjectEmpty() ? entries.Erase(it) : it + 1;
+    }
+
+    if (request.live) {
+        merge(out, request.applied, schema, a, true);
+        std::vector<std::string> segments;
+        remove_dropped(out, previous_fields, &fields, segments,
+                       [&](const std::vector<std::string>& path) {
+                           for (const auto& e : entries.GetArray())
+                               if (const json* f = member(&e, "fieldsV1");
+                                   f && entry_text(e, "subresource").empty() && owns(*f, path))
+                                   return true;
+                           return false;
+                       });
+    }
+
+    // The Apply entry keeps its time while what it owns stays the same.
+    const bool unchanged = previous_fields == fields && previous_version == request.api_version;
+    const std::string time = unchanged ? previous_time : core::format_rfc3339(request.now);
+    json entry(rapidjson::kObjectType);
+    entry.AddMember("manager", json(request.manager.c_str(), a), a);
+    entry.AddMember("operation", "Apply", a);
+    entry.AddMember("apiVersion", json(request.api_version.c_str(), a), a);
+    entry.AddMember("time", json(time.c_str(), a), a);
+    entry.AddMember("fieldsType", "FieldsV1", a);
+    entry.AddMember("fieldsV1", fields, a);
+    entries.PushBack(entry, a);
+    set_path(out, "metadata.managedFields", std::move(entries), a);
+    return out;
+}
+
+} // namespace hpaplus::sim

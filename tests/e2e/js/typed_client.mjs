@@ -1,0 +1,135 @@
+// The official Kubernetes JavaScript client (@kubernetes/client-node, from the npm registry:
+// scripts/setup.sh installs it here) against `hpaplus sim`, as a second typed client beside the
+// Python one: it lists and pages, reads, scales through /scale, watches, reads Nodes and `top`
+// figures, deletes with each propagation policy and applies server-side. Prints one line per
+// check; any error ends it with exit code 1.
+// Usage: node typed_client.mjs KUBECONFIG
+import * as k8s from '@kubernetes/client-node';
+
+const kc = new k8s.KubeConfig();
+kc.loadFromFile(process.argv[2]);
+const core = kc.makeApiClient(k8s.CoreV1Api);
+const apps = kc.makeApiClient(k8s.AppsV1Api);
+const namespace = 'default';
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+const applyPatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);
+
+async function eventually(what, check) {
+  for (let i = 0; i < 100; ++i) {
+    const value = await check();
+    if (value) return value;
+    await sleep(200);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const pods = (await core.listNamespacedPod({ namespace, labelSelector: 'app=web' })).items;
+console.log('pods', pods.length, pods[0].status.containerStatuses[0].ready);
+console.log('deployments', JSON.stringify(
+  (await apps.listNamespacedDeployment({ namespace })).items.map((d) => d.metadata.name)));
+
+// Pages of one pod each, through limit/continue, with the remaining count.
+const names = [];
+let token;
+const remaining = [];
+do {
+  const page = await core.listNamespacedPod({
+    namespace, labelSelector: 'app=web', limit: 1, _continue: token,
+  });
+  names.push(...page.items.map((p) => p.metadata.name));
+  remaining.push(page.metadata.remainingItemCount ?? '-');
+  token = page.metadata._continue;
+} while (token);
+console.log('paged', names.length, new Set(names).size);
+const unselected = await core.listNamespacedPod({ namespace, limit: 1 });
+console.log('remainingItemCount', unselected.metadata.remainingItemCount > 0);
+
+// Scale through /scale, then watch from the list's resourceVersion for the pod that adds.
+const since = (await core.listNamespacedPod({ namespace, labelSelector: 'app=web' }))
+  .metadata.resourceVersion;
+await apps.patchNamespacedDeploymentScale(
+  { name: 'web', namespace, body: { spec: { replicas: 3 } } }, mergePatch);
+console.log('scaled',
+  (await apps.readNamespacedDeploymentScale({ name: 'web', namespace })).spec.replicas);
+const added = await new Promise((resolve, reject) => {
+  let request;
+  new k8s.Watch(kc).watch(`/api/v1/namespaces/${namespace}/pods`,
+    { resourceVersion: since, labelSelector: 'app=web', timeoutSeconds: 20 },
+    (type, pod) => {
+      if (type === 'ADDED') {
+        resolve(pod.metadata.name); // before abort(), which calls the done callback at once
+        request?.abort();
+      }
+    },
+    (err) => (err && err.name !== 'AbortError' ? reject(err) : resolve(null)))
+    .then((r) => { request = r; }, reject);
+});
+console.log('watched ADDED', added !== null);
+
+// The node the pods run on, and `top` from the metrics API.
+const nodes = (await core.listNode()).items;
+const node = nodes[0];
+const ready = node.status.conditions.find((c) => c.type === 'Ready');
+console.log('node', nodes.length, ready.status, node.status.allocatable.cpu !== undefined,
+  node.status.nodeInfo.kubeletVersion);
+const metrics = new k8s.Metrics(kc);
+const nodeTop = await k8s.topNodes(core);
+console.log('top nodes', nodeTop.length, nodeTop[0].CPU.RequestTotal > 0);
+const podTop = await eventually('pod metrics', async () => {
+  const top = await k8s.topPods(core, metrics, namespace);
+  return top.length > 0 ? top : null;
+});
+console.log('top pods', podTop.length > 0, podTop[0].CPU.CurrentUsage > 0);
+
+// events.k8s.io/v1 reads the core Events.
+const events = kc.makeApiClient(k8s.EventsV1Api);
+await core.createNamespacedEvent({
+  namespace,
+  body: {
+    metadata: { name: 'web.js' },
+    involvedObject: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace },
+    reason: 'Checked', message: 'from the JavaScript client', type: 'Normal',
+  },
+});
+const event = await events.readNamespacedEvent({ name: 'web.js', namespace });
+console.log('event', event.note, event.regarding.name);
+
+// Deletion propagation: Orphan leaves the ReplicaSet without its owner; Foreground deletes the
+// dependents first and the owner last.
+const replicaSetsOf = async (label) =>
+  (await apps.listNamespacedReplicaSet({ namespace, labelSelector: label })).items;
+await apps.deleteNamespacedDeployment({ name: 'web', namespace, propagationPolicy: 'Orphan' });
+await eventually('the Deployment to go', async () =>
+  (await apps.listNamespacedDeployment({ namespace })).items.every((d) => d.metadata.name !== 'web'));
+const orphans = await replicaSetsOf('app=web');
+console.log('orphaned', orphans.length, orphans.every((r) => !r.metadata.ownerReferences));
+// (The answer is the object marked for deletion; this client types it as a Status, so the
+// marks are checked by SimWorkload.DeletionPropagationOrphanAndForeground.)
+await apps.deleteNamespacedStatefulSet({ name: 'db', namespace, propagationPolicy: 'Foreground' });
+await eventually('the StatefulSet and its pods to go', async () =>
+  (await core.listNamespacedPod({ namespace, labelSelector: 'app=db' })).items.length === 0 &&
+  (await apps.listNamespacedStatefulSet({ namespace })).items.length === 0);
+console.log('foreground done');
+
+// Server-side apply: creates, records the manager, refuses another manager's field unless forced.
+const manifest = (replicas, env) => ({
+  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace }, data: { replicas, env },
+});
+const created = await core.patchNamespacedConfigMap(
+  { name: 'applied', namespace, body: manifest('1', 'prod'), fieldManager: 'js-a' }, applyPatch);
+console.log('applied', created.data.replicas,
+  JSON.stringify(created.metadata.managedFields.map((m) => `${m.manager}:${m.operation}`)));
+try {
+  await core.patchNamespacedConfigMap(
+    { name: 'applied', namespace, body: manifest('2', 'prod'), fieldManager: 'js-b' }, applyPatch);
+  console.log('conflict none');
+} catch (err) {
+  const status = typeof err.body === 'string' ? JSON.parse(err.body) : err.body;
+  console.log('conflict', err.code, status.message, status.details.causes[0].field);
+}
+const forced = await core.patchNamespacedConfigMap(
+  { name: 'applied', namespace, body: manifest('2', 'prod'), fieldManager: 'js-b', force: true },
+  applyPatch);
+console.log('forced', forced.data.replicas,
+  JSON.stringify(forced.metadata.managedFields.map((m) => m.manager).sort()));
