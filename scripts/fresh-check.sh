@@ -56,6 +56,10 @@ for fs in proc sys dev dev/pts; do
 done
 mkdir -p "$root/dev/shm" && mount -t tmpfs tmpfs "$root/dev/shm" && mounted+=("$root/dev/shm")
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The network's trust, like its name servers: where egress goes through a TLS proxy, the host's CA
+# bundle, which Node.js (npm) reads through NODE_EXTRA_CA_CERTS as on the host. The machine's own
+# CA store stays Debian's.
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/network-ca.crt" 2>/dev/null || : >"$root/etc/network-ca.crt"
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
 
@@ -65,6 +69,7 @@ git clone -q "$repo" "$root/root/hpaplus"
 step "run '$command_in_root' in the fresh root"
 set +e
 chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb CI=true LANG=C.UTF-8 \
+  NODE_EXTRA_CA_CERTS=/etc/network-ca.crt \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   /bin/bash -c "cd /root/hpaplus && $command_in_root"
 status=$?

@@ -202,6 +202,21 @@ bool disown(json& fields, const std::vector<std::string>& segments, std::size_t 
     return fields.ObjectEmpty();
 }
 
+/// Orders every set's members as the real server serializes them ("." first, then by name).
+void sort_fields(json& node, json_alloc& a) {
+    if (!node.IsObject()) return;
+    std::vector<std::pair<std::string, json>> members;
+    for (auto& m : node.GetObject()) {
+        sort_fields(m.value, a);
+        members.emplace_back(std::string(text(m.name)), std::move(m.value));
+    }
+    std::sort(members.begin(), members.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    node.SetObject();
+    for (auto& [name, value] : members)
+        node.AddMember(json(name.c_str(), a), std::move(value), a);
+}
+
 std::string_view entry_text(const json& entry, const char* key) {
     const json* v = member(&entry, key);
     return v && v->IsString() ? text(*v) : std::string_view();
@@ -398,6 +413,7 @@ std::variant<json_doc, api_error> server_side_apply(const apply_request& request
                        });
     }
 
+    sort_fields(fields, a);
     // The Apply entry keeps its time while what it owns stays the same.
     const bool unchanged = previous_fields == fields && previous_version == request.api_version;
     const std::string time = unchanged ? previous_time : core::format_rfc3339(request.now);

@@ -342,6 +342,56 @@ spec:
     EXPECT_NE(r.output.find("maxReplicaz"), std::string::npos) << r.output;
 }
 
+// `kubectl apply --server-side` creates, re-applies, reports another manager's field as a conflict
+// until `--force-conflicts`; `kubectl delete --cascade=orphan|foreground` propagate as the
+// garbage collector does (both flags exist since kubectl 1.20).
+TEST_P(KubectlOnSim, ServerSideApplyAndCascadingDeletes) {
+    const std::string manifest = dir.path() + "/web.yaml";
+    const auto write = [&](int replicas) {
+        std::ofstream(manifest) << "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                                   "spec:\n  replicas: "
+                                << replicas
+                                << "\n  selector: {matchLabels: {app: web}}\n  template:\n"
+                                   "    metadata: {labels: {app: web}}\n    spec:\n"
+                                   "      containers: [{name: app, image: nginx}]\n";
+    };
+    write(2);
+    auto r = kubectl("apply --server-side -f " + manifest);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("serverside-applied"), std::string::npos) << r.output;
+    r = kubectl("apply --server-side -f " + manifest);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    write(4);
+    r = kubectl("apply --server-side --field-manager=other -f " + manifest);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(
+        r.output.find("Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas"),
+        std::string::npos)
+        << r.output;
+    r = kubectl("apply --server-side --field-manager=other --force-conflicts -f " + manifest);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(kubectl("get deployment web -o jsonpath={.spec.replicas}").output, "4");
+
+    ASSERT_TRUE(test::eventually(
+        [&] { return kubectl("get replicasets -o name").output.find("web-") != std::string::npos; },
+        20s, 200ms));
+    r = kubectl("delete deployment web --cascade=orphan");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_TRUE(test::eventually([&] { return kubectl("get deployments -o name").output.empty(); },
+                                 20s, 200ms));
+    EXPECT_NE(kubectl("get replicasets -o name").output.find("web-"), std::string::npos);
+    ASSERT_EQ(kubectl("apply -f " + fixtures + "/db-statefulset.yaml").exit_code, 0);
+    ASSERT_EQ(kubectl("rollout status statefulset/db --timeout=20s").exit_code, 0);
+    r = kubectl("delete statefulset db --cascade=foreground");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(test::eventually(
+        [&] {
+            return kubectl("get statefulsets -o name").output.empty() &&
+                   kubectl("get pods -l app=db -o name").output.empty();
+        },
+        20s, 200ms));
+}
+
 TEST_P(KubectlOnSim, WatchSeesChanges) {
     ASSERT_EQ(kubectl("create namespace watched").exit_code, 0);
     // kubectl get -w prints the current state and then every change until it is stopped.

@@ -186,6 +186,102 @@ TEST_F(SimApi, EventsAreServedAsCoreV1AndEventsV1FromOneStore) {
     EXPECT_EQ(message.find("reason:"), std::string::npos) << message;
 }
 
+// Server-side apply as the real field manager does it: create when absent, an Apply entry per
+// manager, 409 with one cause per field another manager owns unless forced, and what a manager no
+// longer applies removed unless someone else owns it.
+TEST_F(SimApi, ServerSideApplyCreatesOwnsConflictsAndRemovesWhatIsNoLongerApplied) {
+    const std::string web = deployments + "/web";
+    const auto apply = [&](const std::string& manager, const std::string& body,
+                           const std::string& extra = "") {
+        return sim.request("PATCH", web + "?fieldManager=" + manager + extra, body,
+                           "application/apply-patch+yaml");
+    };
+    const auto config = [](const std::string& replicas, const std::string& env) {
+        return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web",)"
+               R"("labels":{"app":"web"}},"spec":{"replicas":)" +
+               replicas +
+               R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":)"
+               R"({"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx",)"
+               R"("env":[)" +
+               env + "]}]}}}}";
+    };
+    EXPECT_EQ(apply("", config("2", "")).status, 400); // a fieldManager is required
+
+    auto r = apply("ops", config("2", R"({"name":"A","value":"1"},{"name":"B","value":"2"})"));
+    ASSERT_EQ(r.status, 201) << r.body; // created
+    auto doc = parse(r.body);
+    ASSERT_EQ(doc["metadata"]["managedFields"].Size(), 1u);
+    const auto& entry = doc["metadata"]["managedFields"][0];
+    EXPECT_EQ(str(entry, "/operation"), "Apply");
+    EXPECT_EQ(str(entry, "/manager"), "ops");
+    EXPECT_EQ(str(entry, "/apiVersion"), "apps/v1");
+    EXPECT_NE(test::json_text(entry["fieldsV1"])
+                  .find(R"("k:{\"name\":\"app\"}":{".":{},"f:env":{"k:{\"name\":\"A\"}")"),
+              std::string::npos)
+        << test::json_text(entry["fieldsV1"]);
+    const std::string version = str(doc, "/metadata/resourceVersion");
+
+    // The same configuration again changes nothing.
+    r = apply("ops", config("2", R"({"name":"A","value":"1"},{"name":"B","value":"2"})"));
+    EXPECT_EQ(str(parse(r.body), "/metadata/resourceVersion"), version);
+
+    // Another manager may co-own a field at the same value, not change it.
+    r = apply("autoscaler", R"({"apiVersion":"apps/v1","kind":"Deployment",)"
+                            R"("metadata":{"name":"web"},"spec":{"replicas":5}})");
+    ASSERT_EQ(r.status, 409) << r.body;
+    doc = parse(r.body);
+    EXPECT_EQ(str(doc, "/reason"), "Conflict");
+    EXPECT_EQ(str(doc, "/message"),
+              R"(Apply failed with 1 conflict: conflict with "ops": .spec.replicas)");
+    EXPECT_EQ(str(doc, "/details/causes/0/reason"), "FieldManagerConflict");
+    EXPECT_EQ(str(doc, "/details/causes/0/field"), ".spec.replicas");
+    // Forced, the field changes hands.
+    r = apply("autoscaler",
+              R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)"
+              R"("spec":{"replicas":5}})",
+              "&force=true");
+    ASSERT_EQ(r.status, 200) << r.body;
+    doc = parse(r.body);
+    EXPECT_EQ(str(doc, "/spec/replicas"), "5");
+    for (const auto& e : doc["metadata"]["managedFields"].GetArray()) {
+        const std::string fields = test::json_text(e["fieldsV1"]);
+        EXPECT_EQ(fields.find("f:replicas") != std::string::npos,
+                  str(e, "/manager") == "autoscaler")
+            << fields;
+    }
+
+    // `ops` drops env B and `replicas`: B goes; replicas, owned by the autoscaler, stays.
+    r = apply("ops", R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web",)"
+                     R"("labels":{"app":"web"}},"spec":{"selector":{"matchLabels":{"app":"web"}},)"
+                     R"("template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":)"
+                     R"([{"name":"app","image":"nginx","env":[{"name":"A","value":"1"}]}]}}}})");
+    ASSERT_EQ(r.status, 200) << r.body;
+    doc = parse(r.body);
+    EXPECT_EQ(test::json_text(doc["spec"]["template"]["spec"]["containers"][0]["env"]),
+              R"([{"name":"A","value":"1"}])");
+    EXPECT_EQ(str(doc, "/spec/replicas"), "5");
+
+    // An Update's manager is named with its version and time; YAML that is not JSON is read too.
+    ASSERT_EQ(sim.request("PATCH", web + "?fieldManager=editor",
+                          R"({"spec":{"template":{"spec":{"containers":[{"name":"app",)"
+                          R"("image":"nginx:2"}]}}}})",
+                          "application/strategic-merge-patch+json")
+                  .status,
+              200);
+    r = apply("ops",
+              "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+              "  template:\n    spec:\n      containers:\n      - {name: app, image: nginx}\n");
+    ASSERT_EQ(r.status, 409) << r.body;
+    const std::string message = str(parse(r.body), "/message");
+    EXPECT_EQ(message.rfind(
+                  "Apply failed with 1 conflict: conflict with \"editor\" using apps/v1 at ", 0),
+              0u)
+        << message;
+    EXPECT_NE(message.find(R"(: .spec.template.spec.containers[name="app"].image)"),
+              std::string::npos)
+        << message;
+}
+
 TEST_F(SimApi, CreateTwiceIsAlreadyExists) {
     create_deployment();
     const auto again = sim.request("POST", deployments, deployment_json);
@@ -281,7 +377,7 @@ TEST_F(SimApi, Patches) {
     EXPECT_EQ(str(parse(unknown.body), "/message"),
               "the body of the request was in an unknown format - accepted media types include: "
               "application/json-patch+json, application/merge-patch+json, "
-              "application/strategic-merge-patch+json");
+              "application/strategic-merge-patch+json, application/apply-patch+yaml");
 }
 
 // Fields with upstream's patch strategy `replace` (a PodDisruptionBudget's selector) are replaced
@@ -388,7 +484,8 @@ TEST_F(SimApi, CustomResources) {
     EXPECT_EQ(strategic.status, 415);
     EXPECT_EQ(str(parse(strategic.body), "/message"),
               "the body of the request was in an unknown format - accepted media types include: "
-              "application/json-patch+json, application/merge-patch+json");
+              "application/json-patch+json, application/merge-patch+json, "
+              "application/apply-patch+yaml");
 
     const auto table =
         parse(sim.request("GET", widgets, "", "",

@@ -4,6 +4,8 @@
 
 #include <rapidjson/document.h>
 #include <rapidjson/pointer.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <string>
 
@@ -22,6 +24,14 @@ inline std::string str(const rapidjson::Value& root, const char* pointer) {
     if (v->IsInt64()) return std::to_string(v->GetInt64());
     if (v->IsBool()) return v->GetBool() ? "true" : "false";
     return "<other>";
+}
+
+/// A value as compact JSON.
+inline std::string json_text(const rapidjson::Value& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    v.Accept(writer);
+    return {buffer.GetString(), buffer.GetSize()};
 }
 
 } // namespace hpaplus::test
