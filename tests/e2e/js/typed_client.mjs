@@ -25,9 +25,34 @@ async function eventually(what, check) {
 }
 
 const pods = (await core.listNamespacedPod({ namespace, labelSelector: 'app=web' })).items;
-console.log('pods', pods.length, pods[0].status.containerStatuses[0].ready);
-console.log('deployments', JSON.stringify(
-  (await apps.listNamespacedDeployment({ namespace })).items.map((d) => d.metadata.name)));
+const status = pods[0].status.containerStatuses[0];
+console.log('pods', pods.length, status.ready);
+console.log('imageID', status.imageID);
+console.log('containerID', status.containerID);
+const pod = pods[0];
+const owner = pod.metadata.ownerReferences[0];
+console.log('owner', owner.kind, owner.name === `web-${pod.metadata.labels['pod-template-hash']}`);
+console.log('defaults', pod.spec.restartPolicy, pod.spec.dnsPolicy,
+  pod.spec.terminationGracePeriodSeconds, pod.spec.schedulerName,
+  pod.spec.containers[0].imagePullPolicy);
+const deployments = (await apps.listNamespacedDeployment({ namespace })).items;
+console.log('deployments', JSON.stringify(deployments.map((d) => d.metadata.name)));
+const available = deployments[0].status.conditions.find((c) => c.type === 'Available');
+console.log('deployment condition', available.status, available.lastUpdateTime !== undefined,
+  'lastProbeTime' in available && available.lastProbeTime !== undefined);
+const sets = (await apps.listNamespacedReplicaSet({ namespace })).items;
+console.log('replicasets', JSON.stringify(sets.map((r) => r.metadata.ownerReferences[0].kind)));
+const db = await apps.readNamespacedStatefulSet({ name: 'db', namespace });
+console.log('statefulset', db.spec.podManagementPolicy,
+  db.status.updateRevision === db.status.currentRevision);
+console.log('statefulset scale',
+  (await apps.readNamespacedStatefulSetScale({ name: 'db', namespace })).status.selector);
+const autoscaling = kc.makeApiClient(k8s.AutoscalingV1Api);
+const hpas = (await autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace })).items;
+console.log('hpas', JSON.stringify(hpas.map((h) => h.metadata.name)),
+  hpas[0].spec.targetCPUUtilizationPercentage);
+const ns = await core.readNamespace({ name: namespace });
+console.log('namespace', ns.status.phase, JSON.stringify(ns.spec.finalizers));
 
 // Pages of one pod each, through limit/continue, with the remaining count.
 const names = [];
