@@ -19,13 +19,19 @@ api_error with_details(int code, std::string reason, std::string message, const 
 
 } // namespace
 
-std::string status_json(const api_error& e) {
+json_doc status_document(const char* status) {
     json_doc doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("kind", "Status", a);
     doc.AddMember("apiVersion", "v1", a);
     doc.AddMember("metadata", json(rapidjson::kObjectType), a);
-    doc.AddMember("status", "Failure", a);
+    doc.AddMember("status", rapidjson::StringRef(status), a);
+    return doc;
+}
+
+std::string status_json(const api_error& e) {
+    json_doc doc = status_document("Failure");
+    auto& a = doc.GetAllocator();
     doc.AddMember("message", json(e.message.c_str(), a), a);
     doc.AddMember("reason", json(e.reason.c_str(), a), a);
     json details(rapidjson::kObjectType);

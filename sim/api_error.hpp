@@ -30,6 +30,9 @@ struct api_error {
     std::optional<int> retry_after_seconds;
 };
 
+/// A `Status` object's head (kind, apiVersion, metadata) with `status` ("Success", "Failure").
+json_doc status_document(const char* status);
+
 /// The `Status` JSON for an error.
 std::string status_json(const api_error& e);
 

@@ -34,12 +34,8 @@ bool returns_deleted_object(const resource_type& t) {
 }
 
 std::string deleted_status(const resource_type& t, const stored_object& o) {
-    json_doc doc(rapidjson::kObjectType);
+    json_doc doc = status_document("Success");
     auto& a = doc.GetAllocator();
-    doc.AddMember("kind", "Status", a);
-    doc.AddMember("apiVersion", "v1", a);
-    doc.AddMember("metadata", json(rapidjson::kObjectType), a);
-    doc.AddMember("status", "Success", a);
     json details(rapidjson::kObjectType);
     details.AddMember("name", json(o.name.c_str(), a), a);
     details.AddMember("group", json(t.group.c_str(), a), a);
