@@ -231,8 +231,10 @@ void merge(json& target, const json& applied, const json* schema, json_alloc& a,
         if (top && name == "metadata") {
             for (const char* owned : {"labels", "annotations"})
                 if (const json* v = member(&m.value, owned); v && v->IsObject()) {
-                    if (!member(&target, "metadata"))
+                    if (!member(&target, "metadata") || !member(&target, "metadata")->IsObject()) {
+                        target.RemoveMember("metadata");
                         target.AddMember("metadata", json(rapidjson::kObjectType), a);
+                    }
                     json& metadata = *member(&target, "metadata");
                     if (!member(&metadata, owned) || !member(&metadata, owned)->IsObject()) {
                         metadata.RemoveMember(owned);
@@ -341,6 +343,8 @@ std::string owner_text(const json& entry) {
 std::variant<json_doc, api_error> server_side_apply(const apply_request& request) {
     if (!request.applied.IsObject())
         return bad_request("the applied configuration must be an object");
+    if (request.live && !request.live->IsObject())
+        return internal_error("the stored object is not an object");
     json_doc out = request.live ? clone(*request.live) : clone(request.applied);
     auto& a = out.GetAllocator();
 
