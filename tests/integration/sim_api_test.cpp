@@ -123,7 +123,8 @@ TEST_F(SimApi, EventsAreServedAsCoreV1AndEventsV1FromOneStore) {
     const std::string core_events = "/api/v1/namespaces/default/events";
     const std::string v1_events = "/apis/events.k8s.io/v1/namespaces/default/events";
     bool listed = false;
-    for (const auto& r : parse(sim.get("/apis/events.k8s.io/v1").body)["resources"].GetArray())
+    const auto resources = parse(sim.get("/apis/events.k8s.io/v1").body);
+    for (const auto& r : resources["resources"].GetArray())
         listed |= std::string(r["name"].GetString()) == "events";
     EXPECT_TRUE(listed);
     EXPECT_NE(sim.get("/apis").body.find(R"("groupVersion":"events.k8s.io/v1")"),
