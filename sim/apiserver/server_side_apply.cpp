@@ -276,10 +276,20 @@ void remove_dropped(json& object, const json& before, const json* now,
     if (!before.IsObject() || segments.size() > max_depth) return;
     for (const auto& m : before.GetObject()) {
         const std::string segment(text(m.name));
-        if (segment == ".") continue;
+        // Only `f:` and `k:` segments name something ("." is the set itself; `v:` sets of
+        // scalars are owned whole here).
+        if (segment.size() < 2 || (segment.rfind("f:", 0) != 0 && segment.rfind("k:", 0) != 0))
+            continue;
         const json* still = member(now, segment);
         segments.push_back(segment);
         const bool keyed = segment.rfind("k:", 0) == 0;
+        // The object's identity is never the apply's to remove: of metadata, only labels and
+        // annotations are.
+        const bool top = segments.size() == 1;
+        const bool under_metadata = segments.size() == 2 && segments[0] == "f:metadata";
+        const bool kept = (top && (segment == "f:metadata" || segment == "f:apiVersion" ||
+                                   segment == "f:kind")) ||
+                          (under_metadata && segment != "f:labels" && segment != "f:annotations");
         json* target = nullptr;
         if (keyed && object.IsArray()) {
             json_doc key;
@@ -290,19 +300,20 @@ void remove_dropped(json& object, const json& before, const json* now,
                     names.emplace_back(text(k.name));
             std::sort(names.begin(), names.end());
             target = find_item(&object, segment.substr(2), names);
-            if (target && !still && !others_own(segments)) {
+            if (target && !still && !kept && !others_own(segments)) {
                 object.Erase(target);
                 target = nullptr;
             }
         } else if (!keyed && object.IsObject()) {
             const std::string name = segment.substr(2);
             target = member(&object, name);
-            if (target && !still && !others_own(segments)) {
+            if (target && !still && !kept && !others_own(segments)) {
                 object.RemoveMember(name.c_str());
                 target = nullptr;
             }
         }
-        if (target && still) remove_dropped(*target, m.value, still, segments, others_own);
+        if (target && (still || (top && segment == "f:metadata")))
+            remove_dropped(*target, m.value, still, segments, others_own);
         segments.pop_back();
     }
 }
@@ -417,6 +428,11 @@ std::variant<json_doc, api_error> server_side_apply(const apply_request& request
                        });
     }
 
+    // The object's metadata is an object whatever the configuration said (a duplicate key or
+    // a scalar in its place), so that the managed fields have a home.
+    for (json* m = member(&out, "metadata"); m && !m->IsObject(); m = member(&out, "metadata"))
+        out.RemoveMember("metadata");
+    if (!member(&out, "metadata")) out.AddMember("metadata", json(rapidjson::kObjectType), a);
     sort_fields(fields, a);
     // The Apply entry keeps its time while what it owns stays the same.
     const bool unchanged = previous_fields == fields && previous_version == request.api_version;
