@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace hpaplus::sim {
@@ -65,12 +68,48 @@ std::string item_display(const json& item, const std::vector<std::string>& keys)
     return out + "]";
 }
 
-json* find_item(json* list, std::string_view key, const std::vector<std::string>& keys) {
-    if (!list || !list->IsArray()) return nullptr;
-    for (auto& item : list->GetArray())
-        if (item_key(item, keys) == key) return &item;
-    return nullptr;
-}
+// RapidJSON finds members and items by a linear search: an apply of 100,000 labels would be
+// quadratic. Objects and keyed lists are looked up through these indexes instead, built once per
+// visit (by position, so that members or items appended later do not invalidate them).
+
+/// The members of one object by name.
+class member_index {
+  public:
+    explicit member_index(json* object) : object_(object && object->IsObject() ? object : nullptr) {
+        if (!object_) return;
+        at_.reserve(object_->MemberCount());
+        for (rapidjson::SizeType i = 0; i < object_->MemberCount(); ++i)
+            at_.emplace(std::string(text((object_->MemberBegin() + i)->name)), i);
+    }
+    json* find(std::string_view name) const {
+        const auto it = at_.find(std::string(name));
+        return it == at_.end() ? nullptr : &(object_->MemberBegin() + it->second)->value;
+    }
+
+  private:
+    json* object_;
+    std::unordered_map<std::string, rapidjson::SizeType> at_;
+};
+
+/// The items of one keyed list by their `k:` key.
+class item_index {
+  public:
+    item_index(json* list, const std::vector<std::string>& keys)
+        : list_(list && list->IsArray() ? list : nullptr) {
+        if (!list_) return;
+        for (rapidjson::SizeType i = 0; i < list_->Size(); ++i)
+            if (auto key = item_key((*list_)[i], keys)) at_.emplace(std::move(*key), i);
+    }
+    json* find(const std::string& key) const {
+        const auto it = at_.find(key);
+        return it == at_.end() ? nullptr : &(*list_)[it->second];
+    }
+    void appended(std::string key) { at_.emplace(std::move(key), list_->Size() - 1); }
+
+  private:
+    json* list_;
+    std::unordered_map<std::string, rapidjson::SizeType> at_;
+};
 
 /// What the walk of an applied configuration tells about one leaf it sets.
 struct leaf {
@@ -89,6 +128,7 @@ class applied_walk {
 
     bool object(const json& applied, const json* live, const json* schema, json& fields, bool top) {
         if (segments_.size() > max_depth) return false;
+        const member_index live_members(const_cast<json*>(live));
         for (const auto& m : applied.GetObject()) {
             const std::string_view name = text(m.name);
             if (top && (name == "apiVersion" || name == "kind" || name == "status")) continue;
@@ -102,7 +142,7 @@ class applied_walk {
                         enter("f:" + std::string(owned), "." + std::string(owned));
                         json node(rapidjson::kObjectType);
                         node.AddMember(".", json(rapidjson::kObjectType), a_);
-                        const json* live_map = member(member(live, "metadata"), owned);
+                        const json* live_map = member(live_members.find("metadata"), owned);
                         if (!object(*v, live_map, nullptr, node, false)) return false;
                         metadata.AddMember(json(segments_.back().c_str(), a_), node, a_);
                         leave();
@@ -113,7 +153,7 @@ class applied_walk {
             }
             enter("f:" + std::string(name), "." + std::string(name));
             json node(rapidjson::kObjectType);
-            if (!value(m.value, member(live, name), field, node)) return false;
+            if (!value(m.value, live_members.find(name), field, node)) return false;
             fields.AddMember(json(segments_.back().c_str(), a_), node, a_);
             leave();
         }
@@ -138,13 +178,15 @@ class applied_walk {
             return true;
         }
         const json* items = member(resolve_builtin_ref(field), "items");
+        const item_index live_items(const_cast<json*>(live), keys);
+        std::unordered_set<std::string> seen;
         for (const auto& item : applied.GetArray()) {
             const std::string key = "k:" + *item_key(item, keys);
-            if (member(&node, key)) continue; // a duplicate key: the first one counts
+            if (!seen.insert(key).second) continue; // a duplicate key: the first one counts
             enter(key, item_display(item, keys));
             json item_node(rapidjson::kObjectType);
             item_node.AddMember(".", json(rapidjson::kObjectType), a_);
-            const json* live_item = find_item(const_cast<json*>(live), key.substr(2), keys);
+            const json* live_item = live_items.find(key.substr(2));
             if (!object(item, live_item, resolve_builtin_ref(items), item_node, false))
                 return false;
             node.AddMember(json(key.c_str(), a_), item_node, a_);
@@ -171,34 +213,62 @@ class applied_walk {
     std::string display_;
 };
 
+/// A leaf of a field set: `{}`, which owns everything under it (an Update's record stops two
+/// levels deep). A set that holds only "." owns the map or item itself, not what is in it.
 bool is_leaf(const json& node) {
-    if (!node.IsObject()) return true;
-    for (const auto& m : node.GetObject())
-        if (text(m.name) != ".") return false;
-    return true;
+    return !node.IsObject() || node.ObjectEmpty();
 }
 
-/// Whether `fields` owns the path (the node itself, something under it, or — recorded coarsely by
-/// an Update — a leaf above it).
-bool owns(const json& fields, const std::vector<std::string>& segments) {
-    const json* node = &fields;
-    for (std::size_t i = 0; i < segments.size(); ++i) {
-        if (i > 0 && is_leaf(*node)) return true;
-        node = member(node, segments[i]);
-        if (!node) return false;
+/// One manager's fieldsV1 as sets of paths (each segment followed by a NUL, one string per
+/// path): every node, and the leaves among them.
+class owned_paths {
+  public:
+    explicit owned_paths(const json* fields) {
+        if (fields) collect(*fields, "", 0);
     }
-    return true;
-}
+    /// The node that makes this manager own the path — the path itself, or a coarse leaf above
+    /// it that an Update recorded — as such a path; nullopt when it owns neither it nor
+    /// anything under it. (Owning something under the path counts as owning the path.)
+    std::optional<std::string> owner_of(const std::vector<std::string>& segments) const {
+        std::string prefix;
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+            (prefix += segments[i]) += '\0';
+            if (!nodes_.count(prefix)) return std::nullopt;
+            if (i + 1 < segments.size() && leaves_.count(prefix)) return prefix;
+        }
+        return prefix;
+    }
 
-/// Takes the path (or the coarse leaf above it) out of `fields`, dropping what that leaves empty.
-/// True when `fields` itself is left empty.
-bool disown(json& fields, const std::vector<std::string>& segments, std::size_t at = 0) {
-    if (at < segments.size()) {
-        json* child = member(&fields, segments[at]);
-        if (!child) return fields.ObjectEmpty();
-        if (at + 1 == segments.size() || is_leaf(*child) || disown(*child, segments, at + 1))
-            fields.RemoveMember(segments[at].c_str());
+  private:
+    void collect(const json& node, const std::string& path, int depth) {
+        if (!node.IsObject() || depth > max_depth) return;
+        for (const auto& m : node.GetObject()) {
+            if (text(m.name) == ".") continue;
+            std::string child = path + std::string(text(m.name)) + '\0';
+            if (is_leaf(m.value)) leaves_.insert(child);
+            collect(m.value, child, depth + 1);
+            nodes_.insert(std::move(child));
+        }
     }
+    std::unordered_set<std::string> nodes_;
+    std::unordered_set<std::string> leaves_;
+};
+
+/// Takes the `taken` nodes (paths as owned_paths writes them) out of `fields`, dropping what that
+/// leaves empty. True when `fields` itself is left empty.
+bool disown(json& fields, const std::unordered_set<std::string>& taken, const std::string& path,
+            json_alloc& a, int depth = 0) {
+    if (!fields.IsObject() || depth > max_depth) return false;
+    json kept(rapidjson::kObjectType);
+    for (auto& m : fields.GetObject()) {
+        const std::string child = path + std::string(text(m.name)) + '\0';
+        if (text(m.name) != "." &&
+            (taken.count(child) ||
+             (!is_leaf(m.value) && disown(m.value, taken, child, a, depth + 1))))
+            continue;
+        kept.AddMember(std::move(m.name), std::move(m.value), a);
+    }
+    fields = std::move(kept);
     return fields.ObjectEmpty();
 }
 
@@ -225,27 +295,31 @@ std::string_view entry_text(const json& entry, const char* key) {
 /// Merges the applied configuration into the live object: maps by key, keyed lists item by item,
 /// the rest replaced.
 void merge(json& target, const json& applied, const json* schema, json_alloc& a, bool top) {
+    const member_index existing_members(&target);
     for (const auto& m : applied.GetObject()) {
         const std::string_view name = text(m.name);
         if (top && (name == "status" || name == "apiVersion" || name == "kind")) continue;
+        json* existing = existing_members.find(name);
         if (top && name == "metadata") {
+            if (!m.value.IsObject()) continue;
+            if (!existing || !existing->IsObject()) {
+                target.RemoveMember("metadata");
+                target.AddMember("metadata", json(rapidjson::kObjectType), a);
+                existing = member(&target, "metadata");
+            }
             for (const char* owned : {"labels", "annotations"})
                 if (const json* v = member(&m.value, owned); v && v->IsObject()) {
-                    if (!member(&target, "metadata") || !member(&target, "metadata")->IsObject()) {
-                        target.RemoveMember("metadata");
-                        target.AddMember("metadata", json(rapidjson::kObjectType), a);
+                    json* map = member(existing, owned);
+                    if (!map || !map->IsObject()) {
+                        existing->RemoveMember(owned);
+                        existing->AddMember(json(owned, a), json(rapidjson::kObjectType), a);
+                        map = member(existing, owned);
                     }
-                    json& metadata = *member(&target, "metadata");
-                    if (!member(&metadata, owned) || !member(&metadata, owned)->IsObject()) {
-                        metadata.RemoveMember(owned);
-                        metadata.AddMember(json(owned, a), json(rapidjson::kObjectType), a);
-                    }
-                    merge(*member(&metadata, owned), *v, nullptr, a, false);
+                    merge(*map, *v, nullptr, a, false);
                 }
             continue;
         }
         const json* field = property_schema(schema, name);
-        json* existing = member(&target, name);
         if (existing && existing->IsObject() && m.value.IsObject()) {
             merge(*existing, m.value, resolve_builtin_ref(field), a, false);
             continue;
@@ -253,18 +327,23 @@ void merge(json& target, const json& applied, const json* schema, json_alloc& a,
         const auto keys = m.value.IsArray() ? list_keys(field) : std::vector<std::string>{};
         if (existing && existing->IsArray() && !keys.empty()) {
             const json* items = resolve_builtin_ref(member(resolve_builtin_ref(field), "items"));
+            item_index existing_items(existing, keys);
             for (const auto& item : m.value.GetArray()) {
                 const auto key = item_key(item, keys);
-                json* match = key ? find_item(existing, *key, keys) : nullptr;
-                if (match && match->IsObject())
+                json* match = key ? existing_items.find(*key) : nullptr;
+                if (match && match->IsObject()) {
                     merge(*match, item, items, a, false);
-                else
+                } else {
                     existing->PushBack(json(item, a), a);
+                    if (key) existing_items.appended(*key);
+                }
             }
             continue;
         }
-        target.RemoveMember(m.name);
-        target.AddMember(json(m.name, a), json(m.value, a), a);
+        if (existing)
+            existing->CopyFrom(m.value, a);
+        else
+            target.AddMember(json(m.name, a), json(m.value, a), a);
     }
 }
 
@@ -272,15 +351,22 @@ void merge(json& target, const json& applied, const json* schema, json_alloc& a,
 /// unless `others_own` says another manager still owns it.
 void remove_dropped(json& object, const json& before, const json* now,
                     std::vector<std::string>& segments,
-                    const std::function<bool(const std::vector<std::string>&)>& others_own) {
+                    const std::function<bool(const std::vector<std::string>&)>& others_own,
+                    json_alloc& a) {
     if (!before.IsObject() || segments.size() > max_depth) return;
+    // Keyed items are found by the key of the first `k:` segment's fields; the object's members
+    // and items are indexed once, and what goes is dropped in one pass at the end.
+    std::optional<item_index> items;
+    const member_index members(&object);
+    const member_index now_members(const_cast<json*>(now));
+    std::unordered_set<const json*> dropped;
     for (const auto& m : before.GetObject()) {
         const std::string segment(text(m.name));
         // Only `f:` and `k:` segments name something ("." is the set itself; `v:` sets of
         // scalars are owned whole here).
         if (segment.size() < 2 || (segment.rfind("f:", 0) != 0 && segment.rfind("k:", 0) != 0))
             continue;
-        const json* still = member(now, segment);
+        const json* still = now_members.find(segment);
         segments.push_back(segment);
         const bool keyed = segment.rfind("k:", 0) == 0;
         // The object's identity is never the apply's to remove: of metadata, only labels and
@@ -292,29 +378,38 @@ void remove_dropped(json& object, const json& before, const json* now,
                           (under_metadata && segment != "f:labels" && segment != "f:annotations");
         json* target = nullptr;
         if (keyed && object.IsArray()) {
-            json_doc key;
-            key.Parse(segment.c_str() + 2);
-            std::vector<std::string> names;
-            if (key.IsObject())
-                for (const auto& k : key.GetObject())
-                    names.emplace_back(text(k.name));
-            std::sort(names.begin(), names.end());
-            target = find_item(&object, segment.substr(2), names);
-            if (target && !still && !kept && !others_own(segments)) {
-                object.Erase(target);
-                target = nullptr;
+            if (!items) {
+                json_doc key;
+                key.Parse(segment.c_str() + 2);
+                std::vector<std::string> names;
+                if (key.IsObject())
+                    for (const auto& k : key.GetObject())
+                        names.emplace_back(text(k.name));
+                std::sort(names.begin(), names.end());
+                items.emplace(&object, names);
             }
+            target = items->find(segment.substr(2));
         } else if (!keyed && object.IsObject()) {
-            const std::string name = segment.substr(2);
-            target = member(&object, name);
-            if (target && !still && !kept && !others_own(segments)) {
-                object.RemoveMember(name.c_str());
-                target = nullptr;
-            }
+            target = members.find(std::string_view(segment).substr(2));
         }
-        if (target && (still || (top && segment == "f:metadata")))
-            remove_dropped(*target, m.value, still, segments, others_own);
+        if (target && !still && !kept && !others_own(segments))
+            dropped.insert(target);
+        else if (target) // kept (by us or another manager): what is under it may still go
+            remove_dropped(*target, m.value, still, segments, others_own, a);
         segments.pop_back();
+    }
+    if (dropped.empty()) return;
+    if (object.IsArray()) {
+        json kept_items(rapidjson::kArrayType);
+        for (auto& item : object.GetArray())
+            if (!dropped.count(&item)) kept_items.PushBack(std::move(item), a);
+        object = std::move(kept_items);
+    } else {
+        json kept_members(rapidjson::kObjectType);
+        for (auto& m : object.GetObject())
+            if (!dropped.count(&m.value))
+                kept_members.AddMember(std::move(m.name), std::move(m.value), a);
+        object = std::move(kept_members);
     }
 }
 
@@ -382,17 +477,23 @@ std::variant<json_doc, api_error> server_side_apply(const apply_request& request
     // What the configuration sets, and who else owns what it would change.
     std::vector<status_cause> causes;
     std::vector<std::string> owners;
-    std::vector<std::pair<std::size_t, std::vector<std::string>>> taken; // entry, path
+    // What each other manager of the object itself owns (nullopt: a subresource's manager).
+    std::vector<std::optional<owned_paths>> owned;
+    for (const auto& e : entries.GetArray())
+        owned.push_back(entry_text(e, "subresource").empty()
+                            ? std::optional<owned_paths>(member(&e, "fieldsV1"))
+                            : std::nullopt);
+    std::vector<std::unordered_set<std::string>> taken(entries.Size()); // forced: what moves
     json fields(rapidjson::kObjectType);
     applied_walk walk(a, [&](const leaf& l) {
-        if (l.live && *l.live == l.applied) return; // the same value: owned together
-        for (std::size_t i = 0; i < entries.Size(); ++i) {
-            const json& e = entries[i];
-            const json* f = member(&e, "fieldsV1");
-            if (!entry_text(e, "subresource").empty() || !f || !owns(*f, l.segments)) continue;
-            causes.push_back({"FieldManagerConflict", "conflict with " + owner_text(e), l.display});
-            owners.push_back(owner_text(e));
-            taken.emplace_back(i, l.segments);
+        if (l.live && equal(*l.live, l.applied)) return; // the same value: owned together
+        for (rapidjson::SizeType i = 0; i < entries.Size(); ++i) {
+            auto owner = owned[i] ? owned[i]->owner_of(l.segments) : std::nullopt;
+            if (!owner) continue;
+            causes.push_back(
+                {"FieldManagerConflict", "conflict with " + owner_text(entries[i]), l.display});
+            owners.push_back(owner_text(entries[i]));
+            taken[i].insert(std::move(*owner));
         }
     });
     const json* schema = request.schema;
@@ -407,25 +508,27 @@ std::variant<json_doc, api_error> server_side_apply(const apply_request& request
                          "",
                          std::move(causes),
                          std::nullopt};
-    for (auto& [index, path] : taken) // forced: the fields change hands
-        if (json* f = member(&entries[static_cast<rapidjson::SizeType>(index)], "fieldsV1"))
-            disown(*f, path);
-    for (auto it = entries.Begin(); it != entries.End();) {
-        const json* f = member(&*it, "fieldsV1");
-        it = f && f->IsObject() && f->ObjectEmpty() ? entries.Erase(it) : it + 1;
+    // Forced: the fields change hands; an entry left owning nothing goes.
+    json others(rapidjson::kArrayType);
+    std::vector<owned_paths> others_owned;
+    for (rapidjson::SizeType i = 0; i < entries.Size(); ++i) {
+        json* f = member(&entries[i], "fieldsV1");
+        if (f && !taken[i].empty() && disown(*f, taken[i], "", a)) continue;
+        if (owned[i])
+            others_owned.emplace_back(taken[i].empty() ? std::move(*owned[i]) : owned_paths(f));
+        others.PushBack(std::move(entries[i]), a);
     }
 
     if (request.live) {
         merge(out, request.applied, schema, a, true);
         std::vector<std::string> segments;
-        remove_dropped(out, previous_fields, &fields, segments,
-                       [&](const std::vector<std::string>& path) {
-                           for (const auto& e : entries.GetArray())
-                               if (const json* f = member(&e, "fieldsV1");
-                                   f && entry_text(e, "subresource").empty() && owns(*f, path))
-                                   return true;
-                           return false;
-                       });
+        remove_dropped(
+            out, previous_fields, &fields, segments,
+            [&](const std::vector<std::string>& path) {
+                return std::any_of(others_owned.begin(), others_owned.end(),
+                                   [&](const owned_paths& o) { return o.owner_of(path); });
+            },
+            a);
     }
 
     // The object's metadata is an object whatever the configuration said (a duplicate key or
@@ -435,7 +538,8 @@ std::variant<json_doc, api_error> server_side_apply(const apply_request& request
     if (!member(&out, "metadata")) out.AddMember("metadata", json(rapidjson::kObjectType), a);
     sort_fields(fields, a);
     // The Apply entry keeps its time while what it owns stays the same.
-    const bool unchanged = previous_fields == fields && previous_version == request.api_version;
+    const bool unchanged =
+        equal(previous_fields, fields) && previous_version == request.api_version;
     const std::string time = unchanged ? previous_time : core::format_rfc3339(request.now);
     json entry(rapidjson::kObjectType);
     entry.AddMember("manager", json(request.manager.c_str(), a), a);
@@ -444,8 +548,8 @@ std::variant<json_doc, api_error> server_side_apply(const apply_request& request
     entry.AddMember("time", json(time.c_str(), a), a);
     entry.AddMember("fieldsType", "FieldsV1", a);
     entry.AddMember("fieldsV1", fields, a);
-    entries.PushBack(entry, a);
-    set_path(out, "metadata.managedFields", std::move(entries), a);
+    others.PushBack(entry, a);
+    set_path(out, "metadata.managedFields", std::move(others), a);
     return out;
 }
 
