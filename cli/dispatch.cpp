@@ -7,6 +7,7 @@
 #include "cli/demo_command.hpp"
 #include "cli/evaluate_command.hpp"
 #include "cli/migrate_command.hpp"
+#include "cli/recommend_command.hpp"
 #include "cli/replay_command.hpp"
 #include "cli/sim_command.hpp"
 
@@ -33,6 +34,7 @@ constexpr const char* usage =
     "  demo              run the whole thing on the simulated cluster and write a report\n"
     "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
     "  migrate [FILE]... HorizontalPodAutoscalers in, equivalent HPAPlus objects out (JSON)\n"
+    "  recommend FILE|-  run the VPAPlus recommender offline on recorded usage (JSON)\n"
     "  replay            replay autoscalers and variants over recorded load (what-if)\n"
     "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
     "  version           print the version\n"
@@ -62,6 +64,7 @@ int run_cli(int argc, char** argv) {
     if (command == "demo") return run_demo(argc - 1, argv + 1);
     if (command == "evaluate") return run_evaluate(argc - 1, argv + 1);
     if (command == "migrate") return run_migrate(argc - 1, argv + 1);
+    if (command == "recommend") return run_recommend(argc - 1, argv + 1);
     if (command == "replay") return run_replay(argc - 1, argv + 1);
     if (command == "sim") return run_sim(argc - 1, argv + 1);
     std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",

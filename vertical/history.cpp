@@ -68,8 +68,9 @@ asio::awaitable<history_load> load_history(metrics::http_backend& backend, const
         auto& history = m.history.try_emplace(key->container, m.config).first->second;
         auto& window = m.windows["history:" + key->pod + "/" + key->container];
         containers.insert(key->container);
-        for (const auto& [at, cores] : s.points) // no request known: the minimum sample weight
-            if (window.add_cpu(history, cores, 0, at)) ++out.cpu_samples;
+        // As upstream's history provider: CPUAmountFromCores and MemoryAmountFromBytes (truncated).
+        for (const auto& [at, cores] : s.points)
+            if (window.add_cpu(history, resource_amount(cores * 1000.0), at)) ++out.cpu_samples;
     }
     for (const auto& s : memory.series) {
         const auto key = key_of(s);
@@ -78,8 +79,8 @@ asio::awaitable<history_load> load_history(metrics::http_backend& backend, const
         auto& window = m.windows["history:" + key->pod + "/" + key->container];
         containers.insert(key->container);
         for (const auto& [at, bytes] : s.points) {
-            window.add_memory(history, bytes, at, m.config);
-            ++out.memory_samples;
+            if (window.add_memory(history, resource_amount(bytes), at, m.config))
+                ++out.memory_samples;
         }
     }
     out.containers = containers.size();

@@ -11,6 +11,7 @@
 #include "net/json_parse.hpp"
 #include "policy/conditions.hpp"
 #include "vertical/history.hpp"
+#include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
 
 #include <rapidjson/document.h>
@@ -66,14 +67,11 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
             const auto resources = in_force(pod, c.name);
             auto& history = m.history.try_emplace(c.name, m.config).first->second;
             auto& window = m.windows[pod.uid + "/" + c.name];
+            // As upstream's metrics client: MilliValue() and Value(), both rounded up.
             if (const auto* cpu = policy::find_resource(c.usage, "cpu"))
-                window.add_cpu(history, static_cast<double>(cpu->milli_value()) / 1000.0,
-                               static_cast<double>(resources.cpu_request_milli.value_or(0)) /
-                                   1000.0,
-                               item.timestamp);
+                window.add_cpu(history, cpu->milli_value(), item.timestamp);
             if (const auto* memory = policy::find_resource(c.usage, "memory"))
-                window.add_memory(history, static_cast<double>(memory->value()), item.timestamp,
-                                  m.config);
+                window.add_memory(history, memory->value(), item.timestamp, m.config);
         }
     }
     for (const auto& pod : pods) {
@@ -83,8 +81,8 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
             if (!m.ooms_seen.insert(key).second) continue;
             auto& history = m.history.try_emplace(oom.container, m.config).first->second;
             const auto request = in_force(pod, oom.container).memory_request_bytes.value_or(0);
-            m.windows[pod.uid + "/" + oom.container].record_oom(
-                history, static_cast<double>(request), oom.finished, m.config);
+            m.windows[pod.uid + "/" + oom.container].record_oom(history, request, oom.finished,
+                                                                m.config);
         }
     }
 }
@@ -106,21 +104,13 @@ std::vector<vertical::container_recommendation> recommend(const vpaplus& v, vert
                                                           core::time_point now,
                                                           double& confidence) {
     std::erase_if(m.history, [&](const auto& kv) { return kv.second.expired(now, m.config); });
+    auto recommendations = vertical::recommend_containers(m.history, v.policies, m.config);
+    confidence = vertical::lowest_confidence(m.history, recommendations, m.config);
     std::vector<vertical::container_recommendation> out;
-    confidence = 0;
-    bool first = true;
-    for (const auto& [name, history] : m.history) {
-        if (history.cpu().empty() && history.memory_peaks().empty()) continue;
-        const double c = vertical::confidence_of(history, m.config);
-        confidence = first ? c : std::min(confidence, c);
-        first = false;
-        auto r =
-            vertical::apply_policy(name, vertical::estimate(history, m.config, m.history.size()),
-                                   vertical::policy_for(v.policies, name));
-        if (!r) continue;
-        if (h.cpu && !v.share_cpu) r->cpu = false;
-        if (h.memory && !v.share_memory) r->memory = false;
-        if (r->cpu || r->memory) out.push_back(std::move(*r));
+    for (auto& r : recommendations) {
+        if (h.cpu && !v.share_cpu) r.cpu = false;
+        if (h.memory && !v.share_memory) r.memory = false;
+        if (r.cpu || r.memory) out.push_back(std::move(r));
     }
     return out;
 }
@@ -500,25 +490,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                               coordination_reason(v, h), coordination_message(v, h), now);
     double confidence = 0;
     status.recommendations = recommend(v, memory, h, now, confidence);
-    if (status.recommendations.empty() && memory.history.empty()) {
-        policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
-                              "NoUsageSamples", "no usage samples yet", now);
-    } else if (status.recommendations.empty()) {
-        policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
-                              "NothingToControl",
-                              "every container is turned off by the policy or its resources are "
-                              "left to an HPAPlus",
-                              now);
-    } else {
-        policy::set_condition(conditions, "RecommendationProvided", condition_status::true_,
-                              "RecommendationProvided", "recommendation from usage history", now);
-    }
-    const auto minutes = static_cast<long long>(confidence * 24 * 60);
-    policy::set_condition(
-        conditions, "LowConfidence",
-        confidence < 1 ? condition_status::true_ : condition_status::false_,
-        confidence < 1 ? "ShortHistory" : "EnoughHistory",
-        "about " + std::to_string(minutes) + " minutes of history at one sample a minute", now);
+    vertical::set_recommendation_conditions(conditions, status.recommendations,
+                                            !memory.history.empty(), confidence, now);
 
     pass ps{env, v, memory, status, involved, now, out, object->key};
     const bool updates = v.mode == vertical::update_mode::in_place_or_recreate ||

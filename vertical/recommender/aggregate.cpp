@@ -1,18 +1,25 @@
-// vertical/recommender/aggregate.cpp — samples into histograms.
+// vertical/recommender/aggregate.cpp — samples into histograms, as upstream's container state
+// feeds its aggregate.
 #include "vertical/recommender/aggregate.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace hpaplus::vertical {
+
+std::int64_t resource_amount(double v) {
+    if (v > static_cast<double>(max_resource_amount)) return max_resource_amount;
+    if (v < 0) return 0;
+    if (!(v == v)) return std::numeric_limits<std::int64_t>::min();
+    return static_cast<std::int64_t>(v);
+}
 
 container_aggregate::container_aggregate(const recommender_config& config)
     : cpu_(cpu_buckets(), config.cpu_half_life),
       memory_(memory_buckets(), config.memory_half_life) {}
 
-void container_aggregate::add_cpu(double cores, double request_cores, core::time_point at) {
-    // Weighted by the request: when the request rises, the history gathered at the old request
-    // counts for less, so a starved container gets more CPU soon.
-    cpu_.add(cores, std::max(request_cores, min_cpu_sample_weight), at);
+void container_aggregate::add_cpu(std::int64_t milli, core::time_point at) {
+    cpu_.add(static_cast<double>(milli) / 1000.0, min_cpu_sample_weight, at);
     if (!last_ || at > *last_) last_ = at;
     if (!first_ || at < *first_) first_ = at;
     ++samples_;
@@ -37,21 +44,21 @@ bool container_aggregate::load(const aggregate_checkpoint& c) {
     return true;
 }
 
-bool container_window::add_cpu(container_aggregate& into, double cores, double request_cores,
-                               core::time_point at) {
-    if (cores < 0 || (last_cpu_ && at <= *last_cpu_)) return false;
+bool container_window::add_cpu(container_aggregate& into, std::int64_t milli, core::time_point at) {
+    if (milli < 0 || (last_cpu_ && at <= *last_cpu_)) return false;
+    into.add_cpu(milli, at);
     last_cpu_ = at;
-    into.add_cpu(cores, request_cores, at);
     return true;
 }
 
-void container_window::add_memory(container_aggregate& into, double bytes, core::time_point at,
-                                  bool oom, const recommender_config& config) {
-    if (bytes < 0) return;
+bool container_window::add_memory(container_aggregate& into, std::int64_t bytes,
+                                  core::time_point at, bool oom, const recommender_config& config) {
+    if (bytes < 0 || (!oom && last_memory_ && at < *last_memory_)) return false;
+    last_memory_ = at;
     if (!window_end_) window_end_ = at;
     bool add_peak = false;
     if (at < *window_end_) {
-        const double old_peak = std::max(memory_peak_, oom_peak_);
+        const std::int64_t old_peak = std::max(memory_peak_, oom_peak_);
         if (old_peak != 0 && bytes > old_peak) {
             into.subtract_memory_peak(old_peak, *window_end_);
             add_peak = true;
@@ -59,25 +66,25 @@ void container_window::add_memory(container_aggregate& into, double bytes, core:
     } else {
         // The next interval that holds `at` starts a new peak.
         const auto interval = config.memory_interval;
-        const auto behind = at - *window_end_;
-        *window_end_ += (behind / interval) * interval + interval;
+        *window_end_ += ((at - *window_end_) / interval) * interval + interval;
         memory_peak_ = 0;
         oom_peak_ = 0;
         add_peak = true;
     }
-    if (!add_peak) return;
+    if (!add_peak) return true;
     into.add_memory_peak(bytes, *window_end_);
     (oom ? oom_peak_ : memory_peak_) = bytes;
+    return true;
 }
 
-bool container_window::record_oom(container_aggregate& into, double request_bytes,
+bool container_window::record_oom(container_aggregate& into, std::int64_t memory_bytes,
                                   core::time_point at, const recommender_config& config) {
     if (window_end_ && at < *window_end_ - config.memory_interval) return false;
     // The previous OOM peak is left out of the base on purpose: repeated OOMs must not compound.
-    const double used = std::max(request_bytes, memory_peak_);
-    const double needed = std::max(used + config.oom_min_bump_bytes, used * config.oom_bump_ratio);
-    add_memory(into, needed, at, true, config);
-    return true;
+    const std::int64_t used = std::max(memory_bytes, memory_peak_);
+    const std::int64_t needed = std::max(used + resource_amount(config.oom_min_bump_bytes),
+                                         scale_amount(used, config.oom_bump_ratio));
+    return add_memory(into, needed, at, true, config);
 }
 
 } // namespace hpaplus::vertical

@@ -180,8 +180,8 @@ TEST(Checkpoint, RoundTripsThroughItsJson) {
     vertical::container_aggregate a(cfg);
     const core::time_point t0{std::chrono::hours(24 * 20000)};
     for (int i = 0; i < 50; ++i)
-        a.add_cpu(0.1 * (i % 7 + 1), 0.5, t0 + std::chrono::minutes(i));
-    a.add_memory_peak(3e8, t0);
+        a.add_cpu(100 * (i % 7 + 1), t0 + std::chrono::minutes(i));
+    a.add_memory_peak(300'000'000, t0);
     const auto saved = a.save();
     rapidjson::Document doc;
     doc.Parse(encode_checkpoint_status(saved, t0).c_str());
@@ -194,6 +194,10 @@ TEST(Checkpoint, RoundTripsThroughItsJson) {
     doc.Parse(R"({"version": "v2", "cpuHistogram": {}, "memoryHistogram": {}})");
     EXPECT_FALSE(decode_checkpoint_status({&doc, ""})) << "another bucket layout is refused";
     doc.Parse(R"({"version": "v3", "cpuHistogram": {"bucketWeights": {"x": 1}},
+                  "memoryHistogram": {}})");
+    EXPECT_FALSE(decode_checkpoint_status({&doc, ""}));
+    // Upstream's TestHistogramLoadFromCheckpointReturnsErrorOnNegativeBucket.
+    doc.Parse(R"({"version": "v3", "cpuHistogram": {"bucketWeights": {"-1": 1}},
                   "memoryHistogram": {}})");
     EXPECT_FALSE(decode_checkpoint_status({&doc, ""}));
 }

@@ -1,5 +1,7 @@
-// Recommender tables against the upstream formulas (reference/vertical-and-cron.md §A).
+// Recommender behaviour of our own (upstream's test rows are in upstream_recommender_test.cpp):
+// bucket boundaries, decay, checkpoints, OOM bumps and the estimator chain end to end.
 #include "vertical/recommender/estimator.hpp"
+#include "vertical/recommender/go_math.hpp"
 
 #include <gtest/gtest.h>
 
@@ -88,38 +90,41 @@ TEST(DecayingHistogram, CheckpointRoundTripKeepsPercentilesAndTotal) {
     EXPECT_DOUBLE_EQ(back.percentile(0.9), h.percentile(0.9));
 }
 
-TEST(Aggregate, CpuSamplesAreWeightedByTheRequestWithAFloorOfATenthCore) {
+TEST(Aggregate, EveryCpuSampleHasTheMinimumWeightWhateverTheRequest) {
     recommender_config cfg;
     container_aggregate a(cfg);
-    a.add_cpu(0.015, 0.05, t0); // weight 0.1 (floor)
-    a.add_cpu(0.035, 0.5, t0);  // weight 0.5
-    EXPECT_NEAR(a.cpu().total_weight(), 0.6, 1e-12);
+    a.add_cpu(15, t0);
+    a.add_cpu(35, t0);
+    EXPECT_NEAR(a.cpu().total_weight(), 0.2, 1e-12);
     EXPECT_EQ(a.total_samples(), 2u);
-    // 0.1/0.6 < 0.5: the median is in bucket 3.
-    EXPECT_NEAR(a.cpu().percentile(0.5), 0.04310125, 1e-12);
+    // 0.1/0.2 reaches the median in bucket 1.
+    EXPECT_NEAR(a.cpu().percentile(0.5), 0.0205, 1e-12);
 }
 
 TEST(Aggregate, OneMemoryPeakPerIntervalPerContainer) {
     recommender_config cfg;
     container_aggregate a(cfg);
     container_window w;
-    w.add_memory(a, 2e8, t0, cfg);
-    w.add_memory(a, 1e8, t0 + 1h, cfg); // lower: ignored
+    w.add_memory(a, 200'000'000, t0, cfg);
+    w.add_memory(a, 100'000'000, t0 + 1h, cfg); // lower: ignored
     EXPECT_NEAR(a.memory_peaks().total_weight(), 1.0, 1e-9);
-    w.add_memory(a, 3e8, t0 + 2h, cfg); // higher: replaces the peak
+    w.add_memory(a, 300'000'000, t0 + 2h, cfg); // higher: replaces the peak
     EXPECT_NEAR(a.memory_peaks().total_weight(), 1.0, 1e-9);
     EXPECT_EQ(a.memory_peaks().percentile(1.0),
               memory_buckets().start_of(memory_buckets().bucket_of(3e8) + 1));
-    w.add_memory(a, 1e8, t0 + 25h, cfg); // next interval: a second peak, stamped a day later
+    w.add_memory(a, 100'000'000, t0 + 25h, cfg);     // next interval: a second peak, a day later
     EXPECT_GT(a.memory_peaks().total_weight(), 2.9); // 1 + 2 (one half-life newer)
     EXPECT_LT(a.memory_peaks().total_weight(), 3.1);
+    // A usage sample before the last one is dropped; one at the same instant is not.
+    EXPECT_FALSE(w.add_memory(a, 900'000'000, t0 + 24h, cfg));
+    EXPECT_TRUE(w.add_memory(a, 150'000'000, t0 + 25h, cfg));
 }
 
 TEST(Aggregate, OomAddsTwentyPercentOrAHundredMebibytesOverMaxOfRequestAndPeak) {
     recommender_config cfg;
-    const double mib = 1024.0 * 1024;
+    const std::int64_t mib = 1024 * 1024;
     struct row {
-        double request, peak, expected;
+        std::int64_t request, peak, expected;
     } rows[] = {
         {200 * mib, 100 * mib, 300 * mib},   // +100Mi beats +20 %
         {1000 * mib, 100 * mib, 1200 * mib}, // +20 % beats +100Mi
@@ -130,7 +135,7 @@ TEST(Aggregate, OomAddsTwentyPercentOrAHundredMebibytesOverMaxOfRequestAndPeak) 
         container_window w;
         w.add_memory(a, r.peak, t0, cfg);
         ASSERT_TRUE(w.record_oom(a, r.request, t0 + 1h, cfg));
-        const auto bucket = memory_buckets().bucket_of(r.expected);
+        const auto bucket = memory_buckets().bucket_of(static_cast<double>(r.expected));
         EXPECT_EQ(a.memory_peaks().percentile(1.0), memory_buckets().start_of(bucket + 1))
             << r.request << " " << r.peak;
         EXPECT_NEAR(a.memory_peaks().total_weight(), 1.0, 1e-9);
@@ -138,29 +143,29 @@ TEST(Aggregate, OomAddsTwentyPercentOrAHundredMebibytesOverMaxOfRequestAndPeak) 
     // An OOM more than one interval before the window is dropped.
     container_aggregate a(cfg);
     container_window w;
-    w.add_memory(a, 1e8, t0 + 72h, cfg);
-    EXPECT_FALSE(w.record_oom(a, 1e8, t0, cfg));
+    w.add_memory(a, 100'000'000, t0 + 72h, cfg);
+    EXPECT_FALSE(w.record_oom(a, 100'000'000, t0, cfg));
 }
 
 TEST(Aggregate, OutOfOrderCpuSamplesAreDropped) {
     recommender_config cfg;
     container_aggregate a(cfg);
     container_window w;
-    EXPECT_TRUE(w.add_cpu(a, 0.1, 0.1, t0 + 1min));
-    EXPECT_FALSE(w.add_cpu(a, 0.1, 0.1, t0 + 1min));
-    EXPECT_FALSE(w.add_cpu(a, 0.1, 0.1, t0));
+    EXPECT_TRUE(w.add_cpu(a, 100, t0 + 1min));
+    EXPECT_FALSE(w.add_cpu(a, 100, t0 + 1min));
+    EXPECT_FALSE(w.add_cpu(a, 100, t0));
     EXPECT_EQ(a.total_samples(), 1u);
     EXPECT_FALSE(a.expired(t0 + 8 * 24h - 1s, cfg));
     EXPECT_TRUE(a.expired(t0 + 1min + 8 * 24h, cfg));
 }
 
 // A container with `days` of one-per-minute samples at a constant usage.
-container_aggregate steady(const recommender_config& cfg, double cores, double bytes,
+container_aggregate steady(const recommender_config& cfg, std::int64_t milli, std::int64_t bytes,
                            std::chrono::minutes span) {
     container_aggregate a(cfg);
     container_window w;
     for (auto t = 0min; t <= span; t += 1min) {
-        w.add_cpu(a, cores, 1.0, t0 + t);
+        w.add_cpu(a, milli, t0 + t);
         w.add_memory(a, bytes, t0 + t, cfg);
     }
     return a;
@@ -168,45 +173,56 @@ container_aggregate steady(const recommender_config& cfg, double cores, double b
 
 TEST(Estimator, ConfidenceIsDaysOfHistoryAtOneSamplePerMinute) {
     recommender_config cfg;
-    EXPECT_NEAR(confidence_of(steady(cfg, 0.5, 5e8, 12h), cfg), 0.5, 1e-9);
+    EXPECT_NEAR(confidence_of(steady(cfg, 500, 500'000'000, 12h), cfg), 0.5, 1e-9);
     // Lifespan 1 day but only 10 samples: samples win.
     container_aggregate a(cfg);
     for (int i = 0; i < 10; ++i)
-        a.add_cpu(0.5, 1.0, t0 + i * 24h / 9);
+        a.add_cpu(500, t0 + i * 24h / 9);
     EXPECT_NEAR(confidence_of(a, cfg), 10.0 / 1440.0, 1e-12);
     EXPECT_EQ(confidence_of(container_aggregate(cfg), cfg), 0.0);
 }
 
 TEST(Estimator, PercentilePlusMarginAndConfidenceScaledBounds) {
     recommender_config cfg;
-    const double cores = 0.5, bytes = 5e8;
-    const double cpu_end = cpu_buckets().start_of(cpu_buckets().bucket_of(cores) + 1);
-    const double mem_end = memory_buckets().start_of(memory_buckets().bucket_of(bytes) + 1);
-    const auto milli = [](double v) { return static_cast<std::int64_t>(v); };
+    const std::int64_t milli = 500, bytes = 500'000'000;
+    const double cpu_end = cpu_buckets().start_of(cpu_buckets().bucket_of(0.5) + 1);
+    const double mem_end = memory_buckets().start_of(memory_buckets().bucket_of(5e8) + 1);
+    const auto whole = [](double v) { return static_cast<std::int64_t>(v); };
+    // The margin is added (base + trunc(base × 0.15)), not multiplied in.
+    const auto plus_margin = [&](std::int64_t v) {
+        return v + whole(static_cast<double>(v) * 0.15);
+    };
     struct row {
         std::chrono::minutes span;
         double upper_factor, lower_factor;
-    } rows[] = {{12h, 3.0, std::pow(1 + 0.001 / 0.5, -2)},
-                {24h, 2.0, std::pow(1 + 0.001 / 1.0, -2)},
-                {7 * 24h, 1.0 + 1.0 / 7, std::pow(1 + 0.001 / 7, -2)}};
+    } rows[] = {{12h, 3.0, go::pow(1 + 0.001 / 0.5, -2)},
+                {24h, 2.0, go::pow(1 + 0.001 / 1.0, -2)},
+                {7 * 24h, 1.0 + 1.0 / 7, go::pow(1 + 0.001 / 7, -2)}};
     for (const auto& r : rows) {
-        const auto a = steady(cfg, cores, bytes, r.span);
+        const auto a = steady(cfg, milli, bytes, r.span);
         const auto e = estimate(a, cfg, 1);
-        const auto cpu_margin = milli(milli(cpu_end * 1000) * 1.15);
-        const auto mem_margin = milli(milli(mem_end) * 1.15);
+        const auto cpu_margin = plus_margin(whole(cpu_end * 1000));
+        const auto mem_margin = plus_margin(whole(mem_end));
         EXPECT_EQ(e.target.cpu_milli, cpu_margin) << r.span.count();
         EXPECT_EQ(e.target.memory_bytes, mem_margin);
-        EXPECT_EQ(e.upper_bound.cpu_milli, milli(static_cast<double>(cpu_margin) * r.upper_factor));
+        EXPECT_EQ(e.upper_bound.cpu_milli, whole(static_cast<double>(cpu_margin) * r.upper_factor));
         EXPECT_EQ(e.upper_bound.memory_bytes,
-                  milli(static_cast<double>(mem_margin) * r.upper_factor));
-        EXPECT_EQ(e.lower_bound.cpu_milli, milli(static_cast<double>(cpu_margin) * r.lower_factor));
+                  whole(static_cast<double>(mem_margin) * r.upper_factor));
+        EXPECT_EQ(e.lower_bound.cpu_milli, whole(static_cast<double>(cpu_margin) * r.lower_factor));
     }
+}
+
+TEST(Estimator, MarginIsAddedNotMultipliedIn) {
+    // 200m at the 90th percentile: 200m + 30m, where 200 × 1.15 truncates to 229.
+    volatile double factor = 1.15;
+    EXPECT_EQ(static_cast<std::int64_t>(200 * factor), 229);
+    EXPECT_EQ(200 + scale_amount(200, 0.15), 230);
 }
 
 TEST(Estimator, NoHistoryGivesAnUnboundedUpperAndTheMinimumsAsLower) {
     recommender_config cfg;
     container_aggregate a(cfg);
-    a.add_cpu(0.5, 1.0, t0); // one sample: confidence 1/1440 days
+    a.add_cpu(500, t0); // one sample: confidence 1/1440 days
     const auto e = estimate(a, cfg, 1);
     EXPECT_GT(e.upper_bound.cpu_milli, 1000 * e.target.cpu_milli);
     const auto none = estimate(container_aggregate(cfg), cfg, 2);
@@ -217,7 +233,7 @@ TEST(Estimator, NoHistoryGivesAnUnboundedUpperAndTheMinimumsAsLower) {
 
 TEST(Estimator, TinyUsageIsFloorAtThePodMinimumSplitBetweenContainers) {
     recommender_config cfg;
-    const auto a = steady(cfg, 0.001, 1e6, 24h);
+    const auto a = steady(cfg, 1, 1'000'000, 24h);
     const auto one = estimate(a, cfg, 1);
     EXPECT_EQ(one.target.cpu_milli, 25);
     EXPECT_EQ(one.target.memory_bytes, 250LL * 1024 * 1024);

@@ -1,0 +1,20 @@
+// vertical/recommendation_status.hpp — the conditions a VPAPlus status carries about its
+// recommendation (RecommendationProvided, LowConfidence). The controller writes them each pass;
+// `hpaplus recommend` prints the same ones.
+#pragma once
+
+#include "core/time.hpp"
+#include "policy/types.hpp"
+#include "vertical/recommender/types.hpp"
+
+#include <vector>
+
+namespace hpaplus::vertical {
+
+/// `has_history`: some container has a history at all; `confidence`: the lowest of the
+/// recommended containers' (lowest_confidence).
+void set_recommendation_conditions(std::vector<policy::condition>& conditions,
+                                   const std::vector<container_recommendation>& recommendations,
+                                   bool has_history, double confidence, core::time_point now);
+
+} // namespace hpaplus::vertical
