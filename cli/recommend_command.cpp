@@ -98,7 +98,7 @@ std::string pretty(const rapidjson::Value& v) {
 // JSON as it is, or the one document of a YAML file as JSON.
 std::optional<std::string> parse_input(std::string_view input, rapidjson::Document& doc) {
     const auto first = input.find_first_not_of(" \t\r\n");
-    if (first != std::string_view::npos && input[first] == '{') {
+    if (first != std::string_view::npos && (input[first] == '{' || input[first] == '[')) {
         if (auto err = kube::parse_json(doc, input, "")) return "bad JSON: " + err->message;
         return std::nullopt;
     }

@@ -3,6 +3,7 @@
 // upstream rules when they were recorded; HPAPLUS_UPDATE_GOLDEN=1 rewrites them after a deliberate
 // change.
 #include "../../support/build_paths.hpp"
+#include "../../support/golden_files.hpp"
 #include "cli/evaluate_command.hpp"
 
 #include <gtest/gtest.h>
@@ -18,35 +19,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path golden_dir = fs::path(HPAPLUS_SOURCE_DIR) / "tests/golden/evaluate";
+const fs::path evaluate_dir = fs::path(HPAPLUS_SOURCE_DIR) / "tests/golden/evaluate";
 
-std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::vector<std::string> case_names() {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(golden_dir)) {
-        const std::string file = entry.path().filename().string();
-        const std::string suffix = ".input.json";
-        if (file.size() > suffix.size() &&
-            file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0)
-            names.push_back(file.substr(0, file.size() - suffix.size()));
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
+using test::golden_cases;
+using test::read_file;
 
 class EvaluateGolden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EvaluateGolden, MatchesExpected) {
-    const fs::path input = golden_dir / (GetParam() + ".input.json");
-    const fs::path expected = golden_dir / (GetParam() + ".expected.json");
+    const fs::path input = evaluate_dir / (GetParam() + ".input.json");
+    const fs::path expected = evaluate_dir / (GetParam() + ".expected.json");
     const auto fallback_now = core::parse_rfc3339("2026-01-01T00:10:00Z").value();
-    const evaluate_result result = evaluate_document(read(input), fallback_now);
+    const evaluate_result result = evaluate_document(read_file(input), fallback_now);
     ASSERT_EQ(result.exit_code, 0) << result.error;
 
     if (std::getenv("HPAPLUS_UPDATE_GOLDEN")) {
@@ -58,14 +42,14 @@ TEST_P(EvaluateGolden, MatchesExpected) {
         << "missing " << expected << " (record it with HPAPLUS_UPDATE_GOLDEN=1)";
     rapidjson::Document got, want;
     got.Parse(result.output.c_str());
-    want.Parse(read(expected).c_str());
+    want.Parse(read_file(expected).c_str());
     ASSERT_FALSE(want.HasParseError()) << expected;
     EXPECT_TRUE(got == want) << "decision differs from " << expected << "\n--- got:\n"
                              << result.output;
 }
 
 // clang-format off
-INSTANTIATE_TEST_SUITE_P(Cases, EvaluateGolden, ::testing::ValuesIn(case_names()), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(Cases, EvaluateGolden, ::testing::ValuesIn(golden_cases(evaluate_dir)), [](const auto& info) {
     std::string name;
     bool upper = true;
     for (char c : info.param) {
