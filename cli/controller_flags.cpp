@@ -126,6 +126,10 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.duration("vertical-history-resolution",
                    "one history sample per this much time (upstream 1h)",
                    o.vertical.history_resolution, 1s);
+    flags.text("vertical-record-samples",
+               "append every sample a VPAPlus feeds to its history, as JSON lines for "
+               "`hpaplus recommend` (\"\" = none)",
+               o.vertical.record_samples, false);
     flags.text("metric-backends",
                "file naming the Prometheus and monitor backends metrics may use (\"\" = none)",
                o.metric_backends, false);
@@ -173,6 +177,8 @@ core::outcome<bool> check_combinations(const controller_options& o) {
     if (o.vertical.history_length / o.vertical.history_resolution > 11000)
         return error_message("--vertical-history-length / --vertical-history-resolution must be "
                              "at most 11000 points (Prometheus' limit per series)");
+    if (!o.vertical.record_samples.empty() && !o.enable_vertical)
+        return error_message("--vertical-record-samples needs --enable-vertical");
     if (!o.vertical.webhook_listen.empty() && !o.enable_vertical)
         return error_message("--vertical-webhook-listen needs --enable-vertical");
     if (o.shards > 1 && !o.leader.enabled)

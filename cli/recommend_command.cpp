@@ -110,14 +110,31 @@ std::optional<std::string> parse_input(std::string_view input, rapidjson::Docume
     return std::nullopt;
 }
 
+// One line of at most 400 bytes, whatever the input put into the message (a field name with a
+// newline in it, a huge string): control bytes are written as \xNN.
+recommend_result bad_input(const std::string& message) {
+    std::string line;
+    for (const char c : message.substr(0, 400)) {
+        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
+            line += c;
+            continue;
+        }
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(c));
+        line += escaped;
+    }
+    if (message.size() > 400) line += "...";
+    return {2, {}, line};
+}
+
 } // namespace
 
 recommend_result recommend_document(std::string_view input) {
     rapidjson::Document doc;
-    if (auto why = parse_input(input, doc)) return {2, {}, std::move(*why)};
+    if (auto why = parse_input(input, doc)) return bad_input(*why);
     json_decoder d;
     const json_node root{&doc, ""};
-    if (!d.object(root)) return {2, {}, d.error().to_string()};
+    if (!d.object(root)) return bad_input(d.error().to_string());
     d.known_fields(root, {"now", "vpa", "samples", "ooms"});
     for (const char* required : {"now", "vpa"})
         if (!root[required].present()) d.fail(root[required], "required field is missing");
@@ -125,7 +142,7 @@ recommend_result recommend_document(std::string_view input) {
     const kube::vpaplus vpa = kube::decode_vpaplus(d, root["vpa"]);
     std::vector<recorded> feed = decode_list(d, root["samples"], false);
     const std::vector<recorded> ooms = decode_list(d, root["ooms"], true);
-    if (!d.ok()) return {2, {}, d.error().to_string()};
+    if (!d.ok()) return bad_input(d.error().to_string());
 
     // Time order; at equal times usage before OOMs, then file order.
     feed.insert(feed.end(), ooms.begin(), ooms.end());

@@ -25,6 +25,9 @@ struct vertical_options : updater_config {
     std::string history_backend;
     std::chrono::nanoseconds history_length = std::chrono::hours(24 * 8);
     std::chrono::nanoseconds history_resolution = std::chrono::hours(1);
+    /// Every sample and OOM fed to a history, and each recommendation written, appended to this
+    /// file as JSON lines (vertical/sample_record.hpp); "" = not recorded.
+    std::string record_samples;
 };
 
 } // namespace hpaplus::vertical

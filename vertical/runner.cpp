@@ -53,8 +53,11 @@ container_resources in_force(const pod_view& p, const std::string& container) {
     return {container, {}, {}, {}, {}};
 }
 
+// Feeds this pass's PodMetrics and new OOM kills into the history (and the record, when kept:
+// `vpa` names the VPAPlus there).
 void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
-                 const metrics::pod_metrics_answer& answer) {
+                 const metrics::pod_metrics_answer& answer, sample_recorder* record,
+                 const std::string& vpa) {
     std::map<std::string, const pod_view*, std::less<>> by_name;
     for (const auto& p : pods)
         by_name.emplace(p.name, &p);
@@ -64,14 +67,15 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
         if (it == by_name.end()) continue;
         const pod_view& pod = *it->second;
         for (const auto& c : item.containers) {
-            const auto resources = in_force(pod, c.name);
             auto& history = m.history.try_emplace(c.name, m.config).first->second;
             auto& window = m.windows[pod.uid + "/" + c.name];
             // As upstream's metrics client: MilliValue() and Value(), both rounded up.
-            if (const auto* cpu = policy::find_resource(c.usage, "cpu"))
-                window.add_cpu(history, cpu->milli_value(), item.timestamp);
-            if (const auto* memory = policy::find_resource(c.usage, "memory"))
-                window.add_memory(history, memory->value(), item.timestamp, m.config);
+            std::optional<std::int64_t> cpu, memory;
+            if (const auto* q = policy::find_resource(c.usage, "cpu")) cpu = q->milli_value();
+            if (const auto* q = policy::find_resource(c.usage, "memory")) memory = q->value();
+            if (cpu) window.add_cpu(history, *cpu, item.timestamp);
+            if (memory) window.add_memory(history, *memory, item.timestamp, m.config);
+            if (record) record->sample(vpa, item.timestamp, pod.name, c.name, cpu, memory);
         }
     }
     for (const auto& pod : pods) {
@@ -83,6 +87,7 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
             const auto request = in_force(pod, oom.container).memory_request_bytes.value_or(0);
             m.windows[pod.uid + "/" + oom.container].record_oom(history, request, oom.finished,
                                                                 m.config);
+            if (record) record->oom(vpa, oom.finished, pod.name, oom.container, request);
         }
     }
 }
@@ -478,7 +483,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         const auto answer =
             co_await metrics::list_pod_metrics(env.client, ns, target.scale->selector);
         if (!answer.error.empty()) out.error = "metrics: " + answer.error;
-        add_samples(memory, pods, answer);
+        add_samples(memory, pods, answer, env.recorder, object->key);
     }
 
     const horizontal_use h = env.horizontal_use_of(ns, v.target);
@@ -499,8 +504,9 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                          (v.mode == vertical::update_mode::recreate && webhook);
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
-    co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
-                          encode_vpaplus_status(status));
+    const bool written = co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+                                               encode_vpaplus_status(status));
+    if (written && env.recorder) env.recorder->recommended(object->key, now);
     co_await write_checkpoints(env, v, memory, now, object->key);
     co_return out;
 }

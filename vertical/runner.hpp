@@ -12,6 +12,7 @@
 #include "policy/types.hpp"
 #include "vertical/options.hpp"
 #include "vertical/recommender/aggregate.hpp"
+#include "vertical/sample_record.hpp"
 #include "vertical/updater/plan.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -44,6 +45,7 @@ struct vertical_env {
     kube::event_recorder& events;
     const vertical_options& options;
     metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set
+    sample_recorder* recorder = nullptr;      ///< --vertical-record-samples, when set
 };
 
 /// What a VPAPlus worker keeps between passes.

@@ -37,6 +37,9 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                                          "prometheus backend named \"" +
                                          name + "\"");
         }
+        if (!options.vertical.record_samples.empty())
+            sample_recorder_ =
+                std::make_unique<vertical::sample_recorder>(options.vertical.record_samples);
         vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
             client, *caches.vpapluses, caches.pods, caches.deployments,
             [this](const std::string& ns, const policy::object_reference& workload) {
@@ -46,7 +49,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                         find_horizontal_use(*caches_.hpas, "HorizontalPodAutoscaler", ns, workload);
                 return use;
             },
-            *events_, options.vertical, history});
+            *events_, options.vertical, history, sample_recorder_.get()});
         vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);
         caches.vpapluses->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {

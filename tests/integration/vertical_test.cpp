@@ -6,9 +6,13 @@
 #include "net/base64.hpp"
 #include "net/http_client.hpp"
 #include "net/tls.hpp"
+#include "support/build_paths.hpp"
+#include "support/process.hpp"
 #include "support/run_awaitable.hpp"
 
 #include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <filesystem>
 #include <fstream>
@@ -245,7 +249,8 @@ class VerticalWebhookTest : public VerticalTest {
         return o;
     }
 
-    // What deploy/webhook/admission-webhook.yaml registers, pointed at the test's controller by URL.
+    // What deploy/webhook/admission-webhook.yaml registers, pointed at the test's controller by
+    // URL.
     void register_webhook(controller_runner& controller) {
         const std::string url = controller.webhook_url();
         ASSERT_FALSE(url.empty());
@@ -543,6 +548,84 @@ TEST_F(VerticalTest, AnUnusableSpecOrTargetIsAConditionAndAnEvent) {
     EXPECT_NE(vstatus("bad", "/status/conditions/0/message").find("maxAllowed"), std::string::npos);
     EXPECT_TRUE(eventually([&] { return has_event("bad", "InvalidSpec"); }));
     EXPECT_TRUE(controller.acting());
+}
+
+// What the controller fed into its histories, recorded with --vertical-record-samples, gives
+// `hpaplus recommend` exactly the recommendation the controller wrote into the status.
+TEST_F(VerticalTest, RecommendOfflineOnWhatTheControllerRecordedGivesItsStatus) {
+    apply_manifest(sim, workload("rec", 2, "900m", "200Mi"));
+    ASSERT_TRUE(eventually([&] { return running("rec", 2); }));
+    const temp_dir dir;
+    const std::string record = dir.path() + "/samples.jsonl";
+    auto options = vertical_options();
+    options.vertical.record_samples = record;
+    controller_runner controller(sim, options);
+    apply_manifest(sim, vpaplus("rec", "\"Off\""));
+    const auto passes = [&] {
+        std::ifstream in(record);
+        int n = 0;
+        for (std::string line; std::getline(in, line);)
+            n += line.find("\"recommended\"") != std::string::npos ? 1 : 0;
+        return n;
+    };
+    ASSERT_TRUE(eventually([&] { return passes() >= 6; })) << passes();
+    ASSERT_EQ(controller.shutdown(), 0);
+
+    // The input: the VPAPlus, and everything recorded up to its last written recommendation.
+    const auto vpa = get_json(sim, vpapluses + "rec");
+    rapidjson::Document input(rapidjson::kObjectType);
+    auto& a = input.GetAllocator();
+    rapidjson::Value samples(rapidjson::kArrayType), ooms(rapidjson::kArrayType);
+    std::size_t samples_done = 0, ooms_done = 0; // what the last recommendation had seen
+    std::string now;
+    std::ifstream in(record);
+    for (std::string line; std::getline(in, line);) {
+        rapidjson::Document d;
+        d.Parse(line.c_str());
+        ASSERT_FALSE(d.HasParseError()) << line;
+        ASSERT_EQ(std::string(d["vpa"].GetString()), "default/rec");
+        if (d.HasMember("recommended")) {
+            now = d["recommended"].GetString();
+            samples_done = samples.Size();
+            ooms_done = ooms.Size();
+        } else if (d.HasMember("sample")) {
+            samples.PushBack(rapidjson::Value(d["sample"], a), a);
+        } else {
+            ooms.PushBack(rapidjson::Value(d["oom"], a), a);
+        }
+    }
+    while (samples.Size() > samples_done)
+        samples.PopBack();
+    while (ooms.Size() > ooms_done)
+        ooms.PopBack();
+    input.AddMember("now", rapidjson::Value(now.c_str(), a), a);
+    input.AddMember("vpa", rapidjson::Value(vpa, a), a);
+    input.AddMember("samples", samples, a);
+    input.AddMember("ooms", ooms, a);
+    EXPECT_GE(input["samples"].Size(), 6u);
+    rapidjson::StringBuffer text;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(text);
+    input.Accept(writer);
+    std::ofstream(dir.path() + "/input.json") << text.GetString();
+
+    const auto result =
+        run_command(std::string(HPAPLUS_BINARY) + " recommend " + dir.path() + "/input.json");
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    rapidjson::Document offline;
+    offline.Parse(result.output.c_str());
+    ASSERT_FALSE(offline.HasParseError()) << result.output;
+    const auto& status = vpa["status"];
+    EXPECT_TRUE(offline["recommendation"] == status["recommendation"])
+        << result.output << "\nstatus: " << vstatus("rec", "/status");
+    EXPECT_FALSE(offline["recommendation"]["containerRecommendations"].Empty());
+    // The same conditions (the controller's keep the transition times of earlier passes).
+    for (const auto& c : offline["conditions"].GetArray()) {
+        const std::string type = c["type"].GetString();
+        EXPECT_EQ(vcondition("rec", type),
+                  std::string(c["status"].GetString()) + " " + c["reason"].GetString())
+            << type;
+        EXPECT_EQ(vmessage("rec", type), c["message"].GetString()) << type;
+    }
 }
 
 } // namespace

@@ -54,6 +54,22 @@ INSTANTIATE_TEST_SUITE_P(Cases, RecommendGolden, ::testing::ValuesIn(golden_case
                              return name;
                          });
 
+TEST(Recommend, TheExamplesRecommend) {
+    std::size_t files = 0;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(HPAPLUS_SOURCE_DIR) / "examples/recommend")) {
+        ++files;
+        const auto result = recommend_document(read_file(entry.path()));
+        ASSERT_EQ(result.exit_code, 0) << entry.path() << ": " << result.error;
+        rapidjson::Document out;
+        out.Parse(result.output.c_str());
+        EXPECT_FALSE(out["recommendation"]["containerRecommendations"].Empty()) << entry.path();
+        EXPECT_TRUE(out["conditions"].IsArray());
+        EXPECT_TRUE(out["history"].IsArray());
+    }
+    EXPECT_GT(files, 0u);
+}
+
 TEST(Recommend, AChangedCpuRequestChangesNothingAsUpstream) {
     // The same history without cpuRequest gives the same answer: requests are not weights.
     std::string input = read_file(recommend_dir / "request-changed.input.json");
@@ -104,6 +120,8 @@ TEST(Recommend, BadInputNamesTheField) {
          "ooms[0].memory: required field is missing"},
         {R"({"now": "2026-01-01T00:00:00Z", "extra": 1, )" + vpa + "}", "extra"},
         {"now: 2026-01-01T00:00:00Z\nvpa: [\n", "bad YAML"},
+        // A field name with a newline (found by fuzzing): still one line.
+        {"{\"now\": \"2026-01-01T00:00:00Z\", \"a\\nb\": 1, " + vpa + "}", "a\\x0ab"},
         {std::string(100000, '[') + std::string(100000, ']'), "bad JSON"},
     };
     for (const auto& r : rows) {
