@@ -6,9 +6,11 @@
 #include "cli/evaluate/decision_json.hpp"
 #include "cli/flags.hpp"
 #include "cli/read_input.hpp"
+#include "cli/recommend/usage_history.hpp"
 #include "cli/replay/prometheus_load.hpp"
 #include "cli/replay/recording.hpp"
 #include "cli/replay/report.hpp"
+#include "cli/replay/requests.hpp"
 #include "cli/replay/snapshot_json.hpp"
 #include "core/duration.hpp"
 #include "core/time.hpp"
@@ -26,7 +28,10 @@ constexpr const char* replay_usage =
     "Usage: hpaplus replay --autoscaler FILE [--variant FILE]...\n"
     "                      (--metrics FILE | --prometheus URL --from RFC3339 --to RFC3339 "
     "[--step D])\n"
+    "                      [--vertical FILE [--vertical-step D]]\n"
     "                      [--report FILE.html|FILE.svg] [--summary-json FILE]\n"
+    "       hpaplus replay --vertical FILE [--vertical-step D] [--report FILE.html] "
+    "[--summary-json FILE]\n"
     "\n"
     "Replays the decision core over recorded load: the autoscaler (an HPAPlus or an "
     "autoscaling/v2\n"
@@ -38,7 +43,10 @@ constexpr const char* replay_usage =
     "after --readiness-delay); Object and External series are the metric as it was. Prints one\n"
     "line per variant: rescales, scale-ups, scale-downs, the largest replica count, the cost\n"
     "(replica-seconds) and the risk (seconds any metric was above its target). Deterministic: the\n"
-    "same input gives the same output. See docs/replay.md.\n"
+    "same input gives the same output. With --vertical (recorded usage per container, as\n"
+    "`hpaplus recommend` reads it) it also replays the VPAPlus recommender over that usage and\n"
+    "shows what the requests would have cost against the requests the pods had. See\n"
+    "docs/replay.md.\n"
     "\n"
     "Exit codes: 0 replayed, 1 Prometheus could not be read, 2 bad usage or bad input.\n";
 
@@ -79,6 +87,8 @@ struct replay_flags {
     std::string report;
     std::string summary_json;
     std::string snapshots;
+    std::string vertical;
+    std::chrono::seconds vertical_step{3600};
     std::chrono::seconds readiness_delay{30};
     int initial_replicas = 1;
     policy::resource_list requests;
@@ -153,6 +163,13 @@ int run_replay(int argc, char** argv) {
                  "", [&](std::string_view v) { return resources_flag(v, f.requests); });
     flags.custom("pod-limits", "--prometheus: each pod's limits, as --pod-requests", "",
                  [&](std::string_view v) { return resources_flag(v, f.limits); });
+    flags.section("Requests (VPAPlus)");
+    flags.text("vertical",
+               "recorded usage per container (the input of `hpaplus recommend`): replay the "
+               "VPAPlus recommender over it and compare the requests",
+               f.vertical, false);
+    flags.duration("vertical-step", "how often the replayed recommendation is taken",
+                   f.vertical_step, std::chrono::seconds(60));
     flags.section("The workload and the output");
     flags.duration("readiness-delay", "how long a new pod takes to become Ready and take load",
                    f.readiness_delay, std::chrono::seconds(0));
@@ -170,7 +187,30 @@ int run_replay(int argc, char** argv) {
         std::printf("%s\nFlags:\n%s", replay_usage, flags.help().c_str());
         return 0;
     }
-    if (f.autoscaler.empty()) return usage_error(command, "--autoscaler is required");
+    if (!f.report.empty() && !f.report.ends_with(".html") && !f.report.ends_with(".svg"))
+        return usage_error(command, "--report must end in .html or .svg");
+    std::optional<requests_replay> requests;
+    if (!f.vertical.empty()) {
+        auto text = read_input(f.vertical);
+        if (!text) return usage_error(command, f.vertical + ": " + text.error().text);
+        auto history = decode_recorded_history(*text, false);
+        if (!history) return usage_error(command, f.vertical + ": " + history.error().text);
+        requests = replay_requests(*history, f.vertical_step);
+    }
+    if (f.autoscaler.empty() && requests) {
+        if (f.report.ends_with(".svg"))
+            return usage_error(command, "--vertical alone: the report is HTML only");
+        const std::string table = requests_table(*requests);
+        std::fwrite(table.data(), 1, table.size(), stdout);
+        if (!f.summary_json.empty() && !write_file(f.summary_json, summary_json({}, &*requests)))
+            return usage_error(command, "--summary-json: cannot write " + f.summary_json);
+        if (!f.report.empty() &&
+            !write_file(f.report, render_replay_html(policy::recorded_load{}, {}, &*requests)))
+            return usage_error(command, "--report: cannot write " + f.report);
+        return 0;
+    }
+    if (f.autoscaler.empty())
+        return usage_error(command, "--autoscaler is required (or --vertical alone)");
     const bool from_file = !f.metrics.empty();
     const bool from_prometheus = !f.prometheus.url.empty();
     if (from_file == from_prometheus)
@@ -181,8 +221,6 @@ int run_replay(int argc, char** argv) {
         return usage_error(command, "--to must be after --from");
     if (from_prometheus && f.prometheus.to - f.prometheus.from > max_recording)
         return usage_error(command, "--from to --to is longer than 35 days");
-    if (!f.report.empty() && !f.report.ends_with(".html") && !f.report.ends_with(".svg"))
-        return usage_error(command, "--report must end in .html or .svg");
 
     std::vector<replay_autoscaler> autoscalers;
     for (const std::string& path : [&] {
@@ -244,13 +282,16 @@ int run_replay(int argc, char** argv) {
     if (!snapshots_written)
         return usage_error(command, "--snapshots: cannot write into " + f.snapshots);
 
-    const std::string table = summary_table(variants);
+    std::string table = summary_table(variants);
+    if (requests) table += requests_table(*requests);
     std::fwrite(table.data(), 1, table.size(), stdout);
-    if (!f.summary_json.empty() && !write_file(f.summary_json, summary_json(variants)))
+    const requests_replay* vertical = requests ? &*requests : nullptr;
+    if (!f.summary_json.empty() && !write_file(f.summary_json, summary_json(variants, vertical)))
         return usage_error(command, "--summary-json: cannot write " + f.summary_json);
     if (!f.report.empty()) {
-        const std::string report = f.report.ends_with(".svg") ? render_replay_svg(load, variants)
-                                                              : render_replay_html(load, variants);
+        const std::string report = f.report.ends_with(".svg")
+                                       ? render_replay_svg(load, variants)
+                                       : render_replay_html(load, variants, vertical);
         if (!write_file(f.report, report))
             return usage_error(command, "--report: cannot write " + f.report);
     }

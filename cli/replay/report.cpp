@@ -201,12 +201,16 @@ std::string render_replay_svg(const policy::recorded_load& load,
 }
 
 std::string render_replay_html(const policy::recorded_load& load,
-                               const std::vector<replayed_variant>& variants) {
+                               const std::vector<replayed_variant>& variants,
+                               const requests_replay* requests) {
     std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hpaplus "
                       "replay</title>\n<style>body{font-family:sans-serif;margin:24px}"
                       "td,th{padding:2px 10px;text-align:right}th{border-bottom:1px solid #999}"
                       "td:first-child,th:first-child{text-align:left}</style></head><body>\n";
-    out += "<h1>hpaplus replay</h1>\n<table><tr><th>variant</th><th>rescales</th><th>scale-ups"
+    out += "<h1>hpaplus replay</h1>\n";
+    if (variants.empty())
+        return out + (requests ? requests_html(*requests) : "") + "</body></html>\n";
+    out += "<table><tr><th>variant</th><th>rescales</th><th>scale-ups"
            "</th><th>scale-downs</th><th>max replicas</th><th>replica-seconds (cost)</th>"
            "<th>seconds above target (risk)</th></tr>\n";
     for (const auto& v : variants) {
@@ -217,8 +221,9 @@ std::string render_replay_html(const policy::recorded_load& load,
                "</td><td>" + std::to_string(s.replica_seconds) + "</td><td>" +
                std::to_string(s.seconds_above_target) + "</td></tr>\n";
     }
-    out += "</table>\n" + svg_body(load, variants) + "</body></html>\n";
-    return out;
+    out += "</table>\n" + svg_body(load, variants);
+    if (requests) out += requests_html(*requests);
+    return out + "</body></html>\n";
 }
 
 std::string summary_table(const std::vector<replayed_variant>& variants) {
@@ -245,7 +250,8 @@ std::string summary_table(const std::vector<replayed_variant>& variants) {
     return out;
 }
 
-std::string summary_json(const std::vector<replayed_variant>& variants) {
+std::string summary_json(const std::vector<replayed_variant>& variants,
+                         const requests_replay* requests) {
     std::string out = "{\"variants\": [";
     for (std::size_t i = 0; i < variants.size(); ++i) {
         const auto& s = variants[i].result.summary;
@@ -262,7 +268,9 @@ std::string summary_json(const std::vector<replayed_variant>& variants) {
                ", \"replicaSeconds\": " + std::to_string(s.replica_seconds) +
                ", \"secondsAboveTarget\": " + std::to_string(s.seconds_above_target) + "}";
     }
-    return out + "\n]}\n";
+    out += variants.empty() ? "]" : "\n]";
+    if (requests) out += ",\n\"requests\": " + requests_json(*requests);
+    return out + "}\n";
 }
 
 } // namespace hpaplus::cli

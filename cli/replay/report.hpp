@@ -2,6 +2,7 @@
 // its target and each variant's replicas on one time axis (SVG, or HTML with the summary table).
 #pragma once
 
+#include "cli/replay/requests.hpp"
 #include "policy/replay.hpp"
 
 #include <string>
@@ -16,13 +17,17 @@ struct replayed_variant {
 
 std::string render_replay_svg(const policy::recorded_load& load,
                               const std::vector<replayed_variant>& variants);
+/// Without variants the horizontal part is left out; `requests` (replay --vertical) adds its
+/// section when given.
 std::string render_replay_html(const policy::recorded_load& load,
-                               const std::vector<replayed_variant>& variants);
+                               const std::vector<replayed_variant>& variants,
+                               const requests_replay* requests = nullptr);
 
 /// The summary table `hpaplus replay` prints.
 std::string summary_table(const std::vector<replayed_variant>& variants);
 /// `{"variants": [{"name", "rescales", "scaleUps", "scaleDowns", "maxReplicas", "replicaSeconds",
-/// "secondsAboveTarget"}]}`, newline-terminated.
-std::string summary_json(const std::vector<replayed_variant>& variants);
+/// "secondsAboveTarget"}]}` (and `"requests": {...}` with replay --vertical), newline-terminated.
+std::string summary_json(const std::vector<replayed_variant>& variants,
+                         const requests_replay* requests = nullptr);
 
 } // namespace hpaplus::cli

@@ -7,6 +7,23 @@
 
 namespace hpaplus::vertical {
 
+namespace {
+
+__extension__ using wide = __int128;
+
+std::int64_t saturated(wide v) {
+    constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+    constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(v < lo ? lo : v > hi ? hi : v);
+}
+
+} // namespace
+
+std::chrono::nanoseconds time_between(core::time_point a, core::time_point b) {
+    return std::chrono::nanoseconds(
+        saturated(static_cast<wide>(b.time_since_epoch().count()) - a.time_since_epoch().count()));
+}
+
 std::int64_t resource_amount(double v) {
     if (v > static_cast<double>(max_resource_amount)) return max_resource_amount;
     if (v < 0) return 0;
@@ -26,7 +43,7 @@ void container_aggregate::add_cpu(std::int64_t milli, core::time_point at) {
 }
 
 bool container_aggregate::expired(core::time_point now, const recommender_config& config) const {
-    return last_ && now - *last_ >= config.memory_window();
+    return last_ && time_between(*last_, now) >= config.memory_window();
 }
 
 aggregate_checkpoint container_aggregate::save() const {
@@ -64,9 +81,12 @@ bool container_window::add_memory(container_aggregate& into, std::int64_t bytes,
             add_peak = true;
         }
     } else {
-        // The next interval that holds `at` starts a new peak.
-        const auto interval = config.memory_interval;
-        *window_end_ += ((at - *window_end_) / interval) * interval + interval;
+        // The next interval that holds `at` starts a new peak (saturated at the end of time).
+        const auto interval = config.memory_interval.count();
+        const auto behind = time_between(*window_end_, at).count();
+        *window_end_ = core::time_point(std::chrono::nanoseconds(
+            saturated(static_cast<wide>(window_end_->time_since_epoch().count()) +
+                      static_cast<wide>(behind / interval) * interval + interval)));
         memory_peak_ = 0;
         oom_peak_ = 0;
         add_peak = true;
@@ -79,7 +99,7 @@ bool container_window::add_memory(container_aggregate& into, std::int64_t bytes,
 
 bool container_window::record_oom(container_aggregate& into, std::int64_t memory_bytes,
                                   core::time_point at, const recommender_config& config) {
-    if (window_end_ && at < *window_end_ - config.memory_interval) return false;
+    if (window_end_ && time_between(at, *window_end_) > config.memory_interval) return false;
     // The previous OOM peak is left out of the base on purpose: repeated OOMs must not compound.
     const std::int64_t used = std::max(memory_bytes, memory_peak_);
     const std::int64_t needed = std::max(used + resource_amount(config.oom_min_bump_bytes),

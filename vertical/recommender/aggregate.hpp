@@ -42,6 +42,10 @@ inline constexpr double min_cpu_sample_weight = 0.1;
 /// Upstream's ResourceAmount ceiling (1e14): an unbounded upper bound is written as this.
 inline constexpr std::int64_t max_resource_amount = 100'000'000'000'000;
 
+/// b − a, saturated to what a nanosecond count holds: times come from outside (the metrics API,
+/// a recorded file) and two of them may be further apart than 292 years.
+std::chrono::nanoseconds time_between(core::time_point a, core::time_point b);
+
 /// resourceAmountFromFloat: truncated toward zero, clamped to [0, 1e14] (NaN becomes Go's
 /// int64(NaN), the most negative int64, as on amd64).
 std::int64_t resource_amount(double v);

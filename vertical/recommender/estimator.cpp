@@ -43,7 +43,7 @@ double confidence_of(const container_aggregate& a, const recommender_config& con
     const double unit = static_cast<double>(config.confidence_unit.count());
     const double lifespan =
         a.first_sample() && a.last_sample()
-            ? static_cast<double>((*a.last_sample() - *a.first_sample()).count()) / unit
+            ? static_cast<double>(time_between(*a.first_sample(), *a.last_sample()).count()) / unit
             : 0.0;
     // One sample a minute over the unit counts as 1 (Go's Duration.Minutes()).
     const auto unit_ns = config.confidence_unit.count();

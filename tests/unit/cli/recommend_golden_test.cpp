@@ -110,6 +110,10 @@ TEST(Recommend, BadInputNamesTheField) {
         {R"({"now": "2026-01-01T00:00:00Z"})", "vpa: required field is missing"},
         {R"({"now": "yesterday", )" + vpa + "}", "now: invalid RFC 3339 time"},
         {R"({"now": "3000-01-01T00:00:00Z", )" + vpa + "}", "now: invalid RFC 3339 time"},
+        {R"({"now": "2200-01-01T00:00:00Z", )" + vpa + "}", "now: out of range (1970 to 2200)"},
+        {R"({"now": "2026-01-01T00:00:00Z", )" + vpa +
+             R"(, "samples": [{"time": "1712-01-01T00:00:00Z", "container": "a"}]})",
+         "samples[0].time: out of range"},
         {R"({"now": "2026-01-01T00:00:00Z", )" + vpa +
              R"(, "samples": [{"time": "2026-01-01T00:00:00Z", "container": "a", "cpu": "lots"}]})",
          "samples[0].cpu"},

@@ -2,6 +2,7 @@
 // against `evaluate` on that decision's snapshot (in-process, over every metric type and a
 // Formula), and bad input.
 #include "../../support/build_paths.hpp"
+#include "../../support/golden_files.hpp"
 #include "../../support/process.hpp"
 
 #include "cli/evaluate/decision_json.hpp"
@@ -169,6 +170,28 @@ struct bad_case {
     const char* expect;
 };
 
+TEST_F(ReplayCli, VerticalAloneOrBesideTheVariantsShowsTheRequests) {
+    const std::string usage = source + "/examples/recommend/checkout.yaml";
+    const auto alone = run_command(binary + " replay --vertical " + usage + " --summary-json " +
+                                   path("v.json") + " --report " + path("v.html"));
+    ASSERT_EQ(alone.exit_code, 0) << alone.output;
+    EXPECT_NE(alone.output.find("CPU-VPAPLUS"), std::string::npos) << alone.output;
+    rapidjson::Document summary;
+    summary.Parse(test::read_file(path("v.json")).c_str());
+    ASSERT_FALSE(summary.HasParseError());
+    EXPECT_TRUE(summary["variants"].Empty());
+    EXPECT_EQ(summary["requests"]["containers"].Size(), 2u);
+    EXPECT_NE(test::read_file(path("v.html")).find("Requests with VPAPlus"), std::string::npos);
+    // Beside a horizontal replay: both in one report.
+    const auto both = run_command(
+        binary + " replay --autoscaler " + source + "/examples/replay/web-hpa.yaml --metrics " +
+        source + "/examples/replay/day.json --vertical " + usage + " --report " + path("b.html"));
+    ASSERT_EQ(both.exit_code, 0) << both.output;
+    const std::string html = test::read_file(path("b.html"));
+    EXPECT_NE(html.find("<th>variant</th>"), std::string::npos);
+    EXPECT_NE(html.find("Requests with VPAPlus"), std::string::npos);
+}
+
 TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
     const std::string hpa = source + "/examples/replay/web-hpa.yaml";
     const bad_case cases[] = {
@@ -181,6 +204,10 @@ TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
          "--prometheus needs --from and --to"},
         {"bad report", "--autoscaler " + hpa + " --metrics M --report r.png", "{}",
          "--report must end in .html or .svg"},
+        {"vertical svg", "--vertical M --report r.svg", R"({"vpa": {"spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}})",
+         "--vertical alone: the report is HTML only"},
+        {"vertical input", "--vertical M", R"({"vpa": {"spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}, "samples": [{}]})",
+         "samples[0].time: required field is missing"},
         {"series key", "--autoscaler " + hpa + " --metrics M",
          R"({"start": "2026-01-01T00:00:00Z", "series": {"cpu": [1]}})",
          "series.cpu: series are keyed by spec.metrics index"},
