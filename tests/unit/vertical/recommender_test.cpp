@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace hpaplus::vertical {
 namespace {
@@ -145,6 +146,26 @@ TEST(Aggregate, OomAddsTwentyPercentOrAHundredMebibytesOverMaxOfRequestAndPeak) 
     container_window w;
     w.add_memory(a, 100'000'000, t0 + 72h, cfg);
     EXPECT_FALSE(w.record_oom(a, 100'000'000, t0, cfg));
+}
+
+TEST(Aggregate, TimesFurtherApartThanAnInt64OfNanosecondsDoNotOverflow) {
+    // A metrics server may answer any time a time_point holds (1677 to 2262).
+    const core::time_point early{
+        std::chrono::nanoseconds(std::numeric_limits<std::int64_t>::min() + 1)};
+    const core::time_point late{
+        std::chrono::nanoseconds(std::numeric_limits<std::int64_t>::max() - 1)};
+    recommender_config cfg;
+    container_aggregate a(cfg);
+    container_window w;
+    EXPECT_TRUE(w.add_cpu(a, 100, early));
+    EXPECT_TRUE(w.add_memory(a, 1000, early, cfg));
+    EXPECT_TRUE(w.add_cpu(a, 100, late));
+    EXPECT_TRUE(w.add_memory(a, 2000, late, cfg));
+    EXPECT_TRUE(w.record_oom(a, 3000, late, cfg));
+    EXPECT_GE(confidence_of(a, cfg), 0.0);
+    EXPECT_FALSE(a.expired(late, cfg));
+    EXPECT_EQ(time_between(early, late), std::chrono::nanoseconds::max());
+    EXPECT_EQ(time_between(late, early), std::chrono::nanoseconds::min());
 }
 
 TEST(Aggregate, OutOfOrderCpuSamplesAreDropped) {
