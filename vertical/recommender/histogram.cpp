@@ -32,12 +32,16 @@ std::int64_t go_sub(std::optional<core::time_point> a, std::optional<core::time_
     return static_cast<std::int64_t>(d);
 }
 
-// Go's Time.Round(d): the nearest multiple of d since Go's zero time, halves rounded up.
+// Go's Time.Round(d): the nearest multiple of d since Go's zero time, halves rounded up (held
+// within what a time_point holds).
 core::time_point go_round(core::time_point t, std::chrono::nanoseconds d) {
-    const wide r = since_go_zero(t) % d.count();
-    const auto rest = static_cast<std::int64_t>(r);
-    return rest + rest < d.count() ? t - std::chrono::nanoseconds(rest)
-                                   : t + std::chrono::nanoseconds(d.count() - rest);
+    const wide since = t.time_since_epoch().count();
+    const auto rest = static_cast<std::int64_t>(since_go_zero(t) % d.count());
+    const wide rounded = rest + rest < d.count() ? since - rest : since + (d.count() - rest);
+    const wide lo = std::numeric_limits<std::int64_t>::min(),
+               hi = std::numeric_limits<std::int64_t>::max();
+    return core::time_point{
+        std::chrono::nanoseconds(static_cast<std::int64_t>(std::clamp(rounded, lo, hi)))};
 }
 
 // The package's round(): int(math.Floor(x + 0.5)).
