@@ -4,7 +4,7 @@
 #include "kube/api/cronhpa.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 
 #include <rapidjson/document.h>
 

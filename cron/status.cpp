@@ -34,10 +34,9 @@ bool ran(job_state s) {
 
 void set_ready(status& s, bool ready, std::string reason, std::string message,
                core::time_point now) {
-    policy::set_condition(s.conditions, "Ready",
-                          ready ? policy::condition_status::true_
-                                : policy::condition_status::false_,
-                          std::move(reason), std::move(message), now);
+    core::set_condition(s.conditions, "Ready",
+                        ready ? core::condition_status::true_ : core::condition_status::false_,
+                        std::move(reason), std::move(message), now);
 }
 
 std::string day_text(const civil_date& d) {
@@ -210,8 +209,8 @@ wake_outcome finish_wake(wake& w, const std::vector<job>& jobs,
     return out;
 }
 
-policy::event mark_invalid(status& s, std::int64_t generation, const std::string& why,
-                           core::time_point now) {
+core::event mark_invalid(status& s, std::int64_t generation, const std::string& why,
+                         core::time_point now) {
     s.observed_generation = generation;
     set_ready(s, false, "InvalidSpec", why, now);
     return {"Warning", "InvalidSpec", why};

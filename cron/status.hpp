@@ -6,9 +6,8 @@
 // history (newest first), next times, Ready — and says which Events to record.
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "cron/plan.hpp"
-#include "policy/conditions.hpp"
-#include "policy/decision.hpp"
 
 #include <functional>
 #include <map>
@@ -76,7 +75,7 @@ struct status {
     std::vector<run_record> history; ///< newest first
     std::string
         next_schedule_time; ///< the earliest of the jobs' (RFC 3339 in the zone); "" = never
-    std::vector<policy::condition> conditions;
+    std::vector<core::condition> conditions;
 };
 
 /// The schedule times a worker ran each job at (by job name and schedule), so that a status
@@ -115,7 +114,7 @@ struct run_report {
 struct wake_outcome {
     bool fired = false;               ///< a job ran (scaled or set a floor)
     std::optional<std::string> error; ///< a run failed or an entry cannot be read
-    std::vector<policy::event> events;
+    std::vector<core::event> events;
 };
 
 /// Records the wake into `s` (and the runs into `memory`). `reports` holds one report per
@@ -126,7 +125,7 @@ wake_outcome finish_wake(wake& w, const std::vector<job>& jobs,
                          status& s);
 
 /// A spec that cannot be used at all: Ready=False/InvalidSpec and the Event to record.
-policy::event mark_invalid(status& s, std::int64_t generation, const std::string& why,
-                           core::time_point now);
+core::event mark_invalid(status& s, std::int64_t generation, const std::string& why,
+                         core::time_point now);
 
 } // namespace hpaplus::cron

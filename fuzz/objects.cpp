@@ -11,7 +11,7 @@
 #include "kube/resources.hpp"
 #include "kube/scale_target.hpp"
 #include "net/json_parse.hpp"
-#include "policy/pod_metrics.hpp"
+#include "core/kubernetes.hpp"
 
 #include <rapidjson/document.h>
 

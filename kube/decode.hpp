@@ -9,10 +9,6 @@
 
 #include <string>
 
-namespace hpaplus::policy {
-struct pod_metrics; // policy/pod_metrics.hpp
-}
-
 namespace hpaplus::kube {
 
 /// An autoscaling/v2 HorizontalPodAutoscaler or an autoscaling.hpaplus.io/v1alpha1 HPAPlus.

@@ -1,7 +1,7 @@
 // kube/decode_objects.cpp — Pods, PodMetrics, Scale, metric values and workload status from JSON.
 #include "kube/decode.hpp"
 
-#include "policy/pod_metrics.hpp"
+#include "core/kubernetes.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -8,7 +8,7 @@
 // fuzz harness and a unit test hold it to that).
 #pragma once
 
-#include "policy/pod_metrics.hpp"
+#include "core/kubernetes.hpp"
 
 #include <optional>
 #include <string>

@@ -5,7 +5,7 @@
 
 #include "kube/api_client.hpp"
 #include "policy/metric_evaluation.hpp"
-#include "policy/pod_metrics.hpp"
+#include "core/kubernetes.hpp"
 
 #include <boost/asio/awaitable.hpp>
 

@@ -2,7 +2,7 @@
 // the HPAPlus stages (fallback, rollout gate, mode) applied where they belong.
 #include "policy/decision.hpp"
 
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 #include "policy/defaults.hpp"
 #include "policy/formula_metrics.hpp"
 

@@ -16,11 +16,7 @@
 
 namespace hpaplus::policy {
 
-struct event {
-    std::string type; ///< Normal | Warning
-    std::string reason;
-    std::string message;
-};
+using core::event;
 
 /// HPAPlus: the floor a CronHPA holds on the autoscaler (its latest fired job's targetSize).
 struct cron_floor {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "policy/pod_grouping.hpp"
-#include "policy/pod_metrics.hpp"
+#include "core/kubernetes.hpp"
 
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>

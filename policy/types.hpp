@@ -3,6 +3,7 @@
 // I/O.
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "core/label_selector.hpp"
 #include "core/quantity.hpp"
 #include "core/time.hpp"
@@ -18,6 +19,18 @@ namespace hpaplus::policy {
 
 using core::quantity;
 using core::time_point;
+// The Kubernetes words every kind uses live in core/kubernetes.hpp.
+using core::condition;
+using core::condition_status;
+using core::find_condition;
+using core::find_resource;
+using core::object_reference;
+using core::pod_metrics;
+using core::remove_condition;
+using core::resource_entry;
+using core::resource_list;
+using core::set_condition;
+using core::usage_list;
 
 // ---------------------------------------------------------------------------------------------
 // Spec
@@ -38,13 +51,6 @@ struct metric_target {
 struct metric_identifier {
     std::string name;
     std::optional<core::label_selector_spec> selector;
-};
-
-/// `autoscaling/v2` CrossVersionObjectReference.
-struct object_reference {
-    std::string kind;
-    std::string name;
-    std::string api_version;
 };
 
 /// HPAPlus: what utilization is measured against.
@@ -122,16 +128,6 @@ struct autoscaler_spec {
 // ---------------------------------------------------------------------------------------------
 // Status
 
-enum class condition_status { true_, false_, unknown };
-
-struct condition {
-    std::string type;
-    condition_status status = condition_status::unknown;
-    std::string reason;
-    std::string message;
-    std::optional<time_point> last_transition_time;
-};
-
 /// `autoscaling/v2` MetricValueStatus.
 struct metric_value_status {
     std::optional<quantity> value;
@@ -178,11 +174,6 @@ struct scale_snapshot {
 };
 
 enum class pod_phase { pending, running, succeeded, failed, unknown };
-
-/// A resource name → quantity map of one container (small; linear lookup is fastest).
-using resource_entry = std::pair<std::string, quantity>;
-using resource_list = std::vector<resource_entry>;
-const quantity* find_resource(std::span<const resource_entry> list, std::string_view name);
 
 struct container_spec {
     std::string name;

@@ -1,7 +1,6 @@
 // vertical/admission_webhook.cpp — choosing the VPAPlus for a new pod and patching its resources.
 #include "vertical/admission_webhook.hpp"
 
-#include "controller/runtime/options.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/encode.hpp"
 #include "kube/scale_target.hpp"

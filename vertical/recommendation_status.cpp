@@ -1,30 +1,30 @@
 // vertical/recommendation_status.cpp — RecommendationProvided and LowConfidence.
 #include "vertical/recommendation_status.hpp"
 
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 
 #include <string>
 
 namespace hpaplus::vertical {
 
-void set_recommendation_conditions(std::vector<policy::condition>& conditions,
+void set_recommendation_conditions(std::vector<core::condition>& conditions,
                                    const std::vector<container_recommendation>& recommendations,
                                    bool has_history, double confidence, core::time_point now) {
-    using policy::condition_status;
+    using core::condition_status;
     if (recommendations.empty() && !has_history)
-        policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
-                              "NoUsageSamples", "no usage samples yet", now);
+        core::set_condition(conditions, "RecommendationProvided", condition_status::false_,
+                            "NoUsageSamples", "no usage samples yet", now);
     else if (recommendations.empty())
-        policy::set_condition(conditions, "RecommendationProvided", condition_status::false_,
-                              "NothingToControl",
-                              "every container is turned off by the policy, has no CPU sample "
-                              "yet, or has its resources left to an HPAPlus",
-                              now);
+        core::set_condition(conditions, "RecommendationProvided", condition_status::false_,
+                            "NothingToControl",
+                            "every container is turned off by the policy, has no CPU sample "
+                            "yet, or has its resources left to an HPAPlus",
+                            now);
     else
-        policy::set_condition(conditions, "RecommendationProvided", condition_status::true_,
-                              "RecommendationProvided", "recommendation from usage history", now);
+        core::set_condition(conditions, "RecommendationProvided", condition_status::true_,
+                            "RecommendationProvided", "recommendation from usage history", now);
     const auto minutes = static_cast<long long>(confidence * 24 * 60);
-    policy::set_condition(
+    core::set_condition(
         conditions, "LowConfidence",
         confidence < 1 ? condition_status::true_ : condition_status::false_,
         confidence < 1 ? "ShortHistory" : "EnoughHistory",

@@ -3,8 +3,8 @@
 // `hpaplus recommend` prints the same ones.
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "core/time.hpp"
-#include "policy/types.hpp"
 #include "vertical/recommender/types.hpp"
 
 #include <vector>
@@ -13,7 +13,7 @@ namespace hpaplus::vertical {
 
 /// `has_history`: some container has a history at all; `confidence`: the lowest of the
 /// recommended containers' (lowest_confidence).
-void set_recommendation_conditions(std::vector<policy::condition>& conditions,
+void set_recommendation_conditions(std::vector<core::condition>& conditions,
                                    const std::vector<container_recommendation>& recommendations,
                                    bool has_history, double confidence, core::time_point now);
 

@@ -2,6 +2,7 @@
 #include "vertical/runner.hpp"
 
 #include "core/duration.hpp"
+#include "core/kubernetes.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
 #include "kube/resources.hpp"
@@ -9,7 +10,6 @@
 #include "kube/status_writer.hpp"
 #include "metrics/metrics_api.hpp"
 #include "net/json_parse.hpp"
-#include "policy/conditions.hpp"
 #include "vertical/history.hpp"
 #include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
@@ -33,7 +33,7 @@ using kube::vpaplus_status;
 namespace {
 
 namespace asio = boost::asio;
-using policy::condition_status;
+using core::condition_status;
 using vertical::container_resources;
 using vertical::pod_view;
 
@@ -62,7 +62,7 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
     for (const auto& p : pods)
         by_name.emplace(p.name, &p);
     for (const auto* listed : answer.items) {
-        const policy::pod_metrics& item = *listed;
+        const core::pod_metrics& item = *listed;
         const auto it = by_name.find(item.name);
         if (it == by_name.end()) continue;
         const pod_view& pod = *it->second;
@@ -71,8 +71,8 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
             auto& window = m.windows[pod.uid + "/" + c.name];
             // As upstream's metrics client: MilliValue() and Value(), both rounded up.
             std::optional<std::int64_t> cpu, memory;
-            if (const auto* q = policy::find_resource(c.usage, "cpu")) cpu = q->milli_value();
-            if (const auto* q = policy::find_resource(c.usage, "memory")) memory = q->value();
+            if (const auto* q = core::find_resource(c.usage, "cpu")) cpu = q->milli_value();
+            if (const auto* q = core::find_resource(c.usage, "memory")) memory = q->value();
             if (cpu) window.add_cpu(history, *cpu, item.timestamp);
             if (memory) window.add_memory(history, *memory, item.timestamp, m.config);
             if (record) record->sample(vpa, item.timestamp, pod.name, c.name, cpu, memory);
@@ -127,9 +127,9 @@ asio::awaitable<void> seed_history(vertical_env& env, const vpaplus& v, vertical
     m.history_loaded = true;
     const auto& o = env.options;
     if (!m.history.empty()) {
-        policy::set_condition(status.conditions, "HistoryLoaded", condition_status::false_,
-                              "FromCheckpoints",
-                              "history restored from checkpoints; Prometheus not read", now);
+        core::set_condition(status.conditions, "HistoryLoaded", condition_status::false_,
+                            "FromCheckpoints",
+                            "history restored from checkpoints; Prometheus not read", now);
         co_return;
     }
     const auto loaded = co_await load_history(*env.history, v.ns, v.target.name, o, m, now);
@@ -138,17 +138,17 @@ asio::awaitable<void> seed_history(vertical_env& env, const vpaplus& v, vertical
                              core::format_go_duration(o.history_resolution) + ")";
     if (!loaded.error.empty()) {
         spdlog::warn("{}/{}: no history from Prometheus: {}", v.ns, v.name, loaded.error);
-        policy::set_condition(status.conditions, "HistoryLoaded", condition_status::false_,
-                              "PrometheusUnavailable",
-                              loaded.error + "; recommending from the metrics API only", now);
+        core::set_condition(status.conditions, "HistoryLoaded", condition_status::false_,
+                            "PrometheusUnavailable",
+                            loaded.error + "; recommending from the metrics API only", now);
         co_return;
     }
     const std::string what = std::to_string(loaded.cpu_samples) + " cpu and " +
                              std::to_string(loaded.memory_samples) + " memory samples of " +
                              std::to_string(loaded.containers) + " containers from " + from;
     spdlog::info("{}/{}: history: {}", v.ns, v.name, what);
-    policy::set_condition(status.conditions, "HistoryLoaded", condition_status::true_,
-                          "PrometheusHistory", what, now);
+    core::set_condition(status.conditions, "HistoryLoaded", condition_status::true_,
+                        "PrometheusHistory", what, now);
 }
 
 std::string checkpoint_name(const std::string& vpa, const std::string& container) {
@@ -233,7 +233,7 @@ struct pass {
     const std::string& key; ///< the VPAPlus's namespace/name (the write fence's)
 
     // GCC 12 mishandles temporaries in co_await arguments: callers pass a named event.
-    asio::awaitable<void> record(const policy::event& e) {
+    asio::awaitable<void> record(const core::event& e) {
         co_await env.events.record(involved, e, now);
     }
 
@@ -241,8 +241,8 @@ struct pass {
     asio::awaitable<bool> evict(const pod_view& p, const std::string& why) {
         auto r = co_await kube::evict_pod(env.client, v.ns, p.name, key);
         if (!r) {
-            const policy::event e{"Warning", "EvictionBlocked",
-                                  "pod " + p.name + " not evicted (" + why + "): " + r.message()};
+            const core::event e{"Warning", "EvictionBlocked",
+                                "pod " + p.name + " not evicted (" + why + "): " + r.message()};
             co_await record(e);
             co_return false;
         }
@@ -250,7 +250,7 @@ struct pass {
         m.attempts.erase(p.uid);
         ++status.evictions;
         ++out.evicted;
-        const policy::event e{"Normal", "EvictedByVPAPlus", "evicted pod " + p.name + ": " + why};
+        const core::event e{"Normal", "EvictedByVPAPlus", "evicted pod " + p.name + ": " + why};
         co_await record(e);
         spdlog::info("{}/{}: evicted pod {}: {}", v.ns, v.name, p.name, why);
         co_return true;
@@ -262,8 +262,8 @@ struct pass {
         auto r = co_await kube::json_patch(env.client, kube::resources::pods, v.ns, p.name, patch,
                                            sub, key);
         if (!r) {
-            const policy::event e{"Warning", "InPlaceResizeFailed",
-                                  "pods/" + p.name + "/resize refused: " + r.message()};
+            const core::event e{"Warning", "InPlaceResizeFailed",
+                                "pods/" + p.name + "/resize refused: " + r.message()};
             co_await record(e);
             co_return false;
         }
@@ -271,8 +271,8 @@ struct pass {
         ++status.in_place_resizes;
         ++out.resized;
         const std::string change = vertical::describe_change(p, to);
-        const policy::event e{"Normal", "InPlaceResizedByVPAPlus",
-                              "resizing pod " + p.name + " in place: " + change};
+        const core::event e{"Normal", "InPlaceResizedByVPAPlus",
+                            "resizing pod " + p.name + " in place: " + change};
         co_await record(e);
         spdlog::info("{}/{}: resizing pod {} in place: {}", v.ns, v.name, p.name, change);
         co_return true;
@@ -333,10 +333,10 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
         if (to != it->second.to && vertical::qos_of(to) == vertical::qos_of(p.desired)) {
             co_await ps.resize(p, to);
         } else if (evicted_before) {
-            const policy::event e{"Warning", "ResizeInfeasible",
-                                  "pod " + p.name + ": " + why +
-                                      " again after an eviction; waiting for the recommendation "
-                                      "to change instead of evicting again"};
+            const core::event e{"Warning", "ResizeInfeasible",
+                                "pod " + p.name + ": " + why +
+                                    " again after an eviction; waiting for the recommendation "
+                                    "to change instead of evicting again"};
             co_await ps.record(e);
         }
     }
@@ -371,7 +371,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
         }
         const auto to = vertical::resized(p.desired, vertical::for_pod(p.desired, recs));
         if (vertical::qos_of(to) != vertical::qos_of(p.desired)) {
-            const policy::event e{
+            const core::event e{
                 "Warning", "ResizeWouldChangeQoS",
                 "pod " + p.name + " left as it is: the recommendation would make it " +
                     std::string(vertical::to_string(vertical::qos_of(to))) + " (it is " +
@@ -430,11 +430,11 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     auto& conditions = status.conditions;
     if (!d.ok()) {
         out.error = "invalid spec: " + d.error().to_string();
-        policy::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
-                              "InvalidSpec", *out.error, now);
+        core::set_condition(conditions, "ConfigUnsupported", condition_status::true_, "InvalidSpec",
+                            *out.error, now);
         co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
                               encode_vpaplus_status(status));
-        const policy::event e{"Warning", "InvalidSpec", *out.error};
+        const core::event e{"Warning", "InvalidSpec", *out.error};
         co_await env.events.record(involved, e, now);
         co_return out;
     }
@@ -442,8 +442,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         co_await read_target(env.client, &env.deployments, ns, v.target, false);
     if (!target.scale) {
         out.error = "target " + v.target.kind + "/" + v.target.name + ": " + target.error;
-        policy::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
-                              "TargetUnreadable", *out.error, now);
+        core::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
+                            "TargetUnreadable", *out.error, now);
         co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
                               encode_vpaplus_status(status));
         co_return out;
@@ -452,7 +452,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         v.mode == vertical::update_mode::initial || v.mode == vertical::update_mode::recreate;
     const bool webhook = !env.options.webhook_listen.empty();
     if (at_creation && !webhook)
-        policy::set_condition(
+        core::set_condition(
             conditions, "ConfigUnsupported", condition_status::true_, "NeedsAdmissionWebhook",
             std::string("updateMode ") + std::string(vertical::to_string(v.mode)) +
                 " sets requests at pod creation, which needs the pod admission webhook "
@@ -460,9 +460,9 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                 "update running pods",
             now);
     else
-        policy::set_condition(conditions, "ConfigUnsupported", condition_status::false_,
-                              "TargetFound",
-                              "target " + v.target.kind + "/" + v.target.name + " found", now);
+        core::set_condition(conditions, "ConfigUnsupported", condition_status::false_,
+                            "TargetFound",
+                            "target " + v.target.kind + "/" + v.target.name + " found", now);
     const auto selector = core::parse_label_selector(target.scale->selector);
     std::vector<pod_view> pods;
     if (selector) {
@@ -472,10 +472,10 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
             if (!pd.HasParseError()) pods.push_back(decode_vertical_pod({&pd, ""}));
         }
     }
-    policy::set_condition(conditions, "NoPodsMatched",
-                          pods.empty() ? condition_status::true_ : condition_status::false_,
-                          pods.empty() ? "NoPodsMatched" : "PodsMatched",
-                          std::to_string(pods.size()) + " pods match the target's selector", now);
+    core::set_condition(conditions, "NoPodsMatched",
+                        pods.empty() ? condition_status::true_ : condition_status::false_,
+                        pods.empty() ? "NoPodsMatched" : "PodsMatched",
+                        std::to_string(pods.size()) + " pods match the target's selector", now);
     if (!memory.checkpoints_loaded) co_await load_checkpoints(env, v, memory);
     if (env.history && !memory.history_loaded) co_await seed_history(env, v, memory, status, now);
     forget_gone(memory, pods);
@@ -489,10 +489,10 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     const horizontal_use h = env.horizontal_use_of(ns, v.target);
     status.shared_with = h.kind == "HPAPlus" ? h.name : h.kind + "/" + h.name;
     if (h.name.empty())
-        policy::remove_condition(conditions, "CoordinatedWithHPAPlus");
+        core::remove_condition(conditions, "CoordinatedWithHPAPlus");
     else
-        policy::set_condition(conditions, "CoordinatedWithHPAPlus", condition_status::true_,
-                              coordination_reason(v, h), coordination_message(v, h), now);
+        core::set_condition(conditions, "CoordinatedWithHPAPlus", condition_status::true_,
+                            coordination_reason(v, h), coordination_message(v, h), now);
     double confidence = 0;
     status.recommendations = recommend(v, memory, h, now, confidence);
     vertical::set_recommendation_conditions(conditions, status.recommendations,

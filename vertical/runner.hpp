@@ -5,11 +5,11 @@
 // Histograms are checkpointed to VPAPlusCheckpoint objects so a restart keeps the history.
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/event_recorder.hpp"
 #include "kube/object_cache.hpp"
 #include "metrics/http_backend.hpp"
-#include "policy/types.hpp"
 #include "vertical/options.hpp"
 #include "vertical/recommender/aggregate.hpp"
 #include "vertical/sample_record.hpp"
@@ -40,7 +40,7 @@ struct vertical_env {
     const kube::object_cache& pods;
     const kube::object_cache& deployments;
     /// Who scales a workload of a namespace horizontally (controller/coordination.hpp).
-    std::function<horizontal_use(const std::string& ns, const policy::object_reference& workload)>
+    std::function<horizontal_use(const std::string& ns, const core::object_reference& workload)>
         horizontal_use_of;
     kube::event_recorder& events;
     const vertical_options& options;

@@ -7,7 +7,7 @@
 #include "kube/resources.hpp"
 #include "kube/scale_target.hpp"
 #include "kube/status_writer.hpp"
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>

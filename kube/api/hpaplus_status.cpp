@@ -2,7 +2,7 @@
 #include "kube/api/hpaplus_status.hpp"
 
 #include "kube/encode.hpp"
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 #include "policy/metric_evaluation.hpp"
 
 #include <rapidjson/document.h>

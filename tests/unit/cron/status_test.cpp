@@ -88,7 +88,7 @@ TEST_P(OneWake, LeavesTheStatusAsExpected) {
     EXPECT_EQ(s.observed_generation, 3);
     ASSERT_EQ(s.conditions.size(), 1u);
     EXPECT_EQ(s.conditions[0].type, "Ready");
-    EXPECT_EQ(s.conditions[0].status == policy::condition_status::true_, c.ready);
+    EXPECT_EQ(s.conditions[0].status == core::condition_status::true_, c.ready);
     EXPECT_EQ(out.error.has_value(), !c.ready || !c.run_ok);
     EXPECT_EQ(out.fired, *c.active != '\0' && c.run_ok);
     // One history entry per due run, newest first; and the memory has each run.
@@ -182,13 +182,13 @@ TEST(Wake, HistoryIsNewestFirstAndBounded) {
 
 TEST(Wake, AnUnusableSpecIsNotReady) {
     status s;
-    const policy::event e =
+    const core::event e =
         mark_invalid(s, 4, "spec.timeZone: unknown time zone \"Mars/Olympus\"", {});
     EXPECT_EQ(e.type, "Warning");
     EXPECT_EQ(e.reason, "InvalidSpec");
     EXPECT_EQ(s.observed_generation, 4);
     ASSERT_EQ(s.conditions.size(), 1u);
-    EXPECT_EQ(s.conditions[0].status, policy::condition_status::false_);
+    EXPECT_EQ(s.conditions[0].status, core::condition_status::false_);
     EXPECT_EQ(s.conditions[0].reason, "InvalidSpec");
 }
 

@@ -6,7 +6,7 @@
 
 #include "../policy/test_support.hpp"
 #include "kube/decode.hpp"
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 #include "policy/decision.hpp"
 #include "policy/defaults.hpp"
 

@@ -2,7 +2,7 @@
 // error texts, and the HPAPlus stages (fallback, rollout gate, modes).
 #include "policy/decision.hpp"
 
-#include "policy/conditions.hpp"
+#include "core/kubernetes.hpp"
 #include "policy/defaults.hpp"
 #include "test_support.hpp"
 
