@@ -1,12 +1,14 @@
 // controller/coordination.cpp — the rules between kinds.
 #include "controller/coordination.hpp"
 
+#include "core/kubernetes.hpp"
 #include "kube/api/cronhpa.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
-#include "core/kubernetes.hpp"
 
 #include <rapidjson/document.h>
+
+#include <tuple>
 
 namespace hpaplus::controller {
 namespace {
@@ -14,7 +16,6 @@ namespace {
 using kube::cronhpa;
 using kube::vpaplus;
 using policy::condition_status;
-using vertical::horizontal_use;
 
 // The resources an HPAPlus scales on (Resource and ContainerResource metrics).
 horizontal_use uses_of(const policy::autoscaler& hpa) {
@@ -35,6 +36,28 @@ const policy::object_reference& target_of(const vpaplus& v) {
 
 const policy::object_reference& target_of(const policy::autoscaler& hpa) {
     return hpa.spec.scale_target_ref;
+}
+
+// The CoordinatedWith* condition's reason and message for a VPAPlus `v` beside the horizontal
+// autoscaler `h` (both sides say the same).
+const char* coordination_reason(const vpaplus& v, const horizontal_use& h) {
+    return (h.cpu && !v.share_cpu) || (h.memory && !v.share_memory) ? "ResourcesLeftToHPAPlus"
+                                                                    : "NoConflict";
+}
+
+std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
+    std::string left, shared;
+    for (const auto& [uses, allowed, name] :
+         {std::tuple{h.cpu, v.share_cpu, "cpu"}, std::tuple{h.memory, v.share_memory, "memory"}}) {
+        if (!uses) continue;
+        std::string& into = allowed ? shared : left;
+        into += (into.empty() ? "" : ", ") + std::string(name);
+    }
+    std::string m = h.kind + " " + h.name + " scales " + v.target.kind + "/" + v.target.name;
+    if (!left.empty()) m += "; " + left + " left to it (not controlled here)";
+    if (!shared.empty()) m += "; " + shared + " controlled by both (allowSharedResources)";
+    if (left.empty() && shared.empty()) m += " on other metrics; nothing shared";
+    return m;
 }
 
 // The first cached object of `ns` that decodes (strictly) into a T aimed at `workload`.
@@ -157,9 +180,8 @@ void note_vertical_use(const kube::object_cache& vpapluses, const std::string& n
     use.kind = kind;
     use.name = hpa.name;
     policy::set_condition(
-        conditions, "CoordinatedWithVPAPlus", condition_status::true_,
-        vertical::coordination_reason(*v, use),
-        "VPAPlus " + v->name + " sizes the pods; " + vertical::coordination_message(*v, use), now);
+        conditions, "CoordinatedWithVPAPlus", condition_status::true_, coordination_reason(*v, use),
+        "VPAPlus " + v->name + " sizes the pods; " + coordination_message(*v, use), now);
 }
 
 horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
@@ -172,6 +194,12 @@ horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const 
     use.kind = kind;
     use.name = hpa->name;
     return use;
+}
+
+vertical::horizontal_sharing sharing_for(const vpaplus& v, const horizontal_use& h) {
+    if (h.name.empty()) return {};
+    return {h.kind == "HPAPlus" ? h.name : h.kind + "/" + h.name, h.cpu && !v.share_cpu,
+            h.memory && !v.share_memory, coordination_reason(v, h), coordination_message(v, h)};
 }
 
 } // namespace hpaplus::controller

@@ -36,12 +36,24 @@ std::vector<policy::object_reference> floor_changes(const kube::object_cptr& pre
 std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
                                const policy::object_reference& workload);
 
-/// The resources (cpu, memory) that an autoscaler of `kind` in `autoscalers` (HPAPlus objects or
-/// plain HPAs) of `ns` scaling `workload` scales on, and its name (empty when none): what the
-/// VPAPlus on that workload leaves to it.
-vertical::horizontal_use find_horizontal_use(const kube::object_cache& autoscalers,
-                                             const std::string& kind, const std::string& ns,
-                                             const policy::object_reference& workload);
+/// The resources (cpu, memory) a horizontal autoscaler scaling a workload scales on, and its name
+/// ("" when none scales it): what the VPAPlus on that workload leaves to it.
+struct horizontal_use {
+    std::string kind = "HPAPlus"; ///< or HorizontalPodAutoscaler
+    std::string name;             ///< "" when no horizontal autoscaler scales the workload
+    bool cpu = false;
+    bool memory = false;
+};
+
+/// What an autoscaler of `kind` in `autoscalers` (HPAPlus objects or plain HPAs) of `ns` scaling
+/// `workload` scales on.
+horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
+                                   const std::string& ns, const policy::object_reference& workload);
+
+/// The vertical side: what the horizontal autoscaler `h` (if any) asks of the VPAPlus `v` — the
+/// resources it keeps (unless allowSharedResources) and the CoordinatedWithHPAPlus words, the same
+/// words note_vertical_use writes on the horizontal side.
+vertical::horizontal_sharing sharing_for(const kube::vpaplus& v, const horizontal_use& h);
 
 /// The horizontal side (`kind` HPAPlus or HorizontalPodAutoscaler): sets its
 /// CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes the pods of its target

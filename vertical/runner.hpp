@@ -25,13 +25,17 @@
 
 namespace hpaplus::vertical {
 
-/// The resources (cpu, memory) a horizontal autoscaler scaling a workload scales on, and its name
-/// ("" when none scales it): what the VPAPlus on that workload leaves to it.
-struct horizontal_use {
-    std::string kind = "HPAPlus"; ///< or HorizontalPodAutoscaler
-    std::string name;             ///< "" when no horizontal autoscaler scales the workload
-    bool cpu = false;
-    bool memory = false;
+/// The apiVersion of VPAPlus and VPAPlusCheckpoint objects.
+inline constexpr const char* vpaplus_api_version = "autoscaling.hpaplus.io/v1alpha1";
+
+/// What a horizontal autoscaler on the same workload asks of a VPAPlus (decided by the controller's
+/// coordination rules): the resources to leave to it, and the words of CoordinatedWithHPAPlus.
+struct horizontal_sharing {
+    std::string shared_with; ///< the HPAPlus's name, or HorizontalPodAutoscaler/<name>; "" = none
+    bool leave_cpu = false;
+    bool leave_memory = false;
+    std::string reason; ///< of the CoordinatedWithHPAPlus condition
+    std::string message;
 };
 
 struct vertical_env {
@@ -39,9 +43,9 @@ struct vertical_env {
     const kube::object_cache& vpapluses;
     const kube::object_cache& pods;
     const kube::object_cache& deployments;
-    /// Who scales a workload of a namespace horizontally (controller/coordination.hpp).
-    std::function<horizontal_use(const std::string& ns, const core::object_reference& workload)>
-        horizontal_use_of;
+    /// What the horizontal autoscaler of a VPAPlus's workload, if any, asks of it
+    /// (controller/coordination.hpp).
+    std::function<horizontal_sharing(const kube::vpaplus& v)> sharing_of;
     kube::event_recorder& events;
     const vertical_options& options;
     metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set
@@ -78,11 +82,6 @@ struct vertical_outcome {
 };
 
 /// Runs on: the client's executor. Cancellation: none; bounded by the request timeouts.
-/// The CoordinatedWith* condition's reason and message for a VPAPlus `v` beside the horizontal
-/// autoscaler `h` (both sides say the same).
-const char* coordination_reason(const kube::vpaplus& v, const horizontal_use& h);
-std::string coordination_message(const kube::vpaplus& v, const horizontal_use& h);
-
 boost::asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::string& ns,
                                                      const std::string& name,
                                                      vertical_memory& memory);

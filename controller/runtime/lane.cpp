@@ -42,12 +42,12 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                 std::make_unique<vertical::sample_recorder>(options.vertical.record_samples);
         vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
             client, *caches.vpapluses, caches.pods, caches.deployments,
-            [this](const std::string& ns, const policy::object_reference& workload) {
-                auto use = find_horizontal_use(caches_.hpapluses, "HPAPlus", ns, workload);
+            [this](const kube::vpaplus& v) {
+                auto use = find_horizontal_use(caches_.hpapluses, "HPAPlus", v.ns, v.target);
                 if (use.name.empty() && caches_.hpas)
-                    use =
-                        find_horizontal_use(*caches_.hpas, "HorizontalPodAutoscaler", ns, workload);
-                return use;
+                    use = find_horizontal_use(*caches_.hpas, "HorizontalPodAutoscaler", v.ns,
+                                              v.target);
+                return sharing_for(v, use);
             },
             *events_, options.vertical, history, sample_recorder_.get()});
         vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);
