@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::policy {
@@ -111,6 +112,22 @@ enum class rollout_policy { continue_scaling, freeze, freeze_scale_down };
 
 /// HPAPlus: whether decisions are written.
 enum class run_mode { automatic, dry_run, off };
+
+/// The spellings of rolloutPolicy and mode, as spec fields and as annotations on native HPAs.
+inline constexpr const char* rollout_policy_spellings = "Continue, Freeze or FreezeScaleDown";
+inline std::optional<rollout_policy> parse_rollout_policy(std::string_view text) {
+    if (text == "Continue") return rollout_policy::continue_scaling;
+    if (text == "Freeze") return rollout_policy::freeze;
+    if (text == "FreezeScaleDown") return rollout_policy::freeze_scale_down;
+    return std::nullopt;
+}
+inline constexpr const char* run_mode_spellings = "Auto, DryRun or Off";
+inline std::optional<run_mode> parse_run_mode(std::string_view text) {
+    if (text == "Auto") return run_mode::automatic;
+    if (text == "DryRun") return run_mode::dry_run;
+    if (text == "Off") return run_mode::off;
+    return std::nullopt;
+}
 
 /// The autoscaler spec: `autoscaling/v2` HorizontalPodAutoscalerSpec plus the HPAPlus fields.
 struct autoscaler_spec {

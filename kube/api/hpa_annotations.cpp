@@ -1,19 +1,14 @@
 // kube/api/hpa_annotations.cpp — see the header.
 #include "kube/api/hpa_annotations.hpp"
 
+#include "policy/types.hpp"
+
 #include <charconv>
 
 namespace hpaplus::kube {
 namespace {
 
 constexpr std::string_view prefix = "autoscaling.hpaplus.io/";
-
-std::optional<std::string> one_of(const std::string& value,
-                                  std::initializer_list<const char*> allowed) {
-    for (const char* a : allowed)
-        if (value == a) return value;
-    return std::nullopt;
-}
 
 } // namespace
 
@@ -35,11 +30,15 @@ hpa_annotations read_hpa_annotations(const std::map<std::string, std::string>& a
             else
                 bad(key, value, "whole seconds from 1 to 86400");
         } else if (key == mode_annotation) {
-            out.mode = one_of(value, {"Auto", "DryRun", "Off"});
-            if (!out.mode) bad(key, value, "Auto, DryRun or Off");
+            if (policy::parse_run_mode(value))
+                out.mode = value;
+            else
+                bad(key, value, policy::run_mode_spellings);
         } else if (key == rollout_policy_annotation) {
-            out.rollout_policy = one_of(value, {"Continue", "Freeze", "FreezeScaleDown"});
-            if (!out.rollout_policy) bad(key, value, "Continue, Freeze or FreezeScaleDown");
+            if (policy::parse_rollout_policy(value))
+                out.rollout_policy = value;
+            else
+                bad(key, value, policy::rollout_policy_spellings);
         } else if (key != "autoscaling.hpaplus.io/controller") {
             out.problems.push_back("annotation " + key + " is not one HPAPlus knows; ignored");
         }

@@ -234,25 +234,18 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
     }
     spec.sync_period_seconds = d.opt_int32(n["syncPeriodSeconds"]);
     if (auto r = d.opt_string(n["rolloutPolicy"])) {
-        if (*r == "Continue")
-            spec.rollout = rollout_policy::continue_scaling;
-        else if (*r == "Freeze")
-            spec.rollout = rollout_policy::freeze;
-        else if (*r == "FreezeScaleDown")
-            spec.rollout = rollout_policy::freeze_scale_down;
+        if (auto p = policy::parse_rollout_policy(*r))
+            spec.rollout = *p;
         else
-            d.fail(n["rolloutPolicy"],
-                   "must be one of Continue, Freeze, FreezeScaleDown; got \"" + *r + "\"");
+            d.fail(n["rolloutPolicy"], std::string("must be ") + policy::rollout_policy_spellings +
+                                           "; got \"" + *r + "\"");
     }
     if (auto m = d.opt_string(n["mode"])) {
-        if (*m == "Auto")
-            spec.mode = run_mode::automatic;
-        else if (*m == "DryRun")
-            spec.mode = run_mode::dry_run;
-        else if (*m == "Off")
-            spec.mode = run_mode::off;
+        if (auto mode = policy::parse_run_mode(*m))
+            spec.mode = *mode;
         else
-            d.fail(n["mode"], "must be one of Auto, DryRun, Off; got \"" + *m + "\"");
+            d.fail(n["mode"],
+                   std::string("must be ") + policy::run_mode_spellings + "; got \"" + *m + "\"");
     }
     return spec;
 }

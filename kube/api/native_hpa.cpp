@@ -47,15 +47,10 @@ std::string hpaplus_annotations_text(std::string_view object_json) {
 
 void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& spec) {
     if (a.sync_period_seconds) spec.sync_period_seconds = a.sync_period_seconds;
-    if (a.mode)
-        spec.mode = *a.mode == "DryRun" ? policy::run_mode::dry_run
-                    : *a.mode == "Off"  ? policy::run_mode::off
-                                        : policy::run_mode::automatic;
+    if (a.mode) spec.mode = policy::parse_run_mode(*a.mode).value_or(policy::run_mode::automatic);
     if (a.rollout_policy)
-        spec.rollout = *a.rollout_policy == "Freeze" ? policy::rollout_policy::freeze
-                       : *a.rollout_policy == "FreezeScaleDown"
-                           ? policy::rollout_policy::freeze_scale_down
-                           : policy::rollout_policy::continue_scaling;
+        spec.rollout = policy::parse_rollout_policy(*a.rollout_policy)
+                           .value_or(policy::rollout_policy::continue_scaling);
 }
 
 bool asks_for_hpaplus(const rapidjson::Value& object) {
