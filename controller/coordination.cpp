@@ -13,9 +13,9 @@
 namespace hpaplus::controller {
 namespace {
 
+using core::condition_status;
 using kube::cronhpa;
 using kube::vpaplus;
-using policy::condition_status;
 
 // The resources an HPAPlus scales on (Resource and ContainerResource metrics).
 horizontal_use uses_of(const policy::autoscaler& hpa) {
@@ -30,11 +30,11 @@ horizontal_use uses_of(const policy::autoscaler& hpa) {
     return use;
 }
 
-const policy::object_reference& target_of(const vpaplus& v) {
+const core::object_reference& target_of(const vpaplus& v) {
     return v.target;
 }
 
-const policy::object_reference& target_of(const policy::autoscaler& hpa) {
+const core::object_reference& target_of(const policy::autoscaler& hpa) {
     return hpa.spec.scale_target_ref;
 }
 
@@ -63,7 +63,7 @@ std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
 // The first cached object of `ns` that decodes (strictly) into a T aimed at `workload`.
 template <class T, class Decode>
 std::optional<T> find_aimed_at(const kube::object_cache& informer, const std::string& ns,
-                               const policy::object_reference& workload, Decode decode) {
+                               const core::object_reference& workload, Decode decode) {
     const auto items = informer.items();
     for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
         const auto& o = it->second;
@@ -73,7 +73,7 @@ std::optional<T> find_aimed_at(const kube::object_cache& informer, const std::st
         if (doc.HasParseError()) continue;
         kube::json_decoder d;
         T object = decode(d, kube::json_node{&doc, ""});
-        const policy::object_reference& target = target_of(object);
+        const core::object_reference& target = target_of(object);
         if (d.ok() && target.kind == workload.kind && target.name == workload.name) return object;
     }
     return std::nullopt;
@@ -81,7 +81,7 @@ std::optional<T> find_aimed_at(const kube::object_cache& informer, const std::st
 
 // What of a cached CronHPA decides a floor: its target and the job in force.
 struct floor_view {
-    policy::object_reference target;
+    core::object_reference target;
     std::optional<cron::active_job> active;
 };
 
@@ -109,8 +109,8 @@ bool same_floor(const std::optional<floor_view>& a, const std::optional<floor_vi
 
 } // namespace
 
-bool aims_at(const policy::object_reference& ref, const policy::object_reference& autoscaler,
-             const policy::object_reference& workload) {
+bool aims_at(const core::object_reference& ref, const core::object_reference& autoscaler,
+             const core::object_reference& workload) {
     if (ref.kind == kube::hpaplus_kind)
         return autoscaler.kind == kube::hpaplus_kind && ref.name == autoscaler.name;
     return ref.kind == workload.kind && ref.name == workload.name;
@@ -118,8 +118,8 @@ bool aims_at(const policy::object_reference& ref, const policy::object_reference
 
 std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cronhpas,
                                                   const std::string& ns,
-                                                  const policy::object_reference& autoscaler,
-                                                  const policy::object_reference& workload) {
+                                                  const core::object_reference& autoscaler,
+                                                  const core::object_reference& workload) {
     std::optional<policy::cron_floor> best;
     for (const auto& object : cronhpas.select(ns, core::label_selector{})) {
         rapidjson::Document doc;
@@ -138,12 +138,12 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cron
     return best;
 }
 
-std::vector<policy::object_reference> floor_changes(const kube::object_cptr& previous,
-                                                    const kube::object_cptr& current) {
+std::vector<core::object_reference> floor_changes(const kube::object_cptr& previous,
+                                                  const kube::object_cptr& current) {
     const auto before = floor_of(previous);
     const auto after = floor_of(current);
     if (same_floor(before, after)) return {};
-    std::vector<policy::object_reference> out;
+    std::vector<core::object_reference> out;
     if (before) out.push_back(before->target);
     if (after && (!before || after->target.kind != before->target.kind ||
                   after->target.name != before->target.name))
@@ -153,7 +153,7 @@ std::vector<policy::object_reference> floor_changes(const kube::object_cptr& pre
 
 // The HPAPlus of `ns` that scales `workload` ("" when none).
 std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
-                               const policy::object_reference& workload) {
+                               const core::object_reference& workload) {
     for (const auto& object : hpapluses.select(ns, core::label_selector{})) {
         rapidjson::Document doc;
         doc.Parse(object->json.data(), object->json.size());
@@ -169,24 +169,23 @@ std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::s
 
 void note_vertical_use(const kube::object_cache& vpapluses, const std::string& ns,
                        const std::string& kind, const policy::autoscaler& hpa,
-                       std::vector<policy::condition>& conditions, core::time_point now) {
+                       std::vector<core::condition>& conditions, core::time_point now) {
     const auto v =
         find_aimed_at<vpaplus>(vpapluses, ns, hpa.spec.scale_target_ref, kube::decode_vpaplus);
     if (!v) {
-        policy::remove_condition(conditions, "CoordinatedWithVPAPlus");
+        core::remove_condition(conditions, "CoordinatedWithVPAPlus");
         return;
     }
     horizontal_use use = uses_of(hpa);
     use.kind = kind;
     use.name = hpa.name;
-    policy::set_condition(
+    core::set_condition(
         conditions, "CoordinatedWithVPAPlus", condition_status::true_, coordination_reason(*v, use),
         "VPAPlus " + v->name + " sizes the pods; " + coordination_message(*v, use), now);
 }
 
 horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
-                                   const std::string& ns,
-                                   const policy::object_reference& workload) {
+                                   const std::string& ns, const core::object_reference& workload) {
     const auto hpa =
         find_aimed_at<policy::autoscaler>(autoscalers, ns, workload, kube::decode_autoscaler);
     if (!hpa) return {};

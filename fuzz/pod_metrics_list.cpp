@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(net::parse_json(doc, text).empty() && doc.IsObject(),
                   "decoded what the DOM parser refuses");
     kube::json_decoder d;
-    std::vector<policy::pod_metrics> slow;
+    std::vector<core::pod_metrics> slow;
     const kube::json_node items = kube::json_node{&doc, ""}["items"];
     for (std::size_t i = 0, n = d.array(items); i < n; ++i)
         slow.push_back(kube::decode_pod_metrics(d, items.at(i)));

@@ -27,7 +27,7 @@ policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_n
 policy::pod_info decode_pod(json_decoder& d, const json_node& n);
 
 /// A metrics.k8s.io/v1beta1 PodMetrics.
-policy::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n);
+core::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n);
 
 /// An autoscaling/v1 Scale.
 policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n);

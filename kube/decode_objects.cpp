@@ -9,12 +9,12 @@
 namespace hpaplus::kube {
 namespace {
 
-policy::condition_status decode_condition_status(json_decoder& d, const json_node& n) {
+core::condition_status decode_condition_status(json_decoder& d, const json_node& n) {
     const std::string s = d.opt_string(n).value_or("Unknown");
-    if (s == "True") return policy::condition_status::true_;
-    if (s == "False") return policy::condition_status::false_;
+    if (s == "True") return core::condition_status::true_;
+    if (s == "False") return core::condition_status::false_;
     if (s != "Unknown") d.fail(n, "must be \"True\", \"False\" or \"Unknown\", got \"" + s + "\"");
-    return policy::condition_status::unknown;
+    return core::condition_status::unknown;
 }
 
 policy::container_spec decode_container(json_decoder& d, const json_node& n) {
@@ -31,7 +31,7 @@ policy::container_spec decode_container(json_decoder& d, const json_node& n) {
 }
 
 // Entries of `applied` replace those of `spec` with the same name (others stay).
-void apply_status_resources(policy::resource_list& spec, const policy::resource_list& applied) {
+void apply_status_resources(core::resource_list& spec, const core::resource_list& applied) {
     for (const auto& entry : applied) {
         const auto it = std::find_if(spec.begin(), spec.end(),
                                      [&](const auto& e) { return e.first == entry.first; });
@@ -119,8 +119,8 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     return pod;
 }
 
-policy::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n) {
-    policy::pod_metrics m;
+core::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n) {
+    core::pod_metrics m;
     if (!d.object(n)) {
         d.fail(n, "expected a PodMetrics object");
         return m;

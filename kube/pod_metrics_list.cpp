@@ -53,7 +53,7 @@ std::string_view trim_blanks(std::string_view s) {
 
 class handler {
   public:
-    std::vector<policy::pod_metrics> items;
+    std::vector<core::pod_metrics> items;
 
     bool Null() { return scalar(); }
     bool Bool(bool) { return scalar(); }
@@ -114,12 +114,12 @@ class handler {
         return true;
     }
 
-    policy::pod_metrics& pod() { return items.back(); }
-    policy::pod_metrics::container_usage& container() { return pod().containers.back(); }
+    core::pod_metrics& pod() { return items.back(); }
+    core::pod_metrics::container_usage& container() { return pod().containers.back(); }
 
     // Sorted, so that a container with many resources costs n log n, not n²; the usual two or
     // three are compared pairwise, without an allocation.
-    static bool repeats_a_name(const policy::usage_list& usage) {
+    static bool repeats_a_name(const core::usage_list& usage) {
         if (usage.size() <= 8) {
             for (std::size_t i = 0; i < usage.size(); ++i)
                 for (std::size_t j = i + 1; j < usage.size(); ++j)
@@ -292,7 +292,7 @@ class handler {
 
 } // namespace
 
-std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(const std::string& json) {
+std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std::string& json) {
     // The reader takes the text as NUL-terminated (rapidjson's fastest stream): a NUL inside it
     // would end it early, so such a text goes to the DOM decoder, which reports it.
     if (json.size() > list_max_bytes || json.find('\0') != std::string::npos) return std::nullopt;

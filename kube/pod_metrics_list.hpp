@@ -17,6 +17,6 @@
 namespace hpaplus::kube {
 
 /// The `items` of a PodMetricsList (empty when it has none), or nullopt: decode it the slow way.
-std::optional<std::vector<policy::pod_metrics>> decode_pod_metrics_list(const std::string& json);
+std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std::string& json);
 
 } // namespace hpaplus::kube

@@ -105,7 +105,7 @@ list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selec
         out.error = failure("resource", response);
         co_return out;
     }
-    auto items = std::make_shared<std::vector<policy::pod_metrics>>();
+    auto items = std::make_shared<std::vector<core::pod_metrics>>();
     if (auto decoded = kube::decode_pod_metrics_list(response.body)) {
         *items = std::move(*decoded);
     } else { // not the usual shape: the DOM decoder says what is wrong, or reads it after all

@@ -3,9 +3,9 @@
 // external.metrics.k8s.io/v1beta1 for External, with upstream's error texts.
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "kube/api_client.hpp"
 #include "policy/metric_evaluation.hpp"
-#include "core/kubernetes.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -20,8 +20,8 @@ namespace hpaplus::metrics {
 /// The PodMetrics of the target's pods (one list serves every resource metric of an object).
 struct pod_metrics_answer {
     /// The pods' metrics: views into `list`, which may hold more (a namespace's shared list).
-    std::vector<const policy::pod_metrics*> items;
-    std::shared_ptr<const std::vector<policy::pod_metrics>> list;
+    std::vector<const core::pod_metrics*> items;
+    std::shared_ptr<const std::vector<core::pod_metrics>> list;
     std::string error;
     /// Which shared read answered (shared_pod_metrics numbers them from 1); 0: a read of its own.
     std::uint64_t shared_read = 0;

@@ -167,7 +167,7 @@ metrics::backend_answer backend_answer_of(json_decoder& d, const json_node& all,
 
 policy::metric_reading read_metric(json_decoder& d, const json_node& root, const snapshot& s,
                                    std::size_t index,
-                                   const std::vector<policy::pod_metrics>& pod_metrics,
+                                   const std::vector<core::pod_metrics>& pod_metrics,
                                    const core::label_selector* pod_selector) {
     const policy::metric_spec& spec = s.input.hpa.spec.metrics[index];
     const std::string& ns = s.input.hpa.namespace_;
@@ -320,7 +320,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
         if (auto parsed = core::parse_label_selector(in.scale->selector))
             pod_selector = std::move(*parsed);
     }
-    std::vector<policy::pod_metrics> pod_metrics;
+    std::vector<core::pod_metrics> pod_metrics;
     const json_node pm = items_of(d, root["podMetrics"]);
     for (std::size_t i = 0, size = d.array(pm); i < size; ++i) {
         auto m = kube::decode_pod_metrics(d, pm.at(i));

@@ -2,12 +2,12 @@
 #include "controller/cronhpa/runner.hpp"
 
 #include "controller/coordination.hpp"
+#include "core/kubernetes.hpp"
 #include "cron/plan.hpp"
 #include "kube/api/cronhpa.hpp"
 #include "kube/resources.hpp"
 #include "kube/scale_target.hpp"
 #include "kube/status_writer.hpp"
-#include "core/kubernetes.hpp"
 
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
@@ -23,7 +23,7 @@ using cron::run_report;
 // Sets the target's replicas through /scale (conflicts read again and retried) for the CronHPA
 // `key` (namespace/name).
 boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::string& ns,
-                                                  const policy::object_reference& ref,
+                                                  const core::object_reference& ref,
                                                   std::int32_t size, const std::string& key) {
     run_report r;
     r.mode = run_mode::direct;
@@ -63,7 +63,7 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
 // writer), otherwise replicas set directly.
 boost::asio::awaitable<run_report> run_job(cron_env& env, const kube::cronhpa& c,
                                            std::int32_t size) {
-    const policy::object_reference& ref = c.spec.target;
+    const core::object_reference& ref = c.spec.target;
     run_report r;
     r.mode = run_mode::floor;
     if (ref.kind == kube::hpaplus_kind) {
@@ -119,7 +119,7 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
             !d.ok() ? d.error().to_string()
                     : "spec.timeZone: unknown time zone \"" + c.spec.time_zone + "\"";
         out.error = "invalid spec: " + why;
-        const policy::event e = cron::mark_invalid(c.status, c.generation, why, now_tp);
+        const core::event e = cron::mark_invalid(c.status, c.generation, why, now_tp);
         const std::string status = kube::encode_cronhpa_status(c);
         co_await kube::write_status(env.client, kube::resources::cronhpas, *object, doc, status);
         co_await env.events.record(involved, e, now_tp);

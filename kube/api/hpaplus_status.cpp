@@ -1,8 +1,8 @@
 // kube/api/hpaplus_status.cpp — the HPAPlus status documents a reconcile writes.
 #include "kube/api/hpaplus_status.hpp"
 
-#include "kube/encode.hpp"
 #include "core/kubernetes.hpp"
+#include "kube/encode.hpp"
 #include "policy/metric_evaluation.hpp"
 
 #include <rapidjson/document.h>
@@ -122,8 +122,8 @@ std::string encode_blocked_status(const policy::autoscaler_status& current, std:
                                   const std::string& reason, const std::string& message,
                                   core::time_point now, status_form form) {
     auto conditions = current.conditions;
-    policy::set_condition(conditions, "ScalingActive", policy::condition_status::false_, reason,
-                          message, now);
+    core::set_condition(conditions, "ScalingActive", core::condition_status::false_, reason,
+                        message, now);
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
     doc.AddMember("observedGeneration", generation, a);

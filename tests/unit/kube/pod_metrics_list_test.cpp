@@ -13,11 +13,11 @@ namespace hpaplus::kube {
 namespace {
 
 // What the DOM path makes of `json`: the items, or nullopt when it reports an error.
-std::optional<std::vector<policy::pod_metrics>> dom(const std::string& json) {
+std::optional<std::vector<core::pod_metrics>> dom(const std::string& json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return std::nullopt;
     json_decoder d;
-    std::vector<policy::pod_metrics> out;
+    std::vector<core::pod_metrics> out;
     const json_node items = json_node{&doc, ""}["items"];
     for (std::size_t i = 0, n = d.array(items); i < n; ++i)
         out.push_back(decode_pod_metrics(d, items.at(i)));

@@ -5,8 +5,8 @@
 #include "metrics/backend_reading.hpp"
 
 #include "../policy/test_support.hpp"
-#include "kube/decode.hpp"
 #include "core/kubernetes.hpp"
+#include "kube/decode.hpp"
 #include "policy/decision.hpp"
 #include "policy/defaults.hpp"
 
@@ -247,9 +247,9 @@ TEST(HostileMetricValues, TableOfValuesAndMetricTypes) {
         if (std::string_view(r.status) == "error") {
             ASSERT_TRUE(m.error);
             EXPECT_NE(m.error->find("out of range"), std::string::npos) << *m.error;
-            const auto* active = policy::find_condition(o.d.status.conditions, "ScalingActive");
+            const auto* active = core::find_condition(o.d.status.conditions, "ScalingActive");
             ASSERT_NE(active, nullptr);
-            EXPECT_EQ(active->status, policy::condition_status::false_);
+            EXPECT_EQ(active->status, core::condition_status::false_);
             EXPECT_EQ(active->reason.rfind("FailedGet", 0), 0u) << active->reason;
             EXPECT_FALSE(o.d.rescale);
         } else {
