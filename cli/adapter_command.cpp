@@ -1,12 +1,12 @@
 // cli/adapter_command.cpp — the metrics adapter process.
 #include "cli/adapter_command.hpp"
 
+#include "adapter/api.hpp"
+#include "adapter/auth.hpp"
+#include "adapter/delegation.hpp"
 #include "cli/flags.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "kube/config.hpp"
-#include "metrics/adapter_api.hpp"
-#include "metrics/adapter_auth.hpp"
-#include "metrics/adapter_delegation.hpp"
 #include "net/http_server.hpp"
 #include "net/listen_address.hpp"
 #include "net/tls.hpp"
@@ -118,8 +118,8 @@ bool ca_flags_given(const adapter_flags& f) {
 }
 
 // The settings the CA flags name, their files read now; the error names the flag.
-core::outcome<metrics::authentication_settings> settings_from_flags(const adapter_flags& f) {
-    metrics::authentication_settings s;
+core::outcome<adapter::authentication_settings> settings_from_flags(const adapter_flags& f) {
+    adapter::authentication_settings s;
     for (const auto& [flag, path, pem] :
          {std::tuple{"requestheader-client-ca-file", &f.requestheader_client_ca_file,
                      &s.request_header.client_ca_pem},
@@ -155,14 +155,14 @@ core::outcome<std::optional<kube::cluster_config>> delegation_cluster(const adap
 // the last good settings stay).
 struct authentication_source {
     const adapter_flags& flags;
-    metrics::adapter_authenticator& authenticator;
-    metrics::adapter_delegation* delegation; ///< null: no API server
-    metrics::authentication_settings current;
+    adapter::adapter_authenticator& authenticator;
+    adapter::adapter_delegation* delegation; ///< null: no API server
+    adapter::authentication_settings current;
     std::string last_error;
 
     bool uses_configmap() const { return !ca_flags_given(flags) && delegation; }
 
-    boost::asio::awaitable<core::outcome<metrics::authentication_settings>> read() {
+    boost::asio::awaitable<core::outcome<adapter::authentication_settings>> read() {
         if (uses_configmap()) co_return co_await delegation->read_authentication_settings();
         co_return settings_from_flags(flags);
     }
@@ -221,14 +221,14 @@ boost::asio::awaitable<void> start(authentication_source& source, net::http_serv
 // Authenticates (certificates, else a bearer token through TokenReview), authorizes through
 // SubjectAccessReview when there is an API server, then serves. Why a caller was refused is
 // logged, never told.
-boost::asio::awaitable<void> serve(metrics::adapter_api& api,
-                                   const metrics::adapter_authenticator& auth,
-                                   metrics::adapter_delegation* delegation,
+boost::asio::awaitable<void> serve(adapter::adapter_api& api,
+                                   const adapter::adapter_authenticator& auth,
+                                   adapter::adapter_delegation* delegation,
                                    net::http_request& request, net::http_responder& responder) {
     const bool checked = auth.enabled() || delegation;
     if (checked && !auth.always_allowed(request.path)) {
         auto user = auth.authenticate(request);
-        if (const auto token = metrics::bearer_token(request); !user && !token.empty()) {
+        if (const auto token = adapter::bearer_token(request); !user && !token.empty()) {
             if (delegation)
                 user = co_await delegation->review_token(std::string(token));
             else
@@ -236,17 +236,17 @@ boost::asio::awaitable<void> serve(metrics::adapter_api& api,
         }
         if (!user) {
             spdlog::info("401 for {} {}: {}", request.method, request.path, user.error().text);
-            net::http_response refusal = metrics::unauthorized_status();
+            net::http_response refusal = adapter::unauthorized_status();
             co_await responder.send(std::move(refusal));
             co_return;
         }
         if (delegation) {
-            const auto attributes = metrics::attributes_of(request);
+            const auto attributes = adapter::attributes_of(request);
             const auto decision = co_await delegation->authorize(*user, attributes);
             if (!decision || !decision->allowed) {
                 net::http_response refusal =
-                    decision ? metrics::forbidden_status(*user, attributes, decision->reason)
-                             : metrics::authorization_error_status(decision.error().text);
+                    decision ? adapter::forbidden_status(*user, attributes, decision->reason)
+                             : adapter::authorization_error_status(decision.error().text);
                 spdlog::info("{} for {} {} by {}", refusal.status, request.method, request.path,
                              user->name);
                 co_await responder.send(std::move(refusal));
@@ -313,21 +313,21 @@ int run_adapter(int argc, char** argv) {
             return 2;
         }
         boost::asio::io_context io(1);
-        std::unique_ptr<metrics::adapter_delegation> delegation;
+        std::unique_ptr<adapter::adapter_delegation> delegation;
         if (*cluster)
-            delegation = std::make_unique<metrics::adapter_delegation>(io.get_executor(),
+            delegation = std::make_unique<adapter::adapter_delegation>(io.get_executor(),
                                                                        std::move(**cluster));
         else
             spdlog::warn("no --kubeconfig and not in a cluster: bearer tokens are refused and "
                          "every authenticated caller is authorized");
-        metrics::adapter_authenticator auth(comma_list(f.always_allow_paths));
+        adapter::adapter_authenticator auth(comma_list(f.always_allow_paths));
         authentication_source source{f, auth, delegation.get(), {}, {}};
         if (!ca_flags_given(f) && !delegation)
             spdlog::warn("no --requestheader-client-ca-file, --client-ca-file or API server: "
                          "every caller is served without authentication");
         server_options.request_client_certificate = ca_flags_given(f) || delegation;
-        metrics::adapter_api api(io.get_executor(), *file);
-        metrics::adapter_delegation* delegate = delegation.get();
+        adapter::adapter_api api(io.get_executor(), *file);
+        adapter::adapter_delegation* delegate = delegation.get();
         net::http_server server(
             io.get_executor(), server_options,
             [&api, &auth, delegate](net::http_request& request, net::http_responder& responder)

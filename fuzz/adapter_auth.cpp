@@ -2,13 +2,13 @@
 // SubjectAccessReview answers, the extension-apiserver-authentication ConfigMap, and the request
 // path it derives review attributes (and the Forbidden message) from. The first byte picks the
 // reader, the rest is the input. Never a crash; an authenticated user always has a name.
-#include "metrics/adapter_auth.hpp"
+#include "adapter/auth.hpp"
 #include "fuzz/fuzz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string_view body = hpaplus::fuzz::text(data + 1, size - 1);
-    using namespace hpaplus::metrics;
+    using namespace hpaplus::adapter;
     switch (data[0] % 4) {
     case 0:
         if (const auto u = token_review_user(body))

@@ -1,11 +1,11 @@
 // The simulated cluster's aggregation layer and the adapter's delegation to it: an APIService's
 // requests reach its Service's endpoint with the front-proxy client certificate (whose CA the
 // cluster publishes) and the caller in X-Remote-* headers; TokenReview and SubjectAccessReview
-// answer from the cluster's policy, and metrics::adapter_delegation caches their answers.
+// answer from the cluster's policy, and adapter::adapter_delegation caches their answers.
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
+#include "adapter/delegation.hpp"
 #include "kube/config.hpp"
-#include "metrics/adapter_delegation.hpp"
 #include "net/base64.hpp"
 #include "net/http_server.hpp"
 #include "net/tls.hpp"
@@ -154,17 +154,17 @@ class Delegation : public ::testing::Test {
     test::sim_fixture sim;
     boost::asio::io_context io;
     kube::cluster_config config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
-    const metrics::request_attributes list_queue{
+    const adapter::request_attributes list_queue{
         true, "list", "external.metrics.k8s.io", "v1beta1", "shop", "queue_depth", "", "", ""};
 };
 
 TEST_F(Delegation, ReadsThePublishedRequestHeaderSettings) {
-    metrics::adapter_delegation d(io.get_executor(), config);
+    adapter::adapter_delegation d(io.get_executor(), config);
     const auto s = test::run_awaitable(io, d.read_authentication_settings());
     ASSERT_TRUE(s) << s.error().text;
     EXPECT_EQ(s->request_header.client_ca_pem, published_front_proxy_ca(sim));
     EXPECT_EQ(s->request_header.allowed_names, std::vector<std::string>{"front-proxy-client"});
-    metrics::adapter_authenticator auth({});
+    adapter::adapter_authenticator auth({});
     auth.configure(*s);
     EXPECT_TRUE(auth.enabled());
 }
@@ -174,7 +174,7 @@ TEST_F(Delegation, ReviewsTokensOncePerTtl) {
                           R"({"token":"t1","user":"alice","groups":["team-a"]})")
                   .status,
               200);
-    metrics::adapter_delegation d(io.get_executor(), config);
+    adapter::adapter_delegation d(io.get_executor(), config);
     auto u = test::run_awaitable(io, d.review_token("t1"));
     ASSERT_TRUE(u) << u.error().text;
     EXPECT_EQ(u->name, "alice");
@@ -187,8 +187,8 @@ TEST_F(Delegation, ReviewsTokensOncePerTtl) {
 }
 
 TEST_F(Delegation, AuthorizesBySubjectAccessReviewAndCachesTheDecision) {
-    const metrics::user_info bob{"bob", {"dev", "system:authenticated"}, {}};
-    metrics::adapter_delegation cached(io.get_executor(), config);
+    const adapter::user_info bob{"bob", {"dev", "system:authenticated"}, {}};
+    adapter::adapter_delegation cached(io.get_executor(), config);
     auto d = test::run_awaitable(io, cached.authorize(bob, list_queue));
     ASSERT_TRUE(d) << d.error().text;
     EXPECT_TRUE(d->allowed);
@@ -200,7 +200,7 @@ TEST_F(Delegation, AuthorizesBySubjectAccessReviewAndCachesTheDecision) {
     d = test::run_awaitable(io, cached.authorize(bob, list_queue));
     EXPECT_TRUE(d && d->allowed);
     EXPECT_EQ(cached.reviews_sent(), 1u);
-    metrics::adapter_delegation uncached(io.get_executor(), config, {0ms, 0ms, 0ms, 10});
+    adapter::adapter_delegation uncached(io.get_executor(), config, {0ms, 0ms, 0ms, 10});
     d = test::run_awaitable(io, uncached.authorize(bob, list_queue));
     ASSERT_TRUE(d) << d.error().text;
     EXPECT_FALSE(d->allowed);
@@ -218,7 +218,7 @@ TEST_F(Delegation, AnUnreachableApiServerIsAnErrorNotADecision) {
     away.server = "http://127.0.0.1:1";
     away.host = "127.0.0.1";
     away.port = "1";
-    metrics::adapter_delegation d(io.get_executor(), away);
+    adapter::adapter_delegation d(io.get_executor(), away);
     const auto decision = test::run_awaitable(io, d.authorize({"bob", {}, {}}, list_queue), 60s);
     EXPECT_FALSE(decision);
     EXPECT_FALSE(test::run_awaitable(io, d.review_token("t"), 60s));

@@ -2,7 +2,7 @@
 // oversized, slow and hanging answers, HTTP errors — and coalescing, the circuit breaker and
 // concurrent fetching. Every wait has a deadline.
 #include "../support/run_awaitable.hpp"
-#include "metrics/adapter_api.hpp"
+#include "adapter/api.hpp"
 #include "metrics/metric_sources.hpp"
 #include "net/http_server.hpp"
 
@@ -287,7 +287,7 @@ TEST_F(MetricBackends, TheAdapterRefusesHostileNamesBeforeAnyBackendSeesThem) {
     file.backends.push_back(monitor_config("mon", monitor.url()));
     file.adapter_external.push_back({"queue", "mon", "{{namespace}}", ""});
     file.adapter_custom.push_back({"qps", "mon", "{{name}}", "pods"});
-    metrics::adapter_api api(io.get_executor(), file);
+    adapter::adapter_api api(io.get_executor(), file);
     auto get = [&](const std::string& path, const std::string& selector = "") {
         net::http_request r;
         r.method = "GET";

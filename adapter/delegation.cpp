@@ -1,6 +1,6 @@
-// metrics/adapter_delegation.cpp — TokenReview, SubjectAccessReview and the authentication
+// adapter/delegation.cpp — TokenReview, SubjectAccessReview and the authentication
 // ConfigMap through kube::api_client, with the answer caches.
-#include "metrics/adapter_delegation.hpp"
+#include "adapter/delegation.hpp"
 
 #include "kube/api_client.hpp"
 
@@ -9,7 +9,7 @@
 
 #include <unordered_map>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 namespace {
 
 using clock = std::chrono::steady_clock;
@@ -174,4 +174,4 @@ adapter_delegation::read_authentication_settings() {
     co_return settings;
 }
 
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter

@@ -1,4 +1,4 @@
-// metrics/adapter_delegation.hpp — what `hpaplus adapter` asks the API server, as an aggregated
+// adapter/delegation.hpp — what `hpaplus adapter` asks the API server, as an aggregated
 // API server delegates to it (k8s.io/apiserver's delegating authenticator and authorizer): who a
 // bearer token belongs to (TokenReview), whether a user may make a request
 // (SubjectAccessReview), and the request-header settings kube-apiserver publishes in
@@ -6,9 +6,9 @@
 // upstream's defaults), so a busy HPA costs the API server one review per 10 s, not one per read.
 #pragma once
 
+#include "adapter/auth.hpp"
 #include "core/outcome.hpp"
 #include "kube/config.hpp"
-#include "metrics/adapter_auth.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 
 struct delegation_options {
     std::chrono::milliseconds token_ttl{10000}; ///< how long a TokenReview's answer is reused
@@ -57,4 +57,4 @@ class adapter_delegation {
     std::unique_ptr<impl> impl_;
 };
 
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter

@@ -1,4 +1,4 @@
-// metrics/adapter_auth.hpp — who is calling `hpaplus adapter`, decided the way an aggregated API
+// adapter/auth.hpp — who is calling `hpaplus adapter`, decided the way an aggregated API
 // server decides it (k8s.io/apiserver's request-header and x509 authenticators, with their flag
 // names): the API server's front-proxy client certificate, signed by the request-header CA and
 // with an allowed common name, vouches for the user in X-Remote-User / X-Remote-Group /
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 
 /// How the front proxy (the API server's aggregator) is recognised and names its caller.
 struct request_header_settings {
@@ -106,4 +106,4 @@ net::http_response unauthorized_status();
 /// The 500 Status for a request that could not be authorized (the API server did not answer).
 net::http_response authorization_error_status(const std::string& why);
 
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter

@@ -1,10 +1,10 @@
-// metrics/adapter_api.cpp — routes and wire format of the metrics adapter.
-#include "metrics/adapter_api.hpp"
+// adapter/api.cpp — routes and wire format of the metrics adapter.
+#include "adapter/api.hpp"
 
+#include "adapter/auth.hpp"
 #include "core/names.hpp"
 #include "core/quantity.hpp"
 #include "core/time.hpp"
-#include "metrics/adapter_auth.hpp"
 #include "metrics/http_backend.hpp"
 
 #include <rapidjson/stringbuffer.h>
@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
+
+using namespace metrics; // the metric sources the server answers from
 namespace asio = boost::asio;
 
 namespace {
@@ -254,4 +256,4 @@ asio::awaitable<net::http_response> adapter_api::handle(const net::http_request&
     co_return status_response(404, "NotFound", "the server could not find " + request.path);
 }
 
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter

@@ -1,6 +1,6 @@
-// metrics/adapter_auth.cpp — request-header and client-certificate authentication, request
+// adapter/auth.cpp — request-header and client-certificate authentication, request
 // attributes, and the Status answers.
-#include "metrics/adapter_auth.hpp"
+#include "adapter/auth.hpp"
 
 #include "net/json_parse.hpp"
 #include "net/x509_identity.hpp"
@@ -14,7 +14,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 namespace {
 
 std::shared_ptr<const net::client_ca> load_ca(const std::string& pem, const char* what) {
@@ -315,4 +315,4 @@ net::http_response forbidden_status(const user_info& user, const request_attribu
     return status_response(403, "Forbidden", message);
 }
 
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter

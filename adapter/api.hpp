@@ -1,4 +1,4 @@
-// metrics/adapter_api.hpp — what `hpaplus adapter` serves: external.metrics.k8s.io/v1beta1 and
+// adapter/api.hpp — what `hpaplus adapter` serves: external.metrics.k8s.io/v1beta1 and
 // custom.metrics.k8s.io/v1beta2 (with discovery) answered from the configured Prometheus and
 // monitor backends, in the wire format the HPA controller and kubectl read.
 #pragma once
@@ -11,12 +11,12 @@
 
 #include <memory>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 
 class adapter_api {
   public:
     /// Throws std::runtime_error when a backend's TLS material is unusable (a start-up error).
-    adapter_api(boost::asio::any_io_executor executor, const backends_file& file);
+    adapter_api(boost::asio::any_io_executor executor, const metrics::backends_file& file);
     ~adapter_api();
     adapter_api(const adapter_api&) = delete;
     adapter_api& operator=(const adapter_api&) = delete;
@@ -33,4 +33,4 @@ class adapter_api {
     std::unique_ptr<impl> impl_;
 };
 
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter

@@ -1,13 +1,13 @@
 // What the adapter derives from a request before it asks the API server: the SubjectAccessReview
 // attributes (k8s.io/apiserver's RequestInfo), the bearer token, the settings in
 // kube-system/extension-apiserver-authentication, and upstream's Forbidden message.
-#include "metrics/adapter_auth.hpp"
+#include "adapter/auth.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 namespace {
 
 net::http_request request(const std::string& method, const std::string& target) {
@@ -139,9 +139,9 @@ TEST(ForbiddenStatus, CarriesUpstreamsMessage) {
 }
 
 } // namespace
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter
 
-namespace hpaplus::metrics {
+namespace hpaplus::adapter {
 namespace {
 
 TEST(ReviewAnswers, TokenReviewNamesTheUserOrSaysWhyNot) {
@@ -176,4 +176,4 @@ TEST(ReviewAnswers, SubjectAccessReviewAllowsOnlyWhenItSaysSo) {
 }
 
 } // namespace
-} // namespace hpaplus::metrics
+} // namespace hpaplus::adapter
