@@ -2,14 +2,14 @@
 // (kube/api/migrate does one object).
 #include "cli/migrate_command.hpp"
 
+#include "cli/evaluate/decision_json.hpp"
 #include "cli/flags.hpp"
 #include "cli/read_input.hpp"
 #include "kube/api/migrate.hpp"
 #include "kube/yaml_json.hpp"
 #include "net/json_parse.hpp"
 
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
+#include <rapidjson/document.h>
 
 #include <cstdio>
 
@@ -81,12 +81,8 @@ migrate_result migrate_documents(std::string_view input) {
     const auto& items = out["items"];
     if (items.Empty())
         return {2, {}, std::move(r.warnings), "no HorizontalPodAutoscaler in the input"};
-    rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-    writer.SetIndent(' ', 2);
-    (items.Size() == 1 ? items[0] : static_cast<const rapidjson::Value&>(out)).Accept(writer);
-    r.output.assign(buffer.GetString(), buffer.GetSize());
-    r.output += '\n';
+    r.output =
+        pretty_json(items.Size() == 1 ? items[0] : static_cast<const rapidjson::Value&>(out));
     return r;
 }
 

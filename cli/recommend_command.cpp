@@ -3,15 +3,13 @@
 // recommend, write the conditions and encode the status exactly as the controller does.
 #include "cli/recommend_command.hpp"
 
+#include "cli/evaluate/decision_json.hpp"
 #include "cli/read_input.hpp"
 #include "cli/recommend/usage_history.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/encode.hpp"
 #include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
-
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
 
 #include <cstdio>
 
@@ -33,14 +31,6 @@ constexpr const char* recommend_usage =
 rapidjson::Value time_or_null(const std::optional<core::time_point>& t, kube::json_allocator& a) {
     if (!t) return rapidjson::Value(rapidjson::kNullType);
     return kube::json_string(core::format_rfc3339(*t), a);
-}
-
-std::string pretty(const rapidjson::Value& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-    writer.SetIndent(' ', 2);
-    v.Accept(writer);
-    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
 } // namespace
@@ -79,7 +69,7 @@ recommend_result recommend_document(std::string_view input) {
         containers.PushBack(c, a);
     }
     out.AddMember("history", containers, a);
-    return {0, pretty(out), {}};
+    return {0, pretty_json(out), {}};
 }
 
 int run_recommend(int argc, char** argv) {
