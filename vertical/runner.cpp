@@ -1,7 +1,7 @@
-// vertical/runner.cpp — sampling, recommending, resizing and evicting for one VPAPlus.
+// vertical/runner.cpp — one pass of one VPAPlus, in order: its rooms (sampling, checkpoints,
+// recommendation_status, pod_updates) called around the recommendation.
 #include "vertical/runner.hpp"
 
-#include "core/duration.hpp"
 #include "core/kubernetes.hpp"
 #include "kube/api/vpaplus.hpp"
 #include "kube/decode.hpp"
