@@ -5,7 +5,7 @@
 #include "cli/evaluate/decision_json.hpp"
 #include "cli/flags.hpp"
 #include "cli/read_input.hpp"
-#include "kube/api/migrate.hpp"
+#include "kinds/migrate.hpp"
 #include "kube/yaml_json.hpp"
 #include "net/json_parse.hpp"
 

@@ -6,7 +6,7 @@
 #include "cli/evaluate/decision_json.hpp"
 #include "cli/read_input.hpp"
 #include "cli/recommend/usage_history.hpp"
-#include "kube/api/vpaplus.hpp"
+#include "kinds/vpaplus.hpp"
 #include "kube/encode.hpp"
 #include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"

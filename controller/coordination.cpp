@@ -2,12 +2,9 @@
 #include "controller/coordination.hpp"
 
 #include "core/kubernetes.hpp"
-#include "kube/api/cronhpa.hpp"
-#include "kube/api/vpaplus.hpp"
-#include "kube/decode.hpp"
+#include "kinds/records.hpp"
 
-#include <rapidjson/document.h>
-
+#include <algorithm>
 #include <tuple>
 
 namespace hpaplus::controller {
@@ -28,14 +25,6 @@ horizontal_use uses_of(const policy::autoscaler& hpa) {
         use.memory = use.memory || m.resource_name == "memory";
     }
     return use;
-}
-
-const core::object_reference& target_of(const vpaplus& v) {
-    return v.target;
-}
-
-const core::object_reference& target_of(const policy::autoscaler& hpa) {
-    return hpa.spec.scale_target_ref;
 }
 
 // The CoordinatedWith* condition's reason and message for a VPAPlus `v` beside the horizontal
@@ -60,23 +49,14 @@ std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
     return m;
 }
 
-// The first cached object of `ns` that decodes (strictly) into a T aimed at `workload`.
-template <class T, class Decode>
-std::optional<T> find_aimed_at(const kube::object_cache& informer, const std::string& ns,
-                               const core::object_reference& workload, Decode decode) {
-    const auto items = informer.items();
-    for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
-        const auto& o = it->second;
-        if (o->namespace_() != ns) break;
-        rapidjson::Document doc;
-        doc.Parse(o->json.data(), o->json.size());
-        if (doc.HasParseError()) continue;
-        kube::json_decoder d;
-        T object = decode(d, kube::json_node{&doc, ""});
-        const core::object_reference& target = target_of(object);
-        if (d.ok() && target.kind == workload.kind && target.name == workload.name) return object;
-    }
-    return std::nullopt;
+// The records (valid ones) of a cache indexed by_target that aim at `ref` in `ns`, in key order.
+template <class Record>
+std::vector<std::shared_ptr<const Record>>
+aimed_at(const kube::object_cache& cache, std::string_view ns, const core::object_reference& ref) {
+    std::vector<std::shared_ptr<const Record>> out;
+    for (const auto& o : cache.by_index(kube::by_target, kube::target_key(ns, ref)))
+        if (auto r = o->share<Record>(); r && !r->invalid) out.push_back(std::move(r));
+    return out;
 }
 
 // What of a cached CronHPA decides a floor: its target and the job in force.
@@ -86,13 +66,9 @@ struct floor_view {
 };
 
 std::optional<floor_view> floor_of(const kube::object_cptr& o) {
-    if (!o) return std::nullopt;
-    rapidjson::Document doc;
-    doc.Parse(o->json.data(), o->json.size());
-    if (doc.HasParseError()) return std::nullopt;
-    kube::json_decoder d;
-    kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
-    return floor_view{std::move(c.spec.target), std::move(c.status.active)};
+    const auto* r = o ? o->as<kube::cronhpa_record>() : nullptr;
+    if (!r) return std::nullopt;
+    return floor_view{r->c.spec.target, r->c.status.active};
 }
 
 bool same_floor(const std::optional<floor_view>& a, const std::optional<floor_view>& b) {
@@ -120,20 +96,27 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cron
                                                   const std::string& ns,
                                                   const core::object_reference& autoscaler,
                                                   const core::object_reference& workload) {
+    // A CronHPA aims at the workload, or at an HPAPlus by name (aims_at): both keys, in key order.
+    std::vector<kube::object_cptr> candidates =
+        cronhpas.by_index(kube::by_target, kube::target_key(ns, workload));
+    if (autoscaler.kind == kube::hpaplus_kind) {
+        auto named = cronhpas.by_index(kube::by_target, kube::target_key(ns, autoscaler));
+        candidates.insert(candidates.end(), named.begin(), named.end());
+        std::sort(candidates.begin(), candidates.end(),
+                  [](const auto& a, const auto& b) { return a->key < b->key; });
+    }
     std::optional<policy::cron_floor> best;
-    for (const auto& object : cronhpas.select(ns, core::label_selector{})) {
-        rapidjson::Document doc;
-        doc.Parse(object->json.data(), object->json.size());
-        if (doc.HasParseError()) continue;
-        kube::json_decoder d;
-        const kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
-        if (!d.ok() || !c.status.active || !aims_at(c.spec.target, autoscaler, workload)) continue;
-        const cron::active_job& a = *c.status.active;
+    for (const auto& object : candidates) {
+        const auto* r = object->as<kube::cronhpa_record>();
+        if (!r || r->invalid || !r->c.status.active ||
+            !aims_at(r->c.spec.target, autoscaler, workload))
+            continue;
+        const cron::active_job& a = *r->c.status.active;
         const auto since = std::chrono::time_point_cast<std::chrono::nanoseconds>(a.schedule_time);
         if (best && (a.target_size < best->replicas ||
                      (a.target_size == best->replicas && since <= best->since)))
             continue;
-        best = policy::cron_floor{a.target_size, c.name, a.job, since};
+        best = policy::cron_floor{a.target_size, r->c.name, a.job, since};
     }
     return best;
 }
@@ -151,47 +134,36 @@ std::vector<core::object_reference> floor_changes(const kube::object_cptr& previ
     return out;
 }
 
-// The HPAPlus of `ns` that scales `workload` ("" when none).
 std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
                                const core::object_reference& workload) {
-    for (const auto& object : hpapluses.select(ns, core::label_selector{})) {
-        rapidjson::Document doc;
-        doc.Parse(object->json.data(), object->json.size());
-        if (doc.HasParseError()) continue;
-        kube::json_decoder d;
-        const kube::json_node ref = kube::json_node{&doc, ""}["spec"]["scaleTargetRef"];
-        if (d.opt_string(ref["kind"]).value_or("") == workload.kind &&
-            d.opt_string(ref["name"]).value_or("") == workload.name)
-            return std::string(object->name());
-    }
-    return "";
+    const auto aimed = hpapluses.by_index(kube::by_target, kube::target_key(ns, workload));
+    return aimed.empty() ? std::string() : std::string(aimed.front()->name());
 }
 
 void note_vertical_use(const kube::object_cache& vpapluses, const std::string& ns,
                        const std::string& kind, const policy::autoscaler& hpa,
                        std::vector<core::condition>& conditions, core::time_point now) {
-    const auto v =
-        find_aimed_at<vpaplus>(vpapluses, ns, hpa.spec.scale_target_ref, kube::decode_vpaplus);
-    if (!v) {
+    const auto aimed = aimed_at<kube::vpaplus_record>(vpapluses, ns, hpa.spec.scale_target_ref);
+    if (aimed.empty()) {
         core::remove_condition(conditions, "CoordinatedWithVPAPlus");
         return;
     }
+    const vpaplus& v = aimed.front()->v;
     horizontal_use use = uses_of(hpa);
     use.kind = kind;
     use.name = hpa.name;
     core::set_condition(
-        conditions, "CoordinatedWithVPAPlus", condition_status::true_, coordination_reason(*v, use),
-        "VPAPlus " + v->name + " sizes the pods; " + coordination_message(*v, use), now);
+        conditions, "CoordinatedWithVPAPlus", condition_status::true_, coordination_reason(v, use),
+        "VPAPlus " + v.name + " sizes the pods; " + coordination_message(v, use), now);
 }
 
 horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
                                    const std::string& ns, const core::object_reference& workload) {
-    const auto hpa =
-        find_aimed_at<policy::autoscaler>(autoscalers, ns, workload, kube::decode_autoscaler);
-    if (!hpa) return {};
-    horizontal_use use = uses_of(*hpa);
+    const auto aimed = aimed_at<kube::autoscaler_record>(autoscalers, ns, workload);
+    if (aimed.empty()) return {};
+    horizontal_use use = uses_of(aimed.front()->hpa);
     use.kind = kind;
-    use.name = hpa->name;
+    use.name = aimed.front()->hpa.name;
     return use;
 }
 

@@ -1,17 +1,14 @@
-// Every decoder of an object kind the controller reads from the API server or its own files: the
-// first byte picks the decoder, the rest is the JSON. Decoding hostile JSON never crashes; it is an
-// object or an error.
+// Every decoder of an object kind (and every record an informer makes of one) the controller reads
+// from the API server or its own files: the first byte picks the decoder, the rest is the JSON.
+// Decoding hostile JSON never crashes; it is an object or an error.
+#include "core/kubernetes.hpp"
 #include "fuzz/fuzz.hpp"
-#include "kube/api/cronhpa.hpp"
-#include "kube/api/migrate.hpp"
-#include "kube/api/native_hpa.hpp"
-#include "kube/api/vpaplus.hpp"
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
+#include "kinds/migrate.hpp"
+#include "kinds/records.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/resources.hpp"
-#include "kube/scale_target.hpp"
 #include "net/json_parse.hpp"
-#include "core/kubernetes.hpp"
 
 #include <rapidjson/document.h>
 
@@ -27,6 +24,8 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
     switch (which % 18) {
     case 0:
         (void)decode_autoscaler(d, n);
+        (void)decode_autoscaler_record(doc, false);
+        (void)decode_autoscaler_record(doc, true);
         break;
     case 1:
         (void)decode_autoscaler_status(d, n);
@@ -36,6 +35,7 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
         break;
     case 3:
         (void)decode_pod(d, n);
+        (void)pod_decoder(true)(doc, cached_object("ns", "name"));
         break;
     case 4:
         (void)decode_pod_metrics(d, n);
@@ -60,6 +60,7 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
         break;
     case 11:
         (void)decode_vpaplus(d, n);
+        (void)decode_vpaplus_record(doc);
         break;
     case 12:
         (void)decode_vpaplus_status(n);
@@ -71,16 +72,17 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
         (void)decode_checkpoint_status(n);
         break;
     case 15:
-        (void)scale_from_deployment(text);
+        (void)scale_from_deployment(doc);
         (void)parse_lease(text);
         (void)parse_lease_list(text);
         break;
     case 16:
         (void)hpa_annotations_of(doc);
         (void)asks_for_hpaplus(doc);
-        (void)hpaplus_annotations_text(text);
+        (void)hpaplus_annotations_text(doc);
         break;
     default:
+        (void)decode_cronhpa_record(doc);
         (void)status_writes(doc);
         (void)migrate_hpa(doc);
         break;

@@ -3,7 +3,7 @@
 // must then decode without an error.
 #include "kube/pod_metrics_list.hpp"
 #include "fuzz/fuzz.hpp"
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/json_decoder.hpp"
 #include "net/json_parse.hpp"
 

@@ -1,7 +1,9 @@
-// kube/encode.hpp — autoscaler status parts in their autoscaling/v2 JSON form.
+// kube/encode.hpp — JSON text, and the parts every kind shares (conditions, label selectors) in
+// their wire form.
 #pragma once
 
-#include "policy/types.hpp"
+#include "core/kubernetes.hpp"
+#include "core/label_selector.hpp"
 
 #include <rapidjson/document.h>
 
@@ -18,11 +20,8 @@ std::string to_json_text(const rapidjson::Value& v);
 /// A string value copied into the document.
 rapidjson::Value json_string(std::string_view s, json_allocator& a);
 
-/// autoscaling/v2 MetricStatus.
-rapidjson::Value encode_metric_status(const policy::metric_status& s, json_allocator& a);
-
 /// autoscaling/v2 HorizontalPodAutoscalerCondition list.
-rapidjson::Value encode_conditions(const std::vector<policy::condition>& conditions,
+rapidjson::Value encode_conditions(const std::vector<core::condition>& conditions,
                                    json_allocator& a);
 
 /// metav1.LabelSelector.

@@ -67,7 +67,7 @@ void event_recorder::forget_older_than(core::time_point cutoff) {
 }
 
 boost::asio::awaitable<void> event_recorder::record(const involved_object& object,
-                                                    const policy::event& e, core::time_point now) {
+                                                    const core::event& e, core::time_point now) {
     if (!spam_.allow(object.namespace_ + "/" + object.name + "/" + object.uid + "\n" + e.reason,
                      now)) {
         ++filtered_;

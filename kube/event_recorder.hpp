@@ -4,9 +4,9 @@
 // filter does, so a flapping backend cannot flood the Events API.
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "core/time.hpp"
 #include "kube/api_client.hpp"
-#include "policy/decision.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -54,7 +54,7 @@ class event_recorder {
     /// Creates the Event or bumps the count of the one recorded in the window. A failure is
     /// logged and dropped: an Event is never worth failing a reconcile over.
     /// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
-    boost::asio::awaitable<void> record(const involved_object& object, const policy::event& e,
+    boost::asio::awaitable<void> record(const involved_object& object, const core::event& e,
                                         core::time_point now);
 
     std::uint64_t created() const { return created_; }

@@ -1,10 +1,8 @@
 // kube/informer.cpp — list + watch cache (client-go Reflector semantics).
 #include "kube/informer.hpp"
 
-#include "kube/decode.hpp"
 #include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
-#include "kube/json_shape.hpp"
 #include "net/http_message.hpp"
 #include "net/json_parse.hpp"
 
@@ -27,7 +25,7 @@ std::string with_query(const std::string& path, const std::string& query) {
 }
 
 object_cptr object_from(const rapidjson::Value& v, const informer_options& options,
-                        core::label_interner& pod_labels) {
+                        core::label_interner& labels) {
     json_decoder d;
     const json_node node{&v, ""};
     auto o =
@@ -35,16 +33,11 @@ object_cptr object_from(const rapidjson::Value& v, const informer_options& optio
                                         d.opt_string(node["metadata"]["name"]).value_or(""));
     o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
     o->generation = d.opt_int(node["metadata"]["generation"], 0, INT64_MAX).value_or(0);
-    if (options.keep_json) o->json = options.keep ? shaped_json(v, *options.keep) : to_json_text(v);
-    if (options.decode_pods) {
-        json_decoder pd;
-        auto pod = decode_pod(pd, node);
-        if (pd.ok()) {
-            pod.labels = pod_labels.intern(std::move(pod.labels));
-            o->pod = std::make_shared<const policy::pod_info>(std::move(pod));
-        }
-    }
-    if (!o->pod) o->labels = d.string_map(node["metadata"]["labels"]);
+    o->labels = labels.intern(d.string_map(node["metadata"]["labels"]));
+    if (options.decode)
+        o->record = options.decode(v, *o);
+    else
+        o->json = to_json_text(v);
     return o;
 }
 
@@ -77,7 +70,7 @@ asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
 void informer::apply(std::string_view type, std::string_view json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
-    object_cptr object = object_from(doc, options_, pod_labels_);
+    object_cptr object = object_from(doc, options_, labels_);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
     if (type == "DELETED") {
@@ -118,7 +111,7 @@ asio::awaitable<bool> informer::list() {
             co_return false;
         }
         for (const auto& item : doc["items"].GetArray()) {
-            object_cptr o = object_from(item, options_, pod_labels_);
+            object_cptr o = object_from(item, options_, labels_);
             fresh[o->key] = std::move(o);
         }
         json_decoder d;

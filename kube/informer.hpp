@@ -66,7 +66,7 @@ class informer final : public object_cache {
     std::uint64_t lists_ = 0;
     std::uint64_t watch_lines_ = 0; ///< lines (events and bookmarks) the current watch delivered
     std::string last_error_;
-    core::label_interner pod_labels_; ///< decode_pods: the pods of a ReplicaSet share one set
+    core::label_interner labels_; ///< the pods of a ReplicaSet share one label set
 };
 
 } // namespace hpaplus::kube

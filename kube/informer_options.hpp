@@ -2,14 +2,18 @@
 // structs and flags).
 #pragma once
 
+#include <rapidjson/fwd.h>
+
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
 namespace hpaplus::kube {
 
-struct json_shape;
+struct decoded_record; // kube/object_cache.hpp
+struct cached_object;
 
 struct informer_options {
     std::string label_selector;
@@ -23,14 +27,11 @@ struct informer_options {
     /// an empty list (the informer is synced), and the list is tried again with backoff until the
     /// kind is served.
     bool absent_means_empty = false;
-    /// What of each object the cache keeps (kube/json_shape.hpp); null = all of it.
-    std::shared_ptr<const json_shape> keep;
-    /// Pods only (client-go's SetTransform): each pod is decoded as it enters the cache
-    /// (cached_object::pod); an undecodable one keeps a null pod.
-    bool decode_pods = false;
-    /// false: the cache keeps no JSON (cached_object::json stays empty), only what is decoded —
-    /// for pods when nothing reads their JSON.
-    bool keep_json = true;
+    /// Decodes each object once as it enters the cache into its kind's typed record
+    /// (cached_object::record; client-go's SetTransform and typed listers in one), and the cache
+    /// keeps no JSON. Null: the cache keeps each object's JSON text instead. `meta` is the cached
+    /// object as far as it is made (key, labels — shared by equal sets —, versions).
+    std::function<decoded_record(const rapidjson::Value& object, const cached_object& meta)> decode;
 };
 
 } // namespace hpaplus::kube

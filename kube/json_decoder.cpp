@@ -224,8 +224,8 @@ core::label_map json_decoder::string_map(const json_node& n) {
     return core::label_map::from_views(entries);
 }
 
-policy::resource_list json_decoder::resources(const json_node& n) {
-    policy::resource_list out;
+core::resource_list json_decoder::resources(const json_node& n) {
+    core::resource_list out;
     if (!object(n)) return out;
     for (const auto& m : n.value->GetObject()) {
         if (auto q = opt_quantity(member(n, m)))

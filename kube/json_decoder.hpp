@@ -3,10 +3,10 @@
 // straight through and checks ok() once (no exceptions on bad input).
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "core/label_selector.hpp"
 #include "core/quantity.hpp"
 #include "core/time.hpp"
-#include "policy/types.hpp"
 
 #include <rapidjson/document.h>
 
@@ -67,7 +67,7 @@ class json_decoder {
     /// A string → string map (labels, metricLabels).
     core::label_map string_map(const json_node& n);
     /// A resource name → quantity map (requests, limits, usage).
-    policy::resource_list resources(const json_node& n);
+    core::resource_list resources(const json_node& n);
     /// metav1.LabelSelector.
     std::optional<core::label_selector_spec> selector(const json_node& n);
 

@@ -46,7 +46,7 @@ std::vector<object_cptr> object_cache::select(std::string_view ns,
     const std::string prefix = ns.empty() ? std::string() : std::string(ns) + "/";
     for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
         if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
-        if (selector.matches(it->second->label_set())) out.push_back(it->second);
+        if (selector.matches(it->second->labels)) out.push_back(it->second);
     }
     return out;
 }
@@ -94,8 +94,51 @@ void object_cache::remove(const object_cptr& object) {
 
 void object_cache::notify(change what, const object_cptr& object, const object_cptr& previous) {
     snapshot_.reset();
+    for (auto& [name, i] : indexes_) {
+        if (previous) i.drop(*previous);
+        if (what != change::deleted) i.add(object);
+    }
     for (auto& h : handlers_)
         h(what, object, previous);
+}
+
+void object_cache::index::add(const object_cptr& object) {
+    for (auto& k : keys(*object)) {
+        auto it = entries.find(k);
+        if (it == entries.end()) it = entries.emplace(std::move(k), snapshot{}).first;
+        store(it->second, object);
+    }
+}
+
+void object_cache::index::drop(const cached_object& object) {
+    // Cached objects are immutable: the keys they were added under are the keys they give now.
+    for (const auto& k : keys(object)) {
+        const auto it = entries.find(k);
+        if (it == entries.end()) continue;
+        if (const auto o = it->second.find(std::string_view(object.key)); o != it->second.end())
+            it->second.erase(o);
+        if (it->second.empty()) entries.erase(it);
+    }
+}
+
+void object_cache::add_index(std::string name, index_keys keys) {
+    index& i = indexes_[std::move(name)];
+    i.keys = std::move(keys);
+    i.entries.clear();
+    for (const auto& [key, object] : objects_)
+        i.add(object);
+}
+
+std::vector<object_cptr> object_cache::by_index(std::string_view name, std::string_view key) const {
+    std::vector<object_cptr> out;
+    const auto i = indexes_.find(name);
+    if (i == indexes_.end()) return out;
+    const auto e = i->second.entries.find(key);
+    if (e == i->second.entries.end()) return out;
+    out.reserve(e->second.size());
+    for (const auto& [k, object] : e->second)
+        out.push_back(object);
+    return out;
 }
 
 mirror::mirror(object_cache& source, boost::asio::any_io_executor executor) {

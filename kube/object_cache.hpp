@@ -5,7 +5,6 @@
 #pragma once
 
 #include "core/label_selector.hpp"
-#include "policy/types.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -19,8 +18,22 @@
 
 namespace hpaplus::kube {
 
-/// One cached object: its JSON text as the server sent it (or the part of it the informer keeps).
-/// Immutable once cached, so threads share it freely.
+/// Tells record types apart without RTTI: one address per type.
+template <class T> inline constexpr char record_tag = 0;
+
+/// An object as the informer's decoder made it (the typed record of its kind), type-erased so the
+/// transport knows no kind: readers ask for the type they expect with cached_object::as<T>().
+struct decoded_record {
+    std::shared_ptr<const void> value;
+    const void* tag = nullptr; ///< &record_tag<T> of value's type
+};
+template <class T> decoded_record make_record(T value) {
+    return {std::make_shared<const T>(std::move(value)), &record_tag<T>};
+}
+
+/// One cached object: its metadata and either its typed record (an informer with a decoder: the
+/// object is decoded once, at the door, and every reader shares the record) or its JSON text as
+/// the server sent it (an informer without one). Immutable once cached, so threads share it freely.
 struct cached_object {
     /// Keyed as `namespace/name` ("/name" when cluster-scoped); the namespace and the name are
     /// views into the key (a cache holds one per pod: each string counts).
@@ -29,15 +42,21 @@ struct cached_object {
     const std::string key;
     std::string_view namespace_() const { return std::string_view(key).substr(0, name_at_ - 1); }
     std::string_view name() const { return std::string_view(key).substr(name_at_); }
-    core::label_map labels; ///< empty when `pod` is set (its labels are the pod's): see label_set()
+    core::label_map labels; ///< metadata.labels (equal sets share one buffer)
     std::string resource_version;
     std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
-    std::string json;            ///< empty with informer_options::keep_json false
-    /// With informer_options::decode_pods: the decoded pod (null when it could not be decoded).
-    std::shared_ptr<const policy::pod_info> pod;
+    std::string json;            ///< only without a decoder (informer_options::decode)
+    decoded_record record;       ///< with a decoder; its value is null when it could not decode
 
-    /// metadata.labels, held once per object.
-    const core::label_map& label_set() const { return pod ? pod->labels : labels; }
+    /// The typed record, when it is a T (else null).
+    template <class T> const T* as() const {
+        return record.tag == &record_tag<T> ? static_cast<const T*>(record.value.get()) : nullptr;
+    }
+    /// The same, sharing ownership (it outlives the cached object).
+    template <class T> std::shared_ptr<const T> share() const {
+        const T* t = as<T>();
+        return t ? std::shared_ptr<const T>(record.value, t) : nullptr;
+    }
 
   private:
     std::size_t name_at_ = 1; ///< where the name starts in `key`
@@ -77,6 +96,15 @@ class object_cache {
     object_cptr find(std::string_view ns, std::string_view name) const;
     std::size_t size() const { return objects_.size(); }
 
+    /// The keys an object is indexed under (client-go's IndexFunc): none, one or several.
+    using index_keys = std::function<std::vector<std::string>(const cached_object&)>;
+    /// Keeps the index `name` from now on (built from the objects cached now): by_index answers
+    /// from it without a scan.
+    void add_index(std::string name, index_keys keys);
+    /// The objects indexed under `key` in the index `name`, in object-key order (none when the
+    /// index does not exist).
+    std::vector<object_cptr> by_index(std::string_view name, std::string_view key) const;
+
   protected:
     /// Stores `object` (added or modified) and tells the handlers.
     void put(const object_cptr& object);
@@ -87,9 +115,17 @@ class object_cache {
     void notify(change what, const object_cptr& object, const object_cptr& previous);
 
   private:
+    struct index {
+        index_keys keys;
+        /// index key → the objects under it, by object key
+        std::map<std::string, snapshot, std::less<>> entries;
+        void add(const object_cptr& object);
+        void drop(const cached_object& object);
+    };
     std::vector<handler> handlers_;
     snapshot objects_;
     mutable snapshot_cptr snapshot_;
+    std::map<std::string, index, std::less<>> indexes_;
 };
 
 /// A copy of another cache for readers on another thread: every change of the source is posted

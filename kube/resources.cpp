@@ -256,7 +256,7 @@ std::string lease_body(const std::string& ns, const std::string& name, const lea
     return to_json_text(doc);
 }
 
-kube::resource_path target_resource(const policy::object_reference& ref) {
+kube::resource_path target_resource(const core::object_reference& ref) {
     std::string group;
     std::string version = ref.api_version;
     if (const auto slash = ref.api_version.find('/'); slash != std::string::npos) {

@@ -3,8 +3,8 @@
 // functions returning the transport's awaitable (no extra coroutine frames).
 #pragma once
 
+#include "core/kubernetes.hpp"
 #include "kube/api_client.hpp"
-#include "policy/types.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -28,7 +28,7 @@ struct resource_path {
 /// Where an object named by a CrossVersionObjectReference lives: the well-known workload kinds,
 /// else the kind's lower-case plural (the convention every CRD with a scale subresource we know
 /// of follows).
-resource_path target_resource(const policy::object_reference& ref);
+resource_path target_resource(const core::object_reference& ref);
 
 namespace resources {
 extern const resource_path pods;

@@ -8,17 +8,15 @@
 
 namespace hpaplus::kube {
 
-bool status_differs(const rapidjson::Value& object, std::string_view status_json) {
-    rapidjson::Document status;
+bool status_differs(const rapidjson::Value* stored, std::string_view status_json) {
+    rapidjson::Document status; // ours, not the object's: parsed to compare it member by member
     status.Parse(status_json.data(), status_json.size());
-    if (status.HasParseError() || !object.IsObject() || !status.IsObject()) return true;
-    const auto current = object.FindMember("status");
-    if (current == object.MemberEnd() || !current->value.IsObject()) return true;
+    if (status.HasParseError() || !stored || !stored->IsObject() || !status.IsObject()) return true;
     // A merge patch leaves the fields it does not name alone, so only the named ones count.
     // rapidjson compares objects member by member in any order.
     for (const auto& member : status.GetObject()) {
-        const auto theirs = current->value.FindMember(member.name);
-        if (theirs == current->value.MemberEnd()) {
+        const auto theirs = stored->FindMember(member.name);
+        if (theirs == stored->MemberEnd()) {
             if (!member.value.IsNull()) return true; // null = remove, and it is already gone
         } else if (theirs->value != member.value) {
             return true;
@@ -30,9 +28,9 @@ bool status_differs(const rapidjson::Value& object, std::string_view status_json
 boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const kube::resource_path& resource,
                                           const kube::cached_object& object,
-                                          const rapidjson::Value& parsed,
+                                          const rapidjson::Value* stored,
                                           const std::string& status) {
-    if (!status_differs(parsed, status)) co_return false;
+    if (!status_differs(stored, status)) co_return false;
     std::string patch = "{\"status\":" + status + "}";
     // Named: GCC 12 mishandles temporaries in co_await calls.
     const std::string sub = "status", ns(object.namespace_()), name(object.name());

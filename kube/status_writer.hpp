@@ -14,18 +14,19 @@
 
 namespace hpaplus::kube {
 
-/// True when a field of `status_json` differs from the `status` of `object` (the parsed
-/// HPAPlus); key order does not matter, and fields only the object has are what the merge patch
-/// leaves alone; a null field (remove) counts as equal when the object does not have it.
-bool status_differs(const rapidjson::Value& object, std::string_view status_json);
+/// True when a field of `status_json` differs from `stored` (the object's status as stored, parsed;
+/// null when it has none); key order does not matter, and fields only the object has are what the
+/// merge patch leaves alone; a null field (remove) counts as equal when the object does not have
+/// it.
+bool status_differs(const rapidjson::Value* stored, std::string_view status_json);
 
 /// Merge-patches the status subresource of `object` (of `resource`) with `status` when it differs
-/// from what `parsed` (the object, already parsed) says; true when written. A failure other than
-/// 404 is logged. Runs on: the client's executor.
+/// from `stored` (its status as stored, parsed); true when written. A failure other than 404 is
+/// logged. Runs on: the client's executor.
 boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const kube::resource_path& resource,
                                           const kube::cached_object& object,
-                                          const rapidjson::Value& parsed,
+                                          const rapidjson::Value* stored,
                                           const std::string& status);
 
 } // namespace hpaplus::kube

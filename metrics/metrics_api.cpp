@@ -1,7 +1,7 @@
 // metrics/metrics_api.cpp — the Kubernetes metrics APIs as metric readings.
 #include "metrics/metrics_api.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/pod_metrics_list.hpp"
 #include "kube/resources.hpp"
 #include "net/http_message.hpp"

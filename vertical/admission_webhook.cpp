@@ -1,9 +1,9 @@
 // vertical/admission_webhook.cpp — choosing the VPAPlus for a new pod and patching its resources.
 #include "vertical/admission_webhook.hpp"
 
-#include "kube/api/vpaplus.hpp"
+#include "kinds/records.hpp"
+#include "kinds/scale_target.hpp"
 #include "kube/encode.hpp"
-#include "kube/scale_target.hpp"
 #include "net/base64.hpp"
 #include "net/http_server.hpp"
 #include "net/listen_address.hpp"
@@ -18,9 +18,7 @@
 
 namespace hpaplus::vertical {
 
-using kube::decode_recommendations;
 using kube::decode_vertical_pod;
-using kube::decode_vpaplus;
 using kube::target_view;
 using kube::vpaplus;
 
@@ -63,17 +61,13 @@ asio::awaitable<std::optional<chosen_vpaplus>>
 vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map& labels) {
     const auto items = env.vpapluses.items();
     for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
-        const auto& o = it->second;
-        if (o->namespace_() != ns) break;
-        rapidjson::Document doc;
-        doc.Parse(o->json.data(), o->json.size());
-        if (doc.HasParseError()) continue;
-        const kube::json_node root{&doc, ""};
-        kube::json_decoder d;
-        const vpaplus v = decode_vpaplus(d, root);
-        if (!d.ok() || v.mode == vertical::update_mode::off) continue;
-        auto recommendations = decode_recommendations(root["status"], v.policies);
-        if (recommendations.empty()) continue;
+        if (it->second->namespace_() != ns) break;
+        // Shared: the record outlives the cache's next change while the target is read.
+        const auto record = it->second->share<kube::vpaplus_record>();
+        if (!record || record->invalid || record->v.mode == vertical::update_mode::off ||
+            record->recommendations.empty())
+            continue;
+        const vpaplus& v = record->v;
         const target_view target =
             co_await read_target(env.client, &env.deployments, ns, v.target, false);
         if (!target.scale) {
@@ -83,7 +77,7 @@ vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map
         }
         const auto selector = core::parse_label_selector(target.scale->selector);
         if (selector && !selector->empty() && selector->matches(labels))
-            co_return chosen_vpaplus{v.name, std::move(recommendations)};
+            co_return chosen_vpaplus{v.name, record->recommendations};
     }
     co_return std::nullopt;
 }

@@ -1,8 +1,8 @@
 // vertical/checkpoints.cpp — VPAPlusCheckpoint objects: read, created, updated.
 #include "vertical/checkpoints.hpp"
 
-#include "kube/api/vpaplus.hpp"
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
+#include "kinds/vpaplus.hpp"
 #include "kube/resources.hpp"
 #include "kube/status_writer.hpp"
 #include "net/json_parse.hpp"

@@ -1,7 +1,7 @@
 // vertical/pod_updates.cpp — resizing and evicting the pods of one VPAPlus pass.
 #include "vertical/pod_updates.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/status_writer.hpp"
 #include "vertical/updater/plan.hpp"
 #include "vertical/updater/pod.hpp"

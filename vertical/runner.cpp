@@ -3,30 +3,24 @@
 #include "vertical/runner.hpp"
 
 #include "core/kubernetes.hpp"
-#include "kube/api/vpaplus.hpp"
-#include "kube/decode.hpp"
+#include "kinds/records.hpp"
+#include "kinds/scale_target.hpp"
 #include "kube/resources.hpp"
-#include "kube/scale_target.hpp"
 #include "kube/status_writer.hpp"
 #include "metrics/metrics_api.hpp"
-#include "net/json_parse.hpp"
 #include "vertical/checkpoints.hpp"
 #include "vertical/pod_updates.hpp"
 #include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
 #include "vertical/sampling.hpp"
 
-#include <rapidjson/document.h>
+#include <rapidjson/fwd.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 namespace hpaplus::vertical {
 
-using kube::decode_checkpoint_status;
-using kube::decode_vertical_pod;
-using kube::decode_vpaplus;
-using kube::encode_checkpoint_status;
 using kube::involved_object;
 using kube::target_view;
 using kube::vpaplus;
@@ -63,21 +57,23 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         out.exists = false;
         co_return out;
     }
-    rapidjson::Document doc;
-    doc.Parse(object->json.data(), object->json.size());
-    const kube::json_node root{&doc, ""};
-    kube::json_decoder d;
-    const vpaplus v = decode_vpaplus(d, root);
-    vpaplus_status status = decode_vpaplus_status(root["status"]);
+    const auto record = object->share<kube::vpaplus_record>();
+    if (!record) {
+        out.error = "the cached " + object->key + " has no VPAPlus record";
+        co_return out;
+    }
+    const vpaplus& v = record->v; // `record` keeps it alive across the waits below
+    const rapidjson::Value* stored = record->stored_status.get();
+    vpaplus_status status = record->status;
     status.observed_generation = v.generation;
     const auto now = core::wall_now();
     const involved_object involved{ns, name, v.uid, "VPAPlus", vpaplus_api_version};
     auto& conditions = status.conditions;
-    if (!d.ok()) {
-        out.error = "invalid spec: " + d.error().to_string();
+    if (record->invalid) {
+        out.error = "invalid spec: " + *record->invalid;
         core::set_condition(conditions, "ConfigUnsupported", condition_status::true_, "InvalidSpec",
                             *out.error, now);
-        co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+        co_await write_status(env.client, kube::resources::vpapluses, *object, stored,
                               encode_vpaplus_status(status));
         const core::event e{"Warning", "InvalidSpec", *out.error};
         co_await env.events.record(involved, e, now);
@@ -89,7 +85,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         out.error = "target " + v.target.kind + "/" + v.target.name + ": " + target.error;
         core::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
                             "TargetUnreadable", *out.error, now);
-        co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
+        co_await write_status(env.client, kube::resources::vpapluses, *object, stored,
                               encode_vpaplus_status(status));
         co_return out;
     }
@@ -111,11 +107,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     const auto selector = core::parse_label_selector(target.scale->selector);
     std::vector<pod_view> pods;
     if (selector) {
-        for (const auto& p : env.pods.select(ns, *selector)) {
-            rapidjson::Document pd;
-            pd.Parse(p->json.data(), p->json.size());
-            if (!pd.HasParseError()) pods.push_back(decode_vertical_pod({&pd, ""}));
-        }
+        for (const auto& p : env.pods.select(ns, *selector))
+            if (const auto* r = p->as<kube::pod_record>(); r && r->view) pods.push_back(*r->view);
     }
     core::set_condition(conditions, "NoPodsMatched",
                         pods.empty() ? condition_status::true_ : condition_status::false_,
@@ -149,8 +142,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                          (v.mode == vertical::update_mode::recreate && webhook);
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
-    const bool written = co_await write_status(env.client, kube::resources::vpapluses, *object, doc,
-                                               encode_vpaplus_status(status));
+    const bool written = co_await write_status(env.client, kube::resources::vpapluses, *object,
+                                               stored, encode_vpaplus_status(status));
     if (written && env.recorder) env.recorder->recommended(object->key, now);
     co_await write_checkpoints(env, v, memory, now, object->key);
     co_return out;

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/kubernetes.hpp"
-#include "kube/api/vpaplus.hpp"
+#include "kinds/vpaplus.hpp"
 #include "kube/event_recorder.hpp"
 #include "kube/object_cache.hpp"
 #include "metrics/http_backend.hpp"

@@ -2,6 +2,7 @@
 // (docs/evaluate.md): every stage of policy::decide and policy::finish, pretty-printed.
 #include "cli/evaluate/decision_json.hpp"
 
+#include "kinds/metric_status.hpp"
 #include "kube/encode.hpp"
 
 #include <rapidjson/prettywriter.h>

@@ -3,7 +3,7 @@
 // history, into the reconcile input the controller would build.
 #include "cli/evaluate/snapshot.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/json_decoder.hpp"
 #include "metrics/backend_reading.hpp"
 #include "policy/defaults.hpp"

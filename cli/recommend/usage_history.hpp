@@ -5,7 +5,7 @@
 
 #include "core/outcome.hpp"
 #include "core/time.hpp"
-#include "kube/api/vpaplus.hpp"
+#include "kinds/vpaplus.hpp"
 #include "vertical/recommender/estimator.hpp"
 
 #include <map>

@@ -1,7 +1,7 @@
 // cli/replay/recording.cpp — the replay inputs, decoded strictly with the bounded JSON parser.
 #include "cli/replay/recording.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/yaml_json.hpp"
 #include "net/json_parse.hpp"
 #include "policy/defaults.hpp"

@@ -4,12 +4,11 @@
 #include "controller/coordination.hpp"
 #include "core/kubernetes.hpp"
 #include "cron/plan.hpp"
-#include "kube/api/cronhpa.hpp"
+#include "kinds/records.hpp"
+#include "kinds/scale_target.hpp"
 #include "kube/resources.hpp"
-#include "kube/scale_target.hpp"
 #include "kube/status_writer.hpp"
 
-#include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
 #include <deque>
@@ -106,22 +105,26 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         co_return out;
     }
     const auto now_tp = core::wall_now();
-    rapidjson::Document doc;
-    doc.Parse(object->json.data(), object->json.size());
-    kube::json_decoder d;
-    kube::cronhpa c = kube::decode_cronhpa(d, {&doc, ""});
+    const auto record = object->share<kube::cronhpa_record>();
+    if (!record) {
+        out.error = "the cached " + object->key + " has no CronHPA record";
+        co_return out;
+    }
+    const kube::status_tree stored = record->stored_status; // alive across the waits below
+    kube::cronhpa c = record->c;                            // its status changes as the wake goes
     const kube::involved_object involved{ns, name, c.uid, "CronHPA",
                                          "autoscaling.hpaplus.io/v1alpha1"};
 
-    const date::time_zone* zone = d.ok() ? cron::find_zone(c.spec.time_zone) : nullptr;
-    if (!d.ok() || !zone) {
+    const date::time_zone* zone = record->invalid ? nullptr : cron::find_zone(c.spec.time_zone);
+    if (!zone) {
         const std::string why =
-            !d.ok() ? d.error().to_string()
-                    : "spec.timeZone: unknown time zone \"" + c.spec.time_zone + "\"";
+            record->invalid ? *record->invalid
+                            : "spec.timeZone: unknown time zone \"" + c.spec.time_zone + "\"";
         out.error = "invalid spec: " + why;
         const core::event e = cron::mark_invalid(c.status, c.generation, why, now_tp);
         const std::string status = kube::encode_cronhpa_status(c);
-        co_await kube::write_status(env.client, kube::resources::cronhpas, *object, doc, status);
+        co_await kube::write_status(env.client, kube::resources::cronhpas, *object, stored.get(),
+                                    status);
         co_await env.events.record(involved, e, now_tp);
         co_return out;
     }
@@ -147,7 +150,8 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
     out.fired = done.fired;
     out.error = std::move(done.error);
     const std::string status = kube::encode_cronhpa_status(c);
-    co_await kube::write_status(env.client, kube::resources::cronhpas, *object, doc, status);
+    co_await kube::write_status(env.client, kube::resources::cronhpas, *object, stored.get(),
+                                status);
     for (const auto& e : done.events)
         co_await env.events.record(involved, e, now_tp);
     out.wake = wake.plan.wake;

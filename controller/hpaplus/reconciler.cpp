@@ -3,19 +3,16 @@
 
 #include "controller/coordination.hpp"
 #include "core/hash.hpp"
-#include "kube/api/cronhpa.hpp"
-#include "kube/api/hpaplus_status.hpp"
-#include "kube/api/native_hpa.hpp"
-#include "kube/decode.hpp"
+#include "kinds/cronhpa.hpp"
+#include "kinds/hpaplus_status.hpp"
+#include "kinds/native_hpa.hpp"
+#include "kinds/records.hpp"
+#include "kinds/scale_target.hpp"
 #include "kube/resources.hpp"
-#include "kube/scale_target.hpp"
 #include "kube/status_writer.hpp"
 #include "policy/decision.hpp"
-#include "policy/defaults.hpp"
-#include "policy/validation.hpp"
 #include "vertical/runner.hpp"
 
-#include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
 namespace hpaplus::controller {
@@ -39,50 +36,13 @@ std::optional<std::string> foreign_status_writer(const std::vector<kube::status_
     return newest;
 }
 
-// The object's JSON, parsed the first time something needs it (a status comparison or write).
-// Its pool is sized to it: rapidjson's default is a 64 KiB chunk per document, which thousands
-// of reconciles in flight at once turned into most of the heap.
-class parsed_object {
-  public:
-    explicit parsed_object(const kube::cached_object& object) : object_(object) {}
-    const rapidjson::Value& get() {
-        if (!doc_) {
-            pool_.emplace(object_.json.size() * 2 + 256);
-            doc_.emplace(&*pool_);
-            doc_->Parse(object_.json.data(), object_.json.size());
-        }
-        return *doc_;
-    }
-
-  private:
-    const kube::cached_object& object_;
-    std::optional<rapidjson::MemoryPoolAllocator<>> pool_; ///< before doc_, which uses it
-    std::optional<rapidjson::Document> doc_;
-};
-
-decoded_autoscaler decode(const kube::object_cptr& object, bool native) {
+// The object's record, and a copy of its autoscaler that the reconcile may lend out (lent below):
+// made once per stored version, not per pass.
+decoded_autoscaler decode(const kube::object_cptr& object) {
     decoded_autoscaler out;
     out.source = object;
-    parsed_object parsed(*object);
-    const rapidjson::Value& doc = parsed.get();
-    const kube::json_node root{&doc, ""};
-    kube::json_decoder d;
-    out.hpa = kube::decode_autoscaler(d, root);
-    kube::json_decoder uid_decoder; // a missing uid is no error of the spec
-    out.uid = uid_decoder.opt_string(root["metadata"]["uid"]).value_or("");
-    if (native) {
-        kube::hpa_annotations extras = kube::hpa_annotations_of(doc);
-        kube::apply_hpa_annotations(extras, out.hpa.spec);
-        out.annotation_problems = std::move(extras.problems);
-        out.status_writes = kube::status_writes(doc);
-    }
-    if (!d.ok()) {
-        out.invalid = d.error().to_string();
-    } else {
-        policy::apply_defaults(out.hpa.spec);
-        if (auto errors = policy::validate(out.hpa.spec); !errors.empty())
-            out.invalid = errors.front().field + ": " + errors.front().message;
-    }
+    out.record = object->share<kube::autoscaler_record>();
+    if (out.record) out.hpa = out.record->hpa;
     return out;
 }
 
@@ -94,26 +54,20 @@ bool shadow(const autoscaler_kind& kind, const policy::autoscaler_spec& spec) {
 
 // Writes the status of an object that does not scale (condition ScalingActive=False, `reason`;
 // not for a shadow) and records the Warning Event.
-boost::asio::awaitable<void> block(reconcile_env& env, const autoscaler_kind& kind,
-                                   const kube::cached_object& object, parsed_object& parsed,
-                                   const policy::autoscaler_spec& spec,
-                                   const kube::involved_object& involved, const char* reason,
-                                   const std::string& message, core::time_point now,
-                                   reconcile_outcome& out) {
+boost::asio::awaitable<void>
+block(reconcile_env& env, const autoscaler_kind& kind, const kube::cached_object& object,
+      const kube::autoscaler_record& record, const policy::autoscaler_spec& spec,
+      const kube::involved_object& involved, const char* reason, const std::string& message,
+      core::time_point now, reconcile_outcome& out) {
     const policy::event e{"Warning", reason, message};
     co_await env.events.record(involved, e, now);
     ++out.events;
     if (shadow(kind, spec)) co_return;
-    const rapidjson::Value& doc = parsed.get();
-    const kube::json_node root{&doc, ""};
-    kube::json_decoder d;
-    const auto current = kube::decode_autoscaler_status(d, root["status"]);
-    const auto generation = d.opt_int(root["metadata"]["generation"], 0, INT64_MAX).value_or(0);
     const std::string status = kube::encode_blocked_status(
-        current, generation, reason, message, now,
+        record.status, object.generation, reason, message, now,
         kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
-    out.status_written =
-        co_await kube::write_status(env.client, kind.resource, object, doc, status);
+    out.status_written = co_await kube::write_status(env.client, kind.resource, object,
+                                                     record.stored_status.get(), status);
 }
 
 // Moves `home` into `borrower` for as long as the guard lives and back when it goes, however the
@@ -158,21 +112,24 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         co_return out;
     }
     const core::time_point now = core::wall_now();
-    if (memory.decoded.source != object) memory.decoded = decode(object, kind.native);
+    if (memory.decoded.source != object) memory.decoded = decode(object);
     const decoded_autoscaler& known = memory.decoded;
-    // Parsed only when its status has to be compared or written; it lives as long as the
-    // reconcile, across every wait for the API server and the metrics.
-    parsed_object parsed(*object);
+    if (!known.record) {
+        out.error = "the cached " + object->key + " has no autoscaler record";
+        co_return out;
+    }
+    // Shared: it lives as long as the reconcile, across every wait for the API server.
+    const std::shared_ptr<const kube::autoscaler_record> record = known.record;
     policy::reconcile_input in;
     // `known.hpa` is not read again below: the input holds it until the reconcile ends.
     const lent hpa_lent(memory.decoded.hpa, in.hpa);
-    const kube::involved_object involved{ns, name, known.uid, kind.name, kind.api_version};
+    const kube::involved_object involved{ns, name, record->uid, kind.name, kind.api_version};
 
     if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
         out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
     if (kind.native && !shadow(kind, in.hpa.spec)) {
         if (auto writer =
-                foreign_status_writer(known.status_writes, env.options.native_hpas, now)) {
+                foreign_status_writer(record->status_writes, env.options.native_hpas, now)) {
             // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
             out.stood_back = *writer;
             const std::string message =
@@ -188,16 +145,16 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             co_return out;
         }
     }
-    for (const auto& problem : known.annotation_problems) {
+    for (const auto& problem : record->annotation_problems) {
         const policy::event e{"Warning", "InvalidAnnotation", problem};
         co_await env.events.record(involved, e, now);
         ++out.events;
     }
-    if (known.invalid) {
+    if (record->invalid) {
         out.valid = false;
-        out.error = "invalid spec: " + *known.invalid;
-        co_await block(env, kind, *object, parsed, in.hpa.spec, involved, "InvalidSpec",
-                       *known.invalid, now, out);
+        out.error = "invalid spec: " + *record->invalid;
+        co_await block(env, kind, *object, *record, in.hpa.spec, involved, "InvalidSpec",
+                       *record->invalid, now, out);
         co_return out;
     }
     if (kind.others) {
@@ -208,8 +165,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             out.target = ref.kind + "/" + ref.name;
             out.error = out.target + " is also scaled by " + other_kind + " " + ns + "/" + other;
             const std::string message = *out.error + "; neither scales it until one is deleted";
-            co_await block(env, kind, *object, parsed, in.hpa.spec, involved, "MultipleAutoscalers",
-                           message, now, out);
+            co_await block(env, kind, *object, *record, in.hpa.spec, involved,
+                           "MultipleAutoscalers", message, now, out);
             co_return out;
         }
     }
@@ -296,12 +253,12 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         const std::uint64_t digest = core::fnv1a(status);
         const bool known_equal =
             memory.status_version == object->resource_version && memory.status_digest == digest;
-        if (!known_equal && !kube::status_differs(parsed.get(), status)) {
+        if (!known_equal && !kube::status_differs(record->stored_status.get(), status)) {
             memory.status_version = object->resource_version;
             memory.status_digest = digest;
         } else if (!known_equal) {
             out.status_written = co_await kube::write_status(env.client, kind.resource, *object,
-                                                             parsed.get(), status);
+                                                             record->stored_status.get(), status);
         }
     }
     for (const auto& e : decision.events) {

@@ -6,10 +6,10 @@
 #include "controller/hpaplus/selector_registry.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/pod_cache.hpp"
-#include "kube/api/native_hpa.hpp"
+#include "kinds/records.hpp"
+#include "kinds/scale_target.hpp"
 #include "kube/event_recorder.hpp"
 #include "kube/object_cache.hpp"
-#include "kube/scale_target.hpp"
 #include "metrics/metric_sources.hpp"
 #include "policy/behavior.hpp"
 
@@ -22,20 +22,18 @@
 
 namespace hpaplus::controller {
 
-/// What a reconcile reads from the object itself, decoded once per stored version of it.
+/// The object's record (kinds/records.hpp) as last seen, with a copy of its autoscaler the
+/// reconcile lends out: made once per stored version of the object.
 struct decoded_autoscaler {
-    kube::object_cptr source;           ///< the version decoded (null: none yet)
-    policy::autoscaler hpa;             ///< annotations applied; defaults when valid
-    std::optional<std::string> invalid; ///< why the spec cannot be used
-    std::string uid;
-    std::vector<std::string> annotation_problems;  ///< plain HPAs: bad autoscaling.hpaplus.io/
-    std::vector<kube::status_write> status_writes; ///< plain HPAs: who wrote status, and when
+    kube::object_cptr source; ///< the version it was made from (null: none yet)
+    std::shared_ptr<const kube::autoscaler_record> record; ///< null: the object was not decoded
+    policy::autoscaler hpa;                                ///< record->hpa, lent to each pass
 };
 
 /// What the controller keeps per object (upstream keeps the same in memory; after a restart the
 /// first reconcile seeds it again).
 struct object_memory {
-    /// The object as last decoded: while the cache holds the same version, it is not parsed.
+    /// The object's record as last seen: while the cache holds the same version, nothing is copied.
     decoded_autoscaler decoded;
     policy::history hist;
     pod_cache::selection

@@ -1,10 +1,7 @@
 // controller/hpaplus/worker.cpp — HPAPlus and HPA workers: period, phase and observers.
 #include "controller/hpaplus/worker.hpp"
 
-#include "kube/api/native_hpa.hpp"
-#include "kube/json_decoder.hpp"
-
-#include <rapidjson/document.h>
+#include "kinds/records.hpp"
 
 namespace hpaplus::controller {
 namespace {
@@ -16,18 +13,13 @@ struct hpaplus_slot : worker_slot {
 
 // The sync period of a cached object: spec.syncPeriodSeconds of an HPAPlus, the annotation of a
 // plain HPA (the default when unset or unreadable).
-std::chrono::seconds sync_period_of(const kube::object_cptr& o, bool native,
-                                    std::chrono::seconds fallback) {
-    if (!o) return fallback;
-    rapidjson::Document doc;
-    doc.Parse(o->json.data(), o->json.size());
-    if (native) {
-        const auto seconds = kube::hpa_annotations_of(doc).sync_period_seconds;
-        return seconds ? std::chrono::seconds(*seconds) : fallback;
-    }
-    kube::json_decoder d;
-    const auto v = d.opt_int(kube::json_node{&doc, ""}["spec"]["syncPeriodSeconds"], 1, 86400);
-    return d.ok() && v ? std::chrono::seconds(*v) : fallback;
+std::chrono::seconds sync_period_of(const kube::object_cptr& o, std::chrono::seconds fallback) {
+    const auto* r = o ? o->as<kube::autoscaler_record>() : nullptr;
+    return r && r->sync_period ? *r->sync_period : fallback;
+}
+
+const kube::autoscaler_record* record_of(const kube::cached_object& object) {
+    return object.as<kube::autoscaler_record>();
 }
 
 } // namespace
@@ -61,29 +53,28 @@ std::chrono::steady_clock::duration hpaplus_rules::after_failure(const worker_sl
 std::chrono::milliseconds hpaplus_rules::first_delay(const worker_slot& w, bool listed) {
     // Objects listed together start spread over their own period; one created later starts now.
     if (!listed) return std::chrono::milliseconds(0);
-    const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(sync_period_of(
-        kind_.objects.find(w.ns, w.name), kind_.native, env_.options.default_sync_period));
+    const auto period = std::chrono::duration_cast<std::chrono::milliseconds>(
+        sync_period_of(kind_.objects.find(w.ns, w.name), env_.options.default_sync_period));
     return std::chrono::milliseconds(static_cast<std::int64_t>(
         std::hash<std::string>{}(w.key) % static_cast<std::size_t>(period.count())));
 }
 
 std::chrono::steady_clock::duration hpaplus_rules::min_spacing(const worker_slot& w) {
-    return sync_period_of(kind_.objects.find(w.ns, w.name), kind_.native,
-                          env_.options.default_sync_period);
+    return sync_period_of(kind_.objects.find(w.ns, w.name), env_.options.default_sync_period);
 }
 
 bool hpaplus_rules::takes(const kube::cached_object& object) {
     if (!kind_.native || env_.options.native_hpas.selection != native_hpa_selection::annotated)
         return true;
-    rapidjson::Document doc;
-    doc.Parse(object.json.data(), object.json.size());
-    return !doc.HasParseError() && kube::asks_for_hpaplus(doc);
+    const auto* r = record_of(object);
+    return r && r->asks_for_hpaplus;
 }
 
 bool hpaplus_rules::wakes(const kube::cached_object& object, const kube::cached_object& previous) {
-    return worker_rules::wakes(object, previous) ||
-           (kind_.native && kube::hpaplus_annotations_text(object.json) !=
-                                kube::hpaplus_annotations_text(previous.json));
+    if (worker_rules::wakes(object, previous)) return true;
+    if (!kind_.native) return false;
+    const auto *now = record_of(object), *before = record_of(previous);
+    return now && before && now->hpaplus_annotations != before->hpaplus_annotations;
 }
 
 void hpaplus_rules::forgotten(const worker_slot& w) {

@@ -7,7 +7,7 @@
 #include "controller/runtime/leader_election.hpp"
 #include "controller/runtime/pod_cache.hpp"
 #include "controller/vpaplus/worker.hpp"
-#include "kube/api/cronhpa.hpp"
+#include "kinds/cronhpa.hpp"
 #include "kube/event_recorder.hpp"
 #include "metrics/metric_sources.hpp"
 

@@ -5,7 +5,7 @@
 #include "controller/runtime/lane.hpp"
 #include "controller/runtime/run_and_wait.hpp"
 #include "core/hash.hpp"
-#include "kube/json_shape.hpp"
+#include "kinds/records.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -21,18 +21,21 @@ namespace {
 namespace asio = boost::asio;
 
 std::unique_ptr<kube::informer> informer_of(kube::api_client& client, const kube::resource_path& r,
-                                            const controller_options& options) {
-    return std::make_unique<kube::informer>(client, r.path(options.watch_namespace),
-                                            options.informer);
+                                            const controller_options& options,
+                                            kube::record_decoder decode) {
+    kube::informer_options o = options.informer;
+    o.decode = std::move(decode);
+    return std::make_unique<kube::informer>(client, r.path(options.watch_namespace), o);
 }
 
 // A kind of HPAPlus's own: a cluster without its CRD still gets its plain HPAs scaled.
 std::unique_ptr<kube::informer> crd_informer_of(kube::api_client& client,
                                                 const kube::resource_path& r,
-                                                const controller_options& options) {
+                                                const controller_options& options,
+                                                kube::record_decoder decode) {
     kube::informer_options o = options.informer;
     o.absent_means_empty = true;
-    o.keep = kube::custom_resource_shape();
+    o.decode = std::move(decode);
     return std::make_unique<kube::informer>(client, r.path(options.watch_namespace), o);
 }
 
@@ -73,25 +76,24 @@ std::size_t lane_of(std::string_view key, std::size_t lanes) {
 manager::manager(asio::any_io_executor home, kube::api_client& client,
                  const controller_options& options, std::vector<lane_resources> lanes)
     : executor_(std::move(home)), options_(options), threaded_(lanes.size() > 1) {
-    hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options);
-    // Pods are most of the cache: each is decoded as it arrives, and its JSON is kept — only what
-    // the decoders read (kube/json_shape.hpp) — only when the vertical module reads it.
-    auto pod_options = options.informer;
-    pod_options.keep = kube::pod_shape();
-    pod_options.decode_pods = true;
-    pod_options.keep_json = options.enable_vertical;
-    pods_ = std::make_unique<kube::informer>(
-        client, kube::resources::pods.path(options.watch_namespace), pod_options);
-    auto deployment_options = options.informer;
-    deployment_options.keep = kube::deployment_shape(); // not their pod templates
-    deployments_ = std::make_unique<kube::informer>(
-        client, kube::resources::deployments.path(options.watch_namespace), deployment_options);
+    // Every object is decoded once, as it arrives, into its kind's record (kinds/records.hpp).
+    hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options,
+                                 kube::autoscaler_decoder(false));
+    pods_ = informer_of(client, kube::resources::pods, options,
+                        kube::pod_decoder(options.enable_vertical));
+    deployments_ =
+        informer_of(client, kube::resources::deployments, options, kube::deployment_decoder());
     if (options.native_hpas.selection != native_hpa_selection::none)
-        hpas_ = informer_of(client, kube::resources::hpas, options);
+        hpas_ = informer_of(client, kube::resources::hpas, options, kube::autoscaler_decoder(true));
     if (options.enable_cronhpa)
-        cronhpas_ = crd_informer_of(client, kube::resources::cronhpas, options);
+        cronhpas_ =
+            crd_informer_of(client, kube::resources::cronhpas, options, kube::cronhpa_decoder());
     if (options.enable_vertical)
-        vpapluses_ = crd_informer_of(client, kube::resources::vpapluses, options);
+        vpapluses_ =
+            crd_informer_of(client, kube::resources::vpapluses, options, kube::vpaplus_decoder());
+    // "Who scales this workload", "which floor", "which VPAPlus": answered by index, per cache.
+    for (kube::informer* i : {hpapluses_.get(), hpas_.get(), cronhpas_.get(), vpapluses_.get()})
+        if (i) kube::index_by_target(*i);
 
     for (auto& r : lanes) {
         // A lane on another thread reads mirrors; the mirrors are made here, on the informers'
@@ -100,6 +102,8 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
             if (!source) return nullptr;
             if (!threaded_) return source;
             mirrors_.push_back(std::make_unique<kube::mirror>(*source, r.executor));
+            if (source != pods_.get() && source != deployments_.get())
+                kube::index_by_target(*mirrors_.back());
             return mirrors_.back().get();
         };
         lane_caches caches{*view(hpapluses_.get()), view(hpas_.get()),

@@ -2,6 +2,8 @@
 // namespace's pods are unchanged.
 #include "controller/runtime/pod_cache.hpp"
 
+#include "kinds/records.hpp"
+
 namespace hpaplus::controller {
 
 pod_cache::pod_cache(kube::object_cache& pods) : pods_(pods) {
@@ -26,7 +28,8 @@ const std::vector<pod_cptr>& pod_cache::select(const std::string& ns, const std:
     last.pods.clear();
     if (auto parsed = core::parse_label_selector(selector))
         for (const auto& object : pods_.select(ns, *parsed))
-            if (object->pod) last.pods.push_back(object->pod);
+            if (const auto r = object->share<kube::pod_record>(); r && r->pod)
+                last.pods.push_back(pod_cptr(r, &*r->pod));
     return last.pods;
 }
 

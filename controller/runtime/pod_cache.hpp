@@ -1,6 +1,6 @@
 // controller/runtime/pod_cache.hpp — a worker's selection of decoded pods from the pod informer,
-// which decodes each pod once as it enters the cache (informer_options::decode_pods) and keeps no
-// pod JSON unless the vertical module reads it. A reconcile used to parse every pod of its target
+// which decodes each pod once as it enters the cache (kinds/records.hpp: pod_record) and keeps no
+// pod JSON. A reconcile used to parse every pod of its target
 // from JSON each time; at thousands of reconciles a second that was most of the controller's CPU.
 #pragma once
 

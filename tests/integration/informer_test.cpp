@@ -4,6 +4,7 @@
 #include "../support/json_access.hpp"
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
+#include "kinds/records.hpp"
 #include "kube/informer.hpp"
 #include "sim/cluster.hpp"
 
@@ -24,7 +25,8 @@ struct Informer : ::testing::Test {
     boost::asio::io_context io;
     std::unique_ptr<kube::api_client> client;
     std::unique_ptr<kube::informer> cache;
-    std::vector<std::string> seen; ///< "TYPE key" per notification
+    std::unique_ptr<kube::mirror> copy; ///< a test's mirror of `cache` (on the same executor)
+    std::vector<std::string> seen;      ///< "TYPE key" per notification
 
     void start(kube::informer_options options = {}, const std::string& collection = configmaps) {
         auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
@@ -127,10 +129,10 @@ TEST_F(Informer, WaitsUntilSynced) {
     EXPECT_TRUE(later);
 }
 
-// Pods decoded as they enter the cache (client-go's SetTransform) and no JSON kept: selection by
-// labels still works, on the labels held once in the decoded pod (one set for pods labelled
-// alike), and a change is decoded again.
-TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
+// Objects decoded as they enter the cache (client-go's SetTransform and typed listers) and no JSON
+// kept: selection by labels still works, pods labelled alike hold one label set, a change is
+// decoded again, and a reader asking for another record type gets none.
+TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     const auto pod = [](const std::string& name, const std::string& app, const std::string& cpu) {
         return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app +
                R"("}},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":")" +
@@ -139,8 +141,7 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
     sim.request("POST", test::paths::pods, pod("a", "web", "250m"));
     sim.request("POST", test::paths::pods, pod("b", "api", "500m"));
     kube::informer_options options;
-    options.decode_pods = true;
-    options.keep_json = false;
+    options.decode = kube::pod_decoder(false);
     start(options, test::paths::pods);
     ASSERT_TRUE(until([&] { return cache->synced() && size() == 2; }));
     const auto web = core::parse_label_selector("app=web").value();
@@ -149,28 +150,75 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndCanKeepNoJson) {
     const kube::cached_object& a = *picked[0];
     EXPECT_EQ(a.key, "default/a");
     EXPECT_TRUE(a.json.empty());
-    EXPECT_TRUE(a.labels.empty()); // held once, in the decoded pod
-    ASSERT_NE(a.pod, nullptr);
-    EXPECT_EQ(a.pod->name, "a");
-    EXPECT_EQ(a.pod->labels.at("app"), "web");
-    ASSERT_EQ(a.pod->containers.size(), 1u);
-    ASSERT_EQ(a.pod->containers[0].requests.size(), 1u);
-    EXPECT_EQ(a.pod->containers[0].requests[0].first, "cpu");
-    EXPECT_EQ(a.pod->containers[0].requests[0].second.milli_value(), 250);
+    EXPECT_EQ(a.as<kube::cronhpa_record>(), nullptr);
+    const auto* ra = a.as<kube::pod_record>();
+    ASSERT_TRUE(ra && ra->pod);
+    EXPECT_FALSE(ra->view); // the vertical module's view only when asked for
+    EXPECT_EQ(ra->pod->name, "a");
+    EXPECT_EQ(ra->pod->labels.at("app"), "web");
+    EXPECT_TRUE(ra->pod->labels.shares_with(a.labels)); // held once
+    ASSERT_EQ(ra->pod->containers.size(), 1u);
+    ASSERT_EQ(ra->pod->containers[0].requests.size(), 1u);
+    EXPECT_EQ(ra->pod->containers[0].requests[0].first, "cpu");
+    EXPECT_EQ(ra->pod->containers[0].requests[0].second.milli_value(), 250);
     const auto b_before = cache->find("default", "b");
-    ASSERT_TRUE(b_before && b_before->pod);
-    EXPECT_FALSE(b_before->pod->labels.shares_with(a.pod->labels));
+    ASSERT_TRUE(b_before);
+    EXPECT_FALSE(b_before->labels.shares_with(a.labels));
 
     sim.request("PATCH", test::paths::pods + "/b", R"({"metadata":{"labels":{"app":"web"}}})",
                 "application/merge-patch+json");
     ASSERT_TRUE(until([&] { return cache->select("default", web).size() == 2; }));
     const auto b = cache->find("default", "b");
-    ASSERT_TRUE(b && b->pod);
-    EXPECT_EQ(b->pod->labels.at("app"), "web");
-    EXPECT_EQ(b->pod->containers.at(0).requests.at(0).second.milli_value(), 500);
+    const auto* rb = b ? b->as<kube::pod_record>() : nullptr;
+    ASSERT_TRUE(rb && rb->pod);
+    EXPECT_EQ(rb->pod->labels.at("app"), "web");
+    EXPECT_EQ(rb->pod->containers.at(0).requests.at(0).second.milli_value(), 500);
     // Pods labelled alike share one label set (the pods of a ReplicaSet), whether they came with
     // the list or a watch event.
-    EXPECT_TRUE(b->pod->labels.shares_with(a.pod->labels));
+    EXPECT_TRUE(rb->pod->labels.shares_with(ra->pod->labels));
+}
+
+// The by_target index answers "who aims at this workload" without a scan, and follows a change of
+// target, a deletion, and a mirror on another executor.
+TEST_F(Informer, IndexesAutoscalersByTheirTarget) {
+    const auto hpa = [](const std::string& name, const std::string& target) {
+        return R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":")" +
+               name +
+               R"("},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":")" +
+               target + R"("},"minReplicas":1,"maxReplicas":5}})";
+    };
+    const std::string hpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+    ASSERT_EQ(sim.request("POST", hpas, hpa("one", "web")).status, 201);
+    ASSERT_EQ(sim.request("POST", hpas, hpa("two", "web")).status, 201);
+    ASSERT_EQ(sim.request("POST", hpas, hpa("three", "api")).status, 201);
+    kube::informer_options options;
+    options.decode = kube::autoscaler_decoder(true);
+    start(options, hpas);
+    kube::index_by_target(*cache);
+    ASSERT_TRUE(until([&] { return cache->synced() && size() == 3; }));
+    copy = std::make_unique<kube::mirror>(*cache, io.get_executor());
+    kube::index_by_target(*copy);
+    const core::object_reference web{"Deployment", "web", "apps/v1"};
+    const core::object_reference api{"Deployment", "api", "apps/v1"};
+    const auto names = [&](const kube::object_cache& c, const core::object_reference& ref) {
+        std::string out;
+        for (const auto& o : c.by_index(kube::by_target, kube::target_key("default", ref)))
+            out += std::string(o->name()) + " ";
+        return out;
+    };
+    EXPECT_EQ(names(*cache, web), "one two ");
+    EXPECT_EQ(names(*cache, api), "three ");
+    EXPECT_EQ(names(*copy, web), "one two ");
+    EXPECT_EQ(names(*cache, {"Deployment", "web", ""}), "one two "); // the key has no apiVersion
+    EXPECT_EQ(names(*cache, {"StatefulSet", "web", "apps/v1"}), "");
+
+    sim.request("PATCH", hpas + "/two", R"({"spec":{"scaleTargetRef":{"name":"api"}}})",
+                "application/merge-patch+json");
+    sim.request("DELETE", hpas + "/three", "");
+    ASSERT_TRUE(until([&] { return names(*copy, api) == "two "; }));
+    EXPECT_EQ(names(*cache, web), "one ");
+    EXPECT_EQ(names(*cache, api), "two ");
+    EXPECT_EQ(names(*copy, web), "one ");
 }
 
 TEST_F(Informer, ListsInPages) {

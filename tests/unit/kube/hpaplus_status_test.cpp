@@ -1,6 +1,6 @@
 // The status helpers a reconcile uses to decide whether to write (kube/status_writer.hpp) and the
-// summaries of an HPAPlus status (kube/api/hpaplus_status.hpp): tables of inputs and outputs.
-#include "kube/api/hpaplus_status.hpp"
+// summaries of an HPAPlus status (kinds/hpaplus_status.hpp): tables of inputs and outputs.
+#include "kinds/hpaplus_status.hpp"
 #include "kube/status_writer.hpp"
 
 #include <gtest/gtest.h>
@@ -15,13 +15,16 @@ TEST(StatusDiffers, ComparesTheFieldsWeWriteInAnyOrder) {
         d.Parse(text);
         return d;
     };
-    const auto object = parsed(
-        R"({"metadata":{"name":"a"},"status":{"desiredReplicas":3,"currentReplicas":2,"extra":1}})");
-    EXPECT_FALSE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":3})"));
-    EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"desiredReplicas":4})"));
-    EXPECT_TRUE(status_differs(object, R"({"currentReplicas":2,"lastDecision":"x"})"));
-    EXPECT_TRUE(status_differs(parsed(R"({"metadata":{}})"), R"({"currentReplicas":2})"));
-    EXPECT_TRUE(status_differs(parsed("not json"), R"({"currentReplicas":2})"));
+    // What the records keep: the stored status alone (kinds/records.hpp).
+    const auto stored = parsed(R"({"desiredReplicas":3,"currentReplicas":2,"extra":1})");
+    EXPECT_FALSE(status_differs(&stored, R"({"currentReplicas":2,"desiredReplicas":3})"));
+    EXPECT_FALSE(status_differs(&stored, R"({"desiredReplicas":3,"gone":null})"));
+    EXPECT_TRUE(status_differs(&stored, R"({"currentReplicas":2,"desiredReplicas":4})"));
+    EXPECT_TRUE(status_differs(&stored, R"({"currentReplicas":2,"lastDecision":"x"})"));
+    EXPECT_TRUE(status_differs(nullptr, R"({"currentReplicas":2})"));
+    const auto not_object = parsed("[1]");
+    EXPECT_TRUE(status_differs(&not_object, R"({"currentReplicas":2})"));
+    EXPECT_TRUE(status_differs(&stored, "not json"));
 }
 
 TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {

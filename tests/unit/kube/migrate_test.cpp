@@ -1,9 +1,9 @@
 // HorizontalPodAutoscaler → HPAPlus (kube/api/migrate) and the autoscaling.hpaplus.io/ annotations
 // (kube/api/hpa_annotations): the spec survives field for field — decoded, both are the same
 // autoscaler — and only the annotations add to it.
-#include "kube/api/hpa_annotations.hpp"
-#include "kube/api/migrate.hpp"
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
+#include "kinds/hpa_annotations.hpp"
+#include "kinds/migrate.hpp"
 #include "kube/encode.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/yaml_json.hpp"

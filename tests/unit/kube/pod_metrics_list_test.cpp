@@ -1,7 +1,7 @@
 // The one-pass PodMetricsList decoder (kube/pod_metrics_list): whatever it decodes, the DOM decoder
 // (decode_pod_metrics over a parsed document) decodes the same; whatever is not the usual shape it
 // leaves to the DOM decoder.
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/pod_metrics_list.hpp"
 #include "net/json_parse.hpp"

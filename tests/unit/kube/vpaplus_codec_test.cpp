@@ -1,9 +1,9 @@
-// The VPAPlus codec (kube/api/vpaplus.hpp): bad specs refused with a reason, pods read as the
+// The VPAPlus codec (kinds/vpaplus.hpp): bad specs refused with a reason, pods read as the
 // updater needs them, the resize patch, checkpoints, and the HPAPlus side reading the resources a
 // pod actually has.
 #include "../../support/manifest_files.hpp"
-#include "kube/api/vpaplus.hpp"
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
+#include "kinds/vpaplus.hpp"
 #include "kube/yaml_json.hpp"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-// crds/hpaplus.yaml as the API server applies it (sim/apiserver/schema.hpp): every example in crds/examples/
-// is valid, gets the CRD's defaults, and decodes into a spec the controller accepts; broken
-// objects are refused with the server's wording; unknown fields are pruned.
+// crds/hpaplus.yaml as the API server applies it (sim/apiserver/schema.hpp): every example in
+// crds/examples/ is valid, gets the CRD's defaults, and decodes into a spec the controller accepts;
+// broken objects are refused with the server's wording; unknown fields are pruned.
 #include "../../support/build_paths.hpp"
 #include "../../support/manifest_files.hpp"
 #include "cron/exclusions.hpp"
-#include "kube/api/cronhpa.hpp"
-#include "kube/decode.hpp"
+#include "kinds/cronhpa.hpp"
+#include "kinds/decode.hpp"
 #include "kube/yaml_json.hpp"
 #include "policy/defaults.hpp"
 #include "policy/validation.hpp"

@@ -2,7 +2,7 @@
 // modes refused by the schema.
 #include "../../support/build_paths.hpp"
 #include "../../support/manifest_files.hpp"
-#include "kube/api/vpaplus.hpp"
+#include "kinds/vpaplus.hpp"
 #include "sim/apiserver/schema.hpp"
 
 #include <gtest/gtest.h>

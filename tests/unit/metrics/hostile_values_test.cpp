@@ -6,7 +6,7 @@
 
 #include "../policy/test_support.hpp"
 #include "core/kubernetes.hpp"
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "policy/decision.hpp"
 #include "policy/defaults.hpp"
 

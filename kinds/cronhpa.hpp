@@ -1,4 +1,4 @@
-// kube/api/cronhpa.hpp — a CronHPA as the controller reads and writes it: the spec and the status
+// kinds/cronhpa.hpp — a CronHPA as the controller reads and writes it: the spec and the status
 // it keeps (cron/status.hpp: per job, the job in force, a bounded history). Decoding and encoding
 // only; no I/O.
 #pragma once

@@ -1,4 +1,4 @@
-// kube/decode.hpp — the Kubernetes objects HPAPlus reads, decoded from their JSON wire form into
+// kinds/decode.hpp — the Kubernetes objects HPAPlus reads, decoded from their JSON wire form into
 // policy types. Kubernetes objects are read leniently (unknown fields ignored, as clients must);
 // the autoscaler spec, which HPAPlus owns, strictly (an unknown field there is a typo to report).
 #pragma once

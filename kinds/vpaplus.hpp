@@ -1,4 +1,4 @@
-// kube/api/vpaplus.hpp — a VPAPlus, its checkpoints and the parts of a Pod the vertical
+// kinds/vpaplus.hpp — a VPAPlus, its checkpoints and the parts of a Pod the vertical
 // updater reads, as the controller decodes and encodes them. Decoding and encoding only; no I/O.
 #pragma once
 

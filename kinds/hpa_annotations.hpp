@@ -1,4 +1,4 @@
-// kube/api/hpa_annotations.hpp — the HPAPlus fields a plain HorizontalPodAutoscaler carries as
+// kinds/hpa_annotations.hpp — the HPAPlus fields a plain HorizontalPodAutoscaler carries as
 // annotations under autoscaling.hpaplus.io/, each checked like its HPAPlus spec field. A bad value
 // is reported and left out, so the HPA keeps working with the default.
 #pragma once

@@ -1,7 +1,7 @@
-// kube/api/migrate.cpp — see the header.
-#include "kube/api/migrate.hpp"
+// kinds/migrate.cpp — see the header.
+#include "kinds/migrate.hpp"
 
-#include "kube/api/hpa_annotations.hpp"
+#include "kinds/hpa_annotations.hpp"
 #include "kube/encode.hpp"
 
 #include <map>

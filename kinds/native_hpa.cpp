@@ -1,5 +1,5 @@
-// kube/api/native_hpa.cpp — see the header.
-#include "kube/api/native_hpa.hpp"
+// kinds/native_hpa.cpp — see the header.
+#include "kinds/native_hpa.hpp"
 
 #include <rapidjson/document.h>
 
@@ -35,12 +35,9 @@ hpa_annotations hpa_annotations_of(const rapidjson::Value& object) {
     return read_hpa_annotations(hpaplus_annotations(object));
 }
 
-std::string hpaplus_annotations_text(std::string_view object_json) {
-    rapidjson::Document doc;
-    doc.Parse(object_json.data(), object_json.size());
+std::string hpaplus_annotations_text(const rapidjson::Value& object) {
     std::string out;
-    if (doc.HasParseError()) return out;
-    for (const auto& [key, value] : hpaplus_annotations(doc))
+    for (const auto& [key, value] : hpaplus_annotations(object))
         out += key + "=" + value + "\n";
     return out;
 }

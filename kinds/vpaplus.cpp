@@ -1,7 +1,7 @@
-// kube/api/vpaplus.cpp — VPAPlus, Pod and checkpoint decoding and encoding.
-#include "kube/api/vpaplus.hpp"
+// kinds/vpaplus.cpp — VPAPlus, Pod and checkpoint decoding and encoding.
+#include "kinds/vpaplus.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/encode.hpp"
 
 #include <rapidjson/document.h>

@@ -1,5 +1,5 @@
-// kube/scale_target.hpp — the autoscaler's target as a Scale: read from the Deployment
-// cache when the target is an apps/v1 Deployment (no request), through `/scale` otherwise or when
+// kinds/scale_target.hpp — the autoscaler's target as a Scale: read from the Deployment
+// cache (its records) when the target is an apps/v1 Deployment (no request), through `/scale` otherwise or when
 // fresh data is needed after a conflict; and the conditional `/scale` write.
 #pragma once
 
@@ -9,6 +9,8 @@
 #include "policy/types.hpp"
 
 #include <boost/asio/awaitable.hpp>
+
+#include <rapidjson/fwd.h>
 
 #include <optional>
 #include <string>
@@ -22,8 +24,10 @@ struct target_view {
     std::optional<policy::rollout_state> rollout; ///< Deployments (StatefulSets: read_rollout)
 };
 
-/// The target's Scale view of a cached Deployment (nullopt when `json` is not one).
-target_view scale_from_deployment(const std::string& json);
+/// The target's Scale view of a Deployment (`scale` nullopt when it cannot be read).
+target_view scale_from_deployment(const rapidjson::Value& object);
+/// A cached Deployment's record (kinds/records.hpp decodes it with scale_from_deployment).
+using deployment_view = target_view;
 
 /// Reads the target. `deployments` may be null; `fresh` forces a GET of `/scale`. `last`, when
 /// given, is the previous view of the same target: a cached Deployment still at its

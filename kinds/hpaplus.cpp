@@ -1,6 +1,6 @@
-// kube/api/hpaplus.cpp — HorizontalPodAutoscaler (autoscaling/v2) and HPAPlus objects from JSON.
+// kinds/hpaplus.cpp — HorizontalPodAutoscaler (autoscaling/v2) and HPAPlus objects from JSON.
 // The spec is decoded strictly: unknown fields and unknown enum values are errors naming the field.
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 
 #include <limits>
 

@@ -1,10 +1,10 @@
-// kube/api/native_hpa.hpp — what a plain autoscaling/v2 HorizontalPodAutoscaler carries for
+// kinds/native_hpa.hpp — what a plain autoscaling/v2 HorizontalPodAutoscaler carries for
 // HPAPlus besides its spec: the autoscaling.hpaplus.io/ annotations applied to the spec, whether
 // it asks for HPAPlus by name, and who else wrote its status (metadata.managedFields).
 #pragma once
 
 #include "core/time.hpp"
-#include "kube/api/hpa_annotations.hpp"
+#include "kinds/hpa_annotations.hpp"
 #include "policy/types.hpp"
 
 #include <rapidjson/fwd.h>
@@ -28,9 +28,9 @@ void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& sp
 /// True when the object is annotated `autoscaling.hpaplus.io/controller: hpaplus`.
 bool asks_for_hpaplus(const rapidjson::Value& object);
 
-/// The autoscaling.hpaplus.io/ annotations of an object's JSON text, as `key=value` lines in key
-/// order ("" when none or when the text is not an object): compare two to see whether they changed.
-std::string hpaplus_annotations_text(std::string_view object_json);
+/// The autoscaling.hpaplus.io/ annotations of an object, as `key=value` lines in key order ("" when
+/// none): compare two to see whether they changed.
+std::string hpaplus_annotations_text(const rapidjson::Value& object);
 
 /// One manager's last write of the status subresource.
 struct status_write {

@@ -1,7 +1,8 @@
-// kube/api/hpaplus_status.cpp — the HPAPlus status documents a reconcile writes.
-#include "kube/api/hpaplus_status.hpp"
+// kinds/hpaplus_status.cpp — the HPAPlus status documents a reconcile writes.
+#include "kinds/hpaplus_status.hpp"
 
 #include "core/kubernetes.hpp"
+#include "kinds/metric_status.hpp"
 #include "kube/encode.hpp"
 #include "policy/metric_evaluation.hpp"
 

@@ -1,7 +1,7 @@
-// kube/scale_target.cpp — reading and writing the target's Scale.
-#include "kube/scale_target.hpp"
+// kinds/scale_target.cpp — reading and writing the target's Scale.
+#include "kinds/scale_target.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "net/json_parse.hpp"
 
 #include <rapidjson/document.h>
@@ -22,14 +22,12 @@ std::string scale_error(const kube::api_response& r, const policy::object_refere
 
 } // namespace
 
-target_view scale_from_deployment(const std::string& json) {
+target_view scale_from_deployment(const rapidjson::Value& object) {
     target_view v;
-    rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
     kube::json_decoder d;
-    const kube::json_node root{&doc, ""};
-    if (doc.HasParseError() || !doc.IsObject()) {
-        v.error = "the cached Deployment is not valid JSON";
+    const kube::json_node root{&object, ""};
+    if (!object.IsObject()) {
+        v.error = "the cached Deployment is not an object";
         return v;
     }
     policy::scale_snapshot s;
@@ -58,7 +56,10 @@ read_target(kube::api_client& client, const kube::object_cache* deployments, con
         if (auto cached = deployments->find(ns, ref.name)) {
             if (last && last->scale && last->resource_version == cached->resource_version)
                 co_return *last;
-            co_return scale_from_deployment(cached->json);
+            if (const auto* record = cached->as<deployment_view>()) co_return *record;
+            target_view undecoded;
+            undecoded.error = "the cached Deployment was not decoded";
+            co_return undecoded;
         }
         target_view missing;
         missing.error = "deployments.apps \"" + ref.name + "\" not found";
@@ -82,7 +83,7 @@ read_target(kube::api_client& client, const kube::object_cache* deployments, con
     if (deployments && is_deployment(ref)) {
         // Keep the rollout view from the cache (the Scale does not carry it).
         if (auto cached = deployments->find(ns, ref.name))
-            v.rollout = scale_from_deployment(cached->json).rollout;
+            if (const auto* record = cached->as<deployment_view>()) v.rollout = record->rollout;
     }
     co_return v;
 }

@@ -1,4 +1,4 @@
-// kube/api/migrate.hpp — a HorizontalPodAutoscaler as the equivalent HPAPlus, for teams that want
+// kinds/migrate.hpp — a HorizontalPodAutoscaler as the equivalent HPAPlus, for teams that want
 // the HPAPlus-only fields (`hpaplus migrate`).
 #pragma once
 

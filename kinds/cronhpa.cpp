@@ -1,7 +1,7 @@
-// kube/api/cronhpa.cpp — CronHPA decoding, status encoding, and floors.
-#include "kube/api/cronhpa.hpp"
+// kinds/cronhpa.cpp — CronHPA decoding, status encoding, and floors.
+#include "kinds/cronhpa.hpp"
 
-#include "kube/decode.hpp"
+#include "kinds/decode.hpp"
 #include "kube/encode.hpp"
 
 #include <rapidjson/document.h>

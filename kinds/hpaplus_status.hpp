@@ -1,4 +1,4 @@
-// kube/api/hpaplus_status.hpp — the HPAPlus status a reconcile writes: the autoscaling/v2 status
+// kinds/hpaplus_status.hpp — the HPAPlus status a reconcile writes: the autoscaling/v2 status
 // fields, each metric's proposal, and the one-line summaries `kubectl get hpap` shows.
 #pragma once
 

@@ -1,5 +1,5 @@
-// kube/decode_objects.cpp — Pods, PodMetrics, Scale, metric values and workload status from JSON.
-#include "kube/decode.hpp"
+// kinds/decode_objects.cpp — Pods, PodMetrics, Scale, metric values and workload status from JSON.
+#include "kinds/decode.hpp"
 
 #include "core/kubernetes.hpp"
 

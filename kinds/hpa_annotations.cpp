@@ -1,5 +1,5 @@
-// kube/api/hpa_annotations.cpp — see the header.
-#include "kube/api/hpa_annotations.hpp"
+// kinds/hpa_annotations.cpp — see the header.
+#include "kinds/hpa_annotations.hpp"
 
 #include "policy/types.hpp"
 

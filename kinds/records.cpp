@@ -1,0 +1,148 @@
+// kinds/records.cpp — decoding objects into their records, once, as they enter a cache.
+#include "kinds/records.hpp"
+
+#include "kinds/decode.hpp"
+#include "policy/defaults.hpp"
+#include "policy/validation.hpp"
+
+#include <rapidjson/document.h>
+
+namespace hpaplus::kube {
+namespace {
+
+status_tree stored_status(const rapidjson::Value& object) {
+    if (!object.IsObject()) return nullptr;
+    const auto it = object.FindMember("status");
+    if (it == object.MemberEnd()) return nullptr;
+    auto tree = std::make_shared<rapidjson::Document>();
+    tree->CopyFrom(it->value, tree->GetAllocator());
+    return tree;
+}
+
+std::optional<std::string> error_of(const json_decoder& d) {
+    if (d.ok()) return std::nullopt;
+    return d.error().to_string();
+}
+
+// A plain HPA's sync period is its annotation; an HPAPlus's, spec.syncPeriodSeconds read alone.
+std::optional<std::chrono::seconds> sync_period_of(const json_node& root) {
+    json_decoder d;
+    const auto v = d.opt_int(root["spec"]["syncPeriodSeconds"], 1, 86400);
+    if (!d.ok() || !v) return std::nullopt;
+    return std::chrono::seconds(*v);
+}
+
+} // namespace
+
+autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool native) {
+    autoscaler_record r;
+    const json_node root{&object, ""};
+    json_decoder d;
+    r.hpa = decode_autoscaler(d, root);
+    json_decoder lenient; // a missing uid or an unreadable status is no error of the spec
+    r.uid = lenient.opt_string(root["metadata"]["uid"]).value_or("");
+    json_decoder status_decoder;
+    r.status = decode_autoscaler_status(status_decoder, root["status"]);
+    r.stored_status = stored_status(object);
+    if (native) {
+        hpa_annotations extras = hpa_annotations_of(object);
+        if (extras.sync_period_seconds)
+            r.sync_period = std::chrono::seconds(*extras.sync_period_seconds);
+        apply_hpa_annotations(extras, r.hpa.spec);
+        r.annotation_problems = std::move(extras.problems);
+        r.status_writes = status_writes(object);
+        r.asks_for_hpaplus = asks_for_hpaplus(object);
+        r.hpaplus_annotations = hpaplus_annotations_text(object);
+    } else {
+        r.sync_period = sync_period_of(root);
+    }
+    r.invalid = error_of(d);
+    if (!r.invalid) {
+        policy::apply_defaults(r.hpa.spec);
+        if (auto errors = policy::validate(r.hpa.spec); !errors.empty())
+            r.invalid = errors.front().field + ": " + errors.front().message;
+    }
+    return r;
+}
+
+cronhpa_record decode_cronhpa_record(const rapidjson::Value& object) {
+    cronhpa_record r;
+    json_decoder d;
+    r.c = decode_cronhpa(d, {&object, ""});
+    r.invalid = error_of(d);
+    r.stored_status = stored_status(object);
+    return r;
+}
+
+vpaplus_record decode_vpaplus_record(const rapidjson::Value& object) {
+    vpaplus_record r;
+    const json_node root{&object, ""};
+    json_decoder d;
+    r.v = decode_vpaplus(d, root);
+    r.invalid = error_of(d);
+    r.status = decode_vpaplus_status(root["status"]);
+    if (!r.invalid) r.recommendations = decode_recommendations(root["status"], r.v.policies);
+    r.stored_status = stored_status(object);
+    return r;
+}
+
+record_decoder autoscaler_decoder(bool native) {
+    return [native](const rapidjson::Value& object, const cached_object&) {
+        return make_record(decode_autoscaler_record(object, native));
+    };
+}
+
+record_decoder cronhpa_decoder() {
+    return [](const rapidjson::Value& object, const cached_object&) {
+        return make_record(decode_cronhpa_record(object));
+    };
+}
+
+record_decoder vpaplus_decoder() {
+    return [](const rapidjson::Value& object, const cached_object&) {
+        return make_record(decode_vpaplus_record(object));
+    };
+}
+
+record_decoder pod_decoder(bool vertical) {
+    return [vertical](const rapidjson::Value& object, const cached_object& meta) {
+        pod_record r;
+        json_decoder d;
+        auto pod = decode_pod(d, {&object, ""});
+        if (d.ok()) {
+            pod.labels = meta.labels; // the cache's copy: equal sets share one buffer
+            r.pod = std::move(pod);
+        }
+        if (vertical) r.view = decode_vertical_pod({&object, ""});
+        return make_record(std::move(r));
+    };
+}
+
+record_decoder deployment_decoder() {
+    return [](const rapidjson::Value& object, const cached_object&) {
+        return make_record<deployment_view>(scale_from_deployment(object));
+    };
+}
+
+std::string target_key(std::string_view ns, const core::object_reference& ref) {
+    std::string key;
+    key.reserve(ns.size() + ref.kind.size() + ref.name.size() + 2);
+    key.append(ns).append("/").append(ref.kind).append("/").append(ref.name);
+    return key;
+}
+
+void index_by_target(object_cache& cache) {
+    cache.add_index(by_target, [](const cached_object& o) -> std::vector<std::string> {
+        const core::object_reference* ref = nullptr;
+        if (const auto* a = o.as<autoscaler_record>())
+            ref = &a->hpa.spec.scale_target_ref;
+        else if (const auto* c = o.as<cronhpa_record>())
+            ref = &c->c.spec.target;
+        else if (const auto* v = o.as<vpaplus_record>())
+            ref = &v->v.target;
+        if (!ref || ref->kind.empty() || ref->name.empty()) return {};
+        return {target_key(o.namespace_(), *ref)};
+    });
+}
+
+} // namespace hpaplus::kube

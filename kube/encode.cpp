@@ -1,0 +1,80 @@
+// kube/encode.cpp — JSON text, conditions and selectors as the API server serializes them.
+#include "kube/encode.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace hpaplus::kube {
+namespace {
+
+using rapidjson::Value;
+
+const char* status_word(core::condition_status s) {
+    switch (s) {
+    case core::condition_status::true_:
+        return "True";
+    case core::condition_status::false_:
+        return "False";
+    case core::condition_status::unknown:
+        return "Unknown";
+    }
+    return "Unknown";
+}
+
+} // namespace
+
+Value json_string(std::string_view s, json_allocator& a) {
+    return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+Value encode_selector(const core::label_selector_spec& s, json_allocator& a) {
+    Value v(rapidjson::kObjectType);
+    if (!s.match_labels.empty()) {
+        Value labels(rapidjson::kObjectType);
+        for (const auto& [k, val] : s.match_labels)
+            labels.AddMember(json_string(k, a), json_string(val, a), a);
+        v.AddMember("matchLabels", labels, a);
+    }
+    if (!s.match_expressions.empty()) {
+        Value exprs(rapidjson::kArrayType);
+        for (const auto& e : s.match_expressions) {
+            Value ev(rapidjson::kObjectType);
+            ev.AddMember("key", json_string(e.key, a), a);
+            ev.AddMember("operator", json_string(e.op, a), a);
+            if (!e.values.empty()) {
+                Value values(rapidjson::kArrayType);
+                for (const auto& val : e.values)
+                    values.PushBack(json_string(val, a), a);
+                ev.AddMember("values", values, a);
+            }
+            exprs.PushBack(ev, a);
+        }
+        v.AddMember("matchExpressions", exprs, a);
+    }
+    return v;
+}
+
+Value encode_conditions(const std::vector<core::condition>& conditions, json_allocator& a) {
+    Value list(rapidjson::kArrayType);
+    for (const auto& c : conditions) {
+        Value v(rapidjson::kObjectType);
+        v.AddMember("type", json_string(c.type, a), a);
+        v.AddMember("status", Value(status_word(c.status), a), a);
+        if (c.last_transition_time)
+            v.AddMember("lastTransitionTime",
+                        json_string(core::format_rfc3339(*c.last_transition_time), a), a);
+        v.AddMember("reason", json_string(c.reason, a), a);
+        v.AddMember("message", json_string(c.message, a), a);
+        list.PushBack(v, a);
+    }
+    return list;
+}
+
+std::string to_json_text(const rapidjson::Value& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    v.Accept(writer);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+} // namespace hpaplus::kube
