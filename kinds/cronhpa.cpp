@@ -88,12 +88,12 @@ Value encode_time(cron::instant t, kube::json_allocator& a) {
 cronhpa decode_cronhpa(kube::json_decoder& d, const kube::json_node& n) {
     cronhpa c;
     if (!d.object(n)) return c;
-    const auto meta = n["metadata"];
-    c.ns = d.opt_string(meta["namespace"]).value_or("");
-    c.name = d.opt_string(meta["name"]).value_or("");
-    c.uid = d.opt_string(meta["uid"]).value_or("");
-    c.generation = d.opt_int(meta["generation"], 0, INT64_MAX).value_or(0);
-    c.created = opt_instant(d, meta["creationTimestamp"]);
+    kube::object_meta meta = d.meta(n);
+    c.ns = std::move(meta.ns);
+    c.name = std::move(meta.name);
+    c.uid = std::move(meta.uid);
+    c.generation = meta.generation;
+    c.created = opt_instant(d, n["metadata"]["creationTimestamp"]);
     const auto spec = n["spec"];
     if (!d.object(spec)) {
         d.fail(spec, "required field is missing");

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "cron/status.hpp"
-#include "kube/object_cache.hpp"
 #include "kube/json_decoder.hpp"
+#include "kube/object_cache.hpp"
 #include "policy/decision.hpp"
 
 #include <optional>

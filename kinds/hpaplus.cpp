@@ -315,11 +315,11 @@ policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
     } else if (kind != "HorizontalPodAutoscaler" && kind != "HPAPlus") {
         d.fail(n["kind"], "must be HorizontalPodAutoscaler or HPAPlus; got \"" + kind + "\"");
     }
-    const json_node meta = n["metadata"];
-    a.name = d.opt_string(meta["name"]).value_or("");
-    a.namespace_ = d.opt_string(meta["namespace"]).value_or("default");
-    a.generation =
-        d.opt_int(meta["generation"], 0, std::numeric_limits<std::int64_t>::max()).value_or(0);
+    object_meta meta = d.meta(n);
+    a.name = std::move(meta.name);
+    // An object read from a file without a namespace is in "default", as kubectl takes it.
+    a.namespace_ = meta.ns.empty() ? "default" : std::move(meta.ns);
+    a.generation = meta.generation;
     a.spec = decode_spec(d, n["spec"]);
     a.status = decode_status_fields(d, n["status"]);
     return a;

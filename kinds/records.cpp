@@ -10,13 +10,20 @@
 namespace hpaplus::kube {
 namespace {
 
+// A copy of a value with the pool that holds its nodes.
+struct pooled_value {
+    static constexpr std::size_t chunk = 512; // a status is a few hundred bytes to a few KiB
+    rapidjson::MemoryPoolAllocator<> pool{chunk};
+    rapidjson::Value value;
+};
+
 status_tree stored_status(const rapidjson::Value& object) {
     if (!object.IsObject()) return nullptr;
     const auto it = object.FindMember("status");
     if (it == object.MemberEnd()) return nullptr;
-    auto tree = std::make_shared<rapidjson::Document>();
-    tree->CopyFrom(it->value, tree->GetAllocator());
-    return tree;
+    auto copy = std::make_shared<pooled_value>();
+    copy->value.CopyFrom(it->value, copy->pool);
+    return status_tree(copy, &copy->value);
 }
 
 std::optional<std::string> error_of(const json_decoder& d) {
@@ -39,8 +46,8 @@ autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool 
     const json_node root{&object, ""};
     json_decoder d;
     r.hpa = decode_autoscaler(d, root);
-    json_decoder lenient; // a missing uid or an unreadable status is no error of the spec
-    r.uid = lenient.opt_string(root["metadata"]["uid"]).value_or("");
+    json_decoder lenient; // a bad uid or an unreadable status is no error of the spec
+    r.uid = lenient.meta(root).uid;
     json_decoder status_decoder;
     r.status = decode_autoscaler_status(status_decoder, root["status"]);
     r.stored_status = stored_status(object);

@@ -23,8 +23,9 @@
 
 namespace hpaplus::kube {
 
-/// An object's `status` as the server sent it, parsed (null when it has none).
-using status_tree = std::shared_ptr<const rapidjson::Document>;
+/// An object's `status` as the server sent it, parsed (null when it has none). Its nodes live in
+/// small chunks of their own: a rapidjson document's default first chunk is 64 KiB, per object.
+using status_tree = std::shared_ptr<const rapidjson::Value>;
 
 /// An HPAPlus or a plain autoscaling/v2 HorizontalPodAutoscaler.
 struct autoscaler_record {

@@ -1,6 +1,6 @@
 // kinds/scale_target.hpp — the autoscaler's target as a Scale: read from the Deployment
-// cache (its records) when the target is an apps/v1 Deployment (no request), through `/scale` otherwise or when
-// fresh data is needed after a conflict; and the conditional `/scale` write.
+// cache (its records) when the target is an apps/v1 Deployment (no request), through `/scale`
+// otherwise or when fresh data is needed after a conflict; and the conditional `/scale` write.
 #pragma once
 
 #include "kube/object_cache.hpp"

@@ -126,11 +126,11 @@ std::optional<vertical::histogram_checkpoint> decode_histogram(kube::json_decode
 vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
     vpaplus v;
     if (!d.object(n)) return v;
-    const auto meta = n["metadata"];
-    v.ns = d.opt_string(meta["namespace"]).value_or("");
-    v.name = d.opt_string(meta["name"]).value_or("");
-    v.uid = d.opt_string(meta["uid"]).value_or("");
-    v.generation = d.opt_int(meta["generation"], 0, INT64_MAX).value_or(0);
+    kube::object_meta meta = d.meta(n);
+    v.ns = std::move(meta.ns);
+    v.name = std::move(meta.name);
+    v.uid = std::move(meta.uid);
+    v.generation = meta.generation;
     const auto spec = n["spec"];
     if (!spec.present()) {
         d.fail(spec, "required field is missing");

@@ -28,11 +28,10 @@ object_cptr object_from(const rapidjson::Value& v, const informer_options& optio
                         core::label_interner& labels) {
     json_decoder d;
     const json_node node{&v, ""};
-    auto o =
-        std::make_shared<cached_object>(d.opt_string(node["metadata"]["namespace"]).value_or(""),
-                                        d.opt_string(node["metadata"]["name"]).value_or(""));
-    o->resource_version = d.opt_string(node["metadata"]["resourceVersion"]).value_or("");
-    o->generation = d.opt_int(node["metadata"]["generation"], 0, INT64_MAX).value_or(0);
+    object_meta meta = d.meta(node);
+    auto o = std::make_shared<cached_object>(meta.ns, meta.name);
+    o->resource_version = std::move(meta.resource_version);
+    o->generation = meta.generation;
     o->labels = labels.intern(d.string_map(node["metadata"]["labels"]));
     if (options.decode)
         o->record = options.decode(v, *o);

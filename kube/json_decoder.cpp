@@ -266,4 +266,15 @@ std::optional<json_error> parse_json(rapidjson::Document& doc, std::string_view 
     return std::nullopt;
 }
 
+object_meta json_decoder::meta(const json_node& n) {
+    const json_node m = n["metadata"];
+    object_meta out;
+    out.ns = opt_string(m["namespace"]).value_or("");
+    out.name = opt_string(m["name"]).value_or("");
+    out.uid = opt_string(m["uid"]).value_or("");
+    out.resource_version = opt_string(m["resourceVersion"]).value_or("");
+    out.generation = opt_int(m["generation"], 0, INT64_MAX).value_or(0);
+    return out;
+}
+
 } // namespace hpaplus::kube

@@ -36,6 +36,16 @@ struct json_node {
     json_node at(std::size_t index) const;
 };
 
+/// The identity of an object (metadata), the same for every kind. The namespace is "" when the
+/// object has none (cluster-scoped, or a file that leaves it out).
+struct object_meta {
+    std::string ns;
+    std::string name;
+    std::string uid;
+    std::string resource_version;
+    std::int64_t generation = 0; ///< 0 when the kind has none
+};
+
 class json_decoder {
   public:
     bool ok() const noexcept { return !error_; }
@@ -70,6 +80,8 @@ class json_decoder {
     core::resource_list resources(const json_node& n);
     /// metav1.LabelSelector.
     std::optional<core::label_selector_spec> selector(const json_node& n);
+    /// The `metadata` every kind has, of the object `n` (what is absent stays empty).
+    object_meta meta(const json_node& n);
 
   private:
     std::optional<json_error> error_;

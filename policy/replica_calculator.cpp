@@ -47,6 +47,22 @@ class working_samples {
     std::optional<sample_set> own_;
 };
 
+// How both calculations open: the pods grouped (ready, unready, ignored, missing), and the samples
+// of the first pass (the ready pods'); an error when there are no pods or no such samples.
+struct opening {
+    pod_groups groups;
+    working_samples samples;
+};
+
+core::outcome<opening> open_calculation(const calculator_context& ctx, const sample_set& given,
+                                        std::string_view resource) {
+    if (ctx.pods->empty()) return no_pods;
+    opening o{group_pods(*ctx.pods, given, resource, *ctx.config, ctx.now), working_samples(given)};
+    o.samples.remove_ignored_and_unready(o.groups);
+    if (o.samples.get().empty()) return no_samples;
+    return o;
+}
+
 // Rebalancing before the second pass: on a scale-down a missing pod counts as
 // `scale_down_value(pod)`, on a scale-up as 0 (at a ratio of exactly 1 it is left out); on a
 // scale-up with unready pods, those count as 0 too.
@@ -118,14 +134,11 @@ core::outcome<utilization_result>
 resource_utilization_replicas(const calculator_context& ctx, const sample_set& given,
                               std::int32_t target_utilization, std::string_view resource,
                               std::string_view container, usage_basis basis) {
-    const auto& pods = *ctx.pods;
-    if (pods.empty()) return no_pods;
-    const pod_groups groups = group_pods(pods, given, resource, *ctx.config, ctx.now);
-    working_samples samples(given);
-    samples.remove_ignored_and_unready(groups);
-    if (samples.get().empty()) return no_samples;
+    auto opened = open_calculation(ctx, given, resource);
+    if (!opened) return opened.error();
+    auto& [groups, samples] = *opened;
 
-    auto requests = pod_resource_amounts(pods, container, resource, basis);
+    auto requests = pod_resource_amounts(*ctx.pods, container, resource, basis);
     if (!requests) return requests.error();
     auto first = resource_utilization_ratio(samples.get(), *requests, target_utilization);
     if (!first) return first.error();
@@ -153,12 +166,9 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
                                                   const sample_set& given,
                                                   std::int64_t target_usage,
                                                   std::string_view resource) {
-    const auto& pods = *ctx.pods;
-    if (pods.empty()) return no_pods;
-    const pod_groups groups = group_pods(pods, given, resource, *ctx.config, ctx.now);
-    working_samples samples(given);
-    samples.remove_ignored_and_unready(groups);
-    if (samples.get().empty()) return no_samples;
+    auto opened = open_calculation(ctx, given, resource);
+    if (!opened) return opened.error();
+    auto& [groups, samples] = *opened;
 
     // GetMetricUsageRatio: the integer-truncated average over the samples, then the ratio.
     auto average_of = [](const sample_set& s) {
