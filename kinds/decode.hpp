@@ -23,6 +23,9 @@ std::vector<policy::condition> decode_conditions(json_decoder& d, const json_nod
 /// The status of an autoscaler alone (readable even when its spec is not).
 policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_node& n);
 
+/// The controller among an object's metadata.ownerReferences (empty kind when none).
+core::object_reference decode_controller(json_decoder& d, const json_node& metadata);
+
 /// A v1 Pod.
 policy::pod_info decode_pod(json_decoder& d, const json_node& n);
 

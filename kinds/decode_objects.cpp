@@ -61,6 +61,17 @@ std::int64_t metric_value_milli(json_decoder& d, const json_node& value) {
 
 } // namespace
 
+core::object_reference decode_controller(json_decoder& d, const json_node& metadata) {
+    const json_node owners = metadata["ownerReferences"];
+    for (std::size_t i = 0, size = d.array(owners); i < size; ++i) {
+        const json_node o = owners.at(i);
+        if (!d.opt_bool(o["controller"]).value_or(false)) continue;
+        return {d.opt_string(o["kind"]).value_or(""), d.opt_string(o["name"]).value_or(""),
+                d.opt_string(o["apiVersion"]).value_or("")};
+    }
+    return {};
+}
+
 policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     policy::pod_info pod;
     if (!d.object(n)) {
@@ -72,6 +83,7 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     pod.namespace_ = d.opt_string(meta["namespace"]).value_or("default");
     pod.labels = d.string_map(meta["labels"]);
     pod.deleting = meta["deletionTimestamp"].present();
+    pod.controller = decode_controller(d, meta);
     const json_node spec = n["spec"];
     for (std::size_t i = 0, size = d.array(spec["containers"]); i < size; ++i)
         pod.containers.push_back(decode_container(d, spec["containers"].at(i)));

@@ -39,6 +39,11 @@ hpa_annotations read_hpa_annotations(const std::map<std::string, std::string>& a
                 out.rollout_policy = value;
             else
                 bad(key, value, policy::rollout_policy_spellings);
+        } else if (key == pod_selection_annotation) {
+            if (policy::parse_pod_selection(value))
+                out.pod_selection = value;
+            else
+                bad(key, value, policy::pod_selection_spellings);
         } else if (key != "autoscaling.hpaplus.io/controller") {
             out.problems.push_back("annotation " + key + " is not one HPAPlus knows; ignored");
         }

@@ -217,7 +217,8 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
         return spec;
     }
     d.known_fields(n, {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior",
-                       "syncPeriodSeconds", "rolloutPolicy", "mode"});
+                       "syncPeriodSeconds", "rolloutPolicy", "mode", "podSelection",
+                       "podSelectionStrategy"});
     spec.scale_target_ref = decode_reference(d, n["scaleTargetRef"]);
     spec.min_replicas = d.opt_int32(n["minReplicas"]);
     if (!n["maxReplicas"].present()) d.fail(n["maxReplicas"], "required field is missing");
@@ -239,6 +240,16 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
         else
             d.fail(n["rolloutPolicy"], std::string("must be ") + policy::rollout_policy_spellings +
                                            "; got \"" + *r + "\"");
+    }
+    // podSelection, or KEP-5325's name for it (an HPA from a server with that alpha field).
+    for (const char* key : {"podSelection", "podSelectionStrategy"}) {
+        const auto p = d.opt_string(n[key]);
+        if (!p) continue;
+        if (auto selection = policy::parse_pod_selection(*p))
+            spec.pods = *selection;
+        else
+            d.fail(n[key], std::string("must be ") + policy::pod_selection_spellings + "; got \"" +
+                               *p + "\"");
     }
     if (auto m = d.opt_string(n["mode"])) {
         if (auto mode = policy::parse_run_mode(*m))

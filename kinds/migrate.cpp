@@ -97,6 +97,8 @@ core::outcome<migrated_object> migrate_hpa(const json& hpa) {
     if (extras.mode) new_spec.AddMember("mode", json_string(*extras.mode, a), a);
     if (extras.rollout_policy)
         new_spec.AddMember("rolloutPolicy", json_string(*extras.rollout_policy, a), a);
+    if (extras.pod_selection)
+        new_spec.AddMember("podSelection", json_string(*extras.pod_selection, a), a);
     doc.AddMember("spec", new_spec, a);
     out.warnings = extras.problems;
     return out;

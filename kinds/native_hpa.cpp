@@ -48,6 +48,9 @@ void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& sp
     if (a.rollout_policy)
         spec.rollout = policy::parse_rollout_policy(*a.rollout_policy)
                            .value_or(policy::rollout_policy::continue_scaling);
+    if (a.pod_selection)
+        spec.pods = policy::parse_pod_selection(*a.pod_selection)
+                        .value_or(policy::pod_selection::label_selector);
 }
 
 bool asks_for_hpaplus(const rapidjson::Value& object) {

@@ -131,6 +131,15 @@ record_decoder deployment_decoder() {
     };
 }
 
+record_decoder replicaset_decoder() {
+    return [](const rapidjson::Value& object, const cached_object&) {
+        json_decoder d;
+        replicaset_record r{decode_controller(d, json_node{&object, ""}["metadata"])};
+        if (!d.ok()) r.controller = {};
+        return make_record(std::move(r));
+    };
+}
+
 std::string target_key(std::string_view ns, const core::object_reference& ref) {
     std::string key;
     key.reserve(ns.size() + ref.kind.size() + ref.name.size() + 2);

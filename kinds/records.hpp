@@ -60,6 +60,11 @@ struct vpaplus_record {
     status_tree stored_status;
 };
 
+/// A ReplicaSet, as the link between its pods and its Deployment (podSelection OwnerReferences).
+struct replicaset_record {
+    core::object_reference controller; ///< empty kind when it has none
+};
+
 struct pod_record {
     std::optional<policy::pod_info> pod;    ///< nullopt when it could not be decoded
     std::optional<vertical::pod_view> view; ///< with the vertical module only
@@ -73,6 +78,7 @@ record_decoder vpaplus_decoder();
 /// `vertical`: keep what the vertical module reads of a pod too.
 record_decoder pod_decoder(bool vertical);
 record_decoder deployment_decoder();
+record_decoder replicaset_decoder();
 
 /// The decoders one at a time (the informers' decoders call these; tests and tools may too).
 autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool native);

@@ -14,6 +14,7 @@ namespace hpaplus::kube {
 namespace resources {
 const resource_path pods{"", "v1", "pods", true};
 const resource_path deployments{"apps", "v1", "deployments", true};
+const resource_path replicasets{"apps", "v1", "replicasets", true};
 const resource_path events{"", "v1", "events", true};
 const resource_path leases{"coordination.k8s.io", "v1", "leases", true};
 const resource_path hpapluses{"autoscaling.hpaplus.io", "v1alpha1", "hpapluses", true};

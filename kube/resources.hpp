@@ -33,6 +33,7 @@ resource_path target_resource(const core::object_reference& ref);
 namespace resources {
 extern const resource_path pods;
 extern const resource_path deployments;
+extern const resource_path replicasets;
 extern const resource_path events;
 extern const resource_path leases;
 extern const resource_path hpapluses;

@@ -42,6 +42,9 @@ struct history {
     std::vector<scale_event> scale_up_events;
     std::vector<scale_event> scale_down_events;
     std::vector<known_good_proposal> last_known_good;
+    /// podSelection OwnerReferences: the excluded pods last reported in an Event (names, one per
+    /// line), so the Event says each set once.
+    std::string excluded_pods;
     friend bool operator==(const history&, const history&) = default;
 };
 

@@ -148,6 +148,32 @@ bool apply_fallback(const metric_spec& spec, metric_record& record, const reconc
     return rescued;
 }
 
+// podSelection OwnerReferences: keeps in `pods` those the target owns, names the others in the
+// decision (and in an Event when they changed since the last one), and returns the readings
+// without their samples (upstream's Pods metrics average every sample they are given).
+std::vector<metric_reading> exclude_unowned(decision& d, const reconcile_input& in,
+                                            std::vector<const pod_info*>& pods) {
+    const object_reference& target = in.hpa.spec.scale_target_ref;
+    d.stages.excluded_pods = keep_owned(pods, target, in.controllers);
+    std::string reported;
+    for (const auto& name : d.stages.excluded_pods)
+        reported += name + "\n";
+    if (reported != d.hist.excluded_pods) {
+        if (!reported.empty())
+            d.events.push_back(
+                {"Normal", "PodsExcluded", excluded_pods_message(d.stages.excluded_pods, target)});
+        d.hist.excluded_pods = std::move(reported);
+    }
+    if (d.stages.excluded_pods.empty()) return {};
+    std::vector<metric_reading> readings = in.readings;
+    for (auto& r : readings)
+        std::erase_if(r.samples, [&](const pod_sample& s) {
+            return std::binary_search(d.stages.excluded_pods.begin(), d.stages.excluded_pods.end(),
+                                      s.pod);
+        });
+    return readings;
+}
+
 metrics_result compute_metrics(decision& d, const reconcile_input& in,
                                const scale_snapshot& scale) {
     metrics_result result;
@@ -176,6 +202,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     for (const pod_info* p : in.pods) {
         if (p->namespace_ == in.hpa.namespace_ && selector->matches(p->labels)) pods.push_back(p);
     }
+    std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
+    if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);
     if (auto msg = ambiguity(in, scale.selector, pods)) {
         warn(d, "AmbiguousSelector", *msg);
         set_condition(conditions, "ScalingActive", false_, "AmbiguousSelector", *msg, in.now);
@@ -201,8 +229,10 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         std::string("no reading was provided for this metric"), {}, 0, {}};
     std::vector<const metric_reading*> readings;
     readings.reserve(spec.metrics.size());
+    const std::vector<metric_reading>& given =
+        d.stages.excluded_pods.empty() ? in.readings : owned_readings;
     for (std::size_t i = 0; i < spec.metrics.size(); ++i)
-        readings.push_back(i < in.readings.size() ? &in.readings[i] : &missing_reading);
+        readings.push_back(i < given.size() ? &given[i] : &missing_reading);
     formula_results formulas;
     const bool uses_formulas = std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) {
         return m.type == metric_source_type::formula;
@@ -452,7 +482,10 @@ decision decide(const reconcile_input& in) {
             d.stages.gated = current;
             d.stages.gate_reason = "ModeOff";
             desired = current;
-            d.hist = in.hist; // Off observes only: nothing is remembered
+            // Off observes only: nothing is remembered but what its Events already said.
+            std::string reported = std::move(d.hist.excluded_pods);
+            d.hist = in.hist;
+            d.hist.excluded_pods = std::move(reported);
         }
         rescale = desired != current;
     }

@@ -7,6 +7,7 @@
 
 #include "policy/behavior.hpp"
 #include "policy/metric_evaluation.hpp"
+#include "policy/pod_selection.hpp"
 #include "policy/rollout.hpp"
 #include "policy/types.hpp"
 
@@ -46,6 +47,9 @@ struct reconcile_input {
     std::optional<rollout_state> rollout;                ///< the target's rollout, when known
     std::optional<cron_floor> floor;    ///< raises minReplicas (capped at maxReplicas) while set
     std::vector<peer_autoscaler> peers; ///< the namespace's other autoscalers (AmbiguousSelector)
+    /// podSelection OwnerReferences: the controllers between the pods and the target (each
+    /// ReplicaSet of the namespace's pods with its Deployment).
+    std::vector<controller_link> controllers;
     controller_config config;
     history hist;
     time_point now{};
@@ -69,6 +73,8 @@ struct decision_stages {
     std::string limit_reason;
     std::optional<std::int32_t> gated; ///< HPAPlus: set when a gate changed the limited value
     std::string gate_reason;           ///< RolloutFreeze | RolloutFreezeScaleDown | ModeOff
+    /// podSelection OwnerReferences: the pods the selector matched that the target does not own.
+    std::vector<std::string> excluded_pods;
 };
 
 struct decision {

@@ -38,7 +38,7 @@ void apply_defaults(autoscaler_spec& spec) {
 
 bool uses_hpaplus_fields(const autoscaler_spec& spec) {
     if (spec.sync_period_seconds || spec.rollout != rollout_policy::continue_scaling ||
-        spec.mode != run_mode::automatic)
+        spec.mode != run_mode::automatic || spec.pods != pod_selection::label_selector)
         return true;
     for (const auto& m : spec.metrics) {
         if (m.basis != usage_basis::requests || m.fallback || !m.backend.empty()) return true;

@@ -130,6 +130,16 @@ inline std::optional<run_mode> parse_run_mode(std::string_view text) {
 }
 
 /// The autoscaler spec: `autoscaling/v2` HorizontalPodAutoscalerSpec plus the HPAPlus fields.
+/// HPAPlus: which of the pods the target's selector matches count (KEP-5325's
+/// podSelectionStrategy): all of them (upstream), or only those the target owns.
+enum class pod_selection { label_selector, owner_references };
+inline constexpr const char* pod_selection_spellings = "LabelSelector or OwnerReferences";
+inline std::optional<pod_selection> parse_pod_selection(std::string_view text) {
+    if (text == "LabelSelector") return pod_selection::label_selector;
+    if (text == "OwnerReferences") return pod_selection::owner_references;
+    return std::nullopt;
+}
+
 struct autoscaler_spec {
     object_reference scale_target_ref;
     std::optional<std::int32_t> min_replicas;
@@ -140,6 +150,7 @@ struct autoscaler_spec {
     std::optional<std::int32_t> sync_period_seconds;
     rollout_policy rollout = rollout_policy::continue_scaling;
     run_mode mode = run_mode::automatic;
+    pod_selection pods = pod_selection::label_selector;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -214,6 +225,8 @@ struct pod_info {
     std::vector<container_spec> init_containers;
     resource_list pod_requests; ///< spec.resources (pod-level resources)
     resource_list pod_limits;
+    /// Its controller (metadata.ownerReferences[controller: true]); empty kind when none.
+    object_reference controller;
     friend bool operator==(const pod_info&, const pod_info&) = default;
 };
 

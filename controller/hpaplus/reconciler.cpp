@@ -99,6 +99,25 @@ bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::
     return true;
 }
 
+// podSelection OwnerReferences: each ReplicaSet controlling one of `pods`, with its own
+// controller, from the cache (a ReplicaSet not cached links nowhere: its pods are excluded).
+std::vector<policy::controller_link>
+controller_links(const kube::object_cache& replicasets, const std::string& ns,
+                 const std::vector<const policy::pod_info*>& pods) {
+    std::vector<policy::controller_link> links;
+    for (const policy::pod_info* p : pods) {
+        const auto& c = p->controller;
+        if (c.kind != "ReplicaSet" || std::any_of(links.begin(), links.end(), [&](const auto& l) {
+                return l.object.name == c.name;
+            }))
+            continue;
+        const auto cached = replicasets.find(ns, c.name);
+        const auto* rs = cached ? cached->as<kube::replicaset_record>() : nullptr;
+        if (rs && !rs->controller.kind.empty()) links.push_back({c, rs->controller});
+    }
+    return links;
+}
+
 } // namespace
 
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
@@ -194,6 +213,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         in.pods.reserve(pods.size());
         for (const auto& p : pods)
             in.pods.push_back(p.get());
+        if (in.hpa.spec.pods == policy::pod_selection::owner_references)
+            in.controllers = controller_links(env.replicasets, ns, in.pods);
         if (register_selector(kind, ns, name, in.scale->selector, memory)) {
             const std::uint64_t selectors = kind.selectors.version(ns);
             if (memory.peers_pods != memory.pods.generation ||

@@ -77,6 +77,7 @@ struct reconcile_env {
     metrics::metric_sources& metrics;
     pod_cache& pods;
     const kube::object_cache& deployments;
+    const kube::object_cache& replicasets; ///< their controllers (podSelection OwnerReferences)
     kube::event_recorder& events;
     const controller_options& options;
     const kube::object_cache* cronhpas = nullptr; ///< their floors; null with --cronhpa=false

@@ -56,9 +56,9 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                 vpaplus_workers_->on_change(what, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(reconcile_env{client, sources, *pod_cache_,
-                                                         caches.deployments, *events_, options,
-                                                         caches.cronhpas, caches.vpapluses});
+    env_ = std::make_unique<reconcile_env>(
+        reconcile_env{client, sources, *pod_cache_, caches.deployments, caches.replicasets,
+                      *events_, options, caches.cronhpas, caches.vpapluses});
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
         *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", caches.hpapluses,
                                kube::resources::hpapluses, false, caches.hpas});

@@ -46,6 +46,7 @@ struct lane_caches {
     kube::object_cache* hpas;
     kube::object_cache& pods;
     kube::object_cache& deployments;
+    kube::object_cache& replicasets;
     kube::object_cache* cronhpas;
     kube::object_cache* vpapluses;
 };

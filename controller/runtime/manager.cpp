@@ -83,6 +83,9 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
                         kube::pod_decoder(options.enable_vertical));
     deployments_ =
         informer_of(client, kube::resources::deployments, options, kube::deployment_decoder());
+    // Only their controllers: the links podSelection OwnerReferences follows.
+    replicasets_ =
+        informer_of(client, kube::resources::replicasets, options, kube::replicaset_decoder());
     if (options.native_hpas.selection != native_hpa_selection::none)
         hpas_ = informer_of(client, kube::resources::hpas, options, kube::autoscaler_decoder(true));
     if (options.enable_cronhpa)
@@ -102,13 +105,15 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
             if (!source) return nullptr;
             if (!threaded_) return source;
             mirrors_.push_back(std::make_unique<kube::mirror>(*source, r.executor));
-            if (source != pods_.get() && source != deployments_.get())
+            if (source != pods_.get() && source != deployments_.get() &&
+                source != replicasets_.get())
                 kube::index_by_target(*mirrors_.back());
             return mirrors_.back().get();
         };
-        lane_caches caches{*view(hpapluses_.get()), view(hpas_.get()),
-                           *view(pods_.get()),      *view(deployments_.get()),
-                           view(cronhpas_.get()),   view(vpapluses_.get())};
+        lane_caches caches{*view(hpapluses_.get()),   view(hpas_.get()),
+                           *view(pods_.get()),        *view(deployments_.get()),
+                           *view(replicasets_.get()), view(cronhpas_.get()),
+                           view(vpapluses_.get())};
         lanes_.push_back(std::make_unique<lane>(r.executor, r.client, r.sources, caches, options));
         if (r.recorder) lanes_.back()->add_observer(r.recorder);
     }
@@ -178,7 +183,8 @@ asio::awaitable<bool> manager::start_caches() {
 }
 
 std::vector<kube::informer*> manager::informers() const {
-    std::vector<kube::informer*> all{hpapluses_.get(), pods_.get(), deployments_.get()};
+    std::vector<kube::informer*> all{hpapluses_.get(), pods_.get(), deployments_.get(),
+                                     replicasets_.get()};
     if (hpas_) all.push_back(hpas_.get());
     if (cronhpas_) all.push_back(cronhpas_.get());
     if (vpapluses_) all.push_back(vpapluses_.get());

@@ -107,6 +107,7 @@ class manager {
     std::unique_ptr<kube::informer> hpas_; ///< plain HPAs; null with --native-hpas=none
     std::unique_ptr<kube::informer> pods_;
     std::unique_ptr<kube::informer> deployments_;
+    std::unique_ptr<kube::informer> replicasets_;        ///< their controllers (podSelection)
     std::unique_ptr<kube::informer> cronhpas_;           ///< null with --cronhpa=false
     std::unique_ptr<kube::informer> vpapluses_;          ///< null without --enable-vertical
     std::vector<std::unique_ptr<kube::mirror>> mirrors_; ///< the lanes' copies (several lanes)
