@@ -55,6 +55,15 @@ Value encode_history(const policy::history& h, kube::json_allocator& a) {
         }
         out.AddMember("lastKnownGood", good, a);
     }
+    if (!h.excluded_pods.empty()) {
+        Value excluded(rapidjson::kArrayType);
+        std::string_view rest = h.excluded_pods;
+        for (auto end = rest.find('\n'); end != std::string_view::npos; end = rest.find('\n')) {
+            excluded.PushBack(kube::json_string(rest.substr(0, end), a), a);
+            rest.remove_prefix(end + 1);
+        }
+        out.AddMember("excludedPods", excluded, a);
+    }
     return out;
 }
 
@@ -106,6 +115,12 @@ std::string encode_decision(const policy::decision& dec) {
     if (dec.stages.gated) {
         stages.AddMember("gated", *dec.stages.gated, a);
         stages.AddMember("gateReason", kube::json_string(dec.stages.gate_reason, a), a);
+    }
+    if (!dec.stages.excluded_pods.empty()) { // podSelection OwnerReferences left these out
+        Value excluded(rapidjson::kArrayType);
+        for (const auto& name : dec.stages.excluded_pods)
+            excluded.PushBack(kube::json_string(name, a), a);
+        stages.AddMember("excludedPods", excluded, a);
     }
     doc.AddMember("stages", stages, a);
     doc.AddMember("conditions", kube::encode_conditions(dec.status.conditions, a), a);

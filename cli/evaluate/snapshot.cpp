@@ -65,7 +65,8 @@ void decode_config(json_decoder& d, const json_node& n, policy::controller_confi
 void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
     if (!d.object(n)) return; // absent: a first reconcile, which starts the log
     h.started = true;         // present: the controller's log, even with no recommendations
-    d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood"});
+    d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood",
+                       "excludedPods"});
     const json_node recs = n["recommendations"];
     for (std::size_t i = 0, size = d.array(recs); i < size; ++i) {
         const json_node r = recs.at(i);
@@ -85,6 +86,9 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
                              d.opt_int32(e["replicaChange"], 0).value_or(0)});
         }
     }
+    const json_node excluded = n["excludedPods"]; // podSelection: the set its Event last named
+    for (std::size_t i = 0, size = d.array(excluded); i < size; ++i)
+        h.excluded_pods += d.string(excluded.at(i)) + "\n";
     const json_node good = n["lastKnownGood"];
     for (std::size_t i = 0, size = d.array(good); i < size; ++i) {
         const json_node g = good.at(i);
@@ -270,7 +274,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     if (!doc.IsObject()) return kube::json_error{"", "the input must be a JSON object"};
     d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
                           "externalMetrics", "backendValues", "failures", "history",
-                          "recommendation", "target", "otherAutoscalers"});
+                          "recommendation", "target", "otherAutoscalers", "replicaSets"});
     if (root["backendValues"].present()) d.object(root["backendValues"]);
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
@@ -314,6 +318,15 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
         s.pods.push_back(kube::decode_pod(d, pods.at(i)));
     for (const auto& p : s.pods)
         in.pods.push_back(&p);
+    // podSelection OwnerReferences: the ReplicaSets between the pods and their Deployments, as
+    // `kubectl get rs -o json` lists them (their name and controller are read).
+    const json_node replica_sets = root["replicaSets"];
+    for (std::size_t i = 0, size = d.array(replica_sets); i < size; ++i) {
+        const json_node meta = replica_sets.at(i)["metadata"];
+        policy::controller_link link{{"ReplicaSet", d.string(meta["name"]), "apps/v1"},
+                                     kube::decode_controller(d, meta)};
+        if (!link.controller.kind.empty()) in.controllers.push_back(std::move(link));
+    }
 
     std::optional<core::label_selector> pod_selector;
     if (in.scale) {

@@ -233,6 +233,60 @@ TEST_F(ControllerTest, TwoAutoscalersOnTheSamePodsBothStopUntilOneIsDeleted) {
     EXPECT_TRUE(eventually([&] { return replicas("shared") > 2; }));
 }
 
+// podSelection (KEP-5325's OwnerReferences): a canary Deployment whose pods carry the target's
+// labels. Counted as upstream counts them (LabelSelector), its hot pods scale the target up; with
+// OwnerReferences only the target's own pods count, the target keeps its replicas, and an Event
+// names the pods left out.
+struct PodSelectionTest : ControllerTest {
+    void start_with_canary() {
+        apply_manifest(sim, deployment("web", 3, "600m"));         // 40 % of the requests
+        std::string canary = deployment("web-canary", 2, "3000m"); // 300 %
+        // Its selector and its pods' labels: the target's, and one more.
+        for (auto at = canary.find("{app: web-canary}"); at != std::string::npos;
+             at = canary.find("{app: web-canary}"))
+            canary.replace(at, 17, "{app: web, track: canary}");
+        apply_manifest(sim, canary);
+        ASSERT_TRUE(
+            eventually([&] { return available("web") == 3 && available("web-canary") == 2; }));
+    }
+};
+
+TEST_F(PodSelectionTest, ByLabelsACanarySharingTheLabelsScalesTheTarget) {
+    start_with_canary();
+    apply_manifest(sim, hpaplus("web", "  syncPeriodSeconds: 1\n"));
+    controller_runner controller(sim, test_controller_options());
+    EXPECT_TRUE(eventually([&] { return replicas("web") > 3; }))
+        << status("web", "/status/lastDecision");
+    EXPECT_FALSE(has_event("web", "PodsExcluded"));
+}
+
+TEST_F(PodSelectionTest, ByOwnerTheCanaryIsLeftOutAndNamedOnce) {
+    start_with_canary();
+    apply_manifest(sim,
+                   hpaplus("web", "  syncPeriodSeconds: 1\n  podSelection: OwnerReferences\n"));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return has_event("web", "PodsExcluded"); }));
+    const auto before = controller.reconciles();
+    ASSERT_TRUE(eventually([&] { return controller.reconciles() >= before + 3; }));
+    EXPECT_EQ(replicas("web"), 3) << status("web", "/status/lastDecision");
+    EXPECT_EQ(condition("web", "ScalingActive"), "True ValidMetricFound");
+    // One Event for the set, however many passes saw it (a repeated Event would raise its count).
+    const auto events = get_json(sim, "/api/v1/namespaces/default/events");
+    int seen = 0;
+    for (const auto& e : events["items"].GetArray()) {
+        if (std::string(e["reason"].GetString()) != "PodsExcluded") continue;
+        ++seen;
+        EXPECT_EQ(e["count"].GetInt(), 1);
+        const std::string message = e["message"].GetString();
+        EXPECT_NE(message.find("2 pods match the target's selector but are not owned by "
+                               "Deployment/web"),
+                  std::string::npos)
+            << message;
+        EXPECT_NE(message.find("web-canary-"), std::string::npos) << message;
+    }
+    EXPECT_EQ(seen, 1);
+}
+
 // --threads: the objects spread over several lanes, each on its own thread with its own client;
 // every object scales, AmbiguousSelector still sees two autoscalers that landed on different
 // lanes, /metrics and the counters add the lanes up, and shutdown is graceful.

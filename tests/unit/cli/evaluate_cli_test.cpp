@@ -86,6 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"BadSelectPolicy", with_hpa_spec(R"("maxReplicas":5,"behavior":{"scaleUp":{"selectPolicy":"Fastest"}})"),
                  "hpa.spec.behavior.scaleUp.selectPolicy: must be one of Max, Min, Disabled"},
         bad_case{"BadRolloutPolicy", with_hpa_spec(R"("maxReplicas":5,"rolloutPolicy":"Pause")"), "hpa.spec.rolloutPolicy"},
+        bad_case{"BadPodSelection", with_hpa_spec(R"("maxReplicas":5,"podSelection":"Owners")"), "hpa.spec.podSelection"},
         bad_case{"AutoscalingV1", R"({"hpa":{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","spec":{}}})",
                  "hpa.apiVersion: autoscaling/v1 is not supported"},
         bad_case{"NegativeConfig", R"({"config":{"tolerance":-0.1},"hpa":)" + valid_hpa + "}", "config.tolerance: must be between 0"},

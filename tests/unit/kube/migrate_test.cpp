@@ -46,6 +46,7 @@ metadata:
     autoscaling.hpaplus.io/sync-period-seconds: "5"
     autoscaling.hpaplus.io/mode: DryRun
     autoscaling.hpaplus.io/rollout-policy: FreezeScaleDown
+    autoscaling.hpaplus.io/pod-selection: OwnerReferences
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
   minReplicas: 2
@@ -84,12 +85,13 @@ TEST(Migrate, KeepsTheSpecFieldForFieldAndTurnsAnnotationsIntoFields) {
     EXPECT_EQ(after.spec.sync_period_seconds, 5);
     EXPECT_EQ(after.spec.mode, policy::run_mode::dry_run);
     EXPECT_EQ(after.spec.rollout, policy::rollout_policy::freeze_scale_down);
-    // Apart from those three, the same autoscaler: re-encoding both specs gives the same JSON.
+    EXPECT_EQ(after.spec.pods, policy::pod_selection::owner_references);
+    // Apart from those four, the same autoscaler: re-encoding both specs gives the same JSON.
     rapidjson::Document spec_before(rapidjson::kObjectType);
     spec_before.CopyFrom(hpa["spec"], spec_before.GetAllocator());
     rapidjson::Document spec_after(rapidjson::kObjectType);
     spec_after.CopyFrom(out["spec"], spec_after.GetAllocator());
-    for (const char* extra : {"syncPeriodSeconds", "mode", "rolloutPolicy"})
+    for (const char* extra : {"syncPeriodSeconds", "mode", "rolloutPolicy", "podSelection"})
         spec_after.RemoveMember(extra);
     EXPECT_EQ(to_json_text(spec_after), to_json_text(spec_before));
     EXPECT_EQ(after.spec.metrics.size(), before.spec.metrics.size());
@@ -154,6 +156,13 @@ TEST(HpaAnnotations, EachValueCheckedLikeItsSpecField) {
     EXPECT_EQ(a.problems[1],
               "annotation autoscaling.hpaplus.io/syncPeriod is not one HPAPlus knows; ignored");
     EXPECT_EQ(read_hpa_annotations({{sync_period_annotation, "86400"}}).sync_period_seconds, 86400);
+    EXPECT_EQ(read_hpa_annotations({{pod_selection_annotation, "OwnerReferences"}}).pod_selection,
+              "OwnerReferences");
+    const auto bad = read_hpa_annotations({{pod_selection_annotation, "Owners"}});
+    EXPECT_FALSE(bad.pod_selection);
+    ASSERT_EQ(bad.problems.size(), 1u);
+    EXPECT_EQ(bad.problems[0], "annotation autoscaling.hpaplus.io/pod-selection: want "
+                               "LabelSelector or OwnerReferences, got \"Owners\"; ignored");
     EXPECT_FALSE(read_hpa_annotations({{sync_period_annotation, "5s"}}).sync_period_seconds);
 }
 
