@@ -52,6 +52,7 @@ struct object_reference {
     std::string kind;
     std::string name;
     std::string api_version;
+    friend bool operator==(const object_reference&, const object_reference&) = default;
 };
 
 /// A resource name → quantity map of one container (small; linear lookup is fastest).
