@@ -46,6 +46,8 @@ std::string coordination_message(const vpaplus& v, const horizontal_use& h) {
     if (!left.empty()) m += "; " + left + " left to it (not controlled here)";
     if (!shared.empty()) m += "; " + shared + " controlled by both (allowSharedResources)";
     if (left.empty() && shared.empty()) m += " on other metrics; nothing shared";
+    if (v.boost && h.cpu)
+        m += "; start-up cpu boost: boosted pods count at their unboosted cpu request";
     return m;
 }
 

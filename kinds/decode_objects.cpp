@@ -2,6 +2,8 @@
 #include "kinds/decode.hpp"
 
 #include "core/kubernetes.hpp"
+#include "kinds/vpaplus.hpp"
+#include "policy/pod_grouping.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -59,6 +61,38 @@ std::int64_t metric_value_milli(json_decoder& d, const json_node& value) {
     return q->milli_value();
 }
 
+std::optional<std::int64_t> cpu_milli(const policy::resource_list& list) {
+    const auto* q = policy::find_resource(list, "cpu");
+    return q ? std::optional(q->milli_value()) : std::nullopt;
+}
+
+// The containers of `pod` whose start-up boost (the annotation `text`) is in force, with their
+// CPU without it. `spec_cpu` holds each container's spec request (pod.containers has the
+// applied one).
+std::vector<policy::boosted_container>
+boosts_in_force(const policy::pod_info& pod,
+                const std::vector<std::optional<std::int64_t>>& spec_cpu, std::string_view text) {
+    std::vector<policy::boosted_container> out;
+    const auto record = decode_boost_record(text);
+    if (!record) return out;
+    for (const auto& b : record->containers) {
+        for (std::size_t i = 0; i < pod.containers.size(); ++i) {
+            const auto& c = pod.containers[i];
+            if (c.name != b.container ||
+                !policy::boost_in_force(b.boosted_milli, spec_cpu[i], cpu_milli(c.requests),
+                                        record->ended))
+                continue;
+            const auto q = [](const std::optional<std::int64_t>& milli) {
+                return milli ? std::optional(core::quantity::from_milli(
+                                   *milli, core::quantity_format::decimal_si))
+                             : std::nullopt;
+            };
+            out.push_back({c.name, q(b.request_milli), q(b.limit_milli)});
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 core::object_reference decode_controller(json_decoder& d, const json_node& metadata) {
@@ -110,6 +144,9 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     // What the runtime applied (status.containerStatuses[].resources) is what the containers
     // have: during and after an in-place resize it differs from the spec, and utilization must be
     // measured against it. Without a resize the two are equal.
+    std::vector<std::optional<std::int64_t>> spec_cpu; // before the status's resources apply
+    for (const auto& c : pod.containers)
+        spec_cpu.push_back(cpu_milli(c.requests));
     const json_node statuses = status["containerStatuses"];
     for (std::size_t i = 0, size = d.array(statuses); i < size; ++i) {
         const json_node st = statuses.at(i);
@@ -121,6 +158,8 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
             apply_status_resources(c.limits, d.resources(st["resources"]["limits"]));
         }
     }
+    if (const auto text = d.opt_string_view(meta["annotations"][vertical::boost_annotation]))
+        pod.boosted = boosts_in_force(pod, spec_cpu, *text);
     const json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
         const json_node c = conditions.at(i);

@@ -121,6 +121,55 @@ std::optional<vertical::histogram_checkpoint> decode_histogram(kube::json_decode
     return h;
 }
 
+// spec.startupBoost: only cpu (AEP-7862 boosts no memory). `type` may be left out; when given it
+// must name the one of factor, quantity and value that is set.
+std::optional<vertical::cpu_startup_boost> decode_boost(kube::json_decoder& d,
+                                                        const kube::json_node& n) {
+    if (!d.object(n)) return std::nullopt;
+    d.known_fields(n, {"cpu"});
+    const auto cpu = n["cpu"];
+    if (!cpu.present()) {
+        d.fail(cpu, "required field is missing");
+        return std::nullopt;
+    }
+    if (!d.object(cpu)) return std::nullopt;
+    d.known_fields(cpu, {"type", "factor", "quantity", "value", "duration", "durationSeconds"});
+    using kind = vertical::cpu_startup_boost::kind;
+    vertical::cpu_startup_boost b;
+    int set = 0;
+    if (const auto f = d.opt_number(cpu["factor"])) {
+        ++set;
+        b.factor = *f;
+        if (!(*f >= 1) || *f > 1000) d.fail(cpu["factor"], "must be at least 1 and at most 1000");
+    }
+    for (const auto& [key, type] :
+         {std::pair{"quantity", kind::quantity}, {"value", kind::value}}) {
+        const auto q = d.opt_quantity(cpu[key]);
+        if (!q) continue;
+        ++set;
+        b.type = type;
+        b.milli = q->milli_value();
+        if (b.milli <= 0) d.fail(cpu[key], "must be above 0");
+    }
+    if (set != 1) {
+        d.fail(cpu, "set exactly one of factor, quantity (added to the request) and value (the "
+                    "boosted request)");
+        return std::nullopt;
+    }
+    if (const auto t = d.opt_string(cpu["type"])) {
+        const char* want = b.type == kind::factor     ? "Factor"
+                           : b.type == kind::quantity ? "Quantity"
+                                                      : "Value";
+        if (*t != want) d.fail(cpu["type"], "is \"" + *t + "\" but the field set asks for " + want);
+    }
+    const auto duration = d.opt_duration(cpu["duration"]);
+    const auto seconds = d.opt_int(cpu["durationSeconds"], 0, 366LL * 24 * 3600);
+    if (duration && seconds) d.fail(cpu, "set duration or durationSeconds, not both");
+    if (duration && duration->count() < 0) d.fail(cpu["duration"], "must not be negative");
+    b.duration = duration ? *duration : std::chrono::seconds(seconds.value_or(0));
+    return b;
+}
+
 } // namespace
 
 vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
@@ -138,7 +187,7 @@ vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
     }
     if (!d.object(spec)) return v;
     d.known_fields(spec, {"targetRef", "updatePolicy", "resourcePolicy", "allowSharedResources",
-                          "recommenders"});
+                          "recommenders", "startupBoost"});
     v.target = kube::decode_reference(d, spec["targetRef"]);
     if (const auto u = spec["updatePolicy"]; u.present() && d.object(u)) {
         d.known_fields(u, {"updateMode", "minReplicas", "evictionRequirements"});
@@ -167,6 +216,7 @@ vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
         else
             d.fail(shared.at(i), "must be cpu or memory, got \"" + r + "\"");
     }
+    if (const auto b = spec["startupBoost"]; b.present()) v.boost = decode_boost(d, b);
     return v;
 }
 
@@ -176,6 +226,7 @@ vpaplus_status decode_vpaplus_status(const kube::json_node& n) {
     if (!n.present() || !d.object(n)) return s;
     s.in_place_resizes = d.opt_int(n["inPlaceResizes"], 0, INT64_MAX).value_or(0);
     s.evictions = d.opt_int(n["evictions"], 0, INT64_MAX).value_or(0);
+    s.boosted_pods = d.opt_int(n["boostedPods"], 0, INT64_MAX).value_or(0);
     kube::json_decoder cd;
     auto conditions = kube::decode_conditions(cd, n["conditions"]);
     if (cd.ok()) s.conditions = std::move(conditions);
@@ -229,6 +280,7 @@ std::string encode_vpaplus_status(const vpaplus_status& s) {
     doc.AddMember("recommendation", recommendation, a);
     doc.AddMember("inPlaceResizes", s.in_place_resizes, a);
     doc.AddMember("evictions", s.evictions, a);
+    doc.AddMember("boostedPods", s.boosted_pods, a);
     if (s.shared_with.empty())
         doc.AddMember("sharedWith", Value(rapidjson::kNullType), a);
     else
@@ -246,6 +298,8 @@ vertical::pod_view decode_vertical_pod(const kube::json_node& n) {
     p.uid = d.opt_string(meta["uid"]).value_or("");
     p.deleting = meta["deletionTimestamp"].present();
     p.has_annotations = meta["annotations"].present();
+    if (const auto text = d.opt_string_view(meta["annotations"][vertical::boost_annotation]))
+        p.boost = decode_boost_record(*text);
     const auto owners = meta["ownerReferences"];
     for (std::size_t i = 0, size = d.array(owners); i < size; ++i)
         if (d.opt_bool(owners.at(i)["controller"]).value_or(false)) p.controlled = true;
@@ -276,6 +330,8 @@ vertical::pod_view decode_vertical_pod(const kube::json_node& n) {
         const auto c = conditions.at(i);
         const std::string type = d.opt_string(c["type"]).value_or("");
         if (d.opt_string(c["status"]).value_or("") != "True") continue;
+        if (type == "Ready")
+            p.ready_since = d.opt_time(c["lastTransitionTime"]).value_or(core::time_point{});
         if (type == "PodResizePending")
             p.resize_pending = d.opt_string(c["reason"]).value_or("Deferred");
         if (type == "PodResizeInProgress") {
@@ -293,6 +349,52 @@ vertical::pod_view decode_vertical_pod(const kube::json_node& n) {
             p.resize_pending = "Deferred";
     }
     return p;
+}
+
+std::string encode_boost_record(const vertical::boost_record& r) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("vpaplus", kube::json_string(r.vpaplus, a), a);
+    Value list(rapidjson::kArrayType);
+    for (const auto& c : r.containers) {
+        Value e(rapidjson::kObjectType);
+        e.AddMember("name", kube::json_string(c.container, a), a);
+        e.AddMember("boosted", kube::json_string(cpu_text(c.boosted_milli), a), a);
+        if (c.request_milli)
+            e.AddMember("request", kube::json_string(cpu_text(*c.request_milli), a), a);
+        if (c.limit_milli) e.AddMember("limit", kube::json_string(cpu_text(*c.limit_milli), a), a);
+        list.PushBack(e, a);
+    }
+    doc.AddMember("containers", list, a);
+    if (r.ended) doc.AddMember("ended", true, a);
+    return kube::to_json_text(doc);
+}
+
+std::optional<vertical::boost_record> decode_boost_record(std::string_view text) {
+    // An annotation this controller wrote is short; anything long is someone else's.
+    if (text.size() > 16 * 1024) return std::nullopt;
+    rapidjson::Document doc;
+    if (kube::parse_json(doc, text, "startup boost annotation")) return std::nullopt;
+    kube::json_decoder d;
+    const kube::json_node n{&doc, ""};
+    if (!d.object(n)) return std::nullopt;
+    vertical::boost_record r;
+    r.vpaplus = d.opt_string(n["vpaplus"]).value_or("");
+    r.ended = d.opt_bool(n["ended"]).value_or(false);
+    const auto list = n["containers"];
+    for (std::size_t i = 0, size = d.array(list); i < size && d.ok(); ++i) {
+        const auto e = list.at(i);
+        vertical::boosted_cpu c;
+        c.container = d.string(e["name"]);
+        const auto boosted = d.opt_quantity(e["boosted"]);
+        if (!boosted) d.fail(e["boosted"], "required field is missing");
+        c.boosted_milli = boosted ? boosted->milli_value() : 0;
+        if (const auto q = d.opt_quantity(e["request"])) c.request_milli = q->milli_value();
+        if (const auto q = d.opt_quantity(e["limit"])) c.limit_milli = q->milli_value();
+        r.containers.push_back(std::move(c));
+    }
+    if (!d.ok()) return std::nullopt;
+    return r;
 }
 
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c,

@@ -24,6 +24,7 @@ struct vpaplus {
     std::vector<vertical::container_policy> policies;
     bool share_cpu = false; ///< allowSharedResources: control it although an HPAPlus scales on it
     bool share_memory = false;
+    std::optional<vertical::cpu_startup_boost> boost; ///< spec.startupBoost.cpu
 };
 
 /// Decodes a VPAPlus; spec errors (unknown fields too) are reported through `d`.
@@ -34,7 +35,8 @@ struct vpaplus_status {
     std::vector<vertical::container_recommendation> recommendations;
     std::int64_t in_place_resizes = 0;
     std::int64_t evictions = 0;
-    std::string shared_with; ///< the HPAPlus on the same workload
+    std::int64_t boosted_pods = 0; ///< pods whose start-up boost is in force now
+    std::string shared_with;       ///< the HPAPlus on the same workload
     std::vector<policy::condition> conditions;
 };
 
@@ -51,6 +53,11 @@ std::string encode_vpaplus_status(const vpaplus_status& s);
 
 /// The parts of a v1 Pod the vertical updater reads (leniently).
 vertical::pod_view decode_vertical_pod(const kube::json_node& n);
+
+/// A pod's start-up boost annotation (vertical::boost_annotation) and back. Decoding is lenient:
+/// nullopt for text this controller did not write (too long, not JSON, not the shape).
+std::string encode_boost_record(const vertical::boost_record& r);
+std::optional<vertical::boost_record> decode_boost_record(std::string_view text);
 
 /// A VPAPlusCheckpoint's status and back (nullopt when it is not a v3 checkpoint).
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c, core::time_point now);

@@ -204,6 +204,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     }
     std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
     if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);
+    for (const pod_info* p : pods)
+        if (!p->boosted.empty()) d.stages.boosted_pods.push_back(p->name);
     if (auto msg = ambiguity(in, scale.selector, pods)) {
         warn(d, "AmbiguousSelector", *msg);
         set_condition(conditions, "ScalingActive", false_, "AmbiguousSelector", *msg, in.now);

@@ -75,6 +75,8 @@ struct decision_stages {
     std::string gate_reason;           ///< RolloutFreeze | RolloutFreezeScaleDown | ModeOff
     /// podSelection OwnerReferences: the pods the selector matched that the target does not own.
     std::vector<std::string> excluded_pods;
+    /// The selected pods whose CPU counts at its unboosted request (a VPAPlus start-up boost).
+    std::vector<std::string> boosted_pods;
 };
 
 struct decision {

@@ -20,6 +20,19 @@ std::string_view basis_word(usage_basis basis) {
     return basis == usage_basis::limits ? "limit" : "request";
 }
 
+// A boosted container's CPU without the boost (nullptr when it is not boosted, or for another
+// resource).
+const quantity* unboosted_amount(const pod_info& pod, const container_spec& c,
+                                 std::string_view resource, usage_basis basis) {
+    if (pod.boosted.empty() || resource != "cpu") return nullptr;
+    for (const auto& b : pod.boosted) {
+        if (b.name != c.name) continue;
+        const auto& q = basis == usage_basis::limits ? b.limit : b.request;
+        return q ? &*q : nullptr;
+    }
+    return nullptr;
+}
+
 core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view container,
                                           std::string_view resource, usage_basis basis) {
     const resource_list& pod_level =
@@ -32,7 +45,8 @@ core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view 
     std::int64_t total = 0;
     auto add = [&](const container_spec& c) -> core::outcome<bool> {
         if (!container.empty() && c.name != container) return false;
-        const quantity* q = find_resource(amounts_of(c, basis), resource);
+        const quantity* q = unboosted_amount(pod, c, resource, basis);
+        if (!q) q = find_resource(amounts_of(c, basis), resource);
         if (!q) {
             return "missing " + std::string(basis_word(basis)) + " for " + std::string(resource) +
                    " in container " + c.name + " of Pod " + pod.name;
@@ -57,6 +71,12 @@ core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view 
 }
 
 } // namespace
+
+bool boost_in_force(std::int64_t boosted, const std::optional<std::int64_t>& spec,
+                    const std::optional<std::int64_t>& applied, bool ended) {
+    if ((applied ? applied : spec) != boosted) return false;
+    return !ended || spec != boosted;
+}
 
 void sort_samples(sample_set& samples) {
     std::sort(samples.begin(), samples.end(),

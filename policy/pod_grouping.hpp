@@ -52,4 +52,11 @@ core::outcome<pod_amounts> pod_resource_amounts(const std::vector<const pod_info
 
 const pod_amount* find_amount(const pod_amounts& amounts, std::string_view pod);
 
+/// Whether a boost recorded as `boosted` millicores is in force in a container whose CPU request
+/// is `spec` (spec.containers[].resources) and `applied` (status.containerStatuses[].resources):
+/// while the request it has (applied, else spec) is the boosted one — before the boost ended,
+/// or after it while the resize back down is asked for but not applied yet.
+bool boost_in_force(std::int64_t boosted, const std::optional<std::int64_t>& spec,
+                    const std::optional<std::int64_t>& applied, bool ended);
+
 } // namespace hpaplus::policy

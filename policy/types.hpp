@@ -211,6 +211,17 @@ struct container_spec {
     friend bool operator==(const container_spec&, const container_spec&) = default;
 };
 
+/// A container whose CPU request a start-up boost raised (VPAPlus startupBoost, read from the
+/// pod's annotation while the boost is in force): the request and limit it has without the boost,
+/// which its CPU is counted against instead, so a boost alone scales the workload neither down
+/// nor up.
+struct boosted_container {
+    std::string name;
+    std::optional<quantity> request;
+    std::optional<quantity> limit;
+    friend bool operator==(const boosted_container&, const boosted_container&) = default;
+};
+
 /// The parts of a v1 Pod the autoscaler reads.
 struct pod_info {
     std::string name;
@@ -227,6 +238,7 @@ struct pod_info {
     resource_list pod_limits;
     /// Its controller (metadata.ownerReferences[controller: true]); empty kind when none.
     object_reference controller;
+    std::vector<boosted_container> boosted; ///< containers whose start-up boost is in force
     friend bool operator==(const pod_info&, const pod_info&) = default;
 };
 

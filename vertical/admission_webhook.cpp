@@ -51,12 +51,13 @@ net::http_response allowed(const std::string& uid, const std::string& patch) {
 }
 
 struct chosen_vpaplus {
-    std::string name;
-    std::vector<vertical::container_recommendation> recommendations;
+    std::shared_ptr<const kube::vpaplus_record> record;
+    bool applies_recommendation = false; ///< not Off, with a recommendation
 };
 
-// The VPAPlus of `ns` (not Off, with a recommendation) whose target's selector matches `labels`;
-// the first by name when several do.
+// The VPAPlus of `ns` with something to set at creation (a recommendation and an update mode
+// other than Off, or a start-up boost) whose target's selector matches `labels`; the first by name
+// when several do.
 asio::awaitable<std::optional<chosen_vpaplus>>
 vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map& labels) {
     const auto items = env.vpapluses.items();
@@ -64,9 +65,10 @@ vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map
         if (it->second->namespace_() != ns) break;
         // Shared: the record outlives the cache's next change while the target is read.
         const auto record = it->second->share<kube::vpaplus_record>();
-        if (!record || record->invalid || record->v.mode == vertical::update_mode::off ||
-            record->recommendations.empty())
-            continue;
+        if (!record || record->invalid) continue;
+        const bool applies =
+            record->v.mode != vertical::update_mode::off && !record->recommendations.empty();
+        if (!applies && !record->v.boost) continue;
         const vpaplus& v = record->v;
         const target_view target =
             co_await read_target(env.client, &env.deployments, ns, v.target, false);
@@ -77,7 +79,7 @@ vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map
         }
         const auto selector = core::parse_label_selector(target.scale->selector);
         if (selector && !selector->empty() && selector->matches(labels))
-            co_return chosen_vpaplus{v.name, record->recommendations};
+            co_return chosen_vpaplus{record, applies};
     }
     co_return std::nullopt;
 }
@@ -104,16 +106,27 @@ asio::awaitable<net::http_response> review_pod(pod_admission_env& env, const std
     if (!d.ok()) co_return allowed(uid, "");
     const auto chosen = co_await vpaplus_for(env, ns, labels);
     if (!chosen) co_return allowed(uid, "");
+    const vpaplus& v = chosen->record->v;
     const vertical::pod_view p = decode_vertical_pod(pod);
-    const auto to =
-        vertical::resized(p.desired, vertical::for_pod(p.desired, chosen->recommendations));
+    auto to = chosen->applies_recommendation
+                  ? vertical::resized(p.desired,
+                                      vertical::for_pod(p.desired, chosen->record->recommendations))
+                  : p.desired;
+    // AEP-7862: the boost starts from the recommendation (else the pod's own request).
+    vertical::boost_record boost{v.name, {}, false};
+    if (v.boost) to = vertical::boosted(to, *v.boost, v.policies, boost);
     if (to == p.desired) co_return allowed(uid, "");
     const std::string name = d.opt_string(pod["metadata"]["name"]).value_or("");
-    spdlog::info("admission: pod {}/{} gets the recommendation of VPAPlus {}", ns,
+    spdlog::info("admission: pod {}/{} gets {} of VPAPlus {}", ns,
                  name.empty() ? d.opt_string(pod["metadata"]["generateName"]).value_or("") + "*"
                               : name,
-                 chosen->name);
-    co_return allowed(uid, vertical::admission_patch(p, to, chosen->name));
+                 boost.containers.empty()         ? "the recommendation"
+                 : chosen->applies_recommendation ? "the recommendation and start-up boost"
+                                                  : "the start-up boost",
+                 v.name);
+    co_return allowed(
+        uid, vertical::admission_patch(
+                 p, to, v.name, boost.containers.empty() ? "" : kube::encode_boost_record(boost)));
 }
 
 struct pod_admission_server::impl {

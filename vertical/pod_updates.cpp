@@ -34,7 +34,8 @@ asio::awaitable<bool> pass::evict(const pod_view& p, const std::string& why) {
     co_return true;
 }
 
-asio::awaitable<bool> pass::resize(const pod_view& p, const std::vector<container_resources>& to) {
+asio::awaitable<bool> pass::resize(const pod_view& p, const std::vector<container_resources>& to,
+                                   resize_words why) {
     const std::string patch = vertical::resize_patch(p, to);
     const std::string sub = "resize";
     auto r =
@@ -45,15 +46,31 @@ asio::awaitable<bool> pass::resize(const pod_view& p, const std::vector<containe
         co_await record(e);
         co_return false;
     }
-    m.attempts[p.uid] = {now, to};
+    m.attempts[p.uid] = {now, to, why.no_eviction};
     ++status.in_place_resizes;
     ++out.resized;
     const std::string change = vertical::describe_change(p, to);
-    const core::event e{"Normal", "InPlaceResizedByVPAPlus",
-                        "resizing pod " + p.name + " in place: " + change};
+    const core::event e{"Normal", why.reason,
+                        std::string(why.doing) + " " + p.name + " in place: " + change};
     co_await record(e);
-    spdlog::info("{}/{}: resizing pod {} in place: {}", v.ns, v.name, p.name, change);
+    spdlog::info("{}/{}: {} {} in place: {}", v.ns, v.name, why.doing, p.name, change);
     co_return true;
+}
+
+vertical::group_state group_of(const pass& ps, const std::vector<pod_view>& pods,
+                               std::int32_t configured) {
+    vertical::group_state group;
+    group.configured = configured;
+    for (const auto& p : pods) {
+        if (p.deleting) continue;
+        if (!p.pending) ++group.running;
+        const auto a = ps.m.attempts.find(p.uid);
+        if (ps.m.evicted.count(p.uid) ||
+            (a != ps.m.attempts.end() &&
+             vertical::under_way(p, a->second.at, a->second.to, ps.now, ps.env.options)))
+            ++group.in_flight;
+    }
+    return group;
 }
 
 asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
@@ -64,19 +81,8 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
     const bool recreate = mode == vertical::update_mode::recreate;
     const bool may_evict = mode == vertical::update_mode::in_place_or_recreate || recreate;
     const std::int32_t min_replicas = ps.v.min_replicas.value_or(o.min_replicas);
-    std::int32_t live = 0;
-    vertical::group_state group;
-    group.configured = configured;
-    for (const auto& p : pods) {
-        if (p.deleting) continue;
-        ++live;
-        if (!p.pending) ++group.running;
-        const auto a = ps.m.attempts.find(p.uid);
-        if (ps.m.evicted.count(p.uid) ||
-            (a != ps.m.attempts.end() &&
-             vertical::under_way(p, a->second.at, a->second.to, ps.now, o)))
-            ++group.in_flight;
-    }
+    const auto live = std::count_if(pods.begin(), pods.end(), [](auto& p) { return !p.deleting; });
+    vertical::group_state group = group_of(ps, pods, configured);
     if (live < min_replicas) {
         spdlog::debug("{}/{}: {} live pods, fewer than minReplicas {}: no update", ps.v.ns,
                       ps.v.name, live, min_replicas);
@@ -91,6 +97,8 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
             continue;
         }
         if (!resizing(p)) continue; // the cache has not seen the PATCH yet
+        // A start-up boost's resize waits (and is ended by the boost's own step) instead.
+        if (it->second.no_eviction) continue;
         const std::string why = vertical::fallback_reason(p, it->second.at, ps.now, o);
         if (why.empty()) continue;
         const bool infeasible = p.resize_pending == "Infeasible";
@@ -124,8 +132,8 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
     std::vector<candidate> candidates;
     for (const auto& p : pods) {
         if (p.deleting || p.pending || !p.controlled || resizing(p) || ps.m.evicted.count(p.uid) ||
-            ps.m.attempts.count(p.uid))
-            continue;
+            ps.m.attempts.count(p.uid) || (p.boost && !p.boost->ended))
+            continue; // (a start-up boost in force is ended by the boost's own step)
         const auto priority = vertical::priority_of(p.desired, vertical::for_pod(p.desired, recs));
         bool quick_oom = false;
         for (const auto& k : p.oom_kills)

@@ -13,6 +13,13 @@
 
 namespace hpaplus::vertical {
 
+/// How a resize reads in its Event and log line, and whether it may give way to eviction.
+struct resize_words {
+    const char* reason = "InPlaceResizedByVPAPlus";
+    const char* doing = "resizing pod";
+    bool no_eviction = false; ///< see vertical_memory::attempt
+};
+
 /// One pass of one VPAPlus: what its updates read and count.
 struct pass {
     vertical_env& env;
@@ -29,9 +36,15 @@ struct pass {
     /// Evicts through the Eviction API, so PodDisruptionBudgets hold. True when the pod goes.
     boost::asio::awaitable<bool> evict(const pod_view& p, const std::string& why);
     /// One JSON Patch to pods/<name>/resize for all containers. True when the PATCH is taken.
-    boost::asio::awaitable<bool> resize(const pod_view& p,
-                                        const std::vector<container_resources>& to);
+    /// `why` names it in the Event (reason, and the words before the change).
+    boost::asio::awaitable<bool>
+    resize(const pod_view& p, const std::vector<container_resources>& to, resize_words why = {});
 };
+
+/// The updater's disruption budget for one pass: the workload's replicas, its running pods, and
+/// those with an eviction or resize of this updater under way.
+vertical::group_state group_of(const pass& ps, const std::vector<pod_view>& pods,
+                               std::int32_t configured);
 
 /// Resizes or evicts the pods whose requests are off the recommendation, as the update mode allows.
 boost::asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,

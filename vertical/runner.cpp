@@ -13,6 +13,7 @@
 #include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
 #include "vertical/sampling.hpp"
+#include "vertical/startup_boost.hpp"
 
 #include <rapidjson/fwd.h>
 #include <spdlog/spdlog.h>
@@ -140,6 +141,11 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     const bool updates = v.mode == vertical::update_mode::in_place_or_recreate ||
                          v.mode == vertical::update_mode::in_place ||
                          (v.mode == vertical::update_mode::recreate && webhook);
+    // The boost first: update_pods leaves pods whose boost is in force to it.
+    status.boosted_pods = 0;
+    if (v.boost)
+        status.boosted_pods = co_await run_startup_boost(ps, pods, status.recommendations,
+                                                         target.scale->spec_replicas, updates);
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
     const bool written = co_await write_status(env.client, kube::resources::vpapluses, *object,

@@ -63,6 +63,9 @@ struct vertical_memory {
         /// What was asked: until the cached pod shows it the resize is still under way (the
         /// watch may lag the PATCH), and InPlace asks an Infeasible pod again only for another.
         std::vector<vertical::container_resources> to;
+        /// Ending a start-up boost: never given way to eviction (AEP-7862: a replacement would be
+        /// boosted again, and fail again).
+        bool no_eviction = false;
     };
     std::map<std::string, attempt> attempts; ///< in-place resizes under way, by pod uid
     std::set<std::string> evicted;           ///< pod uids evicted and not yet gone

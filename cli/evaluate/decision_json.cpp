@@ -116,11 +116,14 @@ std::string encode_decision(const policy::decision& dec) {
         stages.AddMember("gated", *dec.stages.gated, a);
         stages.AddMember("gateReason", kube::json_string(dec.stages.gate_reason, a), a);
     }
-    if (!dec.stages.excluded_pods.empty()) { // podSelection OwnerReferences left these out
-        Value excluded(rapidjson::kArrayType);
-        for (const auto& name : dec.stages.excluded_pods)
-            excluded.PushBack(kube::json_string(name, a), a);
-        stages.AddMember("excludedPods", excluded, a);
+    // podSelection OwnerReferences left these out; these count their CPU unboosted.
+    for (const auto& [key, names] : {std::pair{"excludedPods", &dec.stages.excluded_pods},
+                                     std::pair{"boostedPods", &dec.stages.boosted_pods}}) {
+        if (names->empty()) continue;
+        Value list(rapidjson::kArrayType);
+        for (const auto& name : *names)
+            list.PushBack(kube::json_string(name, a), a);
+        stages.AddMember(rapidjson::StringRef(key), list, a);
     }
     doc.AddMember("stages", stages, a);
     doc.AddMember("conditions", kube::encode_conditions(dec.status.conditions, a), a);

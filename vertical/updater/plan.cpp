@@ -25,19 +25,19 @@ std::int64_t proportional(std::int64_t limit, std::int64_t request, std::int64_t
                                                         : static_cast<std::int64_t>(v);
 }
 
-std::optional<std::int64_t> scaled_limit(const std::optional<std::int64_t>& limit,
-                                         const std::optional<std::int64_t>& request,
-                                         std::int64_t recommended) {
-    if (!limit || *limit == 0) return std::nullopt;
-    if (!request || *request == 0 || *request == *limit) return recommended;
-    return proportional(*limit, *request, recommended);
-}
-
 std::int64_t cap_at(std::int64_t v, const std::optional<std::int64_t>& limit) {
     return limit && *limit > 0 ? std::min(v, *limit) : v;
 }
 
 } // namespace
+
+std::optional<std::int64_t> scaled_limit(const std::optional<std::int64_t>& limit,
+                                         const std::optional<std::int64_t>& request,
+                                         std::int64_t new_request) {
+    if (!limit || *limit == 0) return std::nullopt;
+    if (!request || *request == 0 || *request == *limit) return new_request;
+    return proportional(*limit, *request, new_request);
+}
 
 qos_class qos_of(const std::vector<container_resources>& containers) {
     bool any = false, guaranteed = !containers.empty();

@@ -67,6 +67,12 @@ std::vector<container_resources>
 resized(const std::vector<container_resources>& pod,
         const std::vector<container_recommendation>& recommendations);
 
+/// A limit kept in its ratio to the request when the request becomes `new_request` (exact
+/// integer math, saturating): no limit → none; no request, or limit == request → `new_request`.
+std::optional<std::int64_t> scaled_limit(const std::optional<std::int64_t>& limit,
+                                         const std::optional<std::int64_t>& request,
+                                         std::int64_t new_request);
+
 /// Upstream's group disruption check: `running − in_flight > configured − tolerance`, or one pod
 /// may go when all configured run, nothing is in flight and the tolerance rounds to 0.
 struct group_state {

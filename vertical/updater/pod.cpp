@@ -8,6 +8,10 @@
 namespace hpaplus::vertical {
 namespace {
 
+// boost_annotation as a JSON pointer ("/" escaped as "~1").
+constexpr const char* boost_annotation_path =
+    "/metadata/annotations/vpaplus.hpaplus.io~1startup-boost";
+
 const container_resources* find_container(const std::vector<container_resources>& list,
                                           const std::string& name) {
     for (const auto& c : list)
@@ -142,7 +146,7 @@ std::string resize_patch(const pod_view& p, const std::vector<container_resource
 }
 
 std::string admission_patch(const pod_view& p, const std::vector<container_resources>& to,
-                            const std::string& vpaplus) {
+                            const std::string& vpaplus, const std::string& boost) {
     patch_builder patch;
     add_resource_operations(patch, p, to);
     std::string what;
@@ -162,6 +166,14 @@ std::string admission_patch(const pod_view& p, const std::vector<container_resou
     if (!p.has_annotations) patch.add("/metadata/annotations");
     patch.add("/metadata/annotations/vpaplus.hpaplus.io~1updates",
               "Pod resources set by VPAPlus " + vpaplus + " at creation: " + what);
+    if (!boost.empty()) patch.add(boost_annotation_path, boost);
+    return patch.done();
+}
+
+std::string boost_annotation_patch(const pod_view& p, const std::string& text) {
+    patch_builder patch;
+    if (!p.has_annotations) patch.add("/metadata/annotations");
+    patch.add(boost_annotation_path, text);
     return patch.done();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/time.hpp"
+#include "vertical/updater/boost.hpp"
 #include "vertical/updater/plan.hpp"
 
 #include <optional>
@@ -19,7 +20,9 @@ struct pod_view {
     bool deleting = false;
     bool controlled = false; ///< has a controlling owner (pods without one are never updated)
     std::optional<core::time_point> start_time;
-    std::vector<container_resources> desired; ///< spec.containers[].resources
+    std::optional<core::time_point> ready_since; ///< the Ready condition's time, while True
+    std::optional<boost_record> boost;           ///< its start-up boost annotation, if any
+    std::vector<container_resources> desired;    ///< spec.containers[].resources
     /// Which of resources, requests and limits each container has as a map (by index), so a
     /// patch adds only what is missing (other resources such as ephemeral-storage stay).
     struct resource_maps {
@@ -68,9 +71,13 @@ std::string describe_change(const pod_view& p, const std::vector<container_resou
 std::string resize_patch(const pod_view& p, const std::vector<container_resources>& to);
 
 /// The admission webhook's patch of a pod being created: the resource operations of
-/// resize_patch plus the annotation `vpaplus.hpaplus.io/updates` saying what `vpaplus` set.
+/// resize_patch plus the annotation `vpaplus.hpaplus.io/updates` saying what `vpaplus` set, and
+/// the start-up boost annotation when `boost` (its text) is not empty.
 std::string admission_patch(const pod_view& p, const std::vector<container_resources>& to,
-                            const std::string& vpaplus);
+                            const std::string& vpaplus, const std::string& boost = "");
+
+/// The RFC 6902 patch of a pod that sets its start-up boost annotation to `text`.
+std::string boost_annotation_patch(const pod_view& p, const std::string& text);
 
 /// Quantity text: cpu as millicores (`250m`, `1`), memory in bytes with binary suffixes (`256Mi`).
 std::string cpu_text(std::int64_t milli);
