@@ -5,6 +5,7 @@
 #include "kinds/decode.hpp"
 #include "kinds/vpaplus.hpp"
 #include "kube/yaml_json.hpp"
+#include "policy/pod_grouping.hpp"
 
 #include <gtest/gtest.h>
 
@@ -213,6 +214,147 @@ TEST(HorizontalSide, UtilizationIsAgainstTheResourcesThePodActuallyHas) {
     EXPECT_EQ(policy::find_resource(pod.containers[0].limits, "cpu")->milli_value(), 200);
     EXPECT_EQ(policy::find_resource(pod.containers[0].requests, "memory")->value(), 256LL << 20);
     EXPECT_TRUE(pod.containers[1].requests.empty());
+}
+
+TEST(StartupBoostSpec, ReadsEachSpellingAndRefusesWhatCannotBeMeant) {
+    const auto spec = [](const std::string& cpu) {
+        return json_of("kind: VPAPlus\nmetadata: {name: x}\nspec: {targetRef: {kind: Deployment, "
+                       "name: w}, startupBoost: {cpu: " +
+                       cpu + "}}");
+    };
+    using kind = vertical::cpu_startup_boost::kind;
+    struct good_row {
+        const char* cpu;
+        vertical::cpu_startup_boost want;
+    } good[] = {
+        {"{factor: 3, duration: 2m}", {kind::factor, 3, 0, std::chrono::minutes(2)}},
+        {"{type: Factor, factor: 1.5}", {kind::factor, 1.5, 0, {}}},
+        {"{type: Quantity, quantity: 500m, durationSeconds: 10}",
+         {kind::quantity, 1, 500, std::chrono::seconds(10)}},
+        {"{value: '2'}", {kind::value, 1, 2000, {}}},
+    };
+    for (const auto& r : good) {
+        auto o = spec(r.cpu);
+        kube::json_decoder d;
+        const auto v = decode_vpaplus(d, {&o, ""});
+        ASSERT_TRUE(d.ok()) << r.cpu << ": " << d.error().to_string();
+        ASSERT_TRUE(v.boost) << r.cpu;
+        EXPECT_EQ(*v.boost, r.want) << r.cpu;
+    }
+    for (const char* cpu :
+         {"{}", "{factor: 2, value: 1}", "{factor: 0.5}", "{factor: 2000}", "{quantity: -1}",
+          "{value: 0}", "{type: Quantity, factor: 2}", "{type: Sometimes, factor: 2}",
+          "{factor: 2, duration: 1m, "
+          "durationSeconds: 60}",
+          "{factor: 2, duration: soon}", "{factor: 2, durationSeconds: -1}",
+          "{factor: 2, memory: 1}"}) {
+        auto o = spec(cpu);
+        kube::json_decoder d;
+        decode_vpaplus(d, {&o, ""});
+        EXPECT_FALSE(d.ok()) << cpu;
+    }
+    auto no_cpu = json_of("kind: VPAPlus\nmetadata: {name: x}\nspec: {targetRef: {kind: "
+                          "Deployment, name: w}, startupBoost: {memory: {factor: 2}}}");
+    kube::json_decoder d;
+    decode_vpaplus(d, {&no_cpu, ""});
+    EXPECT_FALSE(d.ok()) << "AEP-7862 boosts cpu only";
+}
+
+TEST(StartupBoostAnnotation, RoundTripsAndIgnoresWhatItDidNotWrite) {
+    const vertical::boost_record r{
+        "web", {{"app", 300, 100, 200}, {"side", 50, 25, std::nullopt}}, false};
+    const std::string text = encode_boost_record(r);
+    EXPECT_EQ(text, R"({"vpaplus":"web","containers":[{"name":"app","boosted":"300m",)"
+                    R"("request":"100m","limit":"200m"},{"name":"side","boosted":"50m",)"
+                    R"("request":"25m"}]})");
+    EXPECT_EQ(decode_boost_record(text), r);
+    auto ended = r;
+    ended.ended = true;
+    EXPECT_EQ(decode_boost_record(encode_boost_record(ended)), ended);
+    for (const std::string& bad :
+         {std::string(""), std::string("300m"), std::string("[]"),
+          std::string(R"({"containers":1})"), std::string(R"({"containers":[{"name":"app"}]})"),
+          std::string(R"({"containers":[{"name":"app","boosted":"lots"}]})"),
+          std::string(20000, '[') + std::string(20000, ']'),
+          R"({"containers":[)" + std::string(17 * 1024, ' ') + "]}"})
+        EXPECT_FALSE(decode_boost_record(bad)) << bad.substr(0, 60);
+}
+
+// A pod as the admission webhook boosted it: 100m → 300m, the limit 200m → 600m.
+std::string boosted_pod(const std::string& spec_cpu, const std::string& applied_cpu, bool ended) {
+    return R"({"metadata": {"name": "p", "uid": "u1",
+      "annotations": {"vpaplus.hpaplus.io/startup-boost":
+        "{\"vpaplus\":\"web\",\"containers\":[{\"name\":\"app\",\"boosted\":\"300m\",\"request\":\"100m\",\"limit\":\"200m\"}])" +
+           std::string(ended ? R"(,\"ended\":true)" : "") + R"(}"}},
+      "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": ")" +
+           spec_cpu + R"("}, "limits": {"cpu": "600m"}}}, {"name": "side",
+        "resources": {"requests": {"cpu": "300m"}}}]},
+      "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True",
+        "lastTransitionTime": "2026-01-01T00:00:10Z"}],
+        "containerStatuses": [{"name": "app", "resources": {"requests": {"cpu": ")" +
+           applied_cpu + R"("}}}]}})";
+}
+
+TEST(StartupBoostAnnotation, TheHorizontalSideCountsTheUnboostedRequestWhileTheBoostIsInForce) {
+    struct row {
+        const char* what;
+        const char* spec_cpu;
+        const char* applied_cpu;
+        bool ended;
+        bool in_force;
+    } rows[] = {
+        {"boosted and applied", "300m", "300m", false, true},
+        {"the boost not applied (the node could not fit it)", "300m", "100m", false, false},
+        {"ended, the resize back not applied yet", "100m", "300m", true, true},
+        {"ended and applied", "100m", "100m", true, false},
+        {"ended at a recommendation equal to the boost", "300m", "300m", true, false},
+        {"resized by someone else", "450m", "450m", false, false},
+    };
+    for (const auto& r : rows) {
+        rapidjson::Document doc;
+        doc.Parse(boosted_pod(r.spec_cpu, r.applied_cpu, r.ended).c_str());
+        ASSERT_FALSE(doc.HasParseError()) << r.what;
+        kube::json_decoder d;
+        const auto pod = kube::decode_pod(d, {&doc, ""});
+        ASSERT_TRUE(d.ok()) << r.what << ": " << d.error().to_string();
+        if (!r.in_force) {
+            EXPECT_TRUE(pod.boosted.empty()) << r.what;
+            continue;
+        }
+        ASSERT_EQ(pod.boosted.size(), 1u) << r.what;
+        EXPECT_EQ(pod.boosted[0].name, "app");
+        EXPECT_EQ(pod.boosted[0].request->milli_value(), 100) << r.what;
+        EXPECT_EQ(pod.boosted[0].limit->milli_value(), 200) << r.what;
+        // What the replica calculator counts: app at 100m (limit 200m), side at its own 300m.
+        const std::vector<const policy::pod_info*> pods = {&pod};
+        const auto requests =
+            policy::pod_resource_amounts(pods, "", "cpu", policy::usage_basis::requests);
+        ASSERT_TRUE(requests) << r.what;
+        EXPECT_EQ((*requests)[0].milli, 400) << r.what;
+        const auto app =
+            policy::pod_resource_amounts(pods, "app", "cpu", policy::usage_basis::limits);
+        ASSERT_TRUE(app) << r.what;
+        EXPECT_EQ((*app)[0].milli, 200) << r.what;
+    }
+}
+
+TEST(StartupBoostAnnotation, TheUpdaterReadsItAndWhenThePodBecameReady) {
+    rapidjson::Document doc;
+    doc.Parse(boosted_pod("300m", "300m", false).c_str());
+    const auto p = decode_vertical_pod({&doc, ""});
+    ASSERT_TRUE(p.boost);
+    EXPECT_EQ(p.boost->vpaplus, "web");
+    ASSERT_EQ(p.boost->containers.size(), 1u);
+    EXPECT_EQ(p.boost->containers[0].boosted_milli, 300);
+    ASSERT_TRUE(p.ready_since);
+    EXPECT_EQ(core::format_rfc3339(*p.ready_since), "2026-01-01T00:00:10Z");
+    // The patch that records the end: the annotation map exists, so only the member is set.
+    auto ended = *p.boost;
+    ended.ended = true;
+    EXPECT_EQ(boost_annotation_patch(p, encode_boost_record(ended)),
+              R"([{"op":"add","path":"/metadata/annotations/vpaplus.hpaplus.io~1startup-boost",)"
+              R"("value":"{\"vpaplus\":\"web\",\"containers\":[{\"name\":\"app\",\"boosted\":)"
+              R"(\"300m\",\"request\":\"100m\",\"limit\":\"200m\"}],\"ended\":true}"}])");
 }
 
 } // namespace
