@@ -6,6 +6,7 @@
 #include "kinds/decode.hpp"
 #include "kinds/migrate.hpp"
 #include "kinds/records.hpp"
+#include "kinds/vpaplus.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/resources.hpp"
 #include "net/json_parse.hpp"
@@ -67,6 +68,7 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
         break;
     case 13:
         (void)decode_vertical_pod(n);
+        (void)decode_boost_record(text); // a pod's start-up boost annotation, read alone
         break;
     case 14:
         (void)decode_checkpoint_status(n);
