@@ -17,7 +17,7 @@ packages_only=0
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev libyaml-cpp-dev
-  libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev
+  libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev libfftw3-dev
 )
 # What only the tests use: real Prometheus and InfluxDB, Clang for the fuzzers, debootstrap for the
 # image check, the official Python Kubernetes client as a typed client of the sim (and kubectl below).
