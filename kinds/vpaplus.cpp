@@ -370,6 +370,18 @@ std::string encode_boost_record(const vertical::boost_record& r) {
     return kube::to_json_text(doc);
 }
 
+std::string boost_annotation_patch(const vertical::boost_record& r) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    Value annotations(rapidjson::kObjectType);
+    annotations.AddMember(rapidjson::StringRef(vertical::boost_annotation),
+                          kube::json_string(encode_boost_record(r), a), a);
+    Value metadata(rapidjson::kObjectType);
+    metadata.AddMember("annotations", annotations, a);
+    doc.AddMember("metadata", metadata, a);
+    return kube::to_json_text(doc);
+}
+
 std::optional<vertical::boost_record> decode_boost_record(std::string_view text) {
     // An annotation this controller wrote is short; anything long is someone else's.
     if (text.size() > 16 * 1024) return std::nullopt;

@@ -58,6 +58,9 @@ vertical::pod_view decode_vertical_pod(const kube::json_node& n);
 /// nullopt for text this controller did not write (too long, not JSON, not the shape).
 std::string encode_boost_record(const vertical::boost_record& r);
 std::optional<vertical::boost_record> decode_boost_record(std::string_view text);
+/// The RFC 7386 merge patch of a pod that sets its start-up boost annotation to `r` (a merge
+/// patch leaves the pod's other annotations as they are, whatever the cache last saw).
+std::string boost_annotation_patch(const vertical::boost_record& r);
 
 /// A VPAPlusCheckpoint's status and back (nullopt when it is not a v3 checkpoint).
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c, core::time_point now);

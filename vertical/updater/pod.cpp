@@ -170,13 +170,6 @@ std::string admission_patch(const pod_view& p, const std::vector<container_resou
     return patch.done();
 }
 
-std::string boost_annotation_patch(const pod_view& p, const std::string& text) {
-    patch_builder patch;
-    if (!p.has_annotations) patch.add("/metadata/annotations");
-    patch.add(boost_annotation_path, text);
-    return patch.done();
-}
-
 std::string cpu_text(std::int64_t milli) {
     return core::quantity::from_milli(milli, core::quantity_format::decimal_si).to_string();
 }

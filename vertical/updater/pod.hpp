@@ -76,9 +76,6 @@ std::string resize_patch(const pod_view& p, const std::vector<container_resource
 std::string admission_patch(const pod_view& p, const std::vector<container_resources>& to,
                             const std::string& vpaplus, const std::string& boost = "");
 
-/// The RFC 6902 patch of a pod that sets its start-up boost annotation to `text`.
-std::string boost_annotation_patch(const pod_view& p, const std::string& text);
-
 /// Quantity text: cpu as millicores (`250m`, `1`), memory in bytes with binary suffixes (`256Mi`).
 std::string cpu_text(std::int64_t milli);
 std::string memory_text(std::int64_t bytes);

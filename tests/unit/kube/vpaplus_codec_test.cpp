@@ -348,13 +348,13 @@ TEST(StartupBoostAnnotation, TheUpdaterReadsItAndWhenThePodBecameReady) {
     EXPECT_EQ(p.boost->containers[0].boosted_milli, 300);
     ASSERT_TRUE(p.ready_since);
     EXPECT_EQ(core::format_rfc3339(*p.ready_since), "2026-01-01T00:00:10Z");
-    // The patch that records the end: the annotation map exists, so only the member is set.
+    // The merge patch that records the end (the pod's other annotations stay).
     auto ended = *p.boost;
     ended.ended = true;
-    EXPECT_EQ(boost_annotation_patch(p, encode_boost_record(ended)),
-              R"([{"op":"add","path":"/metadata/annotations/vpaplus.hpaplus.io~1startup-boost",)"
-              R"("value":"{\"vpaplus\":\"web\",\"containers\":[{\"name\":\"app\",\"boosted\":)"
-              R"(\"300m\",\"request\":\"100m\",\"limit\":\"200m\"}],\"ended\":true}"}])");
+    EXPECT_EQ(boost_annotation_patch(ended),
+              R"({"metadata":{"annotations":{"vpaplus.hpaplus.io/startup-boost":)"
+              R"("{\"vpaplus\":\"web\",\"containers\":[{\"name\":\"app\",\"boosted\":)"
+              R"(\"300m\",\"request\":\"100m\",\"limit\":\"200m\"}],\"ended\":true}"}}})");
 }
 
 } // namespace
