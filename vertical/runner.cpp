@@ -143,7 +143,9 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                          (v.mode == vertical::update_mode::recreate && webhook);
     // The boost first: update_pods leaves pods whose boost is in force to it.
     status.boosted_pods = 0;
-    if (v.boost)
+    const bool boosts_in_force = std::any_of(
+        pods.begin(), pods.end(), [](const pod_view& p) { return p.boost && !p.boost->ended; });
+    if (v.boost || boosts_in_force)
         status.boosted_pods = co_await run_startup_boost(ps, pods, status.recommendations,
                                                          target.scale->spec_replicas, updates);
     if (updates && !status.recommendations.empty())

@@ -41,7 +41,9 @@ after_boost(const pod_view& p, const std::vector<container_recommendation>& recs
 asio::awaitable<std::int64_t> run_startup_boost(pass& ps, const std::vector<pod_view>& pods,
                                                 const std::vector<container_recommendation>& recs,
                                                 std::int32_t configured, bool updates) {
-    const cpu_startup_boost& boost = *ps.v.boost;
+    // Without spec.startupBoost (removed while pods were boosted) the boosts in force end at once
+    // and none is given.
+    const cpu_startup_boost boost = ps.v.boost.value_or(cpu_startup_boost{});
     group_state group = group_of(ps, pods, configured);
     std::int64_t boosted_pods = 0;
     for (const auto& p : pods) {
@@ -49,7 +51,8 @@ asio::awaitable<std::int64_t> run_startup_boost(pass& ps, const std::vector<pod_
         const auto a = ps.m.attempts.find(p.uid);
         const bool busy = a != ps.m.attempts.end() &&
                           under_way(p, a->second.at, a->second.to, ps.now, ps.env.options);
-        const boost_step step = step_of(p.desired, p.boost, p.ready_since, boost, ps.now);
+        boost_step step = step_of(p.desired, p.boost, p.ready_since, boost, ps.now);
+        if (step == boost_step::boost && !ps.v.boost) step = boost_step::none;
         if (step == boost_step::hold || (step == boost_step::unboost && busy)) ++boosted_pods;
         if (busy || resizing(p)) continue; // one resize at a time
         switch (step) {

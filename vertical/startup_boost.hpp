@@ -14,7 +14,8 @@
 
 namespace hpaplus::vertical {
 
-/// One pass of the boost for `ps.v` (which has spec.startupBoost). `updates`: the update mode
+/// One pass of the boost for `ps.v` (with spec.startupBoost, or pods still boosted after it was
+/// removed: their boosts end at once). `updates`: the update mode
 /// resizes pods, so a boost ends at the current recommendation (`recs`); otherwise at the pod's
 /// own resources from before the boost. Returns how many pods are boosted after the pass.
 boost::asio::awaitable<std::int64_t>

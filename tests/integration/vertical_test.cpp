@@ -761,5 +761,26 @@ TEST_F(VerticalTest, WithoutTheWebhookStartingPodsAreBoostedInPlaceAndComeBackDo
         EXPECT_EQ(p.cpu_request, "100m") << p.name;
 }
 
+// A boost whose spec is taken away ends at once instead of lasting for good.
+TEST_F(VerticalTest, RemovingTheStartupBoostEndsTheBoostsInForce) {
+    controller_runner controller(sim, vertical_options());
+    apply_manifest(
+        sim, vpaplus("long", "\"Off\"", "  startupBoost:\n    cpu: {factor: 2, duration: 1h}\n"));
+    apply_manifest(sim, workload("long", 2, "100m", "100Mi"));
+    ASSERT_TRUE(eventually([&] {
+        return every_pod("long", 2, [](const pod_view& p) { return p.applied_cpu == "200m"; });
+    })) << vstatus("long", "/status");
+    ASSERT_TRUE(eventually([&] { return vstatus("long", "/status/boostedPods") == "2"; }));
+    const auto r = sim.request("PATCH", vpapluses + "long", R"({"spec":{"startupBoost":null}})",
+                               "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_TRUE(eventually([&] {
+        return every_pod("long", 2, [](const pod_view& p) {
+            return p.applied_cpu == "100m" && p.boost.find("\"ended\":true") != std::string::npos;
+        });
+    })) << vstatus("long", "/status");
+    EXPECT_EQ(vstatus("long", "/status/boostedPods"), "0");
+}
+
 } // namespace
 } // namespace hpaplus::test
