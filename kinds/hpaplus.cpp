@@ -210,6 +210,42 @@ std::optional<scaling_rules> decode_rules(json_decoder& d, const json_node& n) {
     return r;
 }
 
+// spec.prediction (what the forecast needs; policy/validation judges the values).
+prediction_spec decode_prediction(json_decoder& d, const json_node& n) {
+    prediction_spec p;
+    if (!d.object(n)) return p;
+    d.known_fields(n, {"metric", "history", "periods", "lookAhead", "margin", "mode"});
+    p.metric = d.string(n["metric"]);
+    if (const json_node h = n["history"]; h.present() && d.object(h)) {
+        d.known_fields(h, {"source", "backend", "query", "step"});
+        const std::string source = d.opt_string(h["source"]).value_or("Recorded");
+        if (source == "Backend") {
+            p.history = prediction_spec::source::backend;
+            p.backend = d.string(h["backend"]);
+            p.query = d.string(h["query"]);
+        } else if (source == "Recorded") {
+            for (const char* key : {"backend", "query"})
+                if (h[key].present()) d.fail(h[key], "only with source Backend");
+        } else {
+            d.fail(h["source"], "must be Backend or Recorded; got \"" + source + "\"");
+        }
+        p.step = d.opt_duration(h["step"]).value_or(p.step);
+    }
+    if (const json_node periods = n["periods"]; periods.present()) {
+        p.periods.clear();
+        for (std::size_t i = 0, size = d.array(periods); i < size; ++i)
+            if (auto period = d.opt_duration(periods.at(i))) p.periods.push_back(*period);
+    }
+    p.look_ahead = d.opt_duration(n["lookAhead"]).value_or(p.look_ahead);
+    p.margin = d.opt_number(n["margin"]).value_or(p.margin);
+    const std::string mode = d.opt_string(n["mode"]).value_or("Auto");
+    if (mode == "Preview")
+        p.preview = true;
+    else if (mode != "Auto")
+        d.fail(n["mode"], "must be Auto or Preview; got \"" + mode + "\"");
+    return p;
+}
+
 autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
     autoscaler_spec spec;
     if (!d.object(n)) {
@@ -218,7 +254,7 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
     }
     d.known_fields(n, {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior",
                        "syncPeriodSeconds", "rolloutPolicy", "mode", "podSelection",
-                       "podSelectionStrategy"});
+                       "podSelectionStrategy", "prediction"});
     spec.scale_target_ref = decode_reference(d, n["scaleTargetRef"]);
     spec.min_replicas = d.opt_int32(n["minReplicas"]);
     if (!n["maxReplicas"].present()) d.fail(n["maxReplicas"], "required field is missing");
@@ -251,6 +287,7 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
             d.fail(n[key], std::string("must be ") + policy::pod_selection_spellings + "; got \"" +
                                *p + "\"");
     }
+    if (const json_node p = n["prediction"]; p.present()) spec.prediction = decode_prediction(d, p);
     if (auto m = d.opt_string(n["mode"])) {
         if (auto mode = policy::parse_run_mode(*m))
             spec.mode = *mode;

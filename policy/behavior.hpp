@@ -45,6 +45,9 @@ struct history {
     /// podSelection OwnerReferences: the excluded pods last reported in an Event (names, one per
     /// line), so the Event says each set once.
     std::string excluded_pods;
+    /// spec.prediction: whether the forecast took part in the last decision (its Events say each
+    /// change once).
+    bool prediction_voting = false;
     friend bool operator==(const history&, const history&) = default;
 };
 

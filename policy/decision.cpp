@@ -2,11 +2,14 @@
 // the HPAPlus stages (fallback, rollout gate, mode) applied where they belong.
 #include "policy/decision.hpp"
 
+#include "core/duration.hpp"
 #include "core/kubernetes.hpp"
 #include "policy/defaults.hpp"
 #include "policy/formula_metrics.hpp"
+#include "policy/prediction.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace hpaplus::policy {
 namespace {
@@ -174,6 +177,59 @@ std::vector<metric_reading> exclude_unowned(decision& d, const reconcile_input& 
     return readings;
 }
 
+// A number for a message: at most three decimals, no trailing zeros ("1.5", "90", "0.333").
+std::string format_double(double v) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3f", v);
+    std::string out = text;
+    if (out.find('.') != std::string::npos) {
+        out.erase(out.find_last_not_of('0') + 1);
+        if (out.back() == '.') out.pop_back();
+    }
+    return out;
+}
+
+// spec.prediction: the forecast votes (mode Auto, a forecast there, and at least one metric that
+// voted: a forecast never decides alone) like one more metric; PredictionReady says what it is,
+// and an Event says when it starts or stops taking part.
+void predict(decision& d, const reconcile_input& in, std::int32_t current, const tolerances& t,
+             std::size_t valid, metrics_result& result) {
+    const prediction_spec& p = *in.hpa.spec.prediction;
+    const metric_spec* m = named_metric(in.hpa.spec, p.metric);
+    auto& conditions = d.status.conditions;
+    bool voting = false;
+    if (!m || !in.prediction.value) {
+        set_condition(conditions, "PredictionReady", false_,
+                      in.prediction.why.empty() ? "NoForecast" : in.prediction.why,
+                      in.prediction.message.empty() ? "no forecast of " + p.metric
+                                                    : in.prediction.message,
+                      in.now);
+    } else {
+        prediction_vote vote = vote_of(*m, *in.prediction.value, current, t);
+        vote.voting = !p.preview;
+        d.stages.prediction = {vote.value, vote.replicas, vote.voting};
+        set_condition(conditions, "PredictionReady", true_, "ForecastReady",
+                      "the forecast of " + p.metric + " over the next " +
+                          core::format_go_duration(p.look_ahead) + " is " +
+                          format_double(vote.value) + " (" + format_double(vote.ratio * 100) +
+                          " % of its target): " + std::to_string(vote.replicas) + " replicas" +
+                          (p.preview ? "; mode Preview: not taking part" : ""),
+                      in.now);
+        voting = vote.voting && valid > 0;
+        if (voting && vote.replicas > result.replicas) {
+            result.replicas = vote.replicas;
+            result.metric_name = vote.metric;
+        }
+    }
+    if (voting != d.hist.prediction_voting) {
+        d.events.push_back(
+            {"Normal", voting ? "PredictionStarted" : "PredictionStopped",
+             voting ? "the forecast of " + p.metric + " takes part in the decision"
+                    : "the forecast of " + p.metric + " no longer takes part in the decision"});
+        d.hist.prediction_voting = voting;
+    }
+}
+
 metrics_result compute_metrics(decision& d, const reconcile_input& in,
                                const scale_snapshot& scale) {
     metrics_result result;
@@ -289,6 +345,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         }
         d.metrics.push_back(std::move(record));
     }
+
+    if (spec.prediction) predict(d, in, scale.spec_replicas, ctx.tol, valid, result);
 
     if (uses_fallback) {
         if (fallback_notes.empty()) {
@@ -486,8 +544,10 @@ decision decide(const reconcile_input& in) {
             desired = current;
             // Off observes only: nothing is remembered but what its Events already said.
             std::string reported = std::move(d.hist.excluded_pods);
+            const bool voting = d.hist.prediction_voting;
             d.hist = in.hist;
             d.hist.excluded_pods = std::move(reported);
+            d.hist.prediction_voting = voting;
         }
         rescale = desired != current;
     }

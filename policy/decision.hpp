@@ -50,6 +50,8 @@ struct reconcile_input {
     /// podSelection OwnerReferences: the controllers between the pods and the target (each
     /// ReplicaSet of the namespace's pods with its Deployment).
     std::vector<controller_link> controllers;
+    /// spec.prediction: the forecast of its metric (computed from the metric's past outside).
+    prediction_input prediction;
     controller_config config;
     history hist;
     time_point now{};
@@ -77,6 +79,13 @@ struct decision_stages {
     std::vector<std::string> excluded_pods;
     /// The selected pods whose CPU counts at its unboosted request (a VPAPlus start-up boost).
     std::vector<std::string> boosted_pods;
+    /// spec.prediction: the forecast's value, what it asks for and whether it voted.
+    struct prediction_stage {
+        double value = 0;
+        std::int32_t replicas = 0;
+        bool voting = false;
+    };
+    std::optional<prediction_stage> prediction;
 };
 
 struct decision {

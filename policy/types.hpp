@@ -140,6 +140,28 @@ inline std::optional<pod_selection> parse_pod_selection(std::string_view text) {
     return std::nullopt;
 }
 
+/// HPAPlus spec.prediction: forecast the named metric from its own past (forecast/) and let the
+/// forecast vote as one more metric, so the autoscaler scales before a recurring rise.
+struct prediction_spec {
+    std::string metric; ///< the name of one of spec.metrics
+    enum class source { backend, recorded };
+    source history = source::recorded;
+    std::string backend;                                    ///< Backend: the named metric backend
+    std::string query;                                      ///< Backend: its range query
+    std::chrono::nanoseconds step{std::chrono::minutes(1)}; ///< the history's resolution
+    std::vector<std::chrono::nanoseconds> periods{std::chrono::hours(24), std::chrono::hours(168)};
+    std::chrono::nanoseconds look_ahead{std::chrono::minutes(5)};
+    double margin = 0.1;
+    bool preview = false; ///< mode Preview: computed and shown, never votes
+};
+
+/// The forecast a reconcile is given for spec.prediction (computed outside the decision).
+struct prediction_input {
+    std::optional<double> value; ///< the forecast of the named metric; nullopt: none, see `why`
+    std::string why;             ///< the reason there is none (a condition reason)
+    std::string message;
+};
+
 struct autoscaler_spec {
     object_reference scale_target_ref;
     std::optional<std::int32_t> min_replicas;
@@ -151,6 +173,7 @@ struct autoscaler_spec {
     rollout_policy rollout = rollout_policy::continue_scaling;
     run_mode mode = run_mode::automatic;
     pod_selection pods = pod_selection::label_selector;
+    std::optional<prediction_spec> prediction;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 // policy/validation.cpp — pkg/apis/autoscaling/validation for v2 specs, plus HPAPlus fields.
 #include "policy/validation.hpp"
 
+#include "core/duration.hpp"
 #include "core/label_selector.hpp"
 #include "core/names.hpp"
 #include "policy/formula.hpp"
 #include "policy/formula_metrics.hpp"
+#include "policy/prediction.hpp"
 
 #include <algorithm>
 #include <set>
@@ -225,6 +227,38 @@ struct validator {
     }
 };
 
+// spec.prediction: a named metric with a target, periods of at least two history steps (and at
+// most 400 days, what the forecast takes), a margin and lookAhead that make sense.
+void validate_prediction(validator& v, const autoscaler_spec& spec) {
+    const prediction_spec& p = *spec.prediction;
+    const std::string field = "spec.prediction";
+    const auto* m = named_metric(spec, p.metric);
+    if (p.metric.empty())
+        v.add(field + ".metric", "Required value");
+    else if (!m)
+        v.add(field + ".metric", "no metric of spec.metrics is named \"" + p.metric + "\"");
+    else if (!m->target_set)
+        v.add(field + ".metric", "\"" + p.metric + "\" has no target to forecast against");
+    if (p.step.count() <= 0) v.add(field + ".history.step", "must be above 0");
+    const auto max = std::chrono::nanoseconds(std::chrono::hours(24 * 400));
+    if (p.periods.empty()) v.add(field + ".periods", "Required value (at least one period)");
+    for (std::size_t i = 0; i < p.periods.size(); ++i) {
+        const std::string at = field + ".periods[" + std::to_string(i) + "]";
+        if (p.step.count() > 0 && p.periods[i] < 2 * p.step)
+            v.add(at, "is shorter than two samples of the history (step " +
+                          core::format_go_duration(p.step) + ")");
+        else if (p.periods[i] > max)
+            v.add(at, "must not be longer than 400 days");
+        else if (p.step.count() > 0 && p.periods[i] / p.step > 524288)
+            v.add(at, "has more than 524288 steps of the history");
+    }
+    if (p.look_ahead.count() < 0 || p.look_ahead > max)
+        v.add(field + ".lookAhead", "must be between 0 and 400 days");
+    if (!(p.margin >= 0) || p.margin > 10) v.add(field + ".margin", "must be between 0 and 10");
+    if (p.history == prediction_spec::source::backend && (p.backend.empty() || p.query.empty()))
+        v.add(field + ".history", "source Backend needs a backend and a query");
+}
+
 } // namespace
 
 std::vector<field_error> validate(const autoscaler_spec& spec) {
@@ -277,6 +311,7 @@ std::vector<field_error> validate(const autoscaler_spec& spec) {
     if (spec.sync_period_seconds &&
         (*spec.sync_period_seconds < 1 || *spec.sync_period_seconds > 86400))
         v.add("spec.syncPeriodSeconds", "must be between 1 and 86400");
+    if (spec.prediction) validate_prediction(v, spec);
     return std::move(v.errors);
 }
 

@@ -55,6 +55,7 @@ Value encode_history(const policy::history& h, kube::json_allocator& a) {
         }
         out.AddMember("lastKnownGood", good, a);
     }
+    if (h.prediction_voting) out.AddMember("predictionVoting", true, a);
     if (!h.excluded_pods.empty()) {
         Value excluded(rapidjson::kArrayType);
         std::string_view rest = h.excluded_pods;
@@ -124,6 +125,13 @@ std::string encode_decision(const policy::decision& dec) {
         for (const auto& name : *names)
             list.PushBack(kube::json_string(name, a), a);
         stages.AddMember(rapidjson::StringRef(key), list, a);
+    }
+    if (const auto& p = dec.stages.prediction) { // spec.prediction: the forecast's vote
+        Value prediction(rapidjson::kObjectType);
+        prediction.AddMember("value", p->value, a);
+        prediction.AddMember("replicas", p->replicas, a);
+        prediction.AddMember("voting", p->voting, a);
+        stages.AddMember("prediction", prediction, a);
     }
     doc.AddMember("stages", stages, a);
     doc.AddMember("conditions", kube::encode_conditions(dec.status.conditions, a), a);

@@ -66,7 +66,8 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
     if (!d.object(n)) return; // absent: a first reconcile, which starts the log
     h.started = true;         // present: the controller's log, even with no recommendations
     d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood",
-                       "excludedPods"});
+                       "excludedPods", "predictionVoting"});
+    h.prediction_voting = d.opt_bool(n["predictionVoting"]).value_or(false);
     const json_node recs = n["recommendations"];
     for (std::size_t i = 0, size = d.array(recs); i < size; ++i) {
         const json_node r = recs.at(i);
@@ -272,9 +273,10 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     json_decoder d;
     const json_node root{&doc, ""};
     if (!doc.IsObject()) return kube::json_error{"", "the input must be a JSON object"};
-    d.known_fields(root, {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
-                          "externalMetrics", "backendValues", "failures", "history",
-                          "recommendation", "target", "otherAutoscalers", "replicaSets"});
+    d.known_fields(root,
+                   {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
+                    "externalMetrics", "backendValues", "failures", "history", "recommendation",
+                    "target", "otherAutoscalers", "replicaSets", "forecast"});
     if (root["backendValues"].present()) d.object(root["backendValues"]);
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
@@ -361,6 +363,13 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     decode_history(d, root["history"], in.hist);
     decode_peers(d, root["otherAutoscalers"], in.peers);
     in.recommendation_override = d.opt_int32(root["recommendation"], 0);
+    // spec.prediction: the forecast of its metric, or why there is none.
+    if (const json_node f = root["forecast"]; f.present() && d.object(f)) {
+        d.known_fields(f, {"value", "reason", "message"});
+        in.prediction.value = d.opt_number(f["value"]);
+        in.prediction.why = d.opt_string(f["reason"]).value_or("");
+        in.prediction.message = d.opt_string(f["message"]).value_or("");
+    }
     if (root["target"].present())
         in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
     if (!d.ok()) return d.error();

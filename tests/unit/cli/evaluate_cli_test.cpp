@@ -37,6 +37,11 @@ std::string with_hpa_spec(const std::string& spec_fields) {
            spec_fields + "}}}";
 }
 
+// Fields of an HPA spec with one metric named "cpu" (what spec.prediction names).
+const std::string named_cpu =
+    R"("maxReplicas":5,"metrics":[{"type":"Resource","name":"cpu","resource":{"name":"cpu",)"
+    R"("target":{"type":"Utilization","averageUtilization":50}}}],)";
+
 struct bad_case {
     const char* name;
     std::string input;
@@ -87,6 +92,17 @@ INSTANTIATE_TEST_SUITE_P(
                  "hpa.spec.behavior.scaleUp.selectPolicy: must be one of Max, Min, Disabled"},
         bad_case{"BadRolloutPolicy", with_hpa_spec(R"("maxReplicas":5,"rolloutPolicy":"Pause")"), "hpa.spec.rolloutPolicy"},
         bad_case{"BadPodSelection", with_hpa_spec(R"("maxReplicas":5,"podSelection":"Owners")"), "hpa.spec.podSelection"},
+        bad_case{"PredictionOfAnUnknownMetric", with_hpa_spec(named_cpu + R"("prediction":{"metric":"qps"})"),
+                 "hpa.spec.prediction.metric: no metric of spec.metrics is named \"qps\""},
+        bad_case{"PredictionPeriodUnderTwoSteps", with_hpa_spec(named_cpu + R"("prediction":{"metric":"cpu","periods":["24h","90s"]})"),
+                 "hpa.spec.prediction.periods[1]: is shorter than two samples of the history (step 1m0s)"},
+        bad_case{"NegativePredictionMargin", with_hpa_spec(named_cpu + R"("prediction":{"metric":"cpu","margin":-0.5})"),
+                 "hpa.spec.prediction.margin: must be between 0 and 10"},
+        bad_case{"BadPredictionMode", with_hpa_spec(named_cpu + R"("prediction":{"metric":"cpu","mode":"Maybe"})"),
+                 "hpa.spec.prediction.mode: must be Auto or Preview"},
+        bad_case{"BackendPredictionWithoutQuery", with_hpa_spec(named_cpu + R"("prediction":{"metric":"cpu","history":{"source":"Backend","backend":"prom"}})"),
+                 "hpa.spec.prediction.history.query: required field is missing"},
+        bad_case{"BadForecast", R"({"forecast":{"value":"lots"},"hpa":)" + valid_hpa + "}", "forecast.value"},
         bad_case{"AutoscalingV1", R"({"hpa":{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","spec":{}}})",
                  "hpa.apiVersion: autoscaling/v1 is not supported"},
         bad_case{"NegativeConfig", R"({"config":{"tolerance":-0.1},"hpa":)" + valid_hpa + "}", "config.tolerance: must be between 0"},

@@ -633,5 +633,46 @@ TEST_F(Reconcile, CronFloorBelowMinReplicasChangesNothing) {
     EXPECT_EQ(cond(d, "ScalingLimited").reason, "TooFewReplicas");
 }
 
+// spec.prediction over several passes: the forecast raises the decision only while it has one,
+// PredictionStarted and PredictionStopped are said once each, and mode Off remembers what was said.
+TEST_F(Reconcile, PredictionVotesWhileThereIsAForecastAndSaysWhenItStartsAndStops) {
+    in.hpa.spec.metrics[0].name = "cpu";
+    in.hpa.spec.prediction = prediction_spec{};
+    in.hpa.spec.prediction->metric = "cpu";
+    const auto events = [](const decision& d) {
+        std::string out;
+        for (const auto& e : d.events)
+            if (e.reason.rfind("Prediction", 0) == 0) out += e.reason + ";";
+        return out;
+    };
+    // Pods at 50 % of their request, the target: 3. The forecast says 90 %: 6.
+    in.prediction.value = 90;
+    decision d = run();
+    EXPECT_EQ(d.desired_replicas, 6);
+    EXPECT_EQ(events(d), "PredictionStarted;");
+    EXPECT_EQ(cond(d, "PredictionReady").reason, "ForecastReady");
+    in.hist = d.hist;
+    d = run();
+    EXPECT_EQ(events(d), "") << "said once";
+    in.hist = d.hist;
+    in.prediction = {std::nullopt, "NoPeriodFound", "no candidate period stands out"};
+    d = run();
+    EXPECT_EQ(d.stages.recommended, 3);
+    EXPECT_EQ(d.desired_replicas, 6) << "scale-down still waits out the stabilization window";
+    EXPECT_EQ(events(d), "PredictionStopped;");
+    EXPECT_EQ(cond(d, "PredictionReady").reason, "NoPeriodFound");
+    EXPECT_FALSE(d.stages.prediction);
+    // Preview: computed, shown, never votes.
+    in.hist = d.hist;
+    in.hpa.spec.prediction->preview = true;
+    in.prediction = {90, "", ""};
+    d = run();
+    EXPECT_EQ(d.stages.recommended, 3);
+    ASSERT_TRUE(d.stages.prediction);
+    EXPECT_EQ(d.stages.prediction->replicas, 6);
+    EXPECT_FALSE(d.stages.prediction->voting);
+    EXPECT_EQ(events(d), "");
+}
+
 } // namespace
 } // namespace hpaplus::policy
