@@ -25,10 +25,6 @@ constexpr std::int64_t max_cycles = 4;
 // Keeps every sum of durations below far from overflowing.
 constexpr nanoseconds max_period = std::chrono::hours(24 * 400);
 
-std::string seconds_text(nanoseconds d) {
-    return core::format_go_duration(d);
-}
-
 // FFTW's planner (plan creation and destruction) is not thread-safe; fftw_execute is.
 std::mutex& planner() {
     static std::mutex m;
@@ -113,18 +109,20 @@ std::optional<std::string> validate(const forecast_input& in) {
     if (in.step.count() <= 0) return "the step must be above 0";
     if (in.periods.empty()) return "no candidate period";
     for (const auto p : in.periods) {
-        if (p > max_period) return "period " + seconds_text(p) + " is longer than 400 days";
+        if (p > max_period)
+            return "period " + core::format_go_duration(p) + " is longer than 400 days";
         if (p < 2 * in.step)
-            return "period " + seconds_text(p) + " is shorter than two samples of " +
-                   seconds_text(in.step);
+            return "period " + core::format_go_duration(p) + " is shorter than two samples of " +
+                   core::format_go_duration(in.step);
     }
     if (in.look_ahead > max_period) return "lookAhead must not be longer than 400 days";
     if (!(in.margin >= 0)) return "the margin must not be negative";
     if (in.look_ahead.count() < 0) return "lookAhead must not be negative";
     const auto longest = *std::max_element(in.periods.begin(), in.periods.end());
     if (longest / in.step > static_cast<std::int64_t>(max_buckets / max_cycles))
-        return "period " + seconds_text(longest) + " has more than " +
-               std::to_string(max_buckets / max_cycles) + " steps of " + seconds_text(in.step);
+        return "period " + core::format_go_duration(longest) + " has more than " +
+               std::to_string(max_buckets / max_cycles) + " steps of " +
+               core::format_go_duration(in.step);
     return std::nullopt;
 }
 
@@ -224,8 +222,9 @@ forecast_result forecast(const forecast_input& in) {
     const nanoseconds have = earliest ? in.now - *earliest : nanoseconds(0);
     if (have < 2 * shortest) {
         r.why = no_forecast::too_little_history;
-        r.message = seconds_text(have) + " of history; two cycles of the shortest period (" +
-                    seconds_text(shortest) + ") need " + seconds_text(2 * shortest);
+        r.message =
+            core::format_go_duration(have) + " of history; two cycles of the shortest period (" +
+            core::format_go_duration(shortest) + ") need " + core::format_go_duration(2 * shortest);
         return r;
     }
     // One step more than `have`: the earliest sample's bucket.
@@ -234,7 +233,8 @@ forecast_result forecast(const forecast_input& in) {
     if (g.known * 2 < n) {
         r.why = no_forecast::history_too_sparse;
         r.message = "only " + std::to_string(g.known) + " of the " + std::to_string(n) +
-                    " steps of " + seconds_text(in.step) + " have samples (at least half must)";
+                    " steps of " + core::format_go_duration(in.step) +
+                    " have samples (at least half must)";
         return r;
     }
     std::vector<double> x = g.values;
@@ -278,7 +278,7 @@ forecast_result forecast(const forecast_input& in) {
         r.message = "no candidate period stands out of the noise:";
         for (const auto& t : r.tests)
             r.message +=
-                " " + seconds_text(t.period) +
+                " " + core::format_go_duration(t.period) +
                 (t.enough_history ? " (power " + std::to_string(t.power) + " against " +
                                         std::to_string(t.threshold) + ", autocorrelation " +
                                         std::to_string(t.autocorrelation) + ")"
@@ -303,9 +303,9 @@ forecast_result forecast(const forecast_input& in) {
     r.value = highest + std::abs(highest) * in.margin;
     const auto peak = std::max_element(by_phase.begin(), by_phase.end()) - by_phase.begin();
     r.next_peak = in.now + peak * in.step;
-    r.message = "period " + seconds_text(*r.period) +
+    r.message = "period " + core::format_go_duration(*r.period) +
                 " found; the highest value at this phase of " + std::to_string(r.cycles) +
-                " past cycles over the next " + seconds_text(in.look_ahead) + " was " +
+                " past cycles over the next " + core::format_go_duration(in.look_ahead) + " was " +
                 std::to_string(highest);
     return r;
 }

@@ -29,6 +29,9 @@ core::object_reference decode_controller(json_decoder& d, const json_node& metad
 /// A v1 Pod.
 policy::pod_info decode_pod(json_decoder& d, const json_node& n);
 
+/// The cpu entry of a resource list in millicores (nullopt when there is none).
+std::optional<std::int64_t> cpu_milli(const policy::resource_list& list);
+
 /// A metrics.k8s.io/v1beta1 PodMetrics.
 core::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n);
 

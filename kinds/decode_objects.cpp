@@ -61,11 +61,6 @@ std::int64_t metric_value_milli(json_decoder& d, const json_node& value) {
     return q->milli_value();
 }
 
-std::optional<std::int64_t> cpu_milli(const policy::resource_list& list) {
-    const auto* q = policy::find_resource(list, "cpu");
-    return q ? std::optional(q->milli_value()) : std::nullopt;
-}
-
 // The containers of `pod` whose start-up boost (the annotation `text`) is in force, with their
 // CPU without it. `spec_cpu` holds each container's spec request (pod.containers has the
 // applied one).
@@ -94,6 +89,11 @@ boosts_in_force(const policy::pod_info& pod,
 }
 
 } // namespace
+
+std::optional<std::int64_t> cpu_milli(const policy::resource_list& list) {
+    const auto* q = policy::find_resource(list, "cpu");
+    return q ? std::optional(q->milli_value()) : std::nullopt;
+}
 
 core::object_reference decode_controller(json_decoder& d, const json_node& metadata) {
     const json_node owners = metadata["ownerReferences"];
@@ -144,9 +144,12 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     // What the runtime applied (status.containerStatuses[].resources) is what the containers
     // have: during and after an in-place resize it differs from the spec, and utilization must be
     // measured against it. Without a resize the two are equal.
-    std::vector<std::optional<std::int64_t>> spec_cpu; // before the status's resources apply
-    for (const auto& c : pod.containers)
-        spec_cpu.push_back(cpu_milli(c.requests));
+    // A start-up boost is judged by the spec's cpu too: kept before the status's resources apply.
+    const auto boost = d.opt_string_view(meta["annotations"][vertical::boost_annotation]);
+    std::vector<std::optional<std::int64_t>> spec_cpu;
+    if (boost)
+        for (const auto& c : pod.containers)
+            spec_cpu.push_back(cpu_milli(c.requests));
     const json_node statuses = status["containerStatuses"];
     for (std::size_t i = 0, size = d.array(statuses); i < size; ++i) {
         const json_node st = statuses.at(i);
@@ -158,8 +161,7 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
             apply_status_resources(c.limits, d.resources(st["resources"]["limits"]));
         }
     }
-    if (const auto text = d.opt_string_view(meta["annotations"][vertical::boost_annotation]))
-        pod.boosted = boosts_in_force(pod, spec_cpu, *text);
+    if (boost) pod.boosted = boosts_in_force(pod, spec_cpu, *boost);
     const json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
         const json_node c = conditions.at(i);

@@ -14,11 +14,6 @@ using vertical::container_resources;
 using vertical::cpu_text;
 using vertical::memory_text;
 
-std::optional<std::int64_t> cpu_of(const policy::resource_list& list) {
-    const auto* q = policy::find_resource(list, "cpu");
-    return q ? std::optional(q->milli_value()) : std::nullopt;
-}
-
 std::optional<std::int64_t> memory_of(const policy::resource_list& list) {
     const auto* q = policy::find_resource(list, "memory");
     return q ? std::optional(q->value()) : std::nullopt;
@@ -28,13 +23,13 @@ container_resources resources_of(kube::json_decoder& d, const std::string& name,
                                  const kube::json_node& resources) {
     const auto requests = d.resources(resources["requests"]);
     const auto limits = d.resources(resources["limits"]);
-    return {name, cpu_of(requests), memory_of(requests), cpu_of(limits), memory_of(limits)};
+    return {name, cpu_milli(requests), memory_of(requests), cpu_milli(limits), memory_of(limits)};
 }
 
 vertical::bounds decode_bounds(kube::json_decoder& d, const kube::json_node& n) {
     vertical::bounds b;
     const auto list = d.resources(n);
-    b.cpu_milli = cpu_of(list);
+    b.cpu_milli = cpu_milli(list);
     b.memory_bytes = memory_of(list);
     for (const auto& [name, q] : list)
         if (name != "cpu" && name != "memory")
@@ -245,7 +240,7 @@ decode_recommendations(const kube::json_node& status,
         r.container = d.string(n["containerName"]);
         const auto read = [&](const char* key, vertical::amounts& into) {
             const auto values = d.resources(n[key]);
-            into.cpu_milli = cpu_of(values).value_or(0);
+            into.cpu_milli = cpu_milli(values).value_or(0);
             into.memory_bytes = memory_of(values).value_or(0);
         };
         read("target", r.target);
