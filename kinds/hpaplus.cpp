@@ -210,6 +210,9 @@ std::optional<scaling_rules> decode_rules(json_decoder& d, const json_node& n) {
     return r;
 }
 
+// Candidate periods a prediction may test (each costs a pass over the history).
+constexpr std::size_t max_prediction_periods = 16;
+
 // spec.prediction (what the forecast needs; policy/validation judges the values).
 prediction_spec decode_prediction(json_decoder& d, const json_node& n) {
     prediction_spec p;
@@ -233,7 +236,10 @@ prediction_spec decode_prediction(json_decoder& d, const json_node& n) {
     }
     if (const json_node periods = n["periods"]; periods.present()) {
         p.periods.clear();
-        for (std::size_t i = 0, size = d.array(periods); i < size; ++i)
+        const std::size_t size = d.array(periods);
+        if (size > max_prediction_periods)
+            d.fail(periods, "at most " + std::to_string(max_prediction_periods) + " periods");
+        for (std::size_t i = 0; i < size && d.ok(); ++i)
             if (auto period = d.opt_duration(periods.at(i))) p.periods.push_back(*period);
     }
     p.look_ahead = d.opt_duration(n["lookAhead"]).value_or(p.look_ahead);

@@ -9,6 +9,7 @@
 #include "policy/prediction.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace hpaplus::policy {
@@ -177,9 +178,14 @@ std::vector<metric_reading> exclude_unowned(decision& d, const reconcile_input& 
     return readings;
 }
 
-// A number for a message: at most three decimals, no trailing zeros ("1.5", "90", "0.333").
+// A number for a message: at most three decimals, no trailing zeros ("1.5", "90", "0.333");
+// from a trillion on in exponent form ("1e+308").
 std::string format_double(double v) {
     char text[64];
+    if (!(std::abs(v) < 1e12)) {
+        std::snprintf(text, sizeof text, "%g", v);
+        return text;
+    }
     std::snprintf(text, sizeof text, "%.3f", v);
     std::string out = text;
     if (out.find('.') != std::string::npos) {
@@ -346,7 +352,17 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         d.metrics.push_back(std::move(record));
     }
 
-    if (spec.prediction) predict(d, in, scale.spec_replicas, ctx.tol, valid, result);
+    if (spec.prediction) {
+        predict(d, in, scale.spec_replicas, ctx.tol, valid, result);
+    } else if (d.hist.prediction_voting || find_condition(conditions, "PredictionReady")) {
+        // spec.prediction was removed: what it showed goes, and its end is said once.
+        core::remove_condition(conditions, "PredictionReady");
+        if (d.hist.prediction_voting)
+            d.events.push_back({"Normal", "PredictionStopped",
+                                "spec.prediction was removed; the forecast no longer takes part "
+                                "in the decision"});
+        d.hist.prediction_voting = false;
+    }
 
     if (uses_fallback) {
         if (fallback_notes.empty()) {

@@ -36,9 +36,9 @@ prediction_vote vote_of(const metric_spec& m, double forecast, std::int32_t curr
     if (!(target > 0) || !std::isfinite(forecast)) return v;
     v.ratio = forecast / target;
     if (tolerance.within(v.ratio)) return v;
-    const double wanted = std::ceil(v.ratio * base);
-    v.replicas =
-        wanted >= 2147483647.0 ? 2147483647 : std::max(0, static_cast<std::int32_t>(wanted));
+    // Clamped as a double first: a hostile forecast (±1e308) must not overflow the conversion.
+    const double wanted = std::clamp(std::ceil(v.ratio * base), 0.0, 2147483647.0);
+    v.replicas = static_cast<std::int32_t>(wanted);
     return v;
 }
 

@@ -102,6 +102,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "hpa.spec.prediction.mode: must be Auto or Preview"},
         bad_case{"BackendPredictionWithoutQuery", with_hpa_spec(named_cpu + R"("prediction":{"metric":"cpu","history":{"source":"Backend","backend":"prom"}})"),
                  "hpa.spec.prediction.history.query: required field is missing"},
+        bad_case{"TooManyPredictionPeriods", with_hpa_spec(named_cpu + R"("prediction":{"metric":"cpu","periods":["1h","2h","3h","4h","5h","6h","7h","8h","9h","10h","11h","12h","13h","14h","15h","16h","17h"]})"),
+                 "hpa.spec.prediction.periods: at most 16 periods"},
         bad_case{"BadForecast", R"({"forecast":{"value":"lots"},"hpa":)" + valid_hpa + "}", "forecast.value"},
         bad_case{"AutoscalingV1", R"({"hpa":{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","spec":{}}})",
                  "hpa.apiVersion: autoscaling/v1 is not supported"},

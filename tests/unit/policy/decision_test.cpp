@@ -672,6 +672,21 @@ TEST_F(Reconcile, PredictionVotesWhileThereIsAForecastAndSaysWhenItStartsAndStop
     EXPECT_EQ(d.stages.prediction->replicas, 6);
     EXPECT_FALSE(d.stages.prediction->voting);
     EXPECT_EQ(events(d), "");
+    // Auto again, then the field removed: its condition goes and its end is said once.
+    in.hist = d.hist;
+    in.hpa.spec.prediction->preview = false;
+    d = run();
+    EXPECT_EQ(events(d), "PredictionStarted;");
+    in.hist = d.hist;
+    in.hpa.status = d.status;
+    in.hpa.spec.prediction.reset();
+    d = run();
+    EXPECT_EQ(events(d), "PredictionStopped;");
+    EXPECT_EQ(find_condition(d.status.conditions, "PredictionReady"), nullptr);
+    EXPECT_FALSE(d.hist.prediction_voting);
+    in.hist = d.hist;
+    in.hpa.status = d.status;
+    EXPECT_EQ(events(run()), "");
 }
 
 } // namespace

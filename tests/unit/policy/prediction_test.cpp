@@ -45,6 +45,7 @@ TEST(PredictionVote, AsksForTheReplicasTheForecastNeedsAgainstTheTarget) {
         {"a NaN forecast asks for nothing new", metric(metric_target_type::value, 10), std::nan(""),
          4, 4},
         {"a huge forecast saturates", metric(metric_target_type::value, 1), 1e300, 4, 2147483647},
+        {"a hugely negative one asks for none", metric(metric_target_type::value, 1), -1e300, 4, 0},
     };
     for (const auto& r : rows) {
         const auto v = vote_of(r.m, r.forecast, r.current, t);
