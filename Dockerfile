@@ -10,7 +10,7 @@ RUN HPAPLUS_CMAKE_ARGS=-DHPAPLUS_BUILD_TESTS=OFF ./scripts/setup.sh && strip bui
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libc6 libgcc-s1 libstdc++6 libssl3 libspdlog1.10 libfmt9 libyaml-cpp0.7 \
-      libprometheus-cpp-core1.0 libdate-tz3 tzdata ca-certificates \
+      libprometheus-cpp-core1.0 libdate-tz3 libfftw3-double3 tzdata ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/hpaplus /usr/local/bin/hpaplus
 USER 65532:65532

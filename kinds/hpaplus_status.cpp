@@ -116,6 +116,12 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
         floor.AddMember("since", kube::json_string(core::format_rfc3339(d.floor->since), a), a);
     }
     doc.AddMember("cronFloor", floor, a);
+    Value prediction; // null: no forecast this pass (PredictionReady says why)
+    if (const auto& p = d.stages.prediction; p && hpa.spec.prediction) {
+        prediction = kube::encode_prediction(*p, a);
+        prediction.AddMember("metric", kube::json_string(hpa.spec.prediction->metric, a), a);
+    }
+    doc.AddMember("prediction", prediction, a);
     return kube::to_json_text(doc);
 }
 

@@ -1,6 +1,7 @@
 // kinds/metric_status.cpp — an autoscaling/v2 MetricStatus as the API server serializes it.
 #include "kinds/metric_status.hpp"
 
+#include "core/duration.hpp"
 #include "policy/metric_evaluation.hpp"
 
 namespace hpaplus::kube {
@@ -66,6 +67,17 @@ Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
     v.AddMember("type", Value(policy::to_string(s.type), a), a);
     v.AddMember(rapidjson::StringRef(key), source, a);
     return v;
+}
+
+Value encode_prediction(const policy::decision_stages::prediction_stage& p, json_allocator& a) {
+    Value out(rapidjson::kObjectType);
+    out.AddMember("value", p.value, a);
+    out.AddMember("replicas", p.replicas, a);
+    out.AddMember("voting", p.voting, a);
+    if (p.period) out.AddMember("period", json_string(core::format_go_duration(*p.period), a), a);
+    if (p.next_peak)
+        out.AddMember("nextPeak", json_string(core::format_rfc3339(*p.next_peak), a), a);
+    return out;
 }
 
 } // namespace hpaplus::kube

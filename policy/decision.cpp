@@ -213,12 +213,14 @@ void predict(decision& d, const reconcile_input& in, std::int32_t current, const
     } else {
         prediction_vote vote = vote_of(*m, *in.prediction.value, current, t);
         vote.voting = !p.preview;
-        d.stages.prediction = {vote.value, vote.replicas, vote.voting};
+        d.stages.prediction = {vote.value, vote.replicas, vote.voting, in.prediction.period,
+                               in.prediction.next_peak};
         set_condition(conditions, "PredictionReady", true_, "ForecastReady",
                       "the forecast of " + p.metric + " over the next " +
                           core::format_go_duration(p.look_ahead) + " is " +
                           format_double(vote.value) + " (" + format_double(vote.ratio * 100) +
-                          " % of its target): " + std::to_string(vote.replicas) + " replicas" +
+                          " % of its target on " + std::to_string(std::max(current, 1)) +
+                          " replicas): " + std::to_string(vote.replicas) + " replicas" +
                           (p.preview ? "; mode Preview: not taking part" : ""),
                       in.now);
         voting = vote.voting && valid > 0;

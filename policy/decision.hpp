@@ -84,6 +84,8 @@ struct decision_stages {
         double value = 0;
         std::int32_t replicas = 0;
         bool voting = false;
+        std::optional<std::chrono::nanoseconds> period; ///< the period forecast with
+        std::optional<time_point> next_peak;
     };
     std::optional<prediction_stage> prediction;
 };

@@ -34,12 +34,27 @@ prediction_vote vote_of(const metric_spec& m, double forecast, std::int32_t curr
     const std::int32_t base = std::max<std::int32_t>(current, 1);
     v.replicas = base;
     if (!(target > 0) || !std::isfinite(forecast)) return v;
-    v.ratio = forecast / target;
+    // A per-pod target's forecast is the workload's total: it needs total / target pods,
+    // however many there are now.
+    const bool per_pod = m.target.type != metric_target_type::value;
+    v.ratio = per_pod ? forecast / (target * base) : forecast / target;
     if (tolerance.within(v.ratio)) return v;
     // Clamped as a double first: a hostile forecast (±1e308) must not overflow the conversion.
-    const double wanted = std::clamp(std::ceil(v.ratio * base), 0.0, 2147483647.0);
+    const double wanted =
+        std::clamp(std::ceil(per_pod ? forecast / target : v.ratio * base), 0.0, 2147483647.0);
     v.replicas = static_cast<std::int32_t>(wanted);
     return v;
+}
+
+std::optional<double> forecast_quantity(const metric_spec& m, const metric_status& status,
+                                        std::int32_t pods) {
+    const metric_value_status& c = status.current;
+    if (m.target.type == metric_target_type::value)
+        return c.value ? std::optional(c.value->as_double()) : std::nullopt;
+    const double n = std::max<std::int32_t>(pods, 0);
+    if (m.target.type == metric_target_type::utilization)
+        return c.average_utilization ? std::optional(*c.average_utilization * n) : std::nullopt;
+    return c.average_value ? std::optional(c.average_value->as_double() * n) : std::nullopt;
 }
 
 } // namespace hpaplus::policy

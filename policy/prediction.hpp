@@ -23,10 +23,18 @@ struct prediction_vote {
     std::string metric;  ///< how the decision names it: "<metric name> (forecast)"
 };
 
-/// The proposal for `forecast` of `m` (whose target is a Utilization percent, an AverageValue or
-/// a Value): `current` while value/target is within the tolerance, else ceil(ratio × current), as
-/// an Object metric's Value target is computed (`current` taken as at least 1).
+/// The proposal for `forecast` of `m`. For a per-pod target (Utilization percent, AverageValue)
+/// the forecast is of the workload's total — the average times the pods it is averaged over — and
+/// asks for ceil(forecast / target) pods; for a Value target it is of the value and asks for
+/// ceil(current × forecast / target), as an Object metric's Value target is computed. Within the
+/// tolerance (the ratio to what `current` pods give), `current` (taken as at least 1).
 prediction_vote vote_of(const metric_spec& m, double forecast, std::int32_t current,
                         const tolerances& tolerance);
+
+/// What a forecast of `m` is made from, read from its status in a pass over `pods` pods: the
+/// total for a per-pod target (average × pods), the value for a Value target; nullopt when the
+/// status has no such value.
+std::optional<double> forecast_quantity(const metric_spec& m, const metric_status& status,
+                                        std::int32_t pods);
 
 } // namespace hpaplus::policy

@@ -160,6 +160,8 @@ struct prediction_input {
     std::optional<double> value; ///< the forecast of the named metric; nullopt: none, see `why`
     std::string why;             ///< the reason there is none (a condition reason)
     std::string message;
+    std::optional<std::chrono::nanoseconds> period; ///< the rhythm the forecast found
+    std::optional<time_point> next_peak;            ///< when its next cycle's highest value is due
 };
 
 struct autoscaler_spec {

@@ -93,6 +93,7 @@ std::optional<std::string> cluster::play(const scenario& s) {
     }
     // Each load step sets the Deployment's load at its time (relative to now).
     load_ = s.load;
+    load_repeat_ = s.repeat;
     load_next_ = 0;
     load_start_ = std::chrono::steady_clock::now();
     schedule_load();
@@ -100,6 +101,10 @@ std::optional<std::string> cluster::play(const scenario& s) {
 }
 
 void cluster::schedule_load() {
+    if (!load_.empty() && load_next_ >= load_.size() && load_repeat_.count() > 0) {
+        load_start_ += load_repeat_; // a rhythm: the schedule again, a cycle later
+        load_next_ = 0;
+    }
     if (stopped_ || load_next_ >= load_.size()) return;
     load_timer_->expires_at(load_start_ + load_[load_next_].at);
     load_timer_->async_wait([this](const boost::system::error_code& ec) {

@@ -72,6 +72,7 @@ class cluster {
     std::unique_ptr<boost::asio::steady_timer> load_timer_;
     std::vector<load_step> load_;
     std::size_t load_next_ = 0;
+    std::chrono::milliseconds load_repeat_{0}; ///< the schedule starts over after this (0: never)
     std::chrono::steady_clock::time_point load_start_;
     void schedule_load();
 };

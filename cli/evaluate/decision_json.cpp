@@ -126,13 +126,8 @@ std::string encode_decision(const policy::decision& dec) {
             list.PushBack(kube::json_string(name, a), a);
         stages.AddMember(rapidjson::StringRef(key), list, a);
     }
-    if (const auto& p = dec.stages.prediction) { // spec.prediction: the forecast's vote
-        Value prediction(rapidjson::kObjectType);
-        prediction.AddMember("value", p->value, a);
-        prediction.AddMember("replicas", p->replicas, a);
-        prediction.AddMember("voting", p->voting, a);
-        stages.AddMember("prediction", prediction, a);
-    }
+    if (const auto& p = dec.stages.prediction) // spec.prediction: the forecast's vote
+        stages.AddMember("prediction", kube::encode_prediction(*p, a), a);
     doc.AddMember("stages", stages, a);
     doc.AddMember("conditions", kube::encode_conditions(dec.status.conditions, a), a);
 

@@ -365,10 +365,12 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     in.recommendation_override = d.opt_int32(root["recommendation"], 0);
     // spec.prediction: the forecast of its metric, or why there is none.
     if (const json_node f = root["forecast"]; f.present() && d.object(f)) {
-        d.known_fields(f, {"value", "reason", "message"});
+        d.known_fields(f, {"value", "reason", "message", "period", "nextPeak"});
         in.prediction.value = d.opt_number(f["value"]);
         in.prediction.why = d.opt_string(f["reason"]).value_or("");
         in.prediction.message = d.opt_string(f["message"]).value_or("");
+        in.prediction.period = d.opt_duration(f["period"]);
+        in.prediction.next_peak = d.opt_time(f["nextPeak"]);
     }
     if (root["target"].present())
         in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));

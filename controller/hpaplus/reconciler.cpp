@@ -232,6 +232,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                                                 memory.pod_metrics_read);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
     }
+    if (in.hpa.spec.prediction && in.scale)
+        in.prediction = co_await prediction_for(env.metrics, in.hpa, ref.name, in.scale->selector,
+                                                memory.prediction, now);
+    else if (!in.hpa.spec.prediction && !memory.prediction.history_of.empty())
+        memory.prediction = {}; // spec.prediction was removed: its history goes
 
     policy::decision decision = policy::decide(in);
     std::optional<std::string> write_error;
@@ -260,6 +265,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         decision = policy::decide(in);
     }
     policy::finish(decision, in, write_error);
+    if (in.hpa.spec.prediction) record_prediction_sample(in.hpa, decision, memory.prediction, now);
     in.hist = std::move(decision.hist); // what history_lent gives back to memory
     if (env.vpapluses)
         note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);

@@ -3,6 +3,7 @@
 // it changed → Events. Everything an object remembers between reconciles is in `object_memory`.
 #pragma once
 
+#include "controller/hpaplus/prediction_source.hpp"
 #include "controller/hpaplus/selector_registry.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/pod_cache.hpp"
@@ -54,6 +55,8 @@ struct object_memory {
     std::uint64_t status_digest = 0;
     /// The shared PodMetrics read its metrics came from last (metric_sources::read).
     std::uint64_t pod_metrics_read = 0;
+    /// spec.prediction: the named metric's past and the last forecast.
+    prediction_memory prediction;
 };
 
 /// Which objects a set of workers reconciles: HPAPlus objects, or plain autoscaling/v2

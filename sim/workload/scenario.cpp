@@ -16,7 +16,8 @@ core::outcome<scenario> parse_scenario(std::string_view text) {
         return core::error_message("a scenario is a JSON object with \"objects\" and \"load\"");
     for (const auto& m : doc.GetObject()) {
         const std::string key = m.name.GetString();
-        if (key != "objects" && key != "load") return core::error_message(key + ": unknown field");
+        if (key != "objects" && key != "load" && key != "repeatSeconds")
+            return core::error_message(key + ": unknown field");
     }
     scenario out;
     if (const json* objects = find_path(doc, "objects")) {
@@ -53,6 +54,16 @@ core::outcome<scenario> parse_scenario(std::string_view text) {
         }
         std::stable_sort(out.load.begin(), out.load.end(),
                          [](const load_step& a, const load_step& b) { return a.at < b.at; });
+    }
+    if (const json* repeat = find_path(doc, "repeatSeconds")) {
+        const auto last = out.load.empty() ? std::chrono::milliseconds(0) : out.load.back().at;
+        if (!repeat->IsNumber() ||
+            !(repeat->GetDouble() * 1000 > static_cast<double>(last.count())) ||
+            repeat->GetDouble() > 86400)
+            return core::error_message(
+                "repeatSeconds: seconds after the last load step's \"at\", at most 86400");
+        out.repeat =
+            std::chrono::milliseconds(static_cast<std::int64_t>(repeat->GetDouble() * 1000));
     }
     return out;
 }

@@ -507,6 +507,13 @@ TEST(SimScenario, BadScenarioIsExitTwo) {
                                      "/unknown.json");
     EXPECT_EQ(u.exit_code, 2);
     EXPECT_NE(u.output.find("objects[0]"), std::string::npos) << u.output;
+    std::ofstream(dir.path() + "/repeat.json")
+        << R"({"load":[{"at":30,"deployment":"web","cpu":"1"}],"repeatSeconds":30})";
+    const auto rep = test::run_command(std::string(HPAPLUS_BINARY) + " sim --scenario " +
+                                       dir.path() + "/repeat.json");
+    EXPECT_EQ(rep.exit_code, 2);
+    EXPECT_NE(rep.output.find("repeatSeconds: seconds after the last load step"), std::string::npos)
+        << rep.output;
     EXPECT_EQ(test::run_command(std::string(HPAPLUS_BINARY) + " sim --listen nonsense").exit_code,
               2);
 }

@@ -12,6 +12,8 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 namespace hpaplus {
@@ -38,8 +40,10 @@ class MetricBackendsE2E : public ::testing::Test {
                 << program
                 << " is not installed: run scripts/setup.sh (it installs kubectl and "
                    "Debian's prometheus and influxdb)";
-        sim = std::make_unique<test::child_process>(std::vector<std::string>{
-            HPAPLUS_BINARY, "sim", "--kubeconfig-out", dir.path() + "/kubeconfig"});
+        std::vector<std::string> sim_args{HPAPLUS_BINARY, "sim", "--kubeconfig-out",
+                                          dir.path() + "/kubeconfig"};
+        if (!scenario.empty()) sim_args.insert(sim_args.end(), {"--scenario", scenario});
+        sim = std::make_unique<test::child_process>(sim_args);
         const std::string line = sim->wait_for_line("listening on", 20s);
         ASSERT_FALSE(line.empty()) << "hpaplus sim did not start";
         const auto at = line.find("://");
@@ -198,6 +202,7 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     test::temp_dir dir;
+    std::string scenario; ///< what the sim plays (set before SetUp); "" = nothing
     std::string sim_scheme;
     std::string sim_address;
     int prometheus_port = 0;
@@ -825,6 +830,75 @@ TEST_F(MetricBackendsE2E, AVpaPlusStartsFromItsWorkloadsHistoryInPrometheus) {
         jsonpath("vpap hist", "{.status.recommendation.containerRecommendations[0].target.cpu}");
     EXPECT_FALSE(target.empty());
     EXPECT_NE(target, "100m");
+}
+
+// Predictive HPAPlus on a rhythm: the sim plays examples/sim/rhythm.json (web's CPU load rises
+// from 400m to 2400m at second 15 of every 30), Prometheus scrapes it, and the HPAPlus objects of
+// examples/prediction/web-on-sim.yaml read their history from it.
+class PredictionE2E : public MetricBackendsE2E {
+  protected:
+    PredictionE2E() { scenario = source + "/examples/sim/rhythm.json"; }
+};
+
+TEST_F(PredictionE2E, ScalesUpBeforeTheLoadRisesOnceItKnowsTheRhythmAndPreviewNeverWritesScale) {
+    start_controller();
+    ASSERT_EQ(kubectl("apply -f " + source + "/examples/prediction/web-on-sim.yaml").exit_code, 0)
+        << kubectl("apply -f " + source + "/examples/prediction/web-on-sim.yaml").output;
+    // Each look: web's load (the scenario's annotation), web's replicas, shop's replicas and
+    // generation (a /scale write that changes the replicas bumps it), and shop's forecast.
+    const std::string look =
+        "get deployment web shop -o 'jsonpath={range .items[*]}{.metadata.annotations.sim\\.hpaplus"
+        "\\.io/cpu-load} {.spec.replicas} {.metadata.generation}{\"\\n\"}{end}'";
+    struct moment {
+        std::string load;
+        int replicas = 0;
+    };
+    std::vector<moment> web;
+    int raised_ahead = 0;               // web's replicas went up while its load was still low
+    std::optional<bool> first_reactive; // the first raise came after the load rose
+    bool shop_changed = false;
+    std::string shop_forecast;
+    const auto deadline = std::chrono::steady_clock::now() + 150s;
+    while (raised_ahead < 2 && std::chrono::steady_clock::now() < deadline) {
+        const auto r = kubectl(look);
+        std::istringstream lines(r.output);
+        std::string load, shop_load;
+        int replicas = 0, generation = 0, shop_replicas = 0, shop_generation = 0;
+        if (!(lines >> load >> replicas >> generation >> shop_load >> shop_replicas >>
+              shop_generation))
+            continue;
+        if (!web.empty() && replicas > web.back().replicas) {
+            const bool ahead = load == "400m";
+            if (ahead) ++raised_ahead;
+            if (!first_reactive) first_reactive = !ahead;
+        }
+        web.push_back({load, replicas});
+        if (shop_replicas != 2 || shop_generation != 1) shop_changed = true;
+        if (shop_forecast.empty() || shop_forecast.find("\"replicas\":2,") != std::string::npos)
+            shop_forecast = jsonpath("hpaplus/shop", "{.status.prediction}");
+    }
+    std::string trace;
+    for (const auto& m : web)
+        trace += m.load + "/" + std::to_string(m.replicas) + " ";
+    ASSERT_TRUE(first_reactive) << "web never scaled up: " << trace;
+    EXPECT_TRUE(*first_reactive) << "before any history, a scale-up follows the load: " << trace;
+    EXPECT_EQ(raised_ahead, 2) << "in two later cycles the scale-up starts before the load rises: "
+                               << trace << "\n"
+                               << kubectl("get hpaplus web -o yaml").output;
+    EXPECT_EQ(jsonpath("hpaplus/web", "{.status.prediction.period}"), "30s");
+    EXPECT_NE(kubectl("get events --field-selector involvedObject.name=web")
+                  .output.find("PredictionStarted"),
+              std::string::npos);
+    // Preview: shown, never acted on.
+    EXPECT_FALSE(shop_changed) << "Preview never writes /scale";
+    EXPECT_NE(shop_forecast.find("\"voting\":false"), std::string::npos) << shop_forecast;
+    EXPECT_EQ(shop_forecast.find("\"replicas\":2,"), std::string::npos)
+        << "at some look the forecast asked for more than shop has: " << shop_forecast;
+    EXPECT_NE(condition("hpaplus/shop", "PredictionReady", "message").find("mode Preview"),
+              std::string::npos);
+    EXPECT_EQ(kubectl("get events --field-selector involvedObject.name=shop")
+                  .output.find("SuccessfulRescale"),
+              std::string::npos);
 }
 
 } // namespace

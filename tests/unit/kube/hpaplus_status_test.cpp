@@ -54,5 +54,29 @@ TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {
     EXPECT_EQ(decision_summary(d), "3 -> 5: recommended 6, stabilized 6, limited 5 (ScaleUpLimit)");
 }
 
+TEST(StatusPrediction, ShowsTheForecastOfThisPassAndRemovesItWhenThereIsNone) {
+    policy::autoscaler hpa;
+    hpa.spec.prediction.emplace();
+    hpa.spec.prediction->metric = "cpu";
+    policy::decision d;
+    d.stages.prediction = {528, 11, true, std::chrono::seconds(30),
+                           core::time_point{} + std::chrono::seconds(1800000000)};
+    rapidjson::Document doc;
+    doc.Parse(encode_status(hpa, d).c_str());
+    const auto& p = doc["prediction"];
+    ASSERT_TRUE(p.IsObject());
+    EXPECT_EQ(std::string(p["metric"].GetString()), "cpu");
+    EXPECT_EQ(p["value"].GetDouble(), 528);
+    EXPECT_EQ(p["replicas"].GetInt(), 11);
+    EXPECT_TRUE(p["voting"].GetBool());
+    EXPECT_EQ(std::string(p["period"].GetString()), "30s");
+    EXPECT_EQ(std::string(p["nextPeak"].GetString()), "2027-01-15T08:00:00Z");
+    d.stages.prediction.reset(); // no forecast this pass: null removes it (merge patch)
+    doc.Parse(encode_status(hpa, d).c_str());
+    EXPECT_TRUE(doc["prediction"].IsNull());
+    EXPECT_FALSE(doc.Parse(encode_status(hpa, d, status_form::hpa).c_str()).HasMember("prediction"))
+        << "a plain HPA's status has only upstream's fields";
+}
+
 } // namespace
 } // namespace hpaplus::kube

@@ -645,8 +645,8 @@ TEST_F(Reconcile, PredictionVotesWhileThereIsAForecastAndSaysWhenItStartsAndStop
             if (e.reason.rfind("Prediction", 0) == 0) out += e.reason + ";";
         return out;
     };
-    // Pods at 50 % of their request, the target: 3. The forecast says 90 %: 6.
-    in.prediction.value = 90;
+    // Pods at 50 % of their request, the target: 3. The forecast says 90 % on 3 pods: 6.
+    in.prediction.value = 270;
     decision d = run();
     EXPECT_EQ(d.desired_replicas, 6);
     EXPECT_EQ(events(d), "PredictionStarted;");
@@ -655,7 +655,9 @@ TEST_F(Reconcile, PredictionVotesWhileThereIsAForecastAndSaysWhenItStartsAndStop
     d = run();
     EXPECT_EQ(events(d), "") << "said once";
     in.hist = d.hist;
-    in.prediction = {std::nullopt, "NoPeriodFound", "no candidate period stands out"};
+    in.prediction = {};
+    in.prediction.why = "NoPeriodFound";
+    in.prediction.message = "no candidate period stands out";
     d = run();
     EXPECT_EQ(d.stages.recommended, 3);
     EXPECT_EQ(d.desired_replicas, 6) << "scale-down still waits out the stabilization window";
@@ -665,7 +667,8 @@ TEST_F(Reconcile, PredictionVotesWhileThereIsAForecastAndSaysWhenItStartsAndStop
     // Preview: computed, shown, never votes.
     in.hist = d.hist;
     in.hpa.spec.prediction->preview = true;
-    in.prediction = {90, "", ""};
+    in.prediction = {};
+    in.prediction.value = 270;
     d = run();
     EXPECT_EQ(d.stages.recommended, 3);
     ASSERT_TRUE(d.stages.prediction);

@@ -33,13 +33,16 @@ TEST(PredictionVote, AsksForTheReplicasTheForecastNeedsAgainstTheTarget) {
         std::int32_t current;
         std::int32_t replicas;
     } rows[] = {
-        {"Utilization 90 % against 50 %: 1.8 × 3", metric(metric_target_type::utilization, 50), 90,
-         3, 6},
-        {"within the tolerance: as it is", metric(metric_target_type::utilization, 50), 54, 3, 3},
+        {"Utilization: a total of 270 (90 % on 3 pods) against 50 %",
+         metric(metric_target_type::utilization, 50), 270, 3, 6},
+        {"the same total however many pods there are now",
+         metric(metric_target_type::utilization, 50), 270, 1, 6},
+        {"within the tolerance: as it is (162 on 3 pods is 108 % of 150)",
+         metric(metric_target_type::utilization, 50), 162, 3, 3},
         {"below: fewer (the decision's max keeps the current load's)",
-         metric(metric_target_type::utilization, 50), 20, 3, 2},
-        {"AverageValue 0.75 against 250m", metric(metric_target_type::average_value, 0.25), 0.75, 2,
-         6},
+         metric(metric_target_type::utilization, 50), 60, 3, 2},
+        {"AverageValue: a total of 1.5 against 250m",
+         metric(metric_target_type::average_value, 0.25), 1.5, 2, 6},
         {"Value 1500 against 1000", metric(metric_target_type::value, 1000), 1500, 4, 6},
         {"from zero replicas: counted as one", metric(metric_target_type::value, 10), 35, 0, 4},
         {"a NaN forecast asks for nothing new", metric(metric_target_type::value, 10), std::nan(""),
@@ -52,6 +55,18 @@ TEST(PredictionVote, AsksForTheReplicasTheForecastNeedsAgainstTheTarget) {
         EXPECT_EQ(v.replicas, r.replicas) << r.what;
         EXPECT_EQ(v.metric, "load (forecast)") << r.what;
     }
+}
+
+TEST(PredictionVote, ForecastsTheTotalOfAPerPodMetricAndTheValueOfAValueTarget) {
+    metric_status s;
+    s.current.average_utilization = 80;
+    EXPECT_EQ(forecast_quantity(metric(metric_target_type::utilization, 50), s, 3), 240);
+    s.current.average_value = quantity::from_milli(1500, core::quantity_format::decimal_si);
+    EXPECT_EQ(forecast_quantity(metric(metric_target_type::average_value, 1), s, 4), 6);
+    EXPECT_EQ(forecast_quantity(metric(metric_target_type::value, 1), s, 4), std::nullopt)
+        << "a Value target's status has no value here";
+    s.current.value = quantity::from_milli(7000, core::quantity_format::decimal_si);
+    EXPECT_EQ(forecast_quantity(metric(metric_target_type::value, 1), s, 4), 7);
 }
 
 TEST(PredictionVote, FindsTheNamedMetric) {

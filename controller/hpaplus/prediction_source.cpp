@@ -1,0 +1,180 @@
+// controller/hpaplus/prediction_source.cpp — spec.prediction's history and forecast.
+#include "controller/hpaplus/prediction_source.hpp"
+
+#include "metrics/backend_reading.hpp"
+#include "policy/prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace hpaplus::controller {
+namespace {
+
+using std::chrono::nanoseconds;
+
+// Prometheus refuses a range query of more than 11,000 points per series.
+constexpr std::int64_t points_per_read = 10'000;
+// The forecast resamples at most this many buckets; a history holds no more samples.
+constexpr std::size_t max_samples = std::size_t{1} << 21;
+
+std::string history_key(const policy::prediction_spec& p) {
+    std::string key =
+        p.history == policy::prediction_spec::source::backend ? "Backend\n" : "Recorded\n";
+    key += p.backend + '\n' + p.query + '\n' + std::to_string(p.step.count());
+    for (const nanoseconds period : p.periods)
+        key += ' ' + std::to_string(period.count());
+    return key;
+}
+
+// How far back the forecast looks: four cycles of the longest period.
+nanoseconds span_of(const policy::prediction_spec& p) {
+    nanoseconds longest{0};
+    for (const nanoseconds period : p.periods)
+        longest = std::max(longest, period);
+    return longest * 4;
+}
+
+void start_over(prediction_memory& memory, std::string key) {
+    memory = prediction_memory{};
+    memory.history_of = std::move(key);
+}
+
+void forget_before(std::vector<forecast::sample>& samples, core::time_point oldest) {
+    const auto first = std::find_if(samples.begin(), samples.end(),
+                                    [&](const forecast::sample& s) { return s.time >= oldest; });
+    samples.erase(samples.begin(), first);
+    if (samples.size() > max_samples)
+        samples.erase(samples.begin(), samples.end() - static_cast<std::ptrdiff_t>(max_samples));
+}
+
+// Reads what is new of a Backend history into memory.samples; an error says why it could not.
+boost::asio::awaitable<std::optional<std::string>>
+read_backend(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
+             const std::string& target_name, const std::string& pod_selector,
+             prediction_memory& memory, core::time_point now) {
+    const policy::prediction_spec& p = *hpa.spec.prediction;
+    const std::string who = "backend \"" + p.backend + "\"";
+    metrics::http_backend* backend = metrics.backend(p.backend);
+    if (!backend) co_return who + " is not configured (see --metric-backends)";
+    if (backend->config().type != metrics::backend_type::prometheus)
+        co_return who + " is not a prometheus backend: a history is read with range queries";
+    const policy::metric_spec* m = policy::named_metric(hpa.spec, p.metric);
+    if (!m) co_return "spec.prediction.metric: no metric is named \"" + p.metric + "\"";
+    const metrics::query_context ctx{hpa.namespace_, hpa.name, target_name,
+                                     pod_selector,   {},       backend->config().window};
+    auto values = metrics::query_values(*m, ctx);
+    if (!values) co_return who + ": history.query: " + values.error().text;
+    auto query = metrics::expand_query(p.query, *values, backend->config().query_language);
+    if (!query) co_return who + ": history.query: " + query.error().text;
+
+    // Whole seconds (Prometheus's step); the last few steps are read again, as samples that
+    // arrived late may have changed them.
+    const auto step =
+        std::max(std::chrono::ceil<std::chrono::seconds>(p.step), std::chrono::seconds(1));
+    core::time_point start = now - span_of(p);
+    if (memory.read_until != core::time_point{})
+        start = std::max(start, memory.read_until - 5 * step);
+    forget_before(memory.samples, now - span_of(p));
+    memory.samples.erase(std::find_if(memory.samples.begin(), memory.samples.end(),
+                                      [&](const forecast::sample& s) { return s.time >= start; }),
+                         memory.samples.end());
+    while (start <= now) {
+        const core::time_point end = std::min(now, start + points_per_read * step);
+        const metrics::range_answer answer =
+            co_await backend->query_range(*query, start, end, step);
+        if (!answer.error.empty()) co_return answer.error;
+        // Several series are summed at each time (the query gives the history in parts).
+        std::map<core::time_point, double> summed;
+        for (const auto& series : answer.series)
+            for (const auto& [time, value] : series.points)
+                if (std::isfinite(value)) summed[time] += value;
+        for (const auto& [time, value] : summed)
+            if (time >= start && time <= end) memory.samples.push_back({time, value});
+        start = end + step;
+    }
+    forget_before(memory.samples, now - span_of(p));
+    memory.read_until = now;
+    co_return std::nullopt;
+}
+
+policy::prediction_input input_of(const forecast::forecast_result& r) {
+    policy::prediction_input in;
+    if (r.value && std::isfinite(*r.value)) {
+        in.value = r.value;
+        in.period = r.period;
+        in.next_peak = r.next_peak;
+    } else {
+        in.why = r.why == forecast::no_forecast::none ? "InvalidPrediction"
+                                                      : std::string(forecast::to_string(r.why));
+    }
+    in.message = r.message;
+    return in;
+}
+
+} // namespace
+
+boost::asio::awaitable<policy::prediction_input>
+prediction_for(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
+               const std::string& target_name, const std::string& pod_selector,
+               prediction_memory& memory, core::time_point now) {
+    const policy::prediction_spec& p = *hpa.spec.prediction;
+    if (std::string key = history_key(p); key != memory.history_of)
+        start_over(memory, std::move(key));
+    if (memory.computed && now >= memory.computed_at && now - memory.computed_at < p.step)
+        co_return memory.forecast;
+    memory.computed = true;
+    memory.computed_at = now;
+    if (p.history == policy::prediction_spec::source::backend) {
+        if (auto error =
+                co_await read_backend(metrics, hpa, target_name, pod_selector, memory, now)) {
+            memory.forecast = {};
+            memory.forecast.why = "HistoryUnavailable";
+            memory.forecast.message =
+                "the history of " + p.metric + " could not be read: " + *error;
+            co_return memory.forecast;
+        }
+    } else {
+        forget_before(memory.samples, now - span_of(p));
+    }
+    forecast::forecast_input in;
+    in.history = memory.samples;
+    in.now = now;
+    in.step = p.step;
+    in.periods = p.periods;
+    in.look_ahead = p.look_ahead;
+    in.margin = p.margin;
+    memory.forecast = input_of(forecast::forecast(in));
+    co_return memory.forecast;
+}
+
+void record_prediction_sample(const policy::autoscaler& hpa, const policy::decision& d,
+                              prediction_memory& memory, core::time_point now) {
+    const policy::prediction_spec& p = *hpa.spec.prediction;
+    if (p.history != policy::prediction_spec::source::recorded || !(p.step.count() > 0)) return;
+    if (std::string key = history_key(p); key != memory.history_of)
+        start_over(memory, std::move(key));
+    const policy::metric_spec* m = policy::named_metric(hpa.spec, p.metric);
+    if (!m) return;
+    const auto index = static_cast<std::size_t>(m - hpa.spec.metrics.data());
+    const auto record =
+        std::find_if(d.metrics.begin(), d.metrics.end(),
+                     [&](const policy::metric_record& r) { return r.index == index; });
+    if (record == d.metrics.end() || !record->status) return;
+    const auto value = policy::forecast_quantity(*m, *record->status, d.current_replicas);
+    if (!value || !std::isfinite(*value)) return;
+    auto& samples = memory.samples;
+    const auto bucket = [&](core::time_point t) { return t.time_since_epoch() / p.step; };
+    if (!samples.empty() && samples.back().time <= now &&
+        bucket(samples.back().time) == bucket(now)) {
+        // One sample per step: the mean of the passes in it.
+        samples.back().value += (*value - samples.back().value) / ++memory.last_count;
+        return;
+    }
+    if (!samples.empty() && samples.back().time > now) return; // the clock went back
+    samples.push_back({now, *value});
+    memory.last_count = 1;
+    forget_before(samples, now - span_of(p));
+}
+
+} // namespace hpaplus::controller
