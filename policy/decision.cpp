@@ -213,8 +213,8 @@ void predict(decision& d, const reconcile_input& in, std::int32_t current, const
     } else {
         prediction_vote vote = vote_of(*m, *in.prediction.value, current, t);
         vote.voting = !p.preview;
-        d.stages.prediction = {vote.value, vote.replicas, vote.voting, in.prediction.period,
-                               in.prediction.next_peak};
+        d.stages.prediction = {vote.value, vote.replicas,        vote.voting,
+                               false,      in.prediction.period, in.prediction.next_peak};
         set_condition(conditions, "PredictionReady", true_, "ForecastReady",
                       "the forecast of " + p.metric + " over the next " +
                           core::format_go_duration(p.look_ahead) + " is " +
@@ -227,6 +227,7 @@ void predict(decision& d, const reconcile_input& in, std::int32_t current, const
         if (voting && vote.replicas > result.replicas) {
             result.replicas = vote.replicas;
             result.metric_name = vote.metric;
+            d.stages.prediction->decided = true;
         }
     }
     if (voting != d.hist.prediction_voting) {

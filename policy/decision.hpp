@@ -84,6 +84,7 @@ struct decision_stages {
         double value = 0;
         std::int32_t replicas = 0;
         bool voting = false;
+        bool decided = false; ///< its proposal was the highest: the forecast set the replicas
         std::optional<std::chrono::nanoseconds> period; ///< the period forecast with
         std::optional<time_point> next_peak;
     };

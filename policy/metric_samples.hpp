@@ -2,8 +2,8 @@
 // upstream's metrics clients do (container sums, missing containers, empty answers).
 #pragma once
 
-#include "policy/pod_grouping.hpp"
 #include "core/kubernetes.hpp"
+#include "policy/pod_grouping.hpp"
 
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>

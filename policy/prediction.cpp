@@ -57,4 +57,18 @@ std::optional<double> forecast_quantity(const metric_spec& m, const metric_statu
     return c.average_value ? std::optional(c.average_value->as_double() * n) : std::nullopt;
 }
 
+prediction_input prediction_of(const forecast::forecast_result& r) {
+    prediction_input in;
+    if (r.value && std::isfinite(*r.value)) {
+        in.value = r.value;
+        in.period = r.period;
+        in.next_peak = r.next_peak;
+    } else {
+        in.why = r.why == forecast::no_forecast::none ? "InvalidPrediction"
+                                                      : std::string(forecast::to_string(r.why));
+    }
+    in.message = r.message;
+    return in;
+}
+
 } // namespace hpaplus::policy

@@ -3,6 +3,7 @@
 // (the decision takes the highest proposal), never hold it below what the current load needs.
 #pragma once
 
+#include "forecast/forecast.hpp"
 #include "policy/replica_calculator.hpp"
 #include "policy/types.hpp"
 
@@ -36,5 +37,9 @@ prediction_vote vote_of(const metric_spec& m, double forecast, std::int32_t curr
 /// status has no such value.
 std::optional<double> forecast_quantity(const metric_spec& m, const metric_status& status,
                                         std::int32_t pods);
+
+/// What the decision is given of a forecast: its value (when it is a number), period and next
+/// peak, or why there is none (the forecast's reason, a condition reason).
+prediction_input prediction_of(const forecast::forecast_result& r);
 
 } // namespace hpaplus::policy

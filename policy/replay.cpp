@@ -6,6 +6,7 @@
 #include "policy/formula.hpp"
 #include "policy/formula_metrics.hpp"
 #include "policy/metric_samples.hpp"
+#include "policy/prediction.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -123,6 +124,7 @@ class replayer {
     replay_result run(const replay_observer& observe) {
         replay_result out;
         out.summary.name = hpa_.name;
+        out.summary.predicts = hpa_.spec.prediction.has_value();
         out.summary.max_replicas = workload_.replicas();
         const auto sync = seconds(hpa_.spec.sync_period_seconds.value_or(15));
         const auto duration = load_.duration();
@@ -148,12 +150,61 @@ class replayer {
     std::vector<std::optional<formula_expression>> formulas_;
     autoscaler_status status_ = hpa_.status;
     history hist_;
+    // spec.prediction: the named metric's recording up to now, and the last forecast.
+    struct {
+        std::vector<forecast::sample> history;
+        std::size_t next = 0; ///< the next recorded value to add
+        std::optional<time_point> computed_at;
+        prediction_input last;
+    } prediction_;
 
     std::optional<double> recorded(std::size_t metric, time_point now) const {
         const auto it = load_.series.find(metric);
         if (it == load_.series.end()) return std::nullopt;
         const auto k = static_cast<std::size_t>((now - load_.start) / load_.step);
         return k < it->second.size() ? it->second[k] : std::nullopt;
+    }
+
+    // The recorded value as the forecast counts it: a per-pod target's total in the unit of its
+    // status (percent of one pod's request for Utilization), a value as recorded.
+    std::optional<double> forecast_unit(const metric_spec& m, double total) const {
+        if (m.target.type != metric_target_type::utilization) return total;
+        const resource_list& basis = m.basis == usage_basis::limits ? load_.limits : load_.requests;
+        const quantity* request = find_resource(basis, m.resource_name);
+        if (!request || request->milli_value() <= 0) return std::nullopt;
+        return total * 100.0 / request->as_double();
+    }
+
+    prediction_input forecast_at(time_point now) {
+        const prediction_spec& p = *hpa_.spec.prediction;
+        const metric_spec* m = named_metric(hpa_.spec, p.metric);
+        const auto series =
+            m ? load_.series.find(static_cast<std::size_t>(m - hpa_.spec.metrics.data()))
+              : load_.series.end();
+        if (series == load_.series.end()) {
+            prediction_input none;
+            none.why = "HistoryUnavailable";
+            none.message = "the recording has no series of " + p.metric;
+            return none;
+        }
+        const auto step = std::max<std::chrono::nanoseconds>(p.step, load_.step);
+        if (prediction_.computed_at && now - *prediction_.computed_at < step)
+            return prediction_.last;
+        auto& k = prediction_.next;
+        for (; k < series->second.size() && load_.start + load_.step * k <= now; ++k)
+            if (const auto& v = series->second[k])
+                if (const auto value = forecast_unit(*m, *v))
+                    prediction_.history.push_back({load_.start + load_.step * k, *value});
+        forecast::forecast_input in;
+        in.history = prediction_.history;
+        in.now = now;
+        in.step = step;
+        in.periods = p.periods;
+        in.look_ahead = p.look_ahead;
+        in.margin = p.margin;
+        prediction_.last = prediction_of(forecast::forecast(in));
+        prediction_.computed_at = now;
+        return prediction_.last;
     }
 
     metric_reading reading(std::size_t i, time_point now) const {
@@ -221,6 +272,7 @@ class replayer {
         in.config = config_;
         in.hist = hist_;
         in.now = now;
+        if (hpa_.spec.prediction) in.prediction = forecast_at(now);
 
         decision d = decide(in);
         finish(d, in, std::nullopt);
@@ -232,6 +284,9 @@ class replayer {
         if (d.rescale && d.target_replicas != workload_.replicas()) {
             ++summary.rescales;
             ++(d.target_replicas > workload_.replicas() ? summary.scale_ups : summary.scale_downs);
+            out.forecast = d.target_replicas > workload_.replicas() && d.stages.prediction &&
+                           d.stages.prediction->decided;
+            if (out.forecast) ++summary.forecast_ups;
             workload_.resize(d.target_replicas, now);
             out.replicas = workload_.replicas();
             out.reason = d.rescale_reason;

@@ -43,6 +43,8 @@ struct replay_summary {
     std::int32_t max_replicas = 0;
     std::int64_t replica_seconds = 0;      ///< the cost: replicas integrated over the recording
     std::int64_t seconds_above_target = 0; ///< the risk: seconds any metric was above its target
+    bool predicts = false;                 ///< it has a spec.prediction
+    std::int32_t forecast_ups = 0;         ///< scale-ups the forecast's vote decided
 };
 
 /// The workload at one decision.
@@ -51,6 +53,7 @@ struct replay_decision {
     std::int32_t replicas = 0; ///< after the decision
     std::int32_t ready = 0;    ///< ready pods when it was taken
     std::string reason;        ///< the rescale reason, "" when nothing changed
+    bool forecast = false;     ///< the forecast's vote decided this scale-up
 };
 
 struct replay_result {
@@ -63,7 +66,9 @@ using replay_observer =
     std::function<void(std::size_t index, const reconcile_input&, const decision&)>;
 
 /// Replays `hpa` (spec defaulted and valid) over `load`: a decision at start and every
-/// syncPeriodSeconds (default 15) after, while the recording lasts.
+/// syncPeriodSeconds (default 15) after, while the recording lasts. A spec.prediction forecasts
+/// from the recording itself — the named metric's series up to each decision, whatever its
+/// history source — once per history step (at least the recording's step).
 replay_result replay(const autoscaler& hpa, const recorded_load& load,
                      const controller_config& config, const replay_observer& observe = {});
 

@@ -26,6 +26,11 @@ const char* color(std::size_t i) {
     return palette[i % std::size(palette)];
 }
 
+bool any_predicts(const std::vector<replayed_variant>& variants) {
+    return std::any_of(variants.begin(), variants.end(),
+                       [](const replayed_variant& v) { return v.result.summary.predicts; });
+}
+
 // The metric the load panel shows: the first with a recorded series that votes in the first
 // variant (or just the first with a series).
 std::optional<std::size_t> charted_metric(const policy::recorded_load& load,
@@ -167,6 +172,15 @@ std::string svg_body(const policy::recorded_load& load,
         replicas_path += " H" + num(x(total));
         out += "<path d=\"" + replicas_path + "\" fill=\"none\" stroke=\"" + color(i) +
                "\" stroke-width=\"2\"/>\n";
+        for (const auto& d : v.result.decisions) { // a triangle where the forecast scaled up
+            if (!d.forecast) continue;
+            const double mx = x(std::chrono::duration<double>(d.time - load.start).count());
+            const double my = replicas_top + replicas_h * (1 - d.replicas / replicas_max);
+            out += "<path d=\"M" + num(mx) + " " + num(my - 9) + " l-4 -7 h8 z\" fill=\"" +
+                   color(i) + "\"><title>" + escape(v.result.summary.name) +
+                   ": the forecast raised the replicas to " + std::to_string(d.replicas) +
+                   "</title></path>\n";
+        }
         if (!capacity_path.empty()) {
             capacity_path += " H" + num(x(total));
             out += "<path d=\"" + capacity_path + "\" fill=\"none\" stroke=\"" + color(i) +
@@ -187,8 +201,10 @@ std::string svg_body(const policy::recorded_load& load,
         out += "<text x=\"" + num(left + 32) + "\" y=\"" + num(y) + "\">" + escape(s.name) +
                ": replicas (solid), capacity at its target (dashed) — " +
                std::to_string(s.rescales) + " rescales, " + std::to_string(s.replica_seconds) +
-               " replica-seconds, " + std::to_string(s.seconds_above_target) +
-               " s above target</text>\n";
+               " replica-seconds, " + std::to_string(s.seconds_above_target) + " s above target" +
+               (s.predicts ? ", ▼ " + std::to_string(s.forecast_ups) + " scale-ups by the forecast"
+                           : "") +
+               "</text>\n";
     }
     return out + "</svg>\n";
 }
@@ -210,43 +226,83 @@ std::string render_replay_html(const policy::recorded_load& load,
     out += "<h1>hpaplus replay</h1>\n";
     if (variants.empty())
         return out + (requests ? requests_html(*requests) : "") + "</body></html>\n";
+    const bool predicting = any_predicts(variants);
     out += "<table><tr><th>variant</th><th>rescales</th><th>scale-ups"
            "</th><th>scale-downs</th><th>max replicas</th><th>replica-seconds (cost)</th>"
-           "<th>seconds above target (risk)</th></tr>\n";
+           "<th>seconds above target (risk)</th>" +
+           std::string(predicting ? "<th>scale-ups by the forecast</th>" : "") + "</tr>\n";
     for (const auto& v : variants) {
         const auto& s = v.result.summary;
         out += "<tr><td>" + escape(s.name) + "</td><td>" + std::to_string(s.rescales) +
                "</td><td>" + std::to_string(s.scale_ups) + "</td><td>" +
                std::to_string(s.scale_downs) + "</td><td>" + std::to_string(s.max_replicas) +
                "</td><td>" + std::to_string(s.replica_seconds) + "</td><td>" +
-               std::to_string(s.seconds_above_target) + "</td></tr>\n";
+               std::to_string(s.seconds_above_target) + "</td>" +
+               (predicting ? "<td>" + (s.predicts ? std::to_string(s.forecast_ups) : "–") + "</td>"
+                           : "") +
+               "</tr>\n";
     }
-    out += "</table>\n" + svg_body(load, variants);
+    out += "</table>\n";
+    if (const std::string said = prediction_comparison(variants); !said.empty())
+        out += "<p>" + escape(said) + "</p>\n";
+    out += svg_body(load, variants);
     if (requests) out += requests_html(*requests);
     return out + "</body></html>\n";
+}
+
+std::string prediction_comparison(const std::vector<replayed_variant>& variants) {
+    if (variants.empty() || variants.front().result.summary.predicts) return "";
+    const auto& base = variants.front().result.summary;
+    std::string out;
+    for (const auto& v : variants) {
+        const auto& s = v.result.summary;
+        if (!s.predicts) continue;
+        const std::int64_t fewer = base.seconds_above_target - s.seconds_above_target;
+        const std::int64_t paid = s.replica_seconds - base.replica_seconds;
+        char percent[32] = "";
+        if (base.replica_seconds > 0)
+            std::snprintf(percent, sizeof percent, " (%+.1f %%)",
+                          100.0 * static_cast<double>(paid) /
+                              static_cast<double>(base.replica_seconds));
+        out += std::string(out.empty() ? "" : "\n") + s.name + ": " +
+               std::to_string(fewer < 0 ? -fewer : fewer) + " seconds " +
+               (fewer < 0 ? "more" : "fewer") + " above target than " + base.name + ", for " +
+               std::to_string(paid < 0 ? -paid : paid) + " replica-seconds " +
+               (paid < 0 ? "less" : "more") + percent + "; the forecast scaled up " +
+               std::to_string(s.forecast_ups) + " times";
+    }
+    return out;
 }
 
 std::string summary_table(const std::vector<replayed_variant>& variants) {
     std::size_t name_width = 7;
     for (const auto& v : variants)
         name_width = std::max(name_width, v.result.summary.name.size());
+    const bool predicting = any_predicts(variants);
     auto row = [&](const std::string& name, const std::string& a, const std::string& b,
                    const std::string& c, const std::string& d, const std::string& e,
-                   const std::string& f) {
-        char buffer[256];
-        std::snprintf(buffer, sizeof buffer, "%-*s  %8s  %8s  %10s  %11s  %15s  %19s\n",
+                   const std::string& f, const std::string& g) {
+        char buffer[320];
+        std::snprintf(buffer, sizeof buffer, "%-*s  %8s  %8s  %10s  %11s  %15s  %19s", //
                       static_cast<int>(name_width), name.c_str(), a.c_str(), b.c_str(), c.c_str(),
                       d.c_str(), e.c_str(), f.c_str());
-        return std::string(buffer);
+        std::string line = buffer;
+        if (predicting) {
+            std::snprintf(buffer, sizeof buffer, "  %11s", g.c_str());
+            line += buffer;
+        }
+        return line + "\n";
     };
     std::string out = row("VARIANT", "RESCALES", "UPS", "DOWNS", "MAXREPLICAS", "REPLICASECONDS",
-                          "SECONDSABOVETARGET");
+                          "SECONDSABOVETARGET", "FORECASTUPS");
     for (const auto& v : variants) {
         const auto& s = v.result.summary;
         out += row(s.name, std::to_string(s.rescales), std::to_string(s.scale_ups),
                    std::to_string(s.scale_downs), std::to_string(s.max_replicas),
-                   std::to_string(s.replica_seconds), std::to_string(s.seconds_above_target));
+                   std::to_string(s.replica_seconds), std::to_string(s.seconds_above_target),
+                   s.predicts ? std::to_string(s.forecast_ups) : "-");
     }
+    if (const std::string said = prediction_comparison(variants); !said.empty()) out += said + "\n";
     return out;
 }
 
@@ -266,7 +322,8 @@ std::string summary_json(const std::vector<replayed_variant>& variants,
                ", \"scaleDowns\": " + std::to_string(s.scale_downs) +
                ", \"maxReplicas\": " + std::to_string(s.max_replicas) +
                ", \"replicaSeconds\": " + std::to_string(s.replica_seconds) +
-               ", \"secondsAboveTarget\": " + std::to_string(s.seconds_above_target) + "}";
+               ", \"secondsAboveTarget\": " + std::to_string(s.seconds_above_target) +
+               (s.predicts ? ", \"forecastUps\": " + std::to_string(s.forecast_ups) : "") + "}";
     }
     out += variants.empty() ? "]" : "\n]";
     if (requests) out += ",\n\"requests\": " + requests_json(*requests);

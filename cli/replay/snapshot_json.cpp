@@ -3,6 +3,7 @@
 #include "cli/replay/snapshot_json.hpp"
 
 #include "cli/evaluate/decision_json.hpp"
+#include "core/duration.hpp"
 #include "net/json_parse.hpp"
 #include "policy/replay.hpp"
 
@@ -275,6 +276,18 @@ std::string encode_snapshot(const policy::reconcile_input& in, const std::string
     doc.AddMember("externalMetrics", external, a);
     if (!failures.Empty()) doc.AddMember("failures", failures, a);
     if (in.hist.started) doc.AddMember("history", encode_history(in.hist, a), a);
+    if (in.hpa.spec.prediction) { // the forecast replay computed from the recording
+        const policy::prediction_input& p = in.prediction;
+        Value forecast(rapidjson::kObjectType);
+        if (p.value) forecast.AddMember("value", *p.value, a);
+        if (!p.why.empty()) forecast.AddMember("reason", json_string(p.why, a), a);
+        if (!p.message.empty()) forecast.AddMember("message", json_string(p.message, a), a);
+        if (p.period)
+            forecast.AddMember("period", json_string(core::format_go_duration(*p.period), a), a);
+        if (p.next_peak)
+            forecast.AddMember("nextPeak", json_string(core::format_rfc3339(*p.next_peak), a), a);
+        doc.AddMember("forecast", forecast, a);
+    }
 
     return pretty_json(doc);
 }

@@ -98,20 +98,6 @@ read_backend(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
     co_return std::nullopt;
 }
 
-policy::prediction_input input_of(const forecast::forecast_result& r) {
-    policy::prediction_input in;
-    if (r.value && std::isfinite(*r.value)) {
-        in.value = r.value;
-        in.period = r.period;
-        in.next_peak = r.next_peak;
-    } else {
-        in.why = r.why == forecast::no_forecast::none ? "InvalidPrediction"
-                                                      : std::string(forecast::to_string(r.why));
-    }
-    in.message = r.message;
-    return in;
-}
-
 } // namespace
 
 boost::asio::awaitable<policy::prediction_input>
@@ -144,7 +130,7 @@ prediction_for(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
     in.periods = p.periods;
     in.look_ahead = p.look_ahead;
     in.margin = p.margin;
-    memory.forecast = input_of(forecast::forecast(in));
+    memory.forecast = policy::prediction_of(forecast::forecast(in));
     co_return memory.forecast;
 }
 

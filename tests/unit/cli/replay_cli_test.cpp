@@ -82,6 +82,40 @@ TEST_F(ReplayCli, TheTwoHourSpikeWithASlowerVariant) {
     EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
+TEST_F(ReplayCli, AWeekWithPredictionIsLessAboveTargetAndSaysWhatThatCost) {
+    // examples/replay/week.json: weekdays with a morning ramp, a lunch peak and an evening bump,
+    // a quiet weekend, a noisy Wednesday with a ten-minute burst.
+    const auto r = run_command(binary + " replay --autoscaler " + source +
+                               "/examples/replay/web-week.yaml --variant " + source +
+                               "/examples/replay/web-week-predictive.yaml --metrics " + source +
+                               "/examples/replay/week.json --summary-json " + path("s.json") +
+                               " --report " + path("week.html"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    rapidjson::Document doc;
+    doc.Parse(slurp(path("s.json")).c_str());
+    ASSERT_TRUE(doc.IsObject() && doc["variants"].IsArray() && doc["variants"].Size() == 2)
+        << r.output;
+    const auto& base = doc["variants"][0];
+    const auto& predictive = doc["variants"][1];
+    EXPECT_FALSE(base.HasMember("forecastUps"));
+    EXPECT_GE(predictive["forecastUps"].GetInt(), 1);
+    EXPECT_LT(predictive["secondsAboveTarget"].GetInt64(), base["secondsAboveTarget"].GetInt64());
+    const std::int64_t fewer =
+        base["secondsAboveTarget"].GetInt64() - predictive["secondsAboveTarget"].GetInt64();
+    const std::int64_t paid =
+        predictive["replicaSeconds"].GetInt64() - base["replicaSeconds"].GetInt64();
+    EXPECT_NE(r.output.find("web-predictive: " + std::to_string(fewer) +
+                            " seconds fewer above target than web, for " +
+                            std::to_string(paid < 0 ? -paid : paid) + " replica-seconds " +
+                            (paid < 0 ? "less" : "more")),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("FORECASTUPS"), std::string::npos);
+    const std::string html = slurp(path("week.html"));
+    EXPECT_NE(html.find("the forecast raised the replicas to"), std::string::npos);
+    EXPECT_NE(html.find("scale-ups by the forecast"), std::string::npos);
+}
+
 TEST_F(ReplayCli, SnapshotsAreWrittenForEveryDecision) {
     const auto r = run_command(binary + " replay --autoscaler " + source +
                                "/examples/replay/web-hpa.yaml --metrics " + source +
@@ -123,6 +157,39 @@ TEST(ReplayMatchesEvaluate, OnTheRecordedDay) {
     for (std::size_t at; (at = day.find("null")) != std::string::npos;)
         day.replace(at, 4, "1.5");
     expect_every_decision_matches_evaluate(slurp(source + "/examples/replay/web-slow.yaml"), day);
+}
+
+TEST(ReplayMatchesEvaluate, WithAForecastFromTheRecording) {
+    // Six hours of a two-hour rhythm (a 40-minute peak of 6 cores over 1 core): from the third
+    // cycle on, the forecast (given to evaluate as the snapshot's "forecast") votes.
+    const std::string hpa =
+        R"json({"apiVersion": "autoscaling.hpaplus.io/v1alpha1", "kind": "HPAPlus",
+      "metadata": {"name": "rhythm", "namespace": "shop"},
+      "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "rhythm"},
+        "minReplicas": 1, "maxReplicas": 30,
+        "metrics": [{"name": "cpu", "type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}],
+        "prediction": {"metric": "cpu", "history": {"step": "5m"}, "periods": ["2h"], "lookAhead": "10m"}}})json";
+    std::string values;
+    for (int minute = 0; minute < 360; ++minute)
+        values += std::string(minute ? ", " : "") +
+                  (minute % 120 >= 60 && minute % 120 < 100 ? "6" : "1");
+    const std::string recording =
+        R"({"start": "2026-11-02T00:00:00Z", "stepSeconds": 60, "initialReplicas": 2,
+      "podResources": {"requests": {"cpu": "500m"}}, "series": {"0": [)" +
+        values + "]}}";
+    auto a = decode_replay_autoscaler(hpa);
+    ASSERT_TRUE(a) << a.error().text;
+    auto load = decode_recording(recording);
+    ASSERT_TRUE(load) << load.error().text;
+    const auto result = policy::replay(a->hpa, *load, policy::controller_config{});
+    EXPECT_GE(result.summary.forecast_ups, 1) << "the third cycle's rise is met ahead of time";
+    for (const auto& d : result.decisions)
+        if (d.forecast) {
+            const auto minute = (d.time - load->start) / std::chrono::minutes(1);
+            EXPECT_GE(minute, 240) << "no forecast before two cycles of history";
+            EXPECT_LT(minute % 120, 60) << "the forecast scales up before the peak, not in it";
+        }
+    expect_every_decision_matches_evaluate(hpa, recording);
 }
 
 TEST(ReplayMatchesEvaluate, OnEveryMetricTypeAndAFormula) {
@@ -204,9 +271,11 @@ TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
          "--prometheus needs --from and --to"},
         {"bad report", "--autoscaler " + hpa + " --metrics M --report r.png", "{}",
          "--report must end in .html or .svg"},
-        {"vertical svg", "--vertical M --report r.svg", R"({"vpa": {"spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}})",
+        {"vertical svg", "--vertical M --report r.svg",
+         R"({"vpa": {"spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}})",
          "--vertical alone: the report is HTML only"},
-        {"vertical input", "--vertical M", R"({"vpa": {"spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}, "samples": [{}]})",
+        {"vertical input", "--vertical M",
+         R"({"vpa": {"spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}, "samples": [{}]})",
          "samples[0].time: required field is missing"},
         {"series key", "--autoscaler " + hpa + " --metrics M",
          R"({"start": "2026-01-01T00:00:00Z", "series": {"cpu": [1]}})",

@@ -59,7 +59,7 @@ TEST(StatusPrediction, ShowsTheForecastOfThisPassAndRemovesItWhenThereIsNone) {
     hpa.spec.prediction.emplace();
     hpa.spec.prediction->metric = "cpu";
     policy::decision d;
-    d.stages.prediction = {528, 11, true, std::chrono::seconds(30),
+    d.stages.prediction = {528, 11, true, true, std::chrono::seconds(30),
                            core::time_point{} + std::chrono::seconds(1800000000)};
     rapidjson::Document doc;
     doc.Parse(encode_status(hpa, d).c_str());
