@@ -87,6 +87,9 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.boolean("cronhpa",
                   "run CronHPA objects (watched for until crds/cronhpa.yaml is installed)",
                   o.enable_cronhpa);
+    flags.duration("prediction-checkpoint-interval",
+                   "how often a Recorded prediction history is written to its HPAPlusCheckpoint",
+                   o.prediction_checkpoint_interval, 100ms);
     flags.boolean("enable-vertical",
                   "run VPAPlus objects (watched for until crds/vpaplus.yaml is installed)",
                   o.enable_vertical);

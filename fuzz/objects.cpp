@@ -5,6 +5,7 @@
 #include "fuzz/fuzz.hpp"
 #include "kinds/decode.hpp"
 #include "kinds/migrate.hpp"
+#include "kinds/prediction_checkpoint.hpp"
 #include "kinds/records.hpp"
 #include "kinds/vpaplus.hpp"
 #include "kube/json_decoder.hpp"
@@ -72,6 +73,8 @@ void decode(unsigned which, const rapidjson::Value& doc, const std::string& text
         break;
     case 14:
         (void)decode_checkpoint_status(n);
+        if (auto h = decode_prediction_checkpoint(text)) // and what it decodes, written back
+            (void)encode_prediction_checkpoint_status(*h, hpaplus::core::time_point{});
         break;
     case 15:
         (void)scale_from_deployment(doc);

@@ -23,6 +23,8 @@ const resource_path cronhpas{"autoscaling.hpaplus.io", "v1alpha1", "cronhpas", t
 const resource_path vpapluses{"autoscaling.hpaplus.io", "v1alpha1", "vpapluses", true};
 const resource_path vpapluscheckpoints{"autoscaling.hpaplus.io", "v1alpha1", "vpapluscheckpoints",
                                        true};
+const resource_path hpapluscheckpoints{"autoscaling.hpaplus.io", "v1alpha1", "hpapluscheckpoints",
+                                       true};
 } // namespace resources
 
 std::string resource_path::path(const std::string& ns, const std::string& name,

@@ -1,8 +1,15 @@
 // controller/hpaplus/prediction_source.cpp — spec.prediction's history and forecast.
 #include "controller/hpaplus/prediction_source.hpp"
 
+#include "core/duration.hpp"
+#include "kinds/prediction_checkpoint.hpp"
+#include "kube/encode.hpp"
+#include "kube/resources.hpp"
 #include "metrics/backend_reading.hpp"
 #include "policy/prediction.hpp"
+
+#include <rapidjson/document.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +20,7 @@ namespace {
 
 using std::chrono::nanoseconds;
 
+constexpr std::string_view hpaplus_api_version = "autoscaling.hpaplus.io/v1alpha1";
 // Prometheus refuses a range query of more than 11,000 points per series.
 constexpr std::int64_t points_per_read = 10'000;
 // The forecast resamples at most this many buckets; a history holds no more samples.
@@ -98,15 +106,135 @@ read_backend(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
     co_return std::nullopt;
 }
 
-} // namespace
-
-boost::asio::awaitable<policy::prediction_input>
-prediction_for(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
-               const std::string& target_name, const std::string& pod_selector,
-               prediction_memory& memory, core::time_point now) {
+// Adds this pass's value of the named metric to the step it falls in.
+void add_sample(const policy::autoscaler& hpa, const policy::decision& d, prediction_memory& memory,
+                core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
     if (std::string key = history_key(p); key != memory.history_of)
         start_over(memory, std::move(key));
+    const policy::metric_spec* m = policy::named_metric(hpa.spec, p.metric);
+    if (!m) return;
+    const auto index = static_cast<std::size_t>(m - hpa.spec.metrics.data());
+    const auto record =
+        std::find_if(d.metrics.begin(), d.metrics.end(),
+                     [&](const policy::metric_record& r) { return r.index == index; });
+    if (record == d.metrics.end() || !record->status) return;
+    const auto value = policy::forecast_quantity(*m, *record->status, d.current_replicas);
+    if (!value || !std::isfinite(*value)) return;
+    auto& samples = memory.samples;
+    const auto bucket = [&](core::time_point t) { return t.time_since_epoch() / p.step; };
+    if (!samples.empty() && samples.back().time <= now &&
+        bucket(samples.back().time) == bucket(now)) {
+        // One sample per step: the mean of the passes in it.
+        samples.back().value += (*value - samples.back().value) / ++memory.last_count;
+        return;
+    }
+    if (!samples.empty() && samples.back().time > now) return; // the clock went back
+    samples.push_back({now, *value});
+    memory.last_count = 1;
+    forget_before(samples, now - span_of(p));
+}
+
+// A new HPAPlusCheckpoint for `hpa`, owned by it (deleted with it).
+std::string checkpoint_object(const policy::autoscaler& hpa, std::string_view uid) {
+    rapidjson::Document doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    const auto text = [&](std::string_view s) { return kube::json_string(s, a); };
+    rapidjson::Value owner(rapidjson::kObjectType);
+    owner.AddMember("apiVersion", text(hpaplus_api_version), a);
+    owner.AddMember("kind", "HPAPlus", a);
+    owner.AddMember("name", text(hpa.name), a);
+    owner.AddMember("uid", text(uid), a);
+    rapidjson::Value owners(rapidjson::kArrayType);
+    owners.PushBack(owner, a);
+    rapidjson::Value metadata(rapidjson::kObjectType);
+    metadata.AddMember("name", text(hpa.name), a);
+    metadata.AddMember("ownerReferences", owners, a);
+    rapidjson::Value spec(rapidjson::kObjectType);
+    spec.AddMember("hpaPlusName", text(hpa.name), a);
+    doc.AddMember("apiVersion", text(hpaplus_api_version), a);
+    doc.AddMember("kind", "HPAPlusCheckpoint", a);
+    doc.AddMember("metadata", metadata, a);
+    doc.AddMember("spec", spec, a);
+    return kube::to_json_text(doc);
+}
+
+// Reads a Recorded history back from its checkpoint, once.
+boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoint,
+                                             const policy::autoscaler& hpa,
+                                             prediction_memory& memory, core::time_point now) {
+    memory.checkpoint_read = true;
+    const policy::prediction_spec& p = *hpa.spec.prediction;
+    const std::string who = hpa.namespace_ + "/" + hpa.name;
+    const auto response = co_await kube::get(checkpoint.client, kube::resources::hpapluscheckpoints,
+                                             hpa.namespace_, hpa.name);
+    if (response.ec == kube::errc::not_found) co_return; // none yet
+    if (!response) {
+        spdlog::warn("{}: prediction history not read from its checkpoint: {}", who,
+                     response.message());
+        co_return;
+    }
+    memory.checkpoint_created = true;
+    auto kept = kube::decode_prediction_checkpoint(response.body);
+    if (!kept) {
+        spdlog::warn("{}: the checkpoint of its prediction history is unreadable ({}); starting "
+                     "afresh",
+                     who, kept.error().text);
+        co_return;
+    }
+    if (kept->metric != p.metric || kept->step != p.step) {
+        spdlog::info("{}: the checkpoint holds a history of {} every {}, not of {} every {}; "
+                     "starting afresh",
+                     who, kept->metric, core::format_go_duration(kept->step), p.metric,
+                     core::format_go_duration(p.step));
+        co_return;
+    }
+    memory.samples = std::move(kept->samples);
+    memory.last_count = 1;
+    forget_before(memory.samples, now - span_of(p));
+    spdlog::info("{}: prediction history restored from its checkpoint ({} samples)", who,
+                 memory.samples.size());
+}
+
+boost::asio::awaitable<void> write_checkpoint(prediction_checkpoint_env& checkpoint,
+                                              const policy::autoscaler& hpa,
+                                              prediction_memory& memory, core::time_point now) {
+    memory.checkpoint_written = now;
+    const auto& r = kube::resources::hpapluscheckpoints;
+    const std::string who = hpa.namespace_ + "/" + hpa.name;
+    if (!memory.checkpoint_created) {
+        auto created =
+            co_await kube::create(checkpoint.client, r, hpa.namespace_,
+                                  checkpoint_object(hpa, checkpoint.uid), checkpoint.fence_key);
+        if (!created && created.ec != kube::errc::already_exists) {
+            spdlog::warn("{}: prediction checkpoint not created: {}", who, created.message());
+            co_return;
+        }
+        memory.checkpoint_created = true;
+    }
+    const kube::prediction_history h{hpa.spec.prediction->metric, hpa.spec.prediction->step,
+                                     memory.samples};
+    std::string patch = R"({"status":)" + kube::encode_prediction_checkpoint_status(h, now) + "}";
+    const std::string sub = "status"; // named: GCC 12 ends temporaries in co_await calls early
+    auto written = co_await kube::merge_patch(checkpoint.client, r, hpa.namespace_, hpa.name,
+                                              std::move(patch), sub, checkpoint.fence_key);
+    if (!written) {
+        if (written.ec == kube::errc::not_found) memory.checkpoint_created = false;
+        spdlog::warn("{}: prediction checkpoint not written: {}", who, written.message());
+    }
+}
+
+} // namespace
+
+boost::asio::awaitable<policy::prediction_input>
+prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& checkpoint,
+               const policy::autoscaler& hpa, const std::string& target_name,
+               const std::string& pod_selector, prediction_memory& memory, core::time_point now) {
+    const policy::prediction_spec& p = *hpa.spec.prediction;
+    if (std::string key = history_key(p); key != memory.history_of)
+        start_over(memory, std::move(key));
+    if (p.history == policy::prediction_spec::source::recorded && !memory.checkpoint_read)
+        co_await read_checkpoint(checkpoint, hpa, memory, now);
     if (memory.computed && now >= memory.computed_at && now - memory.computed_at < p.step)
         co_return memory.forecast;
     memory.computed = true;
@@ -134,33 +262,17 @@ prediction_for(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
     co_return memory.forecast;
 }
 
-void record_prediction_sample(const policy::autoscaler& hpa, const policy::decision& d,
-                              prediction_memory& memory, core::time_point now) {
+boost::asio::awaitable<void> record_prediction_sample(prediction_checkpoint_env& checkpoint,
+                                                      const policy::autoscaler& hpa,
+                                                      const policy::decision& d,
+                                                      prediction_memory& memory,
+                                                      core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
-    if (p.history != policy::prediction_spec::source::recorded || !(p.step.count() > 0)) return;
-    if (std::string key = history_key(p); key != memory.history_of)
-        start_over(memory, std::move(key));
-    const policy::metric_spec* m = policy::named_metric(hpa.spec, p.metric);
-    if (!m) return;
-    const auto index = static_cast<std::size_t>(m - hpa.spec.metrics.data());
-    const auto record =
-        std::find_if(d.metrics.begin(), d.metrics.end(),
-                     [&](const policy::metric_record& r) { return r.index == index; });
-    if (record == d.metrics.end() || !record->status) return;
-    const auto value = policy::forecast_quantity(*m, *record->status, d.current_replicas);
-    if (!value || !std::isfinite(*value)) return;
-    auto& samples = memory.samples;
-    const auto bucket = [&](core::time_point t) { return t.time_since_epoch() / p.step; };
-    if (!samples.empty() && samples.back().time <= now &&
-        bucket(samples.back().time) == bucket(now)) {
-        // One sample per step: the mean of the passes in it.
-        samples.back().value += (*value - samples.back().value) / ++memory.last_count;
-        return;
-    }
-    if (!samples.empty() && samples.back().time > now) return; // the clock went back
-    samples.push_back({now, *value});
-    memory.last_count = 1;
-    forget_before(samples, now - span_of(p));
+    if (p.history != policy::prediction_spec::source::recorded || !(p.step.count() > 0)) co_return;
+    add_sample(hpa, d, memory, now);
+    if (memory.checkpoint_read && !memory.samples.empty() &&
+        (memory.checkpoint_written == core::time_point{} ||
+         now - memory.checkpoint_written >= checkpoint.interval || now < memory.checkpoint_written))
+        co_await write_checkpoint(checkpoint, hpa, memory, now);
 }
-
 } // namespace hpaplus::controller

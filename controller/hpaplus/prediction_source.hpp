@@ -6,12 +6,14 @@
 #pragma once
 
 #include "forecast/forecast.hpp"
+#include "kube/api_client.hpp"
 #include "metrics/metric_sources.hpp"
 #include "policy/decision.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::controller {
@@ -26,6 +28,18 @@ struct prediction_memory {
     core::time_point computed_at{};        ///< when `forecast` was computed (once per step)
     bool computed = false;
     policy::prediction_input forecast;
+    // Recorded: its HPAPlusCheckpoint.
+    bool checkpoint_read = false;
+    bool checkpoint_created = false;
+    core::time_point checkpoint_written{};
+};
+
+/// Where a Recorded history is kept: the HPAPlus's HPAPlusCheckpoint (same namespace and name).
+struct prediction_checkpoint_env {
+    kube::api_client& client;
+    std::string_view uid;       ///< the HPAPlus's (the checkpoint's owner)
+    std::string_view fence_key; ///< the HPAPlus's namespace/name (the write fence's)
+    std::chrono::milliseconds interval;
 };
 
 /// The forecast for this pass of `hpa` (which has a spec.prediction): the one computed within the
@@ -33,14 +47,21 @@ struct prediction_memory {
 /// that fails leaves no forecast (reason HistoryUnavailable, the backend's error) until the next
 /// step. Runs on: the metric sources' executor. Cancellation: none (bounded by the backend's
 /// timeout per read).
+/// A Recorded history is first read back from its checkpoint (a missing or unreadable one starts
+/// it afresh, said in the log).
 boost::asio::awaitable<policy::prediction_input>
-prediction_for(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
-               const std::string& target_name, const std::string& pod_selector,
-               prediction_memory& memory, core::time_point now);
+prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& checkpoint,
+               const policy::autoscaler& hpa, const std::string& target_name,
+               const std::string& pod_selector, prediction_memory& memory, core::time_point now);
 
 /// Recorded histories: adds this pass's value of the named metric (policy::forecast_quantity of
-/// its status, over the pass's current replicas) to the step it falls in.
-void record_prediction_sample(const policy::autoscaler& hpa, const policy::decision& d,
-                              prediction_memory& memory, core::time_point now);
+/// its status, over the pass's current replicas) to the step it falls in, and writes the history
+/// to its checkpoint once per `checkpoint.interval` (a failed write is logged and tried again
+/// next pass). Runs on: the client's executor. Cancellation: none (bounded by request timeouts).
+boost::asio::awaitable<void> record_prediction_sample(prediction_checkpoint_env& checkpoint,
+                                                      const policy::autoscaler& hpa,
+                                                      const policy::decision& d,
+                                                      prediction_memory& memory,
+                                                      core::time_point now);
 
 } // namespace hpaplus::controller

@@ -232,9 +232,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                                                 memory.pod_metrics_read);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
     }
+    prediction_checkpoint_env checkpoint{env.client, record->uid, object->key,
+                                         env.options.prediction_checkpoint_interval};
     if (in.hpa.spec.prediction && in.scale)
-        in.prediction = co_await prediction_for(env.metrics, in.hpa, ref.name, in.scale->selector,
-                                                memory.prediction, now);
+        in.prediction = co_await prediction_for(env.metrics, checkpoint, in.hpa, ref.name,
+                                                in.scale->selector, memory.prediction, now);
     else if (!in.hpa.spec.prediction && !memory.prediction.history_of.empty())
         memory.prediction = {}; // spec.prediction was removed: its history goes
 
@@ -265,7 +267,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         decision = policy::decide(in);
     }
     policy::finish(decision, in, write_error);
-    if (in.hpa.spec.prediction) record_prediction_sample(in.hpa, decision, memory.prediction, now);
+    if (in.hpa.spec.prediction)
+        co_await record_prediction_sample(checkpoint, in.hpa, decision, memory.prediction, now);
     in.hist = std::move(decision.hist); // what history_lent gives back to memory
     if (env.vpapluses)
         note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);

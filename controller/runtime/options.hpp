@@ -65,6 +65,8 @@ struct controller_options {
     /// The autoscalers of a namespace share one PodMetrics read per this window (0 = one read per
     /// reconcile, as upstream; metrics/shared_pod_metrics.hpp).
     std::chrono::milliseconds metrics_read_window{1000};
+    /// How often a predictive HPAPlus with a Recorded history writes it to its HPAPlusCheckpoint.
+    std::chrono::milliseconds prediction_checkpoint_interval{60000};
     /// Runs each CronHPA keeps in status.history (newest first).
     int cron_history_limit = 10;
     /// A CronHPA worker sleeps until its next fire time but at most this long, so a wall-clock

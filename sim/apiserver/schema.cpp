@@ -105,6 +105,7 @@ struct walker {
                                " in body must be of type integer,string: \"" + type_of(v) + "\"");
             return;
         }
+        if (v.IsNull() && flag(schema, "nullable")) return; // an array's null item, say
         const json* type = member(schema, "type");
         if (type && type->IsString() && !has_type(v, type->GetString())) {
             fail(path, "Invalid value: \"" + std::string(type_of(v)) + "\": " + path +

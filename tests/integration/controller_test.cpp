@@ -677,6 +677,67 @@ TEST_F(ControllerTest, AGracefulShutdownReleasesTheLease) {
     EXPECT_EQ(str(lease, "/spec/holderIdentity"), "");
 }
 
+// spec.prediction with `source: Recorded`: the values recorded each pass are written to the
+// HPAPlus's HPAPlusCheckpoint and read back by the next controller, so a restart keeps them.
+TEST_F(ControllerTest, ARecordedPredictionHistoryIsKeptInItsCheckpointAcrossARestart) {
+    apply_manifest(sim, deployment("web", 2, "400m"));
+    apply_manifest(sim, "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n"
+                        "  name: web\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: "
+                        "apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n"
+                        "  syncPeriodSeconds: 1\n  metrics:\n  - type: Resource\n    name: cpu\n"
+                        "    resource: {name: cpu, target: {type: Utilization, "
+                        "averageUtilization: 50}}\n  prediction:\n    metric: cpu\n"
+                        "    history: {source: Recorded, step: 1s}\n    periods: [1h]\n");
+    const std::string path =
+        "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/hpapluscheckpoints/web";
+    const auto recorded = [&] {
+        const auto doc = get_json(sim, path);
+        std::size_t n = 0;
+        if (doc.IsObject() && doc.HasMember("status") && doc["status"].HasMember("values"))
+            for (const auto& v : doc["status"]["values"].GetArray())
+                n += v.IsNumber() ? 1 : 0;
+        return n;
+    };
+    auto options = test_controller_options();
+    options.prediction_checkpoint_interval = 1s;
+    {
+        controller_runner controller(sim, options);
+        ASSERT_TRUE(eventually([&] { return recorded() >= 4; }, 30s)) << recorded();
+        EXPECT_EQ(controller.shutdown(), 0);
+    }
+    // Two hours are needed: no forecast yet, and the condition says how much there is.
+    EXPECT_EQ(condition("web", "PredictionReady"), "False TooLittleHistory");
+    const auto checkpoint = get_json(sim, path);
+    EXPECT_EQ(str(checkpoint, "/spec/hpaPlusName"), "web");
+    EXPECT_EQ(str(checkpoint, "/metadata/ownerReferences/0/uid"),
+              str(get_json(sim, hpapluses + "web"), "/metadata/uid"));
+    EXPECT_EQ(str(checkpoint, "/status/metric"), "cpu");
+    EXPECT_EQ(str(checkpoint, "/status/step"), "1s");
+    // 400m over two pods requesting 500m: 40 % each, a total of 80.
+    const auto* first = rapidjson::Pointer("/status/values/0").Get(checkpoint);
+    ASSERT_TRUE(first && first->IsNumber());
+    EXPECT_EQ(first->GetDouble(), 80);
+    const std::size_t kept = recorded();
+
+    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+    spdlog::default_logger()->sinks().push_back(sink);
+    const std::string said = "default/web: prediction history restored from its checkpoint (" +
+                             std::to_string(kept) + " samples)";
+    const auto restored = [&] {
+        const auto lines = sink->last_formatted();
+        return std::any_of(lines.begin(), lines.end(),
+                           [&](const std::string& l) { return l.find(said) != std::string::npos; });
+    };
+    {
+        controller_runner controller(sim, options);
+        EXPECT_TRUE(eventually(restored, 30s)) << said;
+        EXPECT_TRUE(eventually([&] { return recorded() > kept; }, 30s))
+            << "it goes on recording after what it read back";
+        EXPECT_EQ(controller.shutdown(), 0);
+    }
+    spdlog::default_logger()->sinks().pop_back();
+}
+
 // A replica that cannot take its Lease says why: on /readyz, and in its log at least once a
 // minute (here: its namespace does not exist).
 TEST_F(ControllerTest, AReplicaThatCannotTakeItsLeaseSaysWhyOnReadyzAndInItsLog) {

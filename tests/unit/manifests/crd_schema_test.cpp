@@ -156,5 +156,35 @@ TEST(CronHpaCrd, ControllerRefusesWhatTheSchemaCannotSay) {
     }
 }
 
+// HPAPlusCheckpoint, the second CRD of crds/hpaplus.yaml: a recorded history with gaps (null
+// values, allowed by `nullable` items as the API server allows them) is valid; a word is not.
+TEST(HpaplusCheckpointCrd, TakesNumbersAndNullsAsValues) {
+    auto docs = kube::yaml_documents_to_json(
+        test::read_file(fs::path(HPAPLUS_SOURCE_DIR) / "crds/hpaplus.yaml"));
+    ASSERT_TRUE(docs && docs->size() == 2u);
+    rapidjson::Document crd;
+    crd.Parse((*docs)[1].c_str());
+    ASSERT_STREQ(crd["spec"]["names"]["kind"].GetString(), "HPAPlusCheckpoint");
+    const auto& schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    auto object = [](const char* values) {
+        rapidjson::Document d;
+        d.Parse((std::string(R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1",)"
+                             R"("kind":"HPAPlusCheckpoint","metadata":{"name":"web"},)"
+                             R"("spec":{"hpaPlusName":"web"},"status":{"metric":"cpu",)"
+                             R"("step":"1m","start":"2026-11-02T00:00:00Z","values":)") +
+                 values + "}}")
+                    .c_str());
+        return d;
+    };
+    auto good = object("[80, null, 81.5]");
+    EXPECT_TRUE(sim::apply_schema(schema, good, good.GetAllocator()).empty());
+    EXPECT_TRUE(good["status"]["values"][1].IsNull()) << "kept, not pruned";
+    auto bad = object(R"([80, "lots"])");
+    const auto errors = sim::apply_schema(schema, bad, bad.GetAllocator());
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_NE(errors[0].second.find("must be of type number"), std::string::npos)
+        << errors[0].second;
+}
+
 } // namespace
 } // namespace hpaplus
