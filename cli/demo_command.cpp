@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* demo_usage =
     "Usage: hpaplus demo [--duration SECONDS] [--report FILE] [--summary-json FILE]\n"
-    "                    [--listen ADDR:PORT] [--vertical]\n"
+    "                    [--listen ADDR:PORT] [--vertical] [--predictive]\n"
     "\n"
     "Runs HPAPlus end to end on the embedded simulated cluster: installs the CRDs, creates a\n"
     "Deployment 'web' with an HPAPlus (CPU 60 % of requests) and a CronHPA that pre-warms it\n"
@@ -42,6 +42,10 @@ int run_demo(int argc, char** argv) {
                   "also run the vertical module: a Deployment 'api' whose pods use more than they "
                   "request, and a VPAPlus that resizes them in place",
                   options.vertical);
+    flags.boolean("predictive",
+                  "also run a predictive HPAPlus: a Deployment 'shop' whose load rises for 6 s of "
+                  "every 20 s, scaled ahead of each rise once two cycles are recorded",
+                  options.predictive);
     const auto help = flags.parse(std::vector<std::string>(argv, argv + argc));
     if (!help) return usage_error("hpaplus demo", help.error().text);
     if (*help) {

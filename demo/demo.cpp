@@ -58,6 +58,31 @@ std::string vpaplus_json() {
            R"("kind":"Deployment","name":"api"},"updatePolicy":{"updateMode":"InPlaceOrRecreate"}}})";
 }
 
+// --predictive: Deployment shop's rhythm — 2.4 cores from second 14 to 20 of every 20, else
+// 0.4 — and an HPAPlus that records its own history and forecasts 4 s ahead.
+constexpr int rhythm_period = 20;
+constexpr int rhythm_rise = 14;
+constexpr double rhythm_low = 0.4, rhythm_high = 2.4;
+
+std::string shop_deployment_json() {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"shop","namespace":"default",)"
+           R"("annotations":{"sim.hpaplus.io/cpu-load":"400m"}},)"
+           R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"shop"}},"template":{"metadata":)"
+           R"({"labels":{"app":"shop"}},"spec":{"containers":[{"name":"app","image":"nginx",)"
+           R"("resources":{"requests":{"cpu":"500m"}}}]}}}})";
+}
+
+std::string shop_hpaplus_json() {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":)"
+           R"({"name":"shop","namespace":"default"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1",)"
+           R"("kind":"Deployment","name":"shop"},"minReplicas":2,"maxReplicas":12,)"
+           R"("syncPeriodSeconds":1,"behavior":{"scaleDown":{"stabilizationWindowSeconds":0}},)"
+           R"("metrics":[{"type":"Resource","name":"cpu","resource":{"name":"cpu","target":)"
+           R"({"type":"Utilization","averageUtilization":50}}}],"prediction":{"metric":"cpu",)"
+           R"("history":{"source":"Recorded","step":"1s"},"periods":[")" +
+           std::to_string(rhythm_period) + R"(s"],"lookAhead":"4s","margin":0.1}}})";
+}
+
 // The load over the scenario, as fractions of its length: steady, a rise, a peak, a fall.
 std::vector<std::pair<double, double>> load_profile() {
     return {{0.0, 0.6}, {0.20, 2.4}, {0.35, 4.0}, {0.55, 0.9}, {0.75, 0.5}};
@@ -112,29 +137,43 @@ std::string cronhpa_json(int duration) {
 
 // What exists before the controller starts: the CRDs and the workloads, so that their pods are
 // warm (their CPU counts) by the time it reads them.
-std::optional<std::string> build_workloads(bool vertical, sim::scenario& out) {
+std::optional<std::string> build_workloads(const demo_options& flags, sim::scenario& out) {
     for (const char* yaml : {hpaplus_crd_yaml, cronhpa_crd_yaml, vpaplus_crd_yaml}) {
         auto crds = kube::yaml_documents_to_json(yaml);
         if (!crds) return "a compiled-in CRD is not valid YAML: " + crds.error().text;
         out.objects.insert(out.objects.end(), crds->begin(), crds->end());
     }
     out.objects.push_back(deployment_json());
-    if (vertical) out.objects.push_back(vertical_deployment_json());
+    if (flags.vertical) out.objects.push_back(vertical_deployment_json());
+    if (flags.predictive) out.objects.push_back(shop_deployment_json());
     return std::nullopt;
 }
 
+sim::load_step load_at(double seconds, const char* deployment, double cores) {
+    sim::load_step step;
+    step.at = std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    step.deployment = deployment;
+    step.cpu = std::to_string(static_cast<int>(std::lround(cores * 1000))) + "m";
+    return step;
+}
+
 // The scenario proper, from the moment the controller starts: the autoscalers and the load.
-void build_scenario(int duration, bool vertical, sim::scenario& out) {
+void build_scenario(const demo_options& flags, sim::scenario& out) {
+    const int duration = flags.duration;
     // The window is a sixth of the run, so the scale-down visibly waits for it.
     out.objects.push_back(hpaplus_json(std::max(10, duration / 6)));
     out.objects.push_back(cronhpa_json(duration));
-    if (vertical) out.objects.push_back(vpaplus_json());
-    for (const auto& [at, cores] : load_profile()) {
-        sim::load_step step;
-        step.at = std::chrono::milliseconds(static_cast<std::int64_t>(at * duration * 1000));
-        step.deployment = "web";
-        step.cpu = std::to_string(static_cast<int>(std::lround(cores * 1000))) + "m";
-        out.load.push_back(step);
+    if (flags.vertical) out.objects.push_back(vpaplus_json());
+    for (const auto& [at, cores] : load_profile())
+        out.load.push_back(load_at(at * duration, "web", cores));
+    if (flags.predictive) {
+        out.objects.push_back(shop_hpaplus_json());
+        for (int cycle = 0; cycle < duration; cycle += rhythm_period) {
+            out.load.push_back(load_at(cycle, "shop", rhythm_low));
+            out.load.push_back(load_at(cycle + rhythm_rise, "shop", rhythm_high));
+        }
+        std::stable_sort(out.load.begin(), out.load.end(),
+                         [](const auto& a, const auto& b) { return a.at < b.at; });
     }
 }
 
@@ -178,8 +217,9 @@ void warm_up(asio::io_context& io, sim::cluster& cluster) {
 
 class recorder {
   public:
-    recorder(sim::cluster& cluster, manager& objects)
-        : cluster_(cluster), objects_(objects), start_(std::chrono::steady_clock::now()) {}
+    recorder(sim::cluster& cluster, manager& objects, bool predictive)
+        : cluster_(cluster), objects_(objects), predictive_(predictive),
+          start_(std::chrono::steady_clock::now()) {}
 
     double elapsed() const {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -216,6 +256,7 @@ class recorder {
             }
         }
         s.vertical = vertical_pods(store);
+        if (predictive_) s.shop = sample_shop(store, s.seconds);
         note_cron_floor(store, s.seconds);
         note_vertical_resizes(store, s.seconds);
         if (!samples_.empty() && s.replicas != samples_.back().replicas) {
@@ -313,6 +354,40 @@ class recorder {
         std::printf("[%4.0fs] %s\n", seconds, events_.back().text.c_str());
     }
 
+    // --predictive: shop's load, replicas and forecast; a scale-up while its load is still low
+    // is the forecast's (nothing else raises shop: its own load is low then).
+    predictive_sample sample_shop(sim::object_store& store, double seconds) {
+        predictive_sample p;
+        if (auto* deployments = store.find("apps", "v1", "deployments"))
+            if (auto d = store.get(*deployments, "default", "shop")) {
+                p.replicas = int_member(member(&d->doc, "spec"), "replicas");
+                const auto* load = member(member(member(&d->doc, "metadata"), "annotations"),
+                                          "sim.hpaplus.io/cpu-load");
+                if (load && load->IsString())
+                    if (auto q = core::quantity::parse(load->GetString()))
+                        p.load_cores = q->as_double();
+            }
+        if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses"))
+            if (auto h = store.get(*hpas, "default", "shop"))
+                if (const auto* f = member(member(&h->doc, "status"), "prediction"))
+                    p.forecast_replicas = int_member(f, "replicas");
+        if (!samples_.empty() && samples_.back().shop &&
+            p.replicas > samples_.back().shop->replicas) {
+            const int from = samples_.back().shop->replicas;
+            ++shop_scale_ups_;
+            p.ahead = p.load_cores < rhythm_high;
+            shop_scale_ups_ahead_ += p.ahead ? 1 : 0;
+            char text[160];
+            std::snprintf(text, sizeof text,
+                          "shop (predictive) scaled up from %d to %d replicas %s", from, p.replicas,
+                          p.ahead ? "while its load was still low: ahead of the rise (the forecast)"
+                                  : "under its load");
+            events_.push_back({seconds, text});
+            std::printf("[%4.0fs] %s\n", seconds, text);
+        }
+        return p;
+    }
+
     // The requests and usage of the `api` pods (the --vertical scenario; none otherwise).
     std::vector<pod_resources> vertical_pods(sim::object_store& store) const {
         std::vector<pod_resources> out;
@@ -393,6 +468,9 @@ class recorder {
         out.duration_seconds = elapsed();
         out.target_utilization = target_utilization;
         out.vertical_resizes = vertical_resizes_;
+        out.predictive = predictive_;
+        out.shop_scale_ups = shop_scale_ups_;
+        out.shop_scale_ups_ahead = shop_scale_ups_ahead_;
         return out;
     }
     const std::vector<demo_sample>& samples() const { return samples_; }
@@ -401,6 +479,7 @@ class recorder {
   private:
     sim::cluster& cluster_;
     manager& objects_;
+    bool predictive_ = false;
     std::chrono::steady_clock::time_point start_;
     std::vector<demo_sample> samples_;
     std::vector<demo_event> events_;
@@ -416,6 +495,8 @@ class recorder {
     std::string cron_floor_ = "none";
     std::map<std::string, std::string> pod_requests_; ///< api pod → its requests, as last seen
     int vertical_resizes_ = 0;
+    int shop_scale_ups_ = 0;
+    int shop_scale_ups_ahead_ = 0;
 };
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -433,7 +514,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 int run_demo(const demo_options& flags) {
     sim::scenario workloads;
-    if (auto error = build_workloads(flags.vertical, workloads)) {
+    if (auto error = build_workloads(flags, workloads)) {
         std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
         return 1;
     }
@@ -457,7 +538,7 @@ int run_demo(const demo_options& flags) {
         std::fflush(stdout);
         warm_up(io, cluster);
         sim::scenario scenario; // built now: the CronHPA's times count from here
-        build_scenario(flags.duration, flags.vertical, scenario);
+        build_scenario(flags, scenario);
         if (auto error = cluster.play(scenario)) {
             std::fprintf(stderr, "hpaplus demo: setting up the scenario: %s\n", error->c_str());
             return 1;
@@ -475,7 +556,7 @@ int run_demo(const demo_options& flags) {
             options.vertical.lifetime_threshold = std::chrono::seconds(0);
         }
         controller_process process(io, std::move(*config), options);
-        recorder rec(cluster, process.objects());
+        recorder rec(cluster, process.objects(), flags.predictive);
 
         std::printf("HPAPlus demo: %d s on the simulated cluster at %s\n", flags.duration,
                     cluster.url().c_str());
@@ -490,6 +571,11 @@ int run_demo(const demo_options& flags) {
             std::printf(
                 "  vertical:  VPAPlus api resizes pods of Deployment api in place (they use "
                 "600m/300Mi against 100m/128Mi requested)\n");
+        if (flags.predictive)
+            std::printf("  predict:   HPAPlus shop records its CPU each second and, after two "
+                        "cycles, scales ahead of the rise (load %.1f cores from %d s to %d s of "
+                        "every %d s, else %.1f)\n",
+                        rhythm_high, rhythm_rise, rhythm_period, rhythm_period, rhythm_low);
         std::printf("\n");
         std::fflush(stdout);
 
@@ -538,6 +624,9 @@ int run_demo(const demo_options& flags) {
                     static_cast<unsigned long long>(summary.errors));
         if (flags.vertical)
             std::printf("Vertical: %d in-place pod resizes.\n", summary.vertical_resizes);
+        if (flags.predictive)
+            std::printf("Predictive: shop scaled up %d times, %d of them ahead of its load.\n",
+                        summary.shop_scale_ups, summary.shop_scale_ups_ahead);
         const std::string title = "HPAPlus demo: load and replicas over time";
         const std::string report =
             ends_with(flags.report, ".svg")

@@ -13,6 +13,7 @@ struct demo_options {
     std::string address = "127.0.0.1";               ///< of the simulated API server
     unsigned short port = 0;                         ///< 0 = any free port
     bool vertical = false;                           ///< also run VPAPlus on Deployment api
+    bool predictive = false; ///< also run a predictive HPAPlus on Deployment shop's rhythm
 };
 
 /// Runs the scenario and writes the report. Exit code: 0 completed, 1 runtime failure.

@@ -18,18 +18,20 @@ constexpr double plot_w = width - left - right;
 constexpr double plot_h = 300;                 // replicas and load
 constexpr double util_top = top + plot_h + 40; // the metric against its target
 constexpr double util_h = 110;
-constexpr double pod_h = 100; // --vertical: CPU, then memory, per pod
+constexpr double pod_h = 100;  // --vertical: CPU, then memory, per pod
+constexpr double shop_h = 140; // --predictive: shop's load, replicas and forecast
 
-// Where the panels below the first one go: the utilization panel, then with --vertical the pods'
-// CPU and memory panels, then the time axis and the legend.
+// Where the panels below the first one go: the utilization panel, then with --predictive shop's
+// panel, then with --vertical the pods' CPU and memory panels, then the time axis and the legend.
 struct layout {
-    double cpu_top, memory_top, bottom, legend_top, height;
-    explicit layout(bool vertical) {
-        cpu_top = util_top + util_h + 30;
+    double shop_top, cpu_top, memory_top, bottom, legend_top, height;
+    layout(bool vertical, bool predictive) {
+        shop_top = util_top + util_h + 30;
+        cpu_top = predictive ? shop_top + shop_h + 30 : shop_top;
         memory_top = cpu_top + pod_h + 30;
-        bottom = vertical ? memory_top + pod_h : util_top + util_h;
+        bottom = vertical ? memory_top + pod_h : predictive ? shop_top + shop_h : util_top + util_h;
         legend_top = bottom + 40;
-        height = legend_top + (vertical ? 70 : 50);
+        height = legend_top + (vertical ? 70 : 50) + (predictive ? 20 : 0);
     }
 };
 
@@ -139,13 +141,68 @@ std::string pod_panel(const std::vector<demo_sample>& samples, const std::vector
     return out;
 }
 
+// The --predictive panel at `panel_top`: shop's load (red, right axis), its replicas (blue) and
+// the replicas its forecast asks for (dashed), a triangle where it scaled up ahead of its load.
+std::string shop_panel(const std::vector<demo_sample>& samples, double t_max, double panel_top) {
+    double replicas_max = 1, load_max = 0.1;
+    for (const auto& sample : samples)
+        if (const auto& p = sample.shop) {
+            replicas_max =
+                std::max<double>({replicas_max, static_cast<double>(p->replicas),
+                                  static_cast<double>(p->forecast_replicas.value_or(0))});
+            load_max = std::max(load_max, p->load_cores);
+        }
+    replicas_max = nice_max(replicas_max + 1);
+    load_max = nice_max(load_max * 1.1);
+    auto x = [&](double t) { return left + plot_w * (t_max > 0 ? t / t_max : 0); };
+    auto y = [&](double v, double max) {
+        return panel_top + shop_h * (1 - std::min(v, max) / max);
+    };
+    std::string out;
+    for (int i = 0; i <= 2; ++i)
+        out += horizontal_grid(y(replicas_max * i / 2, replicas_max),
+                               short_number(replicas_max * i / 2), short_number(load_max * i / 2),
+                               "#1f77b4", "#d62728");
+    out += "<rect x=\"" + num(left) + "\" y=\"" + num(panel_top) + "\" width=\"" + num(plot_w) +
+           "\" height=\"" + num(shop_h) + "\" fill=\"none\" stroke=\"#999\"/>\n";
+    out += vertical_label(16, panel_top + shop_h / 2, -90, "#1f77b4", "shop replicas");
+    out += "<text x=\"" + num(left + 6) + "\" y=\"" + num(panel_top + 14) +
+           "\">shop: a predictive HPAPlus on a 20 s rhythm</text>\n";
+    std::string load, replicas, forecast, marks;
+    bool forecast_open = false;
+    for (const auto& sample : samples) {
+        const auto& p = sample.shop;
+        if (!p) continue;
+        const double sx = x(sample.seconds);
+        load += (load.empty() ? "M" : " L") + num(sx) + " " + num(y(p->load_cores, load_max));
+        replicas += (replicas.empty() ? "M" + num(sx) + " " : " H" + num(sx) + " V") +
+                    num(y(p->replicas, replicas_max));
+        if (p->forecast_replicas)
+            forecast += (forecast_open ? " H" + num(sx) + " V" : " M" + num(sx) + " ") +
+                        num(y(*p->forecast_replicas, replicas_max));
+        forecast_open = p->forecast_replicas.has_value();
+        if (p->ahead)
+            marks += "<path d=\"M" + num(sx) + " " + num(y(p->replicas, replicas_max) - 4) +
+                     " l-5 -8 h10 z\" fill=\"#2ca02c\"><title>scaled up to " +
+                     std::to_string(p->replicas) +
+                     " ahead of the load (the forecast)</title></path>\n";
+    }
+    out += "<path d=\"" + load + "\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n";
+    out += "<path d=\"" + forecast +
+           "\" fill=\"none\" stroke=\"#ff7f0e\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n";
+    out += "<path d=\"" + replicas + "\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n";
+    return out + marks;
+}
+
 std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<demo_event>& events,
                      const std::string& title, int target_utilization) {
     std::vector<std::string> pods; // --vertical: every pod seen, in order of appearance
     for (const auto& sample : samples)
         for (const auto& p : sample.vertical)
             if (std::find(pods.begin(), pods.end(), p.name) == pods.end()) pods.push_back(p.name);
-    const layout at(!pods.empty());
+    const bool predictive = std::any_of(samples.begin(), samples.end(),
+                                        [](const demo_sample& p) { return p.shop.has_value(); });
+    const layout at(!pods.empty(), predictive);
     const double height = at.height;
     double t_max = 1, replicas_max = 1, load_max = 0.1, util_max = target_utilization * 2.0;
     for (const auto& p : samples) {
@@ -240,6 +297,7 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
         }
         out += "<path d=\"" + util + "\" fill=\"none\" stroke=\"#7b3294\" stroke-width=\"2\"/>\n";
     }
+    if (predictive) out += shop_panel(samples, t_max, at.shop_top);
     if (!pods.empty()) {
         out += pod_panel(samples, pods, t_max, at.cpu_top, "CPU (m)", [](const pod_resources& p) {
             return std::pair{static_cast<double>(p.cpu_request_milli),
@@ -279,9 +337,15 @@ std::string svg_body(const std::vector<demo_sample>& samples, const std::vector<
                "</text>\n";
         lx += 210;
     }
-    if (!pods.empty())
-        out += "<text x=\"" + num(left) + "\" y=\"" + num(ly + 24) +
+    if (!pods.empty()) {
+        ly += 24;
+        out += "<text x=\"" + num(left) + "\" y=\"" + num(ly) +
                "\">VPAPlus pods (one colour each): request solid, usage dashed</text>\n";
+    }
+    if (predictive)
+        out += "<text x=\"" + num(left) + "\" y=\"" + num(ly + 24) +
+               "\">shop: load (red), replicas (blue), the forecast's replicas (orange, dashed), "
+               "▼ a scale-up ahead of the load</text>\n";
     return out + "</svg>\n";
 }
 
@@ -316,6 +380,11 @@ std::string render_html(const std::vector<demo_sample>& samples,
         {"CPU target", std::to_string(summary.target_utilization) + " % of requests"}};
     for (const auto& [name, value] : rows)
         out += "<tr><th>" + std::string(name) + "</th><td>" + escape(value) + "</td></tr>\n";
+    if (summary.predictive)
+        out += "<tr><th>shop (predictive) scale-ups</th><td>" +
+               std::to_string(summary.shop_scale_ups) + ", " +
+               std::to_string(summary.shop_scale_ups_ahead) +
+               " of them ahead of its load</td></tr>\n";
     out +=
         "</table>\n<h2>Scaling events</h2>\n<table>\n<tr><th>#</th><th>At</th><th>What</th></tr>\n";
     int n = 0;
@@ -335,7 +404,12 @@ std::string summary_json(const demo_summary& s) {
            ",\"reconciles\":" + std::to_string(s.reconciles) +
            ",\"errors\":" + std::to_string(s.errors) +
            ",\"durationSeconds\":" + num(s.duration_seconds) +
-           ",\"verticalResizes\":" + std::to_string(s.vertical_resizes) + "}\n";
+           ",\"verticalResizes\":" + std::to_string(s.vertical_resizes) +
+           (s.predictive
+                ? ",\"predictiveScaleUps\":" + std::to_string(s.shop_scale_ups) +
+                      ",\"predictiveScaleUpsAhead\":" + std::to_string(s.shop_scale_ups_ahead)
+                : "") +
+           "}\n";
 }
 
 } // namespace hpaplus::demo

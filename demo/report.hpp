@@ -19,15 +19,24 @@ struct pod_resources {
     std::optional<std::int64_t> memory_usage_bytes;
 };
 
+/// --predictive: Deployment shop and its predictive HPAPlus at one sample.
+struct predictive_sample {
+    double load_cores = 0;
+    int replicas = 0;
+    std::optional<int> forecast_replicas; ///< HPAPlus status.prediction.replicas
+    bool ahead = false;                   ///< it scaled up here while its load was still low
+};
+
 struct demo_sample {
-    double seconds = 0;                  ///< since the scenario started
-    double load_cores = 0;               ///< the load put on the workload
-    int replicas = 0;                    ///< the Deployment's spec.replicas
-    int ready = 0;                       ///< its ready replicas
-    std::optional<int> utilization;      ///< HPAPlus status: current CPU utilization (%)
-    std::optional<int> desired;          ///< HPAPlus status: desiredReplicas
-    std::optional<int> cron_floor;       ///< HPAPlus status: the CronHPA floor in force
-    std::vector<pod_resources> vertical; ///< --vertical: the pods VPAPlus resizes
+    double seconds = 0;                    ///< since the scenario started
+    double load_cores = 0;                 ///< the load put on the workload
+    int replicas = 0;                      ///< the Deployment's spec.replicas
+    int ready = 0;                         ///< its ready replicas
+    std::optional<int> utilization;        ///< HPAPlus status: current CPU utilization (%)
+    std::optional<int> desired;            ///< HPAPlus status: desiredReplicas
+    std::optional<int> cron_floor;         ///< HPAPlus status: the CronHPA floor in force
+    std::vector<pod_resources> vertical;   ///< --vertical: the pods VPAPlus resizes
+    std::optional<predictive_sample> shop; ///< --predictive
 };
 
 struct demo_event {
@@ -45,11 +54,16 @@ struct demo_summary {
     double duration_seconds = 0;
     int target_utilization = 0;
     int vertical_resizes = 0; ///< --vertical: changes of the api pods' requests seen
+    bool predictive = false;
+    int shop_scale_ups = 0;       ///< --predictive: shop's scale-ups
+    int shop_scale_ups_ahead = 0; ///< of them, those made while its load was still low
 };
 
 /// A standalone SVG chart over time: replicas (spec, ready, desired), the cron floor as a band, the
 /// load (cores), and below it the CPU utilization against its target; rescales marked with their
-/// reasons. With --vertical samples, two more panels: CPU and memory requested and used, per pod.
+/// reasons. With --vertical samples, two more panels: CPU and memory requested and used, per pod;
+/// with --predictive samples, one more: shop's load, replicas and forecast, its scale-ups ahead of
+/// the load marked.
 std::string render_svg(const std::vector<demo_sample>& samples,
                        const std::vector<demo_event>& events, const std::string& title,
                        int target_utilization);
@@ -60,7 +74,8 @@ std::string render_html(const std::vector<demo_sample>& samples,
                         const std::string& title);
 
 /// `{"scaleUps":..,"scaleDowns":..,"maxReplicas":..,"finalReplicas":..,"reconciles":..,"errors":..,
-/// "durationSeconds":..,"verticalResizes":..}`.
+/// "durationSeconds":..,"verticalResizes":..}`, and with --predictive `"predictiveScaleUps"` and
+/// `"predictiveScaleUpsAhead"`.
 std::string summary_json(const demo_summary& summary);
 
 } // namespace hpaplus::demo

@@ -268,7 +268,10 @@ forecast_result forecast(const forecast_input& in) {
             for (auto b = first; b <= last; ++b)
                 t.power = std::max(t.power, power[static_cast<std::size_t>(b)]);
             t.autocorrelation = autocorrelation(x, static_cast<std::size_t>(lag));
-            t.found = t.power > threshold && t.autocorrelation >= min_autocorrelation;
+            const bool confirmed = t.autocorrelation >= min_autocorrelation;
+            t.found = t.power > threshold && confirmed;
+            t.kept = !t.found && confirmed && in.known_period == period;
+            t.found = t.found || t.kept;
         }
         if (t.found && (!r.period || period > *r.period)) r.period = period;
         r.tests.push_back(t);
@@ -303,8 +306,13 @@ forecast_result forecast(const forecast_input& in) {
     r.value = highest + std::abs(highest) * in.margin;
     const auto peak = std::max_element(by_phase.begin(), by_phase.end()) - by_phase.begin();
     r.next_peak = in.now + peak * in.step;
+    const auto chosen = std::find_if(r.tests.begin(), r.tests.end(),
+                                     [&](const period_test& t) { return t.period == *r.period; });
     r.message = "period " + core::format_go_duration(*r.period) +
-                " found; the highest value at this phase of " + std::to_string(r.cycles) +
+                (chosen->kept ? " kept (its autocorrelation, " +
+                                    std::to_string(chosen->autocorrelation) + ", confirms it)"
+                              : " found") +
+                "; the highest value at this phase of " + std::to_string(r.cycles) +
                 " past cycles over the next " + core::format_go_duration(in.look_ahead) + " was " +
                 std::to_string(highest);
     return r;

@@ -27,6 +27,11 @@ struct forecast_input {
     std::vector<std::chrono::nanoseconds> periods;          ///< the candidate periods
     std::chrono::nanoseconds look_ahead{std::chrono::minutes(5)};
     double margin = 0.1; ///< the forecast is the past's highest value × (1 + margin)
+    /// The period the previous forecast used: it is kept while its autocorrelation confirms it,
+    /// even when its spectral peak is not above every shuffled copy's this time. The permutation
+    /// test finds a rhythm; near two cycles of history it sits close to its threshold, and a
+    /// rhythm already found must not flicker in and out pass by pass.
+    std::optional<std::chrono::nanoseconds> known_period;
 };
 
 /// What the test of one candidate period found.
@@ -36,7 +41,8 @@ struct period_test {
     double power = 0;            ///< the spectrum's highest power at its frequency (± one bin)
     double threshold = 0;        ///< the highest power of any shuffled copy
     double autocorrelation = 0;  ///< at its lag
-    bool found = false;          ///< power > threshold and autocorrelation ≥ min_autocorrelation
+    bool found = false; ///< power > threshold and autocorrelation ≥ min_autocorrelation, or kept
+    bool kept = false;  ///< found as the known period on its autocorrelation alone
 };
 
 /// Why there is no forecast.

@@ -202,6 +202,7 @@ class replayer {
         in.periods = p.periods;
         in.look_ahead = p.look_ahead;
         in.margin = p.margin;
+        in.known_period = prediction_.last.period; // as the controller keeps it
         prediction_.last = prediction_of(forecast::forecast(in));
         prediction_.computed_at = now;
         return prediction_.last;

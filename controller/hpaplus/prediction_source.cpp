@@ -107,8 +107,8 @@ read_backend(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
 }
 
 // Adds this pass's value of the named metric to the step it falls in.
-void add_sample(const policy::autoscaler& hpa, const policy::decision& d, prediction_memory& memory,
-                core::time_point now) {
+void add_sample(const policy::autoscaler& hpa, const policy::decision& d, std::int32_t ready_pods,
+                prediction_memory& memory, core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
     if (std::string key = history_key(p); key != memory.history_of)
         start_over(memory, std::move(key));
@@ -119,7 +119,7 @@ void add_sample(const policy::autoscaler& hpa, const policy::decision& d, predic
         std::find_if(d.metrics.begin(), d.metrics.end(),
                      [&](const policy::metric_record& r) { return r.index == index; });
     if (record == d.metrics.end() || !record->status) return;
-    const auto value = policy::forecast_quantity(*m, *record->status, d.current_replicas);
+    const auto value = policy::forecast_quantity(*m, *record->status, ready_pods);
     if (!value || !std::isfinite(*value)) return;
     auto& samples = memory.samples;
     const auto bucket = [&](core::time_point t) { return t.time_since_epoch() / p.step; };
@@ -258,18 +258,18 @@ prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& chec
     in.periods = p.periods;
     in.look_ahead = p.look_ahead;
     in.margin = p.margin;
+    in.known_period = memory.forecast.period; // the last forecast's, kept while confirmed
     memory.forecast = policy::prediction_of(forecast::forecast(in));
     co_return memory.forecast;
 }
 
-boost::asio::awaitable<void> record_prediction_sample(prediction_checkpoint_env& checkpoint,
-                                                      const policy::autoscaler& hpa,
-                                                      const policy::decision& d,
-                                                      prediction_memory& memory,
-                                                      core::time_point now) {
+boost::asio::awaitable<void>
+record_prediction_sample(prediction_checkpoint_env& checkpoint, const policy::autoscaler& hpa,
+                         const policy::decision& d, std::int32_t ready_pods,
+                         prediction_memory& memory, core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
     if (p.history != policy::prediction_spec::source::recorded || !(p.step.count() > 0)) co_return;
-    add_sample(hpa, d, memory, now);
+    add_sample(hpa, d, ready_pods, memory, now);
     if (memory.checkpoint_read && !memory.samples.empty() &&
         (memory.checkpoint_written == core::time_point{} ||
          now - memory.checkpoint_written >= checkpoint.interval || now < memory.checkpoint_written))

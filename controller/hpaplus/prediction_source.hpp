@@ -55,13 +55,13 @@ prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& chec
                const std::string& pod_selector, prediction_memory& memory, core::time_point now);
 
 /// Recorded histories: adds this pass's value of the named metric (policy::forecast_quantity of
-/// its status, over the pass's current replicas) to the step it falls in, and writes the history
-/// to its checkpoint once per `checkpoint.interval` (a failed write is logged and tried again
-/// next pass). Runs on: the client's executor. Cancellation: none (bounded by request timeouts).
-boost::asio::awaitable<void> record_prediction_sample(prediction_checkpoint_env& checkpoint,
-                                                      const policy::autoscaler& hpa,
-                                                      const policy::decision& d,
-                                                      prediction_memory& memory,
-                                                      core::time_point now);
+/// its status: a per-pod target's average times `ready_pods`, the pods such an average is taken
+/// over) to the step it falls in, and writes the history to its checkpoint once per
+/// `checkpoint.interval` (a failed write is logged and tried again next pass). Runs on: the
+/// client's executor. Cancellation: none (bounded by request timeouts).
+boost::asio::awaitable<void>
+record_prediction_sample(prediction_checkpoint_env& checkpoint, const policy::autoscaler& hpa,
+                         const policy::decision& d, std::int32_t ready_pods,
+                         prediction_memory& memory, core::time_point now);
 
 } // namespace hpaplus::controller

@@ -267,8 +267,13 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         decision = policy::decide(in);
     }
     policy::finish(decision, in, write_error);
-    if (in.hpa.spec.prediction)
-        co_await record_prediction_sample(checkpoint, in.hpa, decision, memory.prediction, now);
+    if (in.hpa.spec.prediction) {
+        const auto ready = std::count_if(in.pods.begin(), in.pods.end(), [](const auto* p) {
+            return p->ready == policy::condition_status::true_;
+        });
+        co_await record_prediction_sample(checkpoint, in.hpa, decision,
+                                          static_cast<std::int32_t>(ready), memory.prediction, now);
+    }
     in.hist = std::move(decision.hist); // what history_lent gives back to memory
     if (env.vpapluses)
         note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);

@@ -268,6 +268,38 @@ TEST(Demo, VerticalResizesInPlaceAndChartsRequestsAndUsagePerPod) {
     EXPECT_EQ(requests, usages);
 }
 
+// --predictive: shop's HPAPlus records its rhythm and, after two cycles, scales ahead of it.
+TEST(Demo, PredictiveScalesShopAheadOfItsLoadOnceItHasTwoCycles) {
+    test::temp_dir dir;
+    const auto r = test::run_command(
+        std::string(HPAPLUS_BINARY) + " demo --duration 70 --predictive --report " + dir.path() +
+            "/report.html --summary-json " + dir.path() + "/summary.json",
+        180);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // Each scale-up of shop: when, and whether its load was still low.
+    int ahead = 0, under_load = 0;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("shop (predictive) scaled up") == std::string::npos) continue;
+        const double at = std::stod(line.substr(1));
+        if (line.find("ahead of the rise") != std::string::npos) {
+            ++ahead;
+            EXPECT_GE(at, 40) << "no forecast before two 20 s cycles are recorded: " << line;
+        } else {
+            ++under_load;
+        }
+    }
+    EXPECT_GE(under_load, 1) << "the first rises are met after they come\n" << r.output;
+    EXPECT_GE(ahead, 1) << "a later rise is met before it comes\n" << r.output;
+    const std::string summary = read_file(dir.path() + "/summary.json");
+    EXPECT_NE(summary.find("\"predictiveScaleUpsAhead\":" + std::to_string(ahead)),
+              std::string::npos)
+        << summary;
+    const std::string report = read_file(dir.path() + "/report.html");
+    EXPECT_NE(report.find("shop: a predictive HPAPlus on a 20 s rhythm"), std::string::npos);
+    EXPECT_NE(report.find("ahead of the load (the forecast)"), std::string::npos);
+}
+
 // A serving certificate in DIR/tls.crt and DIR/tls.key that cert-manager renews: the kubelet
 // swaps the mounted files (a rename), and within the 10 s reload interval a client that trusts
 // only the new CA connects, without a restart, while one that trusts only the old CA no longer

@@ -124,6 +124,36 @@ TEST(Forecast, AWeeklyPatternWithAQuietWeekendIsForecastByTheWeek) {
     EXPECT_LT(*r.next_peak, monday + 21 * 24h + 17h);
 }
 
+TEST(Forecast, APeriodFoundBeforeIsKeptWhileItsAutocorrelationConfirmsIt) {
+    // A 20 s rhythm (480 for 6 s of every 20, else 80; the demo's) with 46 s of history: its
+    // spectral peak is just below the highest of the shuffled copies'.
+    const auto now = monday + 46s;
+    auto in = input(series(monday, now + 1s, 1s,
+                           [](nanoseconds t) { return (t + 10s) % 20s >= 14s ? 480.0 : 80.0; }),
+                    now, 1s, {20s}, 4s);
+    const auto alone = forecast(in);
+    EXPECT_EQ(to_string(alone.why), "NoPeriodFound") << alone.message;
+    ASSERT_EQ(alone.tests.size(), 1u);
+    EXPECT_GE(alone.tests[0].autocorrelation, min_autocorrelation);
+    // Found at the step before, it is kept: the forecast does not flicker.
+    in.known_period = 20s;
+    const auto kept = forecast(in);
+    ASSERT_TRUE(kept.value) << kept.message;
+    EXPECT_TRUE(kept.tests[0].kept);
+    EXPECT_EQ(*kept.period, 20s);
+    EXPECT_NE(kept.message.find("period 20s kept (its autocorrelation"), std::string::npos)
+        << kept.message;
+    // Now at second 46: the next 4 s are seconds 16 to 20 of the rhythm, 480 + 10 %.
+    EXPECT_DOUBLE_EQ(*kept.value, 528);
+    // Noise is not kept, however it was known.
+    noise n;
+    auto noisy =
+        input(series(monday, now + 1s, 1s, [&](nanoseconds) { return 50 + 20 * n.next(); }), now,
+              1s, {20s}, 4s);
+    noisy.known_period = 20s;
+    EXPECT_EQ(to_string(forecast(noisy).why), "NoPeriodFound");
+}
+
 TEST(Forecast, WhiteNoiseHasNoPeriodAndNoForecast) {
     noise n;
     const auto now = monday + 7 * 24h;
