@@ -188,6 +188,15 @@ int int_member(const rapidjson::Value* v, const char* name) {
     return m && m->IsInt() ? m->GetInt() : 0;
 }
 
+// The load the scenario has put on a Deployment (its sim.hpaplus.io/cpu-load), in cores.
+double load_cores(const rapidjson::Value& deployment) {
+    const auto* load =
+        member(member(member(&deployment, "metadata"), "annotations"), "sim.hpaplus.io/cpu-load");
+    if (!load || !load->IsString()) return 0;
+    const auto q = core::quantity::parse(load->GetString());
+    return q ? q->as_double() : 0;
+}
+
 // Samples the cluster's state (read in process: the store is on this thread).
 // Upstream's CPU rule leaves a pod's usage out until its sample starts a window after the pod
 // became Ready, so a controller started with its pods reads no CPU for the first ~15 s. The demo
@@ -233,11 +242,7 @@ class recorder {
             if (auto d = store.get(*deployments, "default", "web")) {
                 s.replicas = int_member(member(&d->doc, "spec"), "replicas");
                 s.ready = int_member(member(&d->doc, "status"), "readyReplicas");
-                const auto* load = member(member(member(&d->doc, "metadata"), "annotations"),
-                                          "sim.hpaplus.io/cpu-load");
-                if (load && load->IsString())
-                    if (auto q = core::quantity::parse(load->GetString()))
-                        s.load_cores = q->as_double();
+                s.load_cores = load_cores(d->doc);
             }
         }
         if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses")) {
@@ -361,11 +366,7 @@ class recorder {
         if (auto* deployments = store.find("apps", "v1", "deployments"))
             if (auto d = store.get(*deployments, "default", "shop")) {
                 p.replicas = int_member(member(&d->doc, "spec"), "replicas");
-                const auto* load = member(member(member(&d->doc, "metadata"), "annotations"),
-                                          "sim.hpaplus.io/cpu-load");
-                if (load && load->IsString())
-                    if (auto q = core::quantity::parse(load->GetString()))
-                        p.load_cores = q->as_double();
+                p.load_cores = load_cores(d->doc);
             }
         if (auto* hpas = store.find("autoscaling.hpaplus.io", "v1alpha1", "hpapluses"))
             if (auto h = store.get(*hpas, "default", "shop"))
