@@ -22,8 +22,7 @@ using std::chrono::nanoseconds;
 constexpr std::size_t max_buckets = std::size_t{1} << 21;
 // How many cycles of the longest candidate period are looked at.
 constexpr std::int64_t max_cycles = 4;
-// Keeps every sum of durations below far from overflowing.
-constexpr nanoseconds max_period = std::chrono::hours(24 * 400);
+static_assert(max_steps_per_period * max_cycles == static_cast<std::int64_t>(max_buckets));
 
 // FFTW's planner (plan creation and destruction) is not thread-safe; fftw_execute is.
 std::mutex& planner() {
@@ -119,9 +118,9 @@ std::optional<std::string> validate(const forecast_input& in) {
     if (!(in.margin >= 0)) return "the margin must not be negative";
     if (in.look_ahead.count() < 0) return "lookAhead must not be negative";
     const auto longest = *std::max_element(in.periods.begin(), in.periods.end());
-    if (longest / in.step > static_cast<std::int64_t>(max_buckets / max_cycles))
+    if (longest / in.step > max_steps_per_period)
         return "period " + core::format_go_duration(longest) + " has more than " +
-               std::to_string(max_buckets / max_cycles) + " steps of " +
+               std::to_string(max_steps_per_period) + " steps of " +
                core::format_go_duration(in.step);
     return std::nullopt;
 }

@@ -59,6 +59,12 @@ struct forecast_result {
     std::size_t cycles = 0;                    ///< past cycles the forecast looked at
 };
 
+/// The longest period and lookAhead a forecast takes (every sum of durations stays far from
+/// overflowing), and the most history steps a period may have (the work of one forecast is
+/// bounded by four cycles of it).
+inline constexpr std::chrono::nanoseconds max_period = std::chrono::hours(24 * 400);
+inline constexpr std::int64_t max_steps_per_period = std::int64_t{1} << 19;
+
 /// The autocorrelation a period's lag must reach to confirm its spectral peak.
 inline constexpr double min_autocorrelation = 0.3;
 /// Shuffled copies the spectral peak is tested against.

@@ -240,7 +240,7 @@ void validate_prediction(validator& v, const autoscaler_spec& spec) {
     else if (!m->target_set)
         v.add(field + ".metric", "\"" + p.metric + "\" has no target to forecast against");
     if (p.step.count() <= 0) v.add(field + ".history.step", "must be above 0");
-    const auto max = std::chrono::nanoseconds(std::chrono::hours(24 * 400));
+    const auto max = forecast::max_period;
     if (p.periods.empty()) v.add(field + ".periods", "Required value (at least one period)");
     for (std::size_t i = 0; i < p.periods.size(); ++i) {
         const std::string at = field + ".periods[" + std::to_string(i) + "]";
@@ -249,8 +249,9 @@ void validate_prediction(validator& v, const autoscaler_spec& spec) {
                           core::format_go_duration(p.step) + ")");
         else if (p.periods[i] > max)
             v.add(at, "must not be longer than 400 days");
-        else if (p.step.count() > 0 && p.periods[i] / p.step > 524288)
-            v.add(at, "has more than 524288 steps of the history");
+        else if (p.step.count() > 0 && p.periods[i] / p.step > forecast::max_steps_per_period)
+            v.add(at, "has more than " + std::to_string(forecast::max_steps_per_period) +
+                          " steps of the history");
     }
     if (p.look_ahead.count() < 0 || p.look_ahead > max)
         v.add(field + ".lookAhead", "must be between 0 and 400 days");
