@@ -393,6 +393,26 @@ TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWor
     EXPECT_EQ(replicas("bad"), 2);
 }
 
+// A spec.prediction the controller cannot use (here: a metric no entry of spec.metrics is named)
+// stops the object like any invalid spec: a condition and a Warning Event naming the field.
+TEST_F(ControllerTest, AnUnusablePredictionIsRefusedWithAConditionAndAWarning) {
+    apply_manifest(sim, deployment("web", 2, "400m"));
+    apply_manifest(sim, "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n"
+                        "  name: web\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: "
+                        "apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n"
+                        "  syncPeriodSeconds: 1\n  metrics:\n  - type: Resource\n    name: cpu\n"
+                        "    resource: {name: cpu, target: {type: Utilization, "
+                        "averageUtilization: 50}}\n  prediction:\n    metric: qps\n");
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] {
+        return condition("web", "ScalingActive") == "False InvalidSpec";
+    })) << condition("web", "ScalingActive");
+    EXPECT_TRUE(eventually([&] { return has_event("web", "InvalidSpec"); }));
+    EXPECT_NE(status("web", "/status/lastDecision").find("spec.prediction.metric"),
+              std::string::npos)
+        << status("web", "/status/lastDecision");
+}
+
 TEST_F(ControllerTest, TheApiServerGoingAwayAndComingBackLosesNoObject) {
     apply_manifest(sim, deployment("a", 2, "400m"));
     apply_manifest(sim, deployment("b", 2, "400m"));
