@@ -29,13 +29,11 @@ constexpr std::int64_t points_per_read = 10'000;
 // The forecast resamples at most this many buckets; a history holds no more samples.
 constexpr std::size_t max_samples = std::size_t{1} << 21;
 
-std::string history_key(const policy::prediction_spec& p) {
-    std::string key =
-        p.history == policy::prediction_spec::source::backend ? "Backend\n" : "Recorded\n";
-    key += p.backend + '\n' + p.query + '\n' + std::to_string(p.step.count());
-    for (const nanoseconds period : p.periods)
-        key += ' ' + std::to_string(period.count());
-    return key;
+// Whether `a` and `b` have the same past: the same source, backend, query, step and periods
+// (compared each pass, so without building anything).
+bool same_history(const policy::prediction_spec& a, const policy::prediction_spec& b) {
+    return a.history == b.history && a.backend == b.backend && a.query == b.query &&
+           a.step == b.step && a.periods == b.periods;
 }
 
 // How far back the forecast looks: four cycles of the longest period.
@@ -46,9 +44,11 @@ nanoseconds span_of(const policy::prediction_spec& p) {
     return longest * 4;
 }
 
-void start_over(prediction_memory& memory, std::string key) {
+// A spec whose history differs from the one in memory starts the history over.
+void follow(prediction_memory& memory, const policy::prediction_spec& p) {
+    if (memory.history_of && same_history(*memory.history_of, p)) return;
     memory = prediction_memory{};
-    memory.history_of = std::move(key);
+    memory.history_of = p;
 }
 
 void forget_before(std::vector<forecast::sample>& samples, core::time_point oldest) {
@@ -113,8 +113,7 @@ read_backend(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
 void add_sample(const policy::autoscaler& hpa, const policy::decision& d, std::int32_t ready_pods,
                 prediction_memory& memory, core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
-    if (std::string key = history_key(p); key != memory.history_of)
-        start_over(memory, std::move(key));
+    follow(memory, p);
     const policy::metric_spec* m = policy::named_metric(hpa.spec, p.metric);
     if (!m) return;
     const auto index = static_cast<std::size_t>(m - hpa.spec.metrics.data());
@@ -248,8 +247,7 @@ prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& chec
                const policy::autoscaler& hpa, const std::string& target_name,
                const std::string& pod_selector, prediction_memory& memory, core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
-    if (std::string key = history_key(p); key != memory.history_of)
-        start_over(memory, std::move(key));
+    follow(memory, p);
     if (p.history == policy::prediction_spec::source::recorded && !memory.checkpoint_read)
         co_await read_checkpoint(checkpoint, hpa, memory, now);
     if (memory.computed && now >= memory.computed_at && now - memory.computed_at < p.step)

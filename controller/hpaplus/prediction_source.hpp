@@ -12,6 +12,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +20,9 @@
 namespace hpaplus::controller {
 
 struct prediction_memory {
-    /// What `samples` are the past of (source, backend, query, step, periods): a spec that
-    /// changes any of them starts the history over.
-    std::string history_of;
+    /// The spec `samples` are the past of: one whose source, backend, query, step or periods
+    /// differ starts the history over.
+    std::optional<policy::prediction_spec> history_of;
     std::vector<forecast::sample> samples; ///< in time order, one per step at most
     std::uint32_t last_count = 0;          ///< Recorded: passes averaged into the last sample
     core::time_point read_until{};         ///< Backend: the end of the last range read

@@ -237,7 +237,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     if (in.hpa.spec.prediction && in.scale)
         in.prediction = co_await prediction_for(env.metrics, checkpoint, in.hpa, ref.name,
                                                 in.scale->selector, memory.prediction, now);
-    else if (!in.hpa.spec.prediction && !memory.prediction.history_of.empty())
+    else if (!in.hpa.spec.prediction && memory.prediction.history_of)
         memory.prediction = {}; // spec.prediction was removed: its history goes
 
     policy::decision decision = policy::decide(in);

@@ -393,16 +393,22 @@ TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWor
     EXPECT_EQ(replicas("bad"), 2);
 }
 
+// An HPAPlus on Deployment web (CPU at 50 %, a metric named cpu, 1 s period) with a
+// spec.prediction of `prediction` (its fields, indented as they are under it).
+std::string predictive_web_hpaplus(const std::string& prediction) {
+    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n  name: web\n"
+           "  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: "
+           "Deployment, name: web}\n  maxReplicas: 10\n  syncPeriodSeconds: 1\n  metrics:\n"
+           "  - type: Resource\n    name: cpu\n    resource: {name: cpu, target: {type: "
+           "Utilization, averageUtilization: 50}}\n  prediction:\n" +
+           prediction;
+}
+
 // A spec.prediction the controller cannot use (here: a metric no entry of spec.metrics is named)
 // stops the object like any invalid spec: a condition and a Warning Event naming the field.
 TEST_F(ControllerTest, AnUnusablePredictionIsRefusedWithAConditionAndAWarning) {
     apply_manifest(sim, deployment("web", 2, "400m"));
-    apply_manifest(sim, "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n"
-                        "  name: web\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: "
-                        "apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n"
-                        "  syncPeriodSeconds: 1\n  metrics:\n  - type: Resource\n    name: cpu\n"
-                        "    resource: {name: cpu, target: {type: Utilization, "
-                        "averageUtilization: 50}}\n  prediction:\n    metric: qps\n");
+    apply_manifest(sim, predictive_web_hpaplus("    metric: qps\n"));
     controller_runner controller(sim, test_controller_options());
     ASSERT_TRUE(eventually([&] {
         return condition("web", "ScalingActive") == "False InvalidSpec";
@@ -701,13 +707,8 @@ TEST_F(ControllerTest, AGracefulShutdownReleasesTheLease) {
 // HPAPlus's HPAPlusCheckpoint and read back by the next controller, so a restart keeps them.
 TEST_F(ControllerTest, ARecordedPredictionHistoryIsKeptInItsCheckpointAcrossARestart) {
     apply_manifest(sim, deployment("web", 2, "400m"));
-    apply_manifest(sim, "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n"
-                        "  name: web\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: "
-                        "apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n"
-                        "  syncPeriodSeconds: 1\n  metrics:\n  - type: Resource\n    name: cpu\n"
-                        "    resource: {name: cpu, target: {type: Utilization, "
-                        "averageUtilization: 50}}\n  prediction:\n    metric: cpu\n"
-                        "    history: {source: Recorded, step: 1s}\n    periods: [1h]\n");
+    apply_manifest(sim, predictive_web_hpaplus("    metric: cpu\n    history: {source: Recorded, "
+                                               "step: 1s}\n    periods: [1h]\n"));
     const std::string path =
         "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/hpapluscheckpoints/web";
     const auto recorded = [&] {
