@@ -59,9 +59,9 @@ core::outcome<scenario> parse_scenario(std::string_view text) {
         const auto last = out.load.empty() ? std::chrono::milliseconds(0) : out.load.back().at;
         if (!repeat->IsNumber() ||
             !(repeat->GetDouble() * 1000 > static_cast<double>(last.count())) ||
-            repeat->GetDouble() > 86400)
-            return core::error_message(
-                "repeatSeconds: seconds after the last load step's \"at\", at most 86400");
+            repeat->GetDouble() < 1 || repeat->GetDouble() > 86400)
+            return core::error_message("repeatSeconds: seconds after the last load step's \"at\", "
+                                       "from 1 to 86400");
         out.repeat =
             std::chrono::milliseconds(static_cast<std::int64_t>(repeat->GetDouble() * 1000));
     }

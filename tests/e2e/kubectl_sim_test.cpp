@@ -514,6 +514,13 @@ TEST(SimScenario, BadScenarioIsExitTwo) {
     EXPECT_EQ(rep.exit_code, 2);
     EXPECT_NE(rep.output.find("repeatSeconds: seconds after the last load step"), std::string::npos)
         << rep.output;
+    std::ofstream(dir.path() + "/fast.json")
+        << R"({"load":[{"at":0,"deployment":"web","cpu":"1"}],"repeatSeconds":0.001})";
+    EXPECT_EQ(test::run_command(std::string(HPAPLUS_BINARY) + " sim --scenario " + dir.path() +
+                                "/fast.json")
+                  .exit_code,
+              2)
+        << "a rhythm faster than a second would only busy the simulated cluster";
     EXPECT_EQ(test::run_command(std::string(HPAPLUS_BINARY) + " sim --listen nonsense").exit_code,
               2);
 }
