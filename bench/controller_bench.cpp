@@ -4,6 +4,7 @@
 //   timeliness  G2 (timer lateness, a 1 s probe among slower objects, spike to /scale)
 //   memory      G3 (resident memory per object, slope between two object counts)
 // Every mode starts its own `hpaplus sim` process, fills it, and prints JSON lines.
+#include "allocation_count.hpp"
 #include "bare_client.hpp"
 #include "bench_cluster.hpp"
 #include "json_line.hpp"
@@ -165,6 +166,21 @@ class controller_runner {
         throw std::runtime_error("the controller did not start acting within 5 minutes");
     }
 
+    // Until every object has written its first status: the bench's autoscalers are created
+    // without one, and at 16,000 objects those first writes outlast a few seconds of warm-up,
+    // so a measurement would count the start-up burst instead of the steady pass.
+    void wait_settled(std::size_t objects) {
+        wait_acting(objects);
+        const auto deadline = clock::now() + std::chrono::minutes(5);
+        while (snapshot().status_writes < objects) {
+            if (clock::now() >= deadline) {
+                std::fprintf(stderr, "bench: not every object wrote its status in 5 minutes\n");
+                return;
+            }
+            std::this_thread::sleep_for(milliseconds(100));
+        }
+    }
+
   private:
     asio::io_context io_{1};
     std::unique_ptr<controller::controller_process> process_;
@@ -207,12 +223,14 @@ int throughput(const args& a) {
     controller_snapshot s0, s1;
     double cpu = 0, sim_cpu = 0, wall = 0;
     std::vector<double> per_second;
+    std::uint64_t allocations0 = 0, allocations1 = 0;
     {
         controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
                                      nullptr, read_window(a), lanes(a));
-        controller.wait_acting(static_cast<std::size_t>(objects));
+        controller.wait_settled(static_cast<std::size_t>(objects));
         std::this_thread::sleep_for(warmup);
         s0 = controller.snapshot();
+        allocations0 = allocations();
         const auto cpu0 = process_cpu(), sim0 = process_cpu(cluster.sim_pid());
         const auto t0 = clock::now();
         std::uint64_t last = s0.api_requests;
@@ -223,6 +241,7 @@ int throughput(const args& a) {
             last = now;
         }
         s1 = controller.snapshot();
+        allocations1 = allocations();
         wall = std::chrono::duration<double>(clock::now() - t0).count();
         cpu = (process_cpu() - cpu0).count();
         sim_cpu = (process_cpu(cluster.sim_pid()) - sim0).count();
@@ -249,15 +268,19 @@ int throughput(const args& a) {
         .add("ratio", bare_rate > 0 ? rate / bare_rate : 0)
         .add("baseline_drift", before.rate() > 0 ? after.rate() / before.rate() : 0)
         .add("sim_cpu_share", wall > 0 ? sim_cpu / wall : 0)
-        .flag("met", rate >= 5000 && rate / bare_rate >= 0.35)
+        .flag("met", bare_rate > 0 && rate / bare_rate >= 2.0)
         .print();
-    json_line("G4_cpu")
-        .add("cpu_us_per_reconcile", cpu_per * 1e6)
+    auto g4 = json_line("G4_cpu");
+    g4.add("cpu_us_per_reconcile", cpu_per * 1e6)
         .add("bare_cpu_us_per_request", bare_cpu * 1e6)
         .add("ratio", bare_cpu > 0 ? cpu_per / bare_cpu : 0)
-        .add("controller_cpu_share", wall > 0 ? cpu / wall : 0)
-        .flag("met", cpu_per <= 100e-6 && cpu_per / bare_cpu <= 1.5)
-        .print();
+        .add("controller_cpu_share", wall > 0 ? cpu / wall : 0);
+    // Every thread of the benchmark process counts: the controller's, and the few of the
+    // sampling loop above.
+    if (allocations_counted() && reconciles > 0)
+        g4.add("allocations_per_reconcile",
+               static_cast<double>(allocations1 - allocations0) / reconciles);
+    g4.flag("met", bare_cpu > 0 && cpu_per / bare_cpu <= 1.5).print();
     json_line("G5_api_cost")
         .add("requests_per_reconcile", reconciles > 0 ? requests / reconciles : 0)
         .add("status_writes_per_reconcile",
@@ -265,7 +288,7 @@ int throughput(const args& a) {
                             : 0)
         .add("rate_max_over_mean", mean > 0 ? peak / mean : 0)
         .flag("met",
-              reconciles > 0 && requests / reconciles <= 1.2 && mean > 0 && peak / mean <= 1.5)
+              reconciles > 0 && requests / reconciles <= 1.0 && mean > 0 && peak / mean <= 1.5)
         .print();
     return 0;
 }
@@ -289,7 +312,7 @@ int timeliness(const args& a) {
     {
         controller_runner controller(cluster.config(), static_cast<std::size_t>(connections),
                                      &probe, read_window(a), lanes(a));
-        controller.wait_acting(static_cast<std::size_t>(objects) + 1);
+        controller.wait_settled(static_cast<std::size_t>(objects) + 1);
         // Every object has had its first, phase-shifted reconcile after one period.
         std::this_thread::sleep_for(seconds(period + 2));
         s0 = controller.snapshot();

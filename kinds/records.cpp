@@ -72,6 +72,13 @@ autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool 
     return r;
 }
 
+policy::autoscaler_status written_autoscaler_status(std::string_view status_json) {
+    rapidjson::Document doc;
+    doc.Parse(status_json.data(), status_json.size());
+    json_decoder d;
+    return decode_autoscaler_status(d, json_node{&doc, "status"});
+}
+
 cronhpa_record decode_cronhpa_record(const rapidjson::Value& object) {
     cronhpa_record r;
     json_decoder d;

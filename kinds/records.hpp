@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::kube {
@@ -82,6 +83,10 @@ record_decoder replicaset_decoder();
 
 /// The decoders one at a time (the informers' decoders call these; tests and tools may too).
 autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool native);
+/// The status an autoscaler's record holds once `status_json` (encode_status's text, which
+/// names every field it has) is written to it: what a reconcile decides from while the cache
+/// still shows the version before its own write.
+policy::autoscaler_status written_autoscaler_status(std::string_view status_json);
 cronhpa_record decode_cronhpa_record(const rapidjson::Value& object);
 vpaplus_record decode_vpaplus_record(const rapidjson::Value& object);
 

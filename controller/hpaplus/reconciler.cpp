@@ -294,6 +294,14 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         } else if (!known_equal) {
             out.status_written = co_await kube::write_status(env.client, kind.resource, *object,
                                                              record->stored_status.get(), status);
+            // Until the cache shows the version this write made, the next passes decide from the
+            // status written (a busy watch can lag a pass behind): deciding from the one before
+            // would move lastTransitionTimes forward and write the same change again.
+            if (out.status_written) {
+                memory.status_version = object->resource_version;
+                memory.status_digest = digest;
+                in.hpa.status = kube::written_autoscaler_status(status); // lent back to memory
+            }
         }
     }
     for (const auto& e : decision.events) {

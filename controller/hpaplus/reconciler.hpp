@@ -48,9 +48,9 @@ struct object_memory {
     /// while the target keeps it).
     std::string registered_selector;
     /// The object's resourceVersion when its stored status was last found equal to the status
-    /// text hashed (core::fnv1a) in status_digest: while both hold, the status needs no parse
-    /// and no comparison (64-bit hash: a collision would only delay a write until the next
-    /// change of the object).
+    /// text hashed (core::fnv1a) in status_digest, or that this object's last status write was
+    /// applied over: while both hold, the status needs no parse, no comparison and no write
+    /// (64-bit hash: a collision would only delay a write until the next change of the object).
     std::string status_version;
     std::uint64_t status_digest = 0;
     /// The shared PodMetrics read its metrics came from last (metric_sources::read).

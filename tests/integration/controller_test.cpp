@@ -363,6 +363,34 @@ TEST_F(ControllerTest, AStatusChangedBySomeoneElseIsWrittenBack) {
         << status("steady", "/status");
 }
 
+// A busy watch can lag a pass behind the controller's own status write: the cache still shows
+// the version written over, and writing the same status again would change nothing. Here the
+// HPAPlus watch is dropped and its resumption held back 4 s while the load changes the status.
+TEST_F(ControllerTest, AStatusIsNotWrittenAgainWhileTheCacheLagsBehindTheWrite) {
+    apply_manifest(sim, deployment("lagging", 2, "500m"));
+    apply_manifest(sim, hpaplus("lagging", "  syncPeriodSeconds: 1\n", 2, 2));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return status("lagging", "/status/desiredReplicas") == "2"; }))
+        << status("lagging", "/status");
+    const auto passes = controller.reconciles();
+    ASSERT_TRUE(eventually([&] { return controller.reconciles() >= passes + 2; }));
+    const auto writes = controller.status_writes();
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
+                          R"({"rules":[{"verb":"watch","resource":"hpapluses","latencyMs":4000}]})")
+                  .status,
+              200);
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults/drop-watches").status, 200);
+    set_load("lagging", "900m"); // 180 %: limited at maxReplicas, the status changes once
+    ASSERT_TRUE(eventually([&] {
+        return condition("lagging", "ScalingLimited") == "True TooManyReplicas";
+    })) << status("lagging", "/status");
+    const auto changed = controller.reconciles();
+    // Three more passes, at least two of them before the watch resumes.
+    ASSERT_TRUE(eventually([&] { return controller.reconciles() >= changed + 3; }));
+    EXPECT_EQ(controller.status_writes(), writes + 1);
+    ASSERT_EQ(sim.request("DELETE", "/sim/v1/faults").status, 200);
+}
+
 TEST_F(ControllerTest, AnInvalidObjectGetsAConditionAndAnEventWhileOthersKeepWorking) {
     apply_manifest(sim, deployment("good", 2, "2500m"));
     apply_manifest(sim, deployment("bad", 2, "2500m"));

@@ -114,6 +114,10 @@ std::uint64_t controller_runner::reconciles() {
     return on_thread<std::uint64_t>([this] { return process_->objects().stats().reconciles; });
 }
 
+std::uint64_t controller_runner::status_writes() {
+    return on_thread<std::uint64_t>([this] { return process_->objects().stats().status_writes; });
+}
+
 std::size_t controller_runner::workers() {
     return on_thread<std::size_t>([this] { return process_->objects().worker_count(); });
 }

@@ -38,6 +38,7 @@ class controller_runner {
     /// The caches are synced and the controller acts (without election: at once).
     bool acting();
     std::uint64_t reconciles();
+    std::uint64_t status_writes();
     std::uint64_t pod_metrics_lists();
     std::size_t workers();
     std::string ops_url();
