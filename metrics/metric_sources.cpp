@@ -38,8 +38,9 @@ bool uses_pod_metrics(const policy::metric_spec& spec) {
 } // namespace
 
 struct metric_sources::impl {
-    impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds window)
-        : executor(ex), cluster(c), pod_metrics(ex, c, window) {}
+    impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds window,
+         std::shared_ptr<pod_metrics_exchange> exchange)
+        : executor(ex), cluster(c), pod_metrics(ex, c, window, std::move(exchange)) {}
     asio::any_io_executor executor;
     kube::api_client& cluster;
     shared_pod_metrics pod_metrics;
@@ -88,8 +89,9 @@ fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
 
 metric_sources::metric_sources(asio::any_io_executor executor, kube::api_client& cluster,
                                const backends_file& file,
-                               std::chrono::milliseconds pod_metrics_window)
-    : impl_(std::make_shared<impl>(executor, cluster, pod_metrics_window)) {
+                               std::chrono::milliseconds pod_metrics_window,
+                               std::shared_ptr<pod_metrics_exchange> exchange)
+    : impl_(std::make_shared<impl>(executor, cluster, pod_metrics_window, std::move(exchange))) {
     impl_->backends = make_http_backends(executor, file);
     for (const auto& b : file.backends)
         if (b.type == backend_type::metrics_api) impl_->metrics_api_names.push_back(b.name);

@@ -23,11 +23,12 @@ class metric_sources {
   public:
     /// `cluster` serves metrics with no backend and `metricsAPI` backends; the objects of a
     /// namespace share one PodMetrics read per `pod_metrics_window` (shared_pod_metrics; 0 = a
-    /// read per object). Throws std::runtime_error when a backend's TLS material is unusable (a
-    /// start-up error).
+    /// read per object), and with `exchange` the reads of the other lanes too. Throws
+    /// std::runtime_error when a backend's TLS material is unusable (a start-up error).
     metric_sources(boost::asio::any_io_executor executor, kube::api_client& cluster,
                    const backends_file& file = {},
-                   std::chrono::milliseconds pod_metrics_window = std::chrono::milliseconds(0));
+                   std::chrono::milliseconds pod_metrics_window = std::chrono::milliseconds(0),
+                   std::shared_ptr<pod_metrics_exchange> exchange = nullptr);
     ~metric_sources();
     metric_sources(const metric_sources&) = delete;
     metric_sources& operator=(const metric_sources&) = delete;

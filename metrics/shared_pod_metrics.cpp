@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -20,20 +21,20 @@ using clock = std::chrono::steady_clock;
 
 namespace {
 
-// One namespace's read: in flight until `answer` is set, when `done` is cancelled to wake the
-// objects waiting for it.
+// One namespace's read on this lane: in flight (here, or on another lane) until `result` is set,
+// when `done` is cancelled to wake the objects waiting for it.
 struct namespace_read {
-    namespace_read(const asio::any_io_executor& ex, std::uint64_t n)
-        : done(ex, clock::time_point::max()), started(clock::now()), number(n) {}
-    std::shared_ptr<const pod_metrics_answer> answer;
-    /// (pod name, index in answer->items), sorted: an object finds its few pods by binary search
-    /// instead of matching its selector against every pod of the namespace. One allocation per
-    /// list, where a hash map took one per pod.
-    std::vector<std::pair<std::string_view, std::size_t>> by_name;
+    namespace_read(const asio::any_io_executor& ex, clock::time_point deadline)
+        : done(ex, deadline) {}
+    std::shared_ptr<const finished_read> result;
     asio::steady_timer done;
     clock::time_point started;
-    std::uint64_t number; ///< pod_metrics_answer::shared_read
+    std::uint64_t number = 0; ///< pod_metrics_answer::shared_read
 };
+
+// How long objects wait for a read in flight on another lane before they give up on it: far
+// beyond any request's timeout, so only a lane that stopped in the middle of a read is given up.
+constexpr std::chrono::seconds other_lane_patience(60);
 
 } // namespace
 
@@ -41,14 +42,16 @@ struct shared_pod_metrics::impl {
     asio::any_io_executor executor;
     kube::api_client& cluster;
     std::chrono::milliseconds window;
+    std::shared_ptr<pod_metrics_exchange> exchange; ///< the other lanes' reads (null: one lane)
     std::unordered_map<std::string, std::shared_ptr<namespace_read>> reads; ///< by namespace
     /// Every read by when it started, oldest first, for `expire`.
     std::deque<std::pair<std::string, std::weak_ptr<namespace_read>>> by_start;
     std::uint64_t lists = 0;
     std::uint64_t reads_started = 0;
 
-    impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds w)
-        : executor(ex), cluster(c), window(w) {}
+    impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds w,
+         std::shared_ptr<pod_metrics_exchange> x)
+        : executor(ex), cluster(c), window(w), exchange(std::move(x)) {}
 
     // A finished read older than the window holds memory for nothing. A few are dropped per call:
     // dropping every expired namespace at once, the decoded metrics of thousands of pods, held the
@@ -58,7 +61,7 @@ struct shared_pod_metrics::impl {
         for (int dropped = 0; dropped < 2 && !by_start.empty();) {
             const auto& [ns, weak] = by_start.front();
             if (const auto read = weak.lock()) {
-                if (!read->answer || now - read->started < window) return; // so are those after
+                if (!read->result || now - read->started < window) return; // so are those after
                 if (const auto it = reads.find(ns); it != reads.end() && it->second == read) {
                     reads.erase(it);
                     ++dropped;
@@ -71,25 +74,86 @@ struct shared_pod_metrics::impl {
 
 namespace {
 
+// Indexes a finished read by pod name and hands it to the objects waiting and the other lanes.
+void finish(shared_pod_metrics::impl& self, namespace_read& read, const std::string& ns,
+            pod_metrics_answer answer) {
+    auto result = std::make_shared<finished_read>();
+    result->answer = std::make_shared<const pod_metrics_answer>(std::move(answer));
+    result->started = read.started;
+    result->number = read.number;
+    const auto& items = result->answer->items;
+    result->by_name.reserve(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+        result->by_name.emplace_back(items[i]->name, i);
+    std::sort(result->by_name.begin(), result->by_name.end()); // a repeated name: its first first
+    read.result = result;
+    read.done.cancel();
+    if (self.exchange) self.exchange->publish(ns, std::move(result));
+}
+
 asio::awaitable<void> list_namespace(std::shared_ptr<shared_pod_metrics::impl> self,
                                      std::shared_ptr<namespace_read> read, std::string ns) {
     ++self->lists;
     const std::string every_pod;
-    auto answer = co_await list_pod_metrics(self->cluster, std::move(ns), every_pod);
-    read->answer = std::make_shared<const pod_metrics_answer>(std::move(answer));
-    const auto& items = read->answer->items;
-    read->by_name.reserve(items.size());
-    for (std::size_t i = 0; i < items.size(); ++i)
-        read->by_name.emplace_back(items[i]->name, i);
-    std::sort(read->by_name.begin(), read->by_name.end()); // a repeated name: its first pod first
-    read->done.cancel();
+    auto answer = co_await list_pod_metrics(self->cluster, ns, every_pod);
+    finish(*self, *read, ns, std::move(answer));
+}
+
+// Starts this lane's read of `ns` into `read`.
+void start_list(const std::shared_ptr<shared_pod_metrics::impl>& self,
+                const std::shared_ptr<namespace_read>& read, const std::string& ns) {
+    // A read that threw (a bug) must still answer: its waiters, here and on other lanes, and
+    // every later reader of the namespace until the slot is replaced, would wait for it.
+    asio::co_spawn(self->executor, list_namespace(self, read, ns),
+                   [self, read, ns](const std::exception_ptr& e) {
+                       if (!e || read->result) return;
+                       pod_metrics_answer failed;
+                       failed.error = "internal error while reading the pods' metrics";
+                       finish(*self, *read, ns, std::move(failed));
+                   });
+}
+
+// A new read of `ns` for an object that had `after_read`: this lane's own, or (with an exchange)
+// one another lane finished or is making within the window.
+std::shared_ptr<namespace_read> new_read(const std::shared_ptr<shared_pod_metrics::impl>& self,
+                                         const std::string& ns, clock::time_point now,
+                                         std::uint64_t after_read) {
+    if (!self->exchange) {
+        auto read = std::make_shared<namespace_read>(self->executor, clock::time_point::max());
+        read->started = now;
+        read->number = ++self->reads_started;
+        start_list(self, read, ns);
+        return read;
+    }
+    auto read = std::make_shared<namespace_read>(self->executor, now + other_lane_patience);
+    // Called on the thread of the lane that finished the read: the answer is posted to ours.
+    auto on_done = [executor = self->executor, weak = std::weak_ptr<namespace_read>(read)](
+                       std::shared_ptr<const finished_read> result) {
+        asio::post(executor, [weak, result = std::move(result)]() mutable {
+            const auto waiting = weak.lock();
+            if (!waiting || waiting->result) return;
+            waiting->result = std::move(result);
+            waiting->done.cancel();
+        });
+    };
+    auto claim = self->exchange->join(ns, now, after_read, std::move(on_done));
+    read->started = claim.started;
+    read->number = claim.number;
+    if (claim.finished) {
+        read->result = std::move(claim.finished);
+    } else if (!claim.waiting) {
+        read->done.expires_at(clock::time_point::max());
+        start_list(self, read, ns);
+    }
+    return read;
 }
 
 } // namespace
 
 shared_pod_metrics::shared_pod_metrics(asio::any_io_executor executor, kube::api_client& cluster,
-                                       std::chrono::milliseconds window)
-    : impl_(std::make_shared<impl>(executor, cluster, window)) {}
+                                       std::chrono::milliseconds window,
+                                       std::shared_ptr<pod_metrics_exchange> exchange)
+    : impl_(std::make_shared<impl>(executor, cluster, window, std::move(exchange))) {}
 
 shared_pod_metrics::~shared_pod_metrics() = default;
 
@@ -113,29 +177,27 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     impl_->expire(now);
     auto& slot = impl_->reads[ns];
     if (!slot ||
-        (slot->answer && (now - slot->started >= impl_->window || slot->number <= after_read))) {
-        slot = std::make_shared<namespace_read>(impl_->executor, ++impl_->reads_started);
+        (slot->result && (now - slot->started >= impl_->window || slot->number <= after_read))) {
+        slot = new_read(impl_, ns, now, after_read);
         impl_->by_start.emplace_back(ns, slot);
-        // A read that threw (a bug) must still answer: its waiters, and every later reader of the
-        // namespace until the slot is replaced, would otherwise wait forever.
-        asio::co_spawn(impl_->executor, list_namespace(impl_, slot, ns),
-                       [read = slot](const std::exception_ptr& e) {
-                           if (!e || read->answer) return;
-                           pod_metrics_answer failed;
-                           failed.error = "internal error while reading the pods' metrics";
-                           read->answer = std::make_shared<const pod_metrics_answer>(failed);
-                           read->done.cancel();
-                       });
     }
     const std::shared_ptr<namespace_read> read = slot; // the slot may be replaced meanwhile
-    if (!read->answer) {
+    if (!read->result) {
         boost::system::error_code ec;
         co_await read->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
+    if (!read->result) { // the other lane stopped before its read finished: read afresh next
+        if (const auto it = impl_->reads.find(ns); it != impl_->reads.end() && it->second == read)
+            impl_->reads.erase(it);
+        pod_metrics_answer failed;
+        failed.error = "the pods' metrics were being read by a lane that stopped";
+        co_return failed;
+    }
+    const finished_read& result = *read->result;
     pod_metrics_answer out;
-    const auto& items = read->answer->items;
-    out.list = read->answer->list;
-    out.error = read->answer->error;
+    const auto& items = result.answer->items;
+    out.list = result.answer->list;
+    out.error = result.answer->error;
     out.shared_read = read->number;
     if (pod_names.empty()) {
         for (const auto* m : items)
@@ -147,7 +209,7 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
     // object does not know (which its decision ignores).
     std::vector<std::size_t> found;
     found.reserve(pod_names.size());
-    const auto& by_name = read->by_name;
+    const auto& by_name = result.by_name;
     for (const auto name : pod_names) {
         const auto it =
             std::lower_bound(by_name.begin(), by_name.end(), name,

@@ -9,6 +9,7 @@
 
 #include "kube/api_client.hpp"
 #include "metrics/metrics_api.hpp"
+#include "metrics/pod_metrics_exchange.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -25,8 +26,10 @@ namespace hpaplus::metrics {
 
 class shared_pod_metrics {
   public:
+    /// With `exchange` (several lanes), finished reads are shared with the other lanes' objects.
     shared_pod_metrics(boost::asio::any_io_executor executor, kube::api_client& cluster,
-                       std::chrono::milliseconds window);
+                       std::chrono::milliseconds window,
+                       std::shared_ptr<pod_metrics_exchange> exchange = nullptr);
     ~shared_pod_metrics();
     shared_pod_metrics(const shared_pod_metrics&) = delete;
     shared_pod_metrics& operator=(const shared_pod_metrics&) = delete;

@@ -56,9 +56,11 @@ kube::client_options client_share(const controller_options& options) {
 // recorder.
 struct lane_context {
     lane_context(const kube::cluster_config& config, const controller_options& options,
-                 const metrics::backends_file& backends, telemetry& metrics)
+                 const metrics::backends_file& backends, telemetry& metrics,
+                 std::shared_ptr<metrics::pod_metrics_exchange> exchange)
         : work(io.get_executor()), client(io.get_executor(), config, client_share(options)),
-          sources(io.get_executor(), client, backends, options.metrics_read_window),
+          sources(io.get_executor(), client, backends, options.metrics_read_window,
+                  std::move(exchange)),
           recorder(metrics.new_recorder()) {
         client.set_request_observer([r = recorder.get()](const std::string& method, int code) {
             r->api_request(method, code);
@@ -144,9 +146,14 @@ struct controller_process::impl {
 
     std::vector<std::unique_ptr<lane_context>> lanes_of(const kube::cluster_config& config) {
         std::vector<std::unique_ptr<lane_context>> out;
-        if (options.threads > 1)
-            for (int i = 0; i < options.threads; ++i)
-                out.push_back(std::make_unique<lane_context>(config, options, backends, metrics));
+        if (options.threads <= 1) return out;
+        // The lanes share their finished PodMetrics reads: a namespace's list is read once per
+        // window, whichever lanes its objects are on.
+        const auto exchange =
+            std::make_shared<metrics::pod_metrics_exchange>(options.metrics_read_window);
+        for (int i = 0; i < options.threads; ++i)
+            out.push_back(
+                std::make_unique<lane_context>(config, options, backends, metrics, exchange));
         return out;
     }
 

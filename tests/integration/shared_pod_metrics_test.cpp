@@ -2,8 +2,8 @@
 // within the window share one PodMetricsList, each gets only the pods its selector selects, a
 // read after the window is a new list, an object is not given a read it had already, another
 // namespace has its own, an object naming its pods gets those of them its selector selects, in the
-// list's order, expired reads are dropped a few at a time, and a window of 0 sends one list per
-// read.
+// list's order, expired reads are dropped a few at a time, a window of 0 sends one list per
+// read, and lanes (--threads) take each other's finished reads through a pod_metrics_exchange.
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
 #include "kube/config.hpp"
@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 namespace hpaplus {
@@ -137,6 +138,79 @@ TEST_F(SharedPodMetrics, ExpiredReadsAreDroppedAFewAtATime) {
     (void)test::run_awaitable(io, shared.read("default", ""));
     EXPECT_EQ(shared.namespaces_held(), 1u);
     EXPECT_EQ(shared.lists_sent(), 5u);
+}
+
+// Two lanes (--threads) sharing their reads, each with its own executor and client.
+class SharedPodMetricsLanes : public SharedPodMetrics {
+  protected:
+    std::shared_ptr<metrics::pod_metrics_exchange> exchange =
+        std::make_shared<metrics::pod_metrics_exchange>(60s);
+    metrics::shared_pod_metrics first_lane{io.get_executor(), client, 60s, exchange};
+    boost::asio::io_context other_io;
+    kube::api_client other_client{other_io.get_executor(),
+                                  kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value()};
+    metrics::shared_pod_metrics second_lane{other_io.get_executor(), other_client, 60s, exchange};
+};
+
+TEST_F(SharedPodMetricsLanes, ALaneTakesTheReadAnotherLaneFinishedWithinTheWindow) {
+    // Each lane on a thread of its own, as with --threads.
+    const auto on_second_lane = [&](const char* selector, std::uint64_t after_read) {
+        metrics::pod_metrics_answer answer;
+        std::thread lane([&] {
+            answer = test::run_awaitable(other_io,
+                                         second_lane.read("default", selector, {}, after_read));
+        });
+        lane.join();
+        return answer;
+    };
+
+    const auto first = test::run_awaitable(io, first_lane.read("default", "app=web"));
+    const auto taken = on_second_lane("app=db", 0);
+    EXPECT_EQ(names(taken), std::vector<std::string>{"db-1"});
+    EXPECT_EQ(taken.shared_read, first.shared_read);
+    EXPECT_EQ(first_lane.lists_sent(), 1u);
+    EXPECT_EQ(second_lane.lists_sent(), 0u);
+    // An object that had that read reads afresh; its read, numbered after the first across both
+    // lanes, is what the first lane gives its own object that had the first.
+    const auto again = on_second_lane("app=web", first.shared_read);
+    EXPECT_EQ(again.shared_read, first.shared_read + 1);
+    EXPECT_EQ(second_lane.lists_sent(), 1u);
+    const auto back =
+        test::run_awaitable(io, first_lane.read("default", "", {}, first.shared_read));
+    EXPECT_EQ(back.shared_read, again.shared_read);
+    EXPECT_EQ(names(back).size(), 3u);
+    EXPECT_EQ(first_lane.lists_sent(), 1u);
+    EXPECT_EQ(exchange->namespaces_held(), 1u);
+}
+
+TEST_F(SharedPodMetricsLanes, ALaneWaitsForTheReadAnotherLaneIsMaking) {
+    std::optional<metrics::pod_metrics_answer> first;
+    boost::asio::co_spawn(io, first_lane.read("default", "app=web"),
+                          [&](std::exception_ptr, metrics::pod_metrics_answer a) { first = a; });
+    io.restart();
+    io.poll(); // the first lane's read is on its way
+    ASSERT_FALSE(first);
+    metrics::pod_metrics_answer second;
+    std::thread lane(
+        [&] { second = test::run_awaitable(other_io, second_lane.read("default", "app=db")); });
+    while (!first && io.run_one_for(10s) > 0) {
+    }
+    lane.join();
+    ASSERT_TRUE(first);
+    EXPECT_EQ(names(second), std::vector<std::string>{"db-1"});
+    EXPECT_EQ(second.shared_read, first->shared_read);
+    EXPECT_EQ(first_lane.lists_sent(), 1u);
+    EXPECT_EQ(second_lane.lists_sent(), 0u);
+}
+
+TEST_F(SharedPodMetrics, ALaneDoesNotTakeAnotherLanesReadPastTheWindow) {
+    const auto exchange = std::make_shared<metrics::pod_metrics_exchange>(100ms);
+    metrics::shared_pod_metrics first_lane(io.get_executor(), client, 100ms, exchange);
+    metrics::shared_pod_metrics second_lane(io.get_executor(), client, 100ms, exchange);
+    (void)test::run_awaitable(io, first_lane.read("default", "app=web"));
+    std::this_thread::sleep_for(150ms);
+    EXPECT_EQ(names(test::run_awaitable(io, second_lane.read("default", "app=web"))).size(), 2u);
+    EXPECT_EQ(second_lane.lists_sent(), 1u);
 }
 
 TEST_F(SharedPodMetrics, AWindowOfZeroSendsOneListPerRead) {
