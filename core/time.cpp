@@ -96,20 +96,21 @@ std::string format_impl(time_point t, bool with_fraction) {
     const auto days = std::chrono::floor<std::chrono::days>(secs);
     const std::chrono::year_month_day ymd{days};
     const std::chrono::hh_mm_ss hms{secs - days};
+    // Written in place and returned as one string: a status carries several of these per pass.
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d", static_cast<int>(ymd.year()),
-                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                  static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                  static_cast<int>(hms.seconds().count()));
-    std::string out = buf;
+    int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d",
+                          static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                          static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                          static_cast<int>(hms.minutes().count()),
+                          static_cast<int>(hms.seconds().count()));
     if (with_fraction && nanos != 0) {
-        std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(nanos));
-        std::string frac = buf;
-        while (frac.back() == '0')
-            frac.pop_back();
-        out += frac;
+        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%09lld",
+                           static_cast<long long>(nanos));
+        while (buf[n - 1] == '0')
+            --n;
     }
-    return out + "Z";
+    buf[n++] = 'Z';
+    return std::string(buf, static_cast<std::size_t>(n));
 }
 } // namespace
 

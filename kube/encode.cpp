@@ -70,11 +70,26 @@ Value encode_conditions(const std::vector<core::condition>& conditions, json_all
     return list;
 }
 
+namespace {
+
+// rapidjson's output stream into a std::string: the text is written where it is returned, not
+// into a buffer that grows by doubling and is then copied.
+struct string_output {
+    using Ch = char;
+    std::string& text;
+    void Put(char c) { text.push_back(c); }
+    void Flush() {}
+};
+
+} // namespace
+
 std::string to_json_text(const rapidjson::Value& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    std::string text;
+    text.reserve(1024); // an autoscaler's status, most objects written by the controller
+    string_output out{text};
+    rapidjson::Writer<string_output> writer(out);
     v.Accept(writer);
-    return std::string(buffer.GetString(), buffer.GetSize());
+    return text;
 }
 
 } // namespace hpaplus::kube

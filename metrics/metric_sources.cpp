@@ -57,13 +57,12 @@ namespace {
 
 constexpr const char* internal_error = "internal error while reading the metric";
 
-asio::awaitable<void> fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self,
-                                        std::shared_ptr<gather> state, std::string ns,
-                                        std::string selector,
-                                        std::vector<std::string_view> pod_names,
-                                        std::uint64_t after_read) {
-    state->pod_metrics = co_await self->pod_metrics.read(std::move(ns), std::move(selector),
-                                                         std::move(pod_names), after_read);
+asio::awaitable<void>
+fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self, std::shared_ptr<gather> state,
+                  std::string ns, std::string selector, std::vector<std::string_view> pod_names,
+                  std::uint64_t after_read, std::shared_ptr<const core::label_selector> parsed) {
+    state->pod_metrics = co_await self->pod_metrics.read(
+        std::move(ns), std::move(selector), std::move(pod_names), after_read, std::move(parsed));
 }
 
 asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
@@ -105,7 +104,8 @@ std::uint64_t metric_sources::pod_metrics_lists() const {
 
 asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
     const policy::autoscaler& hpa, const std::string& target_name, const std::string& pod_selector,
-    const std::vector<const policy::pod_info*>& pods, std::uint64_t& pod_metrics_read) {
+    const std::vector<const policy::pod_info*>& pods, std::uint64_t& pod_metrics_read,
+    std::shared_ptr<const core::label_selector> parsed_selector) {
     const auto& metrics = hpa.spec.metrics;
     auto state = std::make_shared<gather>(impl_->executor, metrics.size());
     auto spawn = [&](asio::awaitable<void> task, std::size_t index) {
@@ -166,15 +166,16 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
         // the read needs no task (and no copies) of its own. A throw is reported as a spawned
         // read's would be.
         try {
-            state->pod_metrics = co_await impl_->pod_metrics.read(
-                hpa.namespace_, pod_selector, std::move(pod_names), pod_metrics_read);
+            state->pod_metrics =
+                co_await impl_->pod_metrics.read(hpa.namespace_, pod_selector, std::move(pod_names),
+                                                 pod_metrics_read, std::move(parsed_selector));
         } catch (const std::exception&) {
             state->pod_metrics = pod_metrics_answer{};
             state->pod_metrics.error = internal_error;
         }
     } else if (need_pod_metrics) {
         spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector, pod_names,
-                                pod_metrics_read),
+                                pod_metrics_read, std::move(parsed_selector)),
               pod_metrics_task);
     }
     if (state->pending > 0) {

@@ -38,12 +38,14 @@ class metric_sources {
     /// `pod_metrics_read` (kept by the object from one call to the next) names the shared
     /// PodMetrics read it was last answered from, which it is not given again; a call that reads
     /// pod metrics sets it to the read that answered (shared_pod_metrics::read's `after_read`).
+    /// `parsed_selector`: `pod_selector` parsed, when the caller keeps it (null: parsed here).
     /// Runs on: the executor given to the constructor. Cancellation: none (bounded by the
     /// request and backend timeouts).
     boost::asio::awaitable<std::vector<policy::metric_reading>>
     read(const policy::autoscaler& hpa, const std::string& target_name,
          const std::string& pod_selector, const std::vector<const policy::pod_info*>& pods,
-         std::uint64_t& pod_metrics_read);
+         std::uint64_t& pod_metrics_read,
+         std::shared_ptr<const core::label_selector> parsed_selector = nullptr);
 
     /// PodMetrics lists sent to the API server.
     std::uint64_t pod_metrics_lists() const;

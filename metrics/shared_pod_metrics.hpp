@@ -7,6 +7,7 @@
 // sent itself. A window of 0 restores one read per object, with its selector, as upstream.
 #pragma once
 
+#include "core/label_selector.hpp"
 #include "kube/api_client.hpp"
 #include "metrics/metrics_api.hpp"
 #include "metrics/pod_metrics_exchange.hpp"
@@ -41,11 +42,13 @@ class shared_pod_metrics {
     /// selector against every pod of the namespace.
     /// A caller passes the answer's `shared_read` it got last time as `after_read`: a read it had
     /// already is not shared with it again (an object reconciling more often than the window would
-    /// otherwise get every other sample twice).
+    /// otherwise get every other sample twice). `parsed_selector`: `pod_selector` parsed, when the
+    /// caller keeps it (null: parsed here).
     /// Runs on: the executor. Cancellation: none (bounded by the request timeouts).
-    boost::asio::awaitable<pod_metrics_answer> read(std::string ns, std::string pod_selector,
-                                                    std::vector<std::string_view> pod_names = {},
-                                                    std::uint64_t after_read = 0);
+    boost::asio::awaitable<pod_metrics_answer>
+    read(std::string ns, std::string pod_selector, std::vector<std::string_view> pod_names = {},
+         std::uint64_t after_read = 0,
+         std::shared_ptr<const core::label_selector> parsed_selector = nullptr);
 
     /// PodMetrics lists sent to the API server (for tests and the benchmark).
     std::uint64_t lists_sent() const;

@@ -253,8 +253,10 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         fail_metrics(d, in, scale.spec_replicas, "selector is required");
         return result;
     }
-    auto selector = core::parse_label_selector(scale.selector);
-    if (!selector) {
+    std::optional<core::outcome<core::label_selector>> parsed_here;
+    if (!in.scale_selector) parsed_here.emplace(core::parse_label_selector(scale.selector));
+    if (parsed_here && !*parsed_here) {
+        const auto& selector = *parsed_here;
         const std::string msg =
             "couldn't convert selector into a corresponding internal selector object: " +
             selector.error().text;
@@ -263,9 +265,12 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         fail_metrics(d, in, scale.spec_replicas, msg);
         return result;
     }
+    const core::label_selector& selector =
+        in.scale_selector ? *in.scale_selector : parsed_here->value();
     std::vector<const pod_info*> pods;
+    pods.reserve(in.pods.size());
     for (const pod_info* p : in.pods) {
-        if (p->namespace_ == in.hpa.namespace_ && selector->matches(p->labels)) pods.push_back(p);
+        if (p->namespace_ == in.hpa.namespace_ && selector.matches(p->labels)) pods.push_back(p);
     }
     std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
     if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);

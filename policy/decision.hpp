@@ -11,6 +11,7 @@
 #include "policy/rollout.hpp"
 #include "policy/types.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,8 @@ struct peer_autoscaler {
 struct reconcile_input {
     autoscaler hpa;
     std::optional<scale_snapshot> scale; ///< nullopt: the scale read failed with `scale_error`
+    /// scale->selector parsed, when the caller keeps it from pass to pass (null: parsed here).
+    std::shared_ptr<const core::label_selector> scale_selector;
     std::string scale_error;
     std::vector<const pod_info*>
         pods; ///< pods of the autoscaler's namespace; filtered here by the scale selector

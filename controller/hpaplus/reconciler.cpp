@@ -94,6 +94,7 @@ bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::
     if (selector == memory.registered_selector) return true;
     auto parsed = core::parse_label_selector(selector);
     if (!parsed) return false;
+    memory.selector = std::make_shared<const core::label_selector>(*parsed);
     kind.selectors.put(ns, name, std::move(*parsed));
     memory.registered_selector = selector;
     return true;
@@ -216,6 +217,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         if (in.hpa.spec.pods == policy::pod_selection::owner_references)
             in.controllers = controller_links(env.replicasets, ns, in.pods);
         if (register_selector(kind, ns, name, in.scale->selector, memory)) {
+            in.scale_selector = memory.selector;
             const std::uint64_t selectors = kind.selectors.version(ns);
             if (memory.peers_pods != memory.pods.generation ||
                 memory.peers_selectors != selectors) {
@@ -229,7 +231,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
         const auto started = std::chrono::steady_clock::now();
         in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods,
-                                                memory.pod_metrics_read);
+                                                memory.pod_metrics_read, in.scale_selector);
         out.metrics_latency = std::chrono::steady_clock::now() - started;
     }
     prediction_checkpoint_env checkpoint{env.client, record->uid, object->key,

@@ -44,9 +44,10 @@ struct object_memory {
     /// the namespace's selectors (selector_registry::version) changed.
     std::vector<policy::peer_autoscaler> peers;
     std::uint64_t peers_pods = 0, peers_selectors = 0;
-    /// The target's selector as last put into the kind's selector registry (not parsed again
-    /// while the target keeps it).
+    /// The target's selector as last put into the kind's selector registry, and parsed (not
+    /// parsed again while the target keeps it: the decision and the metrics read use it).
     std::string registered_selector;
+    std::shared_ptr<const core::label_selector> selector;
     /// The object's resourceVersion when its stored status was last found equal to the status
     /// text hashed (core::fnv1a) in status_digest, or that this object's last status write was
     /// applied over: while both hold, the status needs no parse, no comparison and no write
