@@ -70,9 +70,14 @@ class probe_observer : public controller::reconcile_observer {
         if (ns != "bench-probe") return;
         const auto started = clock::now() - took;
         std::lock_guard lock(mutex_);
-        if (last_start_ != clock::time_point{})
-            intervals_.record(started - last_start_ - seconds(1));
+        if (last_start_ != clock::time_point{}) {
+            const auto excess = started - last_start_ - seconds(1);
+            intervals_.record(excess);
+            if (excess > worst_.excess) worst_ = {excess, last_took_, last_metrics_};
+        }
         last_start_ = started;
+        last_took_ = took;
+        last_metrics_ = outcome.metrics_latency;
         if (outcome.rescaled && spiked_at_ != clock::time_point{} &&
             rescaled_at_ == clock::time_point{})
             rescaled_at_ = clock::now();
@@ -92,6 +97,18 @@ class probe_observer : public controller::reconcile_observer {
     void restart() {
         std::lock_guard lock(mutex_);
         intervals_ = {};
+        worst_ = {};
+    }
+    /// The longest interval since restart(), with the pass before it: whether that pass itself
+    /// took long (its metrics, say) or its timer woke late.
+    struct late_interval {
+        std::chrono::nanoseconds excess{std::chrono::nanoseconds::min()};
+        std::chrono::nanoseconds previous_pass{0};
+        std::chrono::nanoseconds previous_metrics{0};
+    };
+    late_interval worst() {
+        std::lock_guard lock(mutex_);
+        return worst_;
     }
     /// Start-to-start interval minus the 1 s period (negative: early, e.g. woken by a change).
     core::latency_histogram lateness() {
@@ -102,7 +119,9 @@ class probe_observer : public controller::reconcile_observer {
   private:
     std::mutex mutex_;
     clock::time_point last_start_, spiked_at_, rescaled_at_;
+    std::chrono::nanoseconds last_took_{0}, last_metrics_{0};
     core::latency_histogram intervals_;
+    late_interval worst_;
 };
 
 struct controller_snapshot {
@@ -327,6 +346,7 @@ int timeliness(const args& a) {
         spike = probe.spike_to_scale();
         const auto lateness = s1.lateness.since(s0.lateness);
         const auto probe_late = probe.lateness();
+        const auto probe_worst = probe.worst();
         const double period_ms = period * 1000.0;
         const double bound_ms = 1000.0 + 2 * ms(paced.latency.quantile(0.99));
         json_line("G2_timeliness")
@@ -339,6 +359,9 @@ int timeliness(const args& a) {
             .add("lateness_p99_share_of_period", ms(lateness.quantile(0.99)) / period_ms)
             .add("probe_interval_excess_p99_ms", ms(probe_late.quantile(0.99)))
             .add("probe_interval_excess_max_ms", ms(probe_late.max()))
+            // The longest interval's pass before it: a long pass (its metrics) or a late timer.
+            .add("probe_longest_interval_previous_pass_ms", ms(probe_worst.previous_pass))
+            .add("probe_longest_interval_previous_metrics_ms", ms(probe_worst.previous_metrics))
             .add("spike_to_scale_ms", spike ? ms(*spike) : -1)
             .add("spike_bound_ms", bound_ms)
             .flag("met", ms(lateness.quantile(0.99)) <= period_ms / 100 &&

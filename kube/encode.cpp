@@ -72,8 +72,7 @@ Value encode_conditions(const std::vector<core::condition>& conditions, json_all
 
 namespace {
 
-// rapidjson's output stream into a std::string: the text is written where it is returned, not
-// into a buffer that grows by doubling and is then copied.
+// rapidjson's output stream into a std::string.
 struct string_output {
     using Ch = char;
     std::string& text;
@@ -84,11 +83,16 @@ struct string_output {
 } // namespace
 
 std::string to_json_text(const rapidjson::Value& v) {
-    std::string text;
-    text.reserve(1024); // an autoscaler's status, most objects written by the controller
-    string_output out{text};
+    // Written into a buffer the thread reuses, then copied out at its exact size: texts are
+    // often kept (in caches, in objects' memory), and a reserved string would keep its spare
+    // capacity with them. A buffer grown past 64 KiB by a large text is given back.
+    thread_local std::string scratch;
+    scratch.clear();
+    string_output out{scratch};
     rapidjson::Writer<string_output> writer(out);
     v.Accept(writer);
+    std::string text = scratch;
+    if (scratch.capacity() > 64 * 1024) std::string().swap(scratch);
     return text;
 }
 
