@@ -62,7 +62,7 @@ std::int64_t metric_value_milli(json_decoder& d, const json_node& value) {
 }
 
 // The containers of `pod` whose start-up boost (the annotation `text`) is in force, with their
-// CPU without it. `spec_cpu` holds each container's spec request (pod.containers has the
+// CPU without it. `spec_cpu` holds each container's spec request (pod.containers() has the
 // applied one).
 std::vector<policy::boosted_container>
 boosts_in_force(const policy::pod_info& pod,
@@ -71,8 +71,8 @@ boosts_in_force(const policy::pod_info& pod,
     const auto record = decode_boost_record(text);
     if (!record) return out;
     for (const auto& b : record->containers) {
-        for (std::size_t i = 0; i < pod.containers.size(); ++i) {
-            const auto& c = pod.containers[i];
+        for (std::size_t i = 0; i < pod.containers().size(); ++i) {
+            const auto& c = pod.containers()[i];
             if (c.name != b.container ||
                 !policy::boost_in_force(b.boosted_milli, spec_cpu[i], cpu_milli(c.requests),
                                         record->ended))
@@ -114,17 +114,18 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     }
     const json_node meta = n["metadata"];
     pod.name = d.string(meta["name"]);
-    pod.namespace_ = d.opt_string(meta["namespace"]).value_or("default");
     pod.labels = d.string_map(meta["labels"]);
     pod.deleting = meta["deletionTimestamp"].present();
-    pod.controller = decode_controller(d, meta);
+    policy::pod_template& shared = pod.own_template();
+    shared.namespace_ = d.opt_string(meta["namespace"]).value_or("default");
+    shared.controller = decode_controller(d, meta);
     const json_node spec = n["spec"];
     for (std::size_t i = 0, size = d.array(spec["containers"]); i < size; ++i)
-        pod.containers.push_back(decode_container(d, spec["containers"].at(i)));
+        shared.containers.push_back(decode_container(d, spec["containers"].at(i)));
     for (std::size_t i = 0, size = d.array(spec["initContainers"]); i < size; ++i)
-        pod.init_containers.push_back(decode_container(d, spec["initContainers"].at(i)));
-    pod.pod_requests = d.resources(spec["resources"]["requests"]);
-    pod.pod_limits = d.resources(spec["resources"]["limits"]);
+        shared.init_containers.push_back(decode_container(d, spec["initContainers"].at(i)));
+    shared.pod_requests = d.resources(spec["resources"]["requests"]);
+    shared.pod_limits = d.resources(spec["resources"]["limits"]);
 
     const json_node status = n["status"];
     const std::string phase = d.opt_string(status["phase"]).value_or("Pending");
@@ -148,14 +149,14 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     const auto boost = d.opt_string_view(meta["annotations"][vertical::boost_annotation]);
     std::vector<std::optional<std::int64_t>> spec_cpu;
     if (boost)
-        for (const auto& c : pod.containers)
+        for (const auto& c : shared.containers)
             spec_cpu.push_back(cpu_milli(c.requests));
     const json_node statuses = status["containerStatuses"];
     for (std::size_t i = 0, size = d.array(statuses); i < size; ++i) {
         const json_node st = statuses.at(i);
         if (!st["resources"].present()) continue;
         const std::string name = d.opt_string(st["name"]).value_or("");
-        for (auto& c : pod.containers) {
+        for (auto& c : shared.containers) {
             if (c.name != name) continue;
             apply_status_resources(c.requests, d.resources(st["resources"]["requests"]));
             apply_status_resources(c.limits, d.resources(st["resources"]["limits"]));

@@ -7,6 +7,11 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <functional>
+#include <string_view>
+#include <unordered_set>
+
 namespace hpaplus::kube {
 namespace {
 
@@ -38,6 +43,49 @@ std::optional<std::chrono::seconds> sync_period_of(const json_node& root) {
     if (!d.ok() || !v) return std::nullopt;
     return std::chrono::seconds(*v);
 }
+
+// One shared copy of each distinct pod template (the pods of a ReplicaSet are alike). Not
+// thread-safe: one per informer, like core::label_interner.
+class template_interner {
+  public:
+    using template_ptr = std::shared_ptr<const policy::pod_template>;
+
+    template_ptr intern(template_ptr t) {
+        if (const auto it = templates_.find(t); it != templates_.end()) return *it;
+        if (templates_.size() >= sweep_at_) {
+            // A use count of 1 is the interner's own: no pod holds that template any more.
+            std::erase_if(templates_,
+                          [](const template_ptr& held) { return held.use_count() == 1; });
+            sweep_at_ = std::max<std::size_t>(64, 2 * templates_.size());
+        }
+        templates_.insert(t);
+        return t;
+    }
+
+  private:
+    // The namespace, owner and container names tell templates apart; pods resized in place
+    // differ in their requests only, and equality sorts those out.
+    struct by_identity {
+        std::size_t operator()(const template_ptr& t) const noexcept {
+            std::size_t h = std::hash<std::string_view>{}(t->namespace_);
+            const auto mix = [&h](std::string_view s) {
+                h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+            };
+            mix(t->controller.kind);
+            mix(t->controller.name);
+            for (const auto& c : t->containers)
+                mix(c.name);
+            return h;
+        }
+    };
+    struct by_value {
+        bool operator()(const template_ptr& a, const template_ptr& b) const noexcept {
+            return *a == *b;
+        }
+    };
+    std::unordered_set<template_ptr, by_identity, by_value> templates_;
+    std::size_t sweep_at_ = 64; ///< then twice what a sweep leaves: amortized O(1)
+};
 
 } // namespace
 
@@ -119,15 +167,18 @@ record_decoder vpaplus_decoder() {
 }
 
 record_decoder pod_decoder(bool vertical) {
-    return [vertical](const rapidjson::Value& object, const cached_object& meta) {
+    auto templates = std::make_shared<template_interner>();
+    return [vertical, templates](const rapidjson::Value& object, const cached_object& meta) {
         pod_record r;
         json_decoder d;
         auto pod = decode_pod(d, {&object, ""});
         if (d.ok()) {
             pod.labels = meta.labels; // the cache's copy: equal sets share one buffer
+            pod.shared = templates->intern(std::move(pod.shared));
             r.pod = std::move(pod);
         }
-        if (vertical) r.view = decode_vertical_pod({&object, ""});
+        if (vertical)
+            r.view = std::make_unique<const vertical::pod_view>(decode_vertical_pod({&object, ""}));
         return make_record(std::move(r));
     };
 }

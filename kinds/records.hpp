@@ -66,9 +66,11 @@ struct replicaset_record {
     core::object_reference controller; ///< empty kind when it has none
 };
 
+/// A pod: what the autoscaler reads (its template shared with every pod alike) and, with the
+/// vertical module, what that reads (held apart: without it a pod does not pay for its room).
 struct pod_record {
-    std::optional<policy::pod_info> pod;    ///< nullopt when it could not be decoded
-    std::optional<vertical::pod_view> view; ///< with the vertical module only
+    std::optional<policy::pod_info> pod;            ///< nullopt when it could not be decoded
+    std::unique_ptr<const vertical::pod_view> view; ///< with the vertical module only
 };
 
 using record_decoder = decltype(informer_options::decode);
@@ -76,7 +78,8 @@ using record_decoder = decltype(informer_options::decode);
 record_decoder autoscaler_decoder(bool native);
 record_decoder cronhpa_decoder();
 record_decoder vpaplus_decoder();
-/// `vertical`: keep what the vertical module reads of a pod too.
+/// `vertical`: keep what the vertical module reads of a pod too. Equal pod templates share one
+/// record: a decoder remembers the templates it handed out, so it serves one informer (one thread).
 record_decoder pod_decoder(bool vertical);
 record_decoder deployment_decoder();
 record_decoder replicaset_decoder();

@@ -270,7 +270,7 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     std::vector<const pod_info*> pods;
     pods.reserve(in.pods.size());
     for (const pod_info* p : in.pods) {
-        if (p->namespace_ == in.hpa.namespace_ && selector.matches(p->labels)) pods.push_back(p);
+        if (p->namespace_() == in.hpa.namespace_ && selector.matches(p->labels)) pods.push_back(p);
     }
     std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
     if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);

@@ -36,7 +36,7 @@ const quantity* unboosted_amount(const pod_info& pod, const container_spec& c,
 core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view container,
                                           std::string_view resource, usage_basis basis) {
     const resource_list& pod_level =
-        basis == usage_basis::limits ? pod.pod_limits : pod.pod_requests;
+        basis == usage_basis::limits ? pod.pod_limits() : pod.pod_requests();
     // Pod-level resources (KEP-2837) win unless a container is named; a resource not set at pod
     // level falls back to the container sum, as upstream's PodRequests helper does.
     if (container.empty()) {
@@ -54,12 +54,12 @@ core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view 
         total += q->milli_value();
         return true;
     };
-    for (const auto& c : pod.containers) {
+    for (const auto& c : pod.containers()) {
         auto r = add(c);
         if (!r) return r.error();
         if (*r && !container.empty()) return total; // container names are unique inside a pod
     }
-    for (const auto& c : pod.init_containers) {
+    for (const auto& c : pod.init_containers()) {
         if (!c.restart_always) continue; // only sidecars run alongside the app
         auto r = add(c);
         if (!r) return r.error();

@@ -25,7 +25,7 @@ bool same_object(const object_reference& a, const object_reference& b) {
 
 bool owned_by(const pod_info& pod, const object_reference& target,
               std::span<const controller_link> links) {
-    const object_reference* at = &pod.controller;
+    const object_reference* at = &pod.controller();
     for (int hop = 0; hop < max_hops && !at->kind.empty(); ++hop) {
         if (same_object(*at, target)) return true;
         const auto up = std::find_if(links.begin(), links.end(), [&](const controller_link& l) {

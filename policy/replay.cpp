@@ -62,19 +62,23 @@ class replayed_workload {
     }
 
     std::vector<pod_info> pod_infos(time_point now) const {
+        // The replayed pods are alike: one template.
+        pod_template shared;
+        shared.namespace_ = hpa_.namespace_;
+        shared.containers.push_back({container_, load_.requests, load_.limits, false});
+        const auto shared_ptr = std::make_shared<const pod_template>(std::move(shared));
         std::vector<pod_info> out;
         out.reserve(pods_.size());
         for (const replay_pod& p : pods_) {
             pod_info info;
             info.name = p.name;
-            info.namespace_ = hpa_.namespace_;
+            info.shared = shared_ptr;
             info.labels = {{"app", "replay"}};
             info.phase = pod_phase::running;
             info.start_time = p.created;
             const bool ready = is_ready(p, now);
             info.ready = ready ? condition_status::true_ : condition_status::false_;
             info.ready_transition_time = ready ? p.created + load_.readiness_delay : p.created;
-            info.containers.push_back({container_, load_.requests, load_.limits, false});
             out.push_back(std::move(info));
         }
         return out;

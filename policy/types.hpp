@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -247,24 +248,47 @@ struct boosted_container {
     friend bool operator==(const boosted_container&, const boosted_container&) = default;
 };
 
-/// The parts of a v1 Pod the autoscaler reads.
-struct pod_info {
-    std::string name;
+/// What the pods of one template share — a ReplicaSet's pods, a StatefulSet revision's: their
+/// namespace, owner and containers with their requests and limits. The pod cache holds one per
+/// distinct value and every pod alike points to it (kinds/records.cpp), so ten thousand pods of
+/// one ReplicaSet cost one set of containers, not ten thousand.
+struct pod_template {
     std::string namespace_;
-    core::label_map labels;
-    pod_phase phase = pod_phase::pending;
-    bool deleting = false; ///< metadata.deletionTimestamp is set
-    std::optional<time_point> start_time;
-    std::optional<condition_status> ready;           ///< the Ready condition, if present
-    std::optional<time_point> ready_transition_time; ///< its lastTransitionTime
+    /// Its controller (metadata.ownerReferences[controller: true]); empty kind when none.
+    object_reference controller;
     std::vector<container_spec> containers;
     std::vector<container_spec> init_containers;
     resource_list pod_requests; ///< spec.resources (pod-level resources)
     resource_list pod_limits;
-    /// Its controller (metadata.ownerReferences[controller: true]); empty kind when none.
-    object_reference controller;
+    friend bool operator==(const pod_template&, const pod_template&) = default;
+};
+
+/// The shared empty template a pod starts with (never null).
+const std::shared_ptr<const pod_template>& empty_pod_template();
+
+/// The parts of a v1 Pod the autoscaler reads: what is its own, and the template it shares.
+struct pod_info {
+    std::string name;
+    core::label_map labels; ///< its own (a StatefulSet's pods differ), equal sets share a buffer
+    pod_phase phase = pod_phase::pending;
+    bool deleting = false;                 ///< metadata.deletionTimestamp is set
+    std::optional<condition_status> ready; ///< the Ready condition, if present
+    std::optional<time_point> start_time;
+    std::optional<time_point> ready_transition_time; ///< its lastTransitionTime
     std::vector<boosted_container> boosted; ///< containers whose start-up boost is in force
-    friend bool operator==(const pod_info&, const pod_info&) = default;
+    std::shared_ptr<const pod_template> shared = empty_pod_template(); ///< never null
+
+    const std::string& namespace_() const { return shared->namespace_; }
+    const object_reference& controller() const { return shared->controller; }
+    const std::vector<container_spec>& containers() const { return shared->containers; }
+    const std::vector<container_spec>& init_containers() const { return shared->init_containers; }
+    const resource_list& pod_requests() const { return shared->pod_requests; }
+    const resource_list& pod_limits() const { return shared->pod_limits; }
+    /// A template of its own to change, copied from the one it had (for code that builds pods:
+    /// the decoder, tools and tests). The reference holds until `shared` is replaced.
+    pod_template& own_template();
+
+    friend bool operator==(const pod_info& a, const pod_info& b);
 };
 
 /// One pod's metric value in milli-units, as the metrics clients produce it.

@@ -216,7 +216,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
                 // A pod we know must match the target's selector, as the server would select it.
                 const auto pod =
                     std::find_if(s.pods.begin(), s.pods.end(), [&](const policy::pod_info& p) {
-                        return p.name == item.described_object.name && p.namespace_ == ns;
+                        return p.name == item.described_object.name && p.namespace_() == ns;
                     });
                 if (pod != s.pods.end() && pod_selector && !pod_selector->matches(pod->labels))
                     continue;
@@ -344,7 +344,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
         const core::label_map* labels = &m.labels;
         if (m.labels.empty()) {
             const auto pod = std::find_if(s.pods.begin(), s.pods.end(), [&](auto& p) {
-                return p.name == m.name && p.namespace_ == m.namespace_;
+                return p.name == m.name && p.namespace_() == m.namespace_;
             });
             if (pod != s.pods.end()) labels = &pod->labels;
         }

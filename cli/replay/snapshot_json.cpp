@@ -49,9 +49,9 @@ Value metadata(const std::string& name, const std::string& ns, const core::label
 
 Value pod_value(const policy::pod_info& p, json_allocator& a) {
     Value pod(rapidjson::kObjectType);
-    pod.AddMember("metadata", metadata(p.name, p.namespace_, p.labels, a), a);
+    pod.AddMember("metadata", metadata(p.name, p.namespace_(), p.labels, a), a);
     Value containers(rapidjson::kArrayType);
-    for (const auto& c : p.containers) {
+    for (const auto& c : p.containers()) {
         Value container(rapidjson::kObjectType);
         container.AddMember("name", json_string(c.name, a), a);
         Value resources(rapidjson::kObjectType);

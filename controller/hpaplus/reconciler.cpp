@@ -107,7 +107,7 @@ controller_links(const kube::object_cache& replicasets, const std::string& ns,
                  const std::vector<const policy::pod_info*>& pods) {
     std::vector<policy::controller_link> links;
     for (const policy::pod_info* p : pods) {
-        const auto& c = p->controller;
+        const auto& c = p->controller();
         if (c.kind != "ReplicaSet" || std::any_of(links.begin(), links.end(), [&](const auto& l) {
                 return l.object.name == c.name;
             }))

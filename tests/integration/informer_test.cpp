@@ -130,8 +130,9 @@ TEST_F(Informer, WaitsUntilSynced) {
 }
 
 // Objects decoded as they enter the cache (client-go's SetTransform and typed listers) and no JSON
-// kept: selection by labels still works, pods labelled alike hold one label set, a change is
-// decoded again, and a reader asking for another record type gets none.
+// kept: selection by labels still works, pods labelled alike hold one label set, pods alike hold
+// one template (containers, requests), a change is decoded again, and a reader asking for another
+// record type gets none.
 TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     const auto pod = [](const std::string& name, const std::string& app, const std::string& cpu) {
         return R"({"metadata":{"name":")" + name + R"(","labels":{"app":")" + app +
@@ -140,10 +141,11 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     };
     sim.request("POST", test::paths::pods, pod("a", "web", "250m"));
     sim.request("POST", test::paths::pods, pod("b", "api", "500m"));
+    sim.request("POST", test::paths::pods, pod("c", "api", "250m"));
     kube::informer_options options;
     options.decode = kube::pod_decoder(false);
     start(options, test::paths::pods);
-    ASSERT_TRUE(until([&] { return cache->synced() && size() == 2; }));
+    ASSERT_TRUE(until([&] { return cache->synced() && size() == 3; }));
     const auto web = core::parse_label_selector("app=web").value();
     const auto picked = cache->select("default", web);
     ASSERT_EQ(picked.size(), 1u);
@@ -157,25 +159,38 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     EXPECT_EQ(ra->pod->name, "a");
     EXPECT_EQ(ra->pod->labels.at("app"), "web");
     EXPECT_TRUE(ra->pod->labels.shares_with(a.labels)); // held once
-    ASSERT_EQ(ra->pod->containers.size(), 1u);
-    ASSERT_EQ(ra->pod->containers[0].requests.size(), 1u);
-    EXPECT_EQ(ra->pod->containers[0].requests[0].first, "cpu");
-    EXPECT_EQ(ra->pod->containers[0].requests[0].second.milli_value(), 250);
+    ASSERT_EQ(ra->pod->containers().size(), 1u);
+    ASSERT_EQ(ra->pod->containers()[0].requests.size(), 1u);
+    EXPECT_EQ(ra->pod->containers()[0].requests[0].first, "cpu");
+    EXPECT_EQ(ra->pod->containers()[0].requests[0].second.milli_value(), 250);
+    EXPECT_EQ(ra->pod->namespace_(), "default");
     const auto b_before = cache->find("default", "b");
     ASSERT_TRUE(b_before);
     EXPECT_FALSE(b_before->labels.shares_with(a.labels));
+    // c's containers are a's (its labels are not): one template; b's requests differ.
+    const auto* rc = cache->find("default", "c")->as<kube::pod_record>();
+    ASSERT_TRUE(rc && rc->pod);
+    EXPECT_EQ(rc->pod->shared, ra->pod->shared);
+    EXPECT_NE(b_before->as<kube::pod_record>()->pod->shared, ra->pod->shared);
 
     sim.request("PATCH", test::paths::pods + "/b", R"({"metadata":{"labels":{"app":"web"}}})",
                 "application/merge-patch+json");
     ASSERT_TRUE(until([&] { return cache->select("default", web).size() == 2; }));
+
     const auto b = cache->find("default", "b");
     const auto* rb = b ? b->as<kube::pod_record>() : nullptr;
     ASSERT_TRUE(rb && rb->pod);
     EXPECT_EQ(rb->pod->labels.at("app"), "web");
-    EXPECT_EQ(rb->pod->containers.at(0).requests.at(0).second.milli_value(), 500);
+    EXPECT_EQ(rb->pod->containers().at(0).requests.at(0).second.milli_value(), 500);
     // Pods labelled alike share one label set (the pods of a ReplicaSet), whether they came with
     // the list or a watch event.
     EXPECT_TRUE(rb->pod->labels.shares_with(ra->pod->labels));
+    // A pod that comes with a watch event and is like b shares b's template.
+    sim.request("POST", test::paths::pods, pod("d", "api", "500m"));
+    ASSERT_TRUE(until([&] { return size() == 4; }));
+    const auto* rd = cache->find("default", "d")->as<kube::pod_record>();
+    ASSERT_TRUE(rd && rd->pod);
+    EXPECT_EQ(rd->pod->shared, rb->pod->shared);
 }
 
 // The by_target index answers "who aims at this workload" without a scan, and follows a change of

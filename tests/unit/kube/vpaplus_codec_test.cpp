@@ -210,10 +210,10 @@ TEST(HorizontalSide, UtilizationIsAgainstTheResourcesThePodActuallyHas) {
     const auto pod = kube::decode_pod(d, {&doc, ""});
     ASSERT_TRUE(d.ok()) << d.error().to_string();
     // spec says 500m / limit 1; the container runs with 100m / 200m until the resize lands.
-    EXPECT_EQ(policy::find_resource(pod.containers[0].requests, "cpu")->milli_value(), 100);
-    EXPECT_EQ(policy::find_resource(pod.containers[0].limits, "cpu")->milli_value(), 200);
-    EXPECT_EQ(policy::find_resource(pod.containers[0].requests, "memory")->value(), 256LL << 20);
-    EXPECT_TRUE(pod.containers[1].requests.empty());
+    EXPECT_EQ(policy::find_resource(pod.containers()[0].requests, "cpu")->milli_value(), 100);
+    EXPECT_EQ(policy::find_resource(pod.containers()[0].limits, "cpu")->milli_value(), 200);
+    EXPECT_EQ(policy::find_resource(pod.containers()[0].requests, "memory")->value(), 256LL << 20);
+    EXPECT_TRUE(pod.containers()[1].requests.empty());
 }
 
 TEST(StartupBoostSpec, ReadsEachSpellingAndRefusesWhatCannotBeMeant) {

@@ -17,7 +17,7 @@ const object_reference web{"Deployment", "web", "apps/v1"};
 pod_info pod_owned_by(object_reference controller) {
     pod_info p;
     p.name = "p";
-    p.controller = std::move(controller);
+    p.own_template().controller = std::move(controller);
     return p;
 }
 
@@ -95,7 +95,7 @@ struct OverlappingCanary : ::testing::Test {
         const object_reference rs{"ReplicaSet", "web-5d9f", "apps/v1"};
         const object_reference canary_rs{"ReplicaSet", "web-canary-6f8d", "apps/v1"};
         for (auto& p : pods.owned)
-            p->controller = p->name.starts_with("web") ? rs : canary_rs;
+            p->own_template().controller = p->name.starts_with("web") ? rs : canary_rs;
         in.controllers = {{rs, web}, {canary_rs, {"Deployment", "web-canary", "apps/v1"}}};
         in.hpa = test::make_hpa(1, 10, 50);
         in.scale = scale_snapshot{3, 3, "app=web"};

@@ -333,10 +333,11 @@ pod_info pod_with(std::vector<container_spec> containers, std::vector<container_
                   resource_list pod_requests = {}) {
     pod_info p;
     p.name = "p";
-    p.namespace_ = "default";
-    p.containers = std::move(containers);
-    p.init_containers = std::move(init);
-    p.pod_requests = std::move(pod_requests);
+    auto& shared = p.own_template();
+    shared.namespace_ = "default";
+    shared.containers = std::move(containers);
+    shared.init_containers = std::move(init);
+    shared.pod_requests = std::move(pod_requests);
     return p;
 }
 
@@ -404,7 +405,7 @@ TEST(ResourceUtilization, LimitsBasisMeasuresAgainstLimits) {
     // requests 500m, limits 1000m, usage 800m: 80 % of the limit (160 % of the request)
     auto pods = test::make_pods({{"a", 500}, {"b", 500}});
     for (auto& p : pods.owned)
-        p->containers[0].limits.emplace_back("cpu", quantity::from_milli(1000));
+        p->own_template().containers[0].limits.emplace_back("cpu", quantity::from_milli(1000));
     const calculator_context ctx{2, {0.1, 0.1}, &pods.view, &config, test::now()};
     const auto r = resource_utilization_replicas(ctx, test::make_samples({{"a", 800}, {"b", 800}}),
                                                  80, "cpu", "", usage_basis::limits);

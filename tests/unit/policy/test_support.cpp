@@ -19,7 +19,6 @@ pod_set make_pods(const std::vector<P>& rows, const std::string& resource) {
     for (const auto& r : rows) {
         auto pod = std::make_unique<pod_info>();
         pod->name = r.name;
-        pod->namespace_ = "default";
         pod->labels = {{"app", "web"}};
         pod->phase = r.phase;
         pod->deleting = r.deleting;
@@ -29,7 +28,9 @@ pod_set make_pods(const std::vector<P>& rows, const std::string& resource) {
         container_spec app;
         app.name = "app";
         if (r.request >= 0) app.requests.emplace_back(resource, quantity::from_milli(r.request));
-        pod->containers.push_back(std::move(app));
+        auto& shared = pod->own_template();
+        shared.namespace_ = "default";
+        shared.containers.push_back(std::move(app));
         set.view.push_back(pod.get());
         set.owned.push_back(std::move(pod));
     }
