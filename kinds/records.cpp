@@ -96,8 +96,6 @@ autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool 
     r.hpa = decode_autoscaler(d, root);
     json_decoder lenient; // a bad uid or an unreadable status is no error of the spec
     r.uid = lenient.meta(root).uid;
-    json_decoder status_decoder;
-    r.status = decode_autoscaler_status(status_decoder, root["status"]);
     r.stored_status = stored_status(object);
     if (native) {
         hpa_annotations extras = hpa_annotations_of(object);
@@ -116,6 +114,10 @@ autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool 
         policy::apply_defaults(r.hpa.spec);
         if (auto errors = policy::validate(r.hpa.spec); !errors.empty())
             r.invalid = errors.front().field + ": " + errors.front().message;
+    }
+    if (r.invalid) {
+        json_decoder status_decoder;
+        r.status_read_alone = decode_autoscaler_status(status_decoder, root["status"]);
     }
     return r;
 }

@@ -36,8 +36,13 @@ struct autoscaler_record {
     /// spec.syncPeriodSeconds of an HPAPlus, the annotation of a plain HPA; read on its own, so
     /// an object whose spec is invalid still keeps its period (nullopt: unset or unreadable).
     std::optional<std::chrono::seconds> sync_period;
+    /// The stored status (a bad spec does not hide it): the decoded autoscaler's, or when the
+    /// object is invalid, the status read alone.
+    const policy::autoscaler_status& status() const {
+        return invalid ? status_read_alone : hpa.status;
+    }
     policy::autoscaler_status
-        status; ///< the stored status, read alone (a bad spec does not hide it)
+        status_read_alone; ///< only when invalid (else it would be held twice)
     status_tree stored_status;
     // Plain HPAs only:
     std::vector<std::string> annotation_problems; ///< bad autoscaling.hpaplus.io/ annotations

@@ -64,7 +64,7 @@ block(reconcile_env& env, const autoscaler_kind& kind, const kube::cached_object
     ++out.events;
     if (shadow(kind, spec)) co_return;
     const std::string status = kube::encode_blocked_status(
-        record.status, object.generation, reason, message, now,
+        record.status(), object.generation, reason, message, now,
         kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
     out.status_written = co_await kube::write_status(env.client, kind.resource, object,
                                                      record.stored_status.get(), status);
