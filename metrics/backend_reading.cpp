@@ -83,6 +83,7 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
         break;
     }
     if (per_pod(spec.type)) {
+        auto names = std::make_shared<policy::sample_names>();
         policy::sample_set samples;
         for (const auto& v : answer.values) {
             if (v.pod.empty()) {
@@ -96,7 +97,7 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
                 r.error = out_of_range(who, v.value, v.pod);
                 return;
             }
-            samples.push_back({v.pod, *milli, v.timestamp.value_or(now), {}});
+            samples.push_back({names->keep(v.pod), *milli, v.timestamp.value_or(now), {}});
         }
         // Several values of one pod (one per container, say) are summed.
         policy::sort_samples(samples);
@@ -105,7 +106,8 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
             if (out > 0 && samples[out - 1].pod == samples[i].pod) {
                 auto& sum = samples[out - 1].milli;
                 if (__builtin_add_overflow(sum, samples[i].milli, &sum)) {
-                    r.error = who + " answered values whose sum for pod " + samples[i].pod +
+                    r.error = who + " answered values whose sum for pod " +
+                              std::string(samples[i].pod) +
                               " is out of range (it does not fit in 64-bit milli-units)";
                     return;
                 }
@@ -114,6 +116,7 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
         }
         samples.resize(out);
         r.samples = std::move(samples);
+        r.names = std::move(names);
         return;
     }
     if (spec.type == policy::metric_source_type::object) {

@@ -67,10 +67,13 @@ void read_custom(const std::string& body, const policy::metric_spec& spec,
         r.object_value = items.front().milli;
         return;
     }
+    const auto held =
+        std::make_shared<const std::vector<kube::custom_metric_item>>(std::move(items));
     policy::sample_set samples;
-    for (const auto& item : items)
+    for (const auto& item : *held)
         samples.push_back({item.described_object.name, item.milli, item.timestamp, item.window});
     policy::set_samples(r, policy::samples_from_custom_metrics(std::move(samples)));
+    r.names = held;
 }
 
 void read_external(const std::string& body, policy::metric_reading& r) {
@@ -133,6 +136,7 @@ void set_resource_reading(const pod_metrics_answer& answer, const policy::metric
     }
     policy::set_samples(
         r, policy::samples_from_pod_metrics(answer.items, spec.resource_name, spec.container));
+    r.names = answer.list;
 }
 
 boost::asio::awaitable<policy::metric_reading> read_custom_or_external(kube::api_client& client,

@@ -91,9 +91,9 @@ const pod_sample* find_sample(const sample_set& samples, std::string_view pod) {
 void put_sample(sample_set& samples, std::string_view pod, std::int64_t milli) {
     auto it = std::lower_bound(samples.begin(), samples.end(), pod, by_pod);
     if (it != samples.end() && it->pod == pod) {
-        *it = pod_sample{std::string(pod), milli, {}, {}};
+        *it = pod_sample{pod, milli, {}, {}};
     } else {
-        samples.insert(it, pod_sample{std::string(pod), milli, {}, {}});
+        samples.insert(it, pod_sample{pod, milli, {}, {}});
     }
 }
 

@@ -7,6 +7,7 @@
 #include "core/outcome.hpp"
 #include <boost/system/result.hpp>
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,20 @@ namespace hpaplus::policy {
 
 /// Samples sorted by pod name (what upstream keeps in a map).
 using sample_set = std::vector<pod_sample>;
+
+/// Pod names for samples that view them, where no answer holds the text (a backend's values, a
+/// replayed workload); a deque: names kept never move.
+class sample_names {
+  public:
+    std::string_view keep(std::string_view name) { return names_.emplace_back(name); }
+
+  private:
+    std::deque<std::string> names_;
+};
 void sort_samples(sample_set& samples);
 const pod_sample* find_sample(const sample_set& samples, std::string_view pod);
-/// Inserts or overwrites the sample of `pod` with `milli` (keeps the set sorted).
+/// Inserts or overwrites the sample of `pod` with `milli` (keeps the set sorted); the sample views
+/// `pod`, which must outlive it.
 void put_sample(sample_set& samples, std::string_view pod, std::int64_t milli);
 
 /// The result of `groupPods`.

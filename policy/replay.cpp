@@ -240,15 +240,20 @@ class replayer {
                     {workload_.container(), {{m.resource_name, quantity::from_milli(shares[p])}}});
                 items.push_back(std::move(pm));
             }
-            set_samples(r, samples_from_pod_metrics(items, m.resource_name, m.container));
+            const auto held = std::make_shared<const std::vector<pod_metrics>>(std::move(items));
+            set_samples(r, samples_from_pod_metrics(*held, m.resource_name, m.container));
+            r.names = held;
             break;
         }
         case metric_source_type::pods: {
             const auto shares = workload_.shares(milli, now);
+            const auto names = std::make_shared<sample_names>();
             sample_set samples;
             for (std::size_t p = 0; p < shares.size(); ++p)
-                samples.push_back({workload_.pods()[p].name, shares[p], now, sample_window});
+                samples.push_back(
+                    {names->keep(workload_.pods()[p].name), shares[p], now, sample_window});
             set_samples(r, samples_from_custom_metrics(std::move(samples)));
+            r.names = names;
             break;
         }
         case metric_source_type::object:

@@ -291,9 +291,11 @@ struct pod_info {
     friend bool operator==(const pod_info& a, const pod_info& b);
 };
 
-/// One pod's metric value in milli-units, as the metrics clients produce it.
+/// One pod's metric value in milli-units, as the metrics clients produce it. The pod's name is a
+/// view: into the answer it came from, which the reading holds (metric_reading::names), or into
+/// the pod's own record for a sample the calculator fills in.
 struct pod_sample {
-    std::string pod;
+    std::string_view pod;
     std::int64_t milli = 0;
     time_point timestamp{};
     std::chrono::nanoseconds window{0};

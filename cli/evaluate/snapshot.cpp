@@ -211,8 +211,10 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
             decoded.push_back(std::move(item));
         }
         if (spec.type == policy::metric_source_type::pods) {
+            const auto held =
+                std::make_shared<const std::vector<kube::custom_metric_item>>(std::move(decoded));
             policy::sample_set samples;
-            for (auto& item : decoded) {
+            for (const auto& item : *held) {
                 // A pod we know must match the target's selector, as the server would select it.
                 const auto pod =
                     std::find_if(s.pods.begin(), s.pods.end(), [&](const policy::pod_info& p) {
@@ -224,6 +226,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
                     {item.described_object.name, item.milli, item.timestamp, item.window});
             }
             policy::set_samples(r, policy::samples_from_custom_metrics(std::move(samples)));
+            r.names = held;
         } else {
             std::vector<const kube::custom_metric_item*> matching;
             for (const auto& item : decoded) {
@@ -335,7 +338,8 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
         if (auto parsed = core::parse_label_selector(in.scale->selector))
             pod_selector = std::move(*parsed);
     }
-    std::vector<core::pod_metrics> pod_metrics;
+    // Shared with the readings: their samples view the pods' names in it.
+    const auto pod_metrics = std::make_shared<std::vector<core::pod_metrics>>();
     const json_node pm = items_of(d, root["podMetrics"]);
     for (std::size_t i = 0, size = d.array(pm); i < size; ++i) {
         auto m = kube::decode_pod_metrics(d, pm.at(i));
@@ -349,7 +353,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
             if (pod != s.pods.end()) labels = &pod->labels;
         }
         if (pod_selector && !pod_selector->matches(*labels)) continue;
-        pod_metrics.push_back(std::move(m));
+        pod_metrics->push_back(std::move(m));
     }
     for (const char* key : {"customMetrics", "externalMetrics"}) {
         if (root[key].present()) d.object(root[key]);
@@ -358,7 +362,9 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
 
     for (std::size_t i = 0; i < in.hpa.spec.metrics.size(); ++i)
         in.readings.push_back(
-            read_metric(d, root, s, i, pod_metrics, pod_selector ? &*pod_selector : nullptr));
+            read_metric(d, root, s, i, *pod_metrics, pod_selector ? &*pod_selector : nullptr));
+    for (auto& r : in.readings)
+        if (!r.samples.empty() && !r.names) r.names = pod_metrics;
 
     decode_history(d, root["history"], in.hist);
     decode_peers(d, root["otherAutoscalers"], in.peers);

@@ -155,7 +155,8 @@ void add_resource_samples(const policy::metric_spec& m, const policy::metric_rea
                           std::vector<pod_usage>& pods) {
     for (const auto& s : r.samples) {
         auto it = std::find_if(pods.begin(), pods.end(), [&](auto& p) { return p.pod == s.pod; });
-        if (it == pods.end()) it = pods.insert(pods.end(), {s.pod, s.timestamp, s.window, {}});
+        if (it == pods.end())
+            it = pods.insert(pods.end(), {std::string(s.pod), s.timestamp, s.window, {}});
         const bool known = std::any_of(it->usage.begin(), it->usage.end(),
                                        [&](auto& u) { return u.first == m.resource_name; });
         if (!known) it->usage.emplace_back(m.resource_name, s.milli);
