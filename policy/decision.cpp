@@ -297,8 +297,11 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     std::vector<std::string> fallback_notes;
     const bool uses_fallback =
         std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) { return m.fallback; });
-    static const metric_reading missing_reading{
-        std::string("no reading was provided for this metric"), {}, 0, {}};
+    static const metric_reading missing_reading = [] {
+        metric_reading r;
+        r.error = "no reading was provided for this metric";
+        return r;
+    }();
     std::vector<const metric_reading*> readings;
     readings.reserve(spec.metrics.size());
     const std::vector<metric_reading>& given =

@@ -18,13 +18,13 @@ namespace hpaplus::policy {
 /// What the metric clients returned for one metric; `error` holds the client's own error text.
 struct metric_reading {
     std::optional<std::string> error;
-    sample_set samples; ///< Resource, ContainerResource, Pods
-    /// What the samples' pod names view into (the PodMetrics list, a backend's answer), kept with
-    /// them; a sample filled in for a pod without one views the pod's record instead.
-    std::shared_ptr<const void> names;
+    sample_set samples;            ///< Resource, ContainerResource, Pods
     std::int64_t object_value = 0; ///< Object (milli)
     std::vector<std::int64_t>
         external_values; ///< External (milli), already filtered by the metric selector
+    /// What the samples' pod names view into (the PodMetrics list, a backend's answer), kept with
+    /// them; a sample filled in for a pod without one views the pod's record instead.
+    std::shared_ptr<const void> names;
 };
 
 /// Stores `samples` in `r`, or their error text in `r.error`.
