@@ -36,7 +36,7 @@ object_cptr object_from(const rapidjson::Value& v, const informer_options& optio
     if (options.decode)
         o->record = options.decode(v, *o);
     else
-        o->json = to_json_text(v);
+        o->record = make_record(to_json_text(v));
     return o;
 }
 

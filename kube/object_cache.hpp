@@ -45,13 +45,16 @@ struct cached_object {
     core::label_map labels; ///< metadata.labels (equal sets share one buffer)
     std::string resource_version;
     std::int64_t generation = 0; ///< metadata.generation (0 when the kind has none)
-    std::string json;            ///< only without a decoder (informer_options::decode)
-    decoded_record record;       ///< with a decoder; its value is null when it could not decode
+    /// With a decoder, its typed record (null value when it could not decode); without one, the
+    /// object's JSON text as a std::string record (json_text()).
+    decoded_record record;
 
     /// The typed record, when it is a T (else null).
     template <class T> const T* as() const {
         return record.tag == &record_tag<T> ? static_cast<const T*>(record.value.get()) : nullptr;
     }
+    /// The JSON text an informer without a decoder keeps (else null).
+    const std::string* json_text() const { return as<std::string>(); }
     /// The same, sharing ownership (it outlives the cached object).
     template <class T> std::shared_ptr<const T> share() const {
         const T* t = as<T>();

@@ -94,8 +94,8 @@ bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::
     if (selector == memory.registered_selector) return true;
     auto parsed = core::parse_label_selector(selector);
     if (!parsed) return false;
-    memory.selector = std::make_shared<const core::label_selector>(*parsed);
-    kind.selectors.put(ns, name, std::move(*parsed));
+    memory.selector = std::make_shared<const core::label_selector>(std::move(*parsed));
+    kind.selectors.put(ns, name, memory.selector); // one selector, shared
     memory.registered_selector = selector;
     return true;
 }

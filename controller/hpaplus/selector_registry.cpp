@@ -5,13 +5,14 @@
 
 namespace hpaplus::controller {
 
-void selector_registry::put(const std::string& ns, const std::string& name,
-                            core::label_selector selector, bool tell) {
+void selector_registry::put(const std::string& ns, const std::string& name, selector_ptr selector,
+                            bool tell) {
+    if (!selector) return;
     auto& slot = namespaces_[ns][name];
-    if (slot == selector && versions_.count(ns)) return;
+    if (slot && *slot == *selector && versions_.count(ns)) return;
     slot = std::move(selector);
     versions_[ns] = ++changes_;
-    if (tell && listener_) listener_(ns, name, &slot);
+    if (tell && listener_) listener_(ns, name, slot);
 }
 
 std::uint64_t selector_registry::version(const std::string& ns) const {
@@ -37,11 +38,11 @@ selector_registry::peers_picking(const std::string& ns, const std::string& name,
     for (const auto& [peer, selector] : it->second) {
         if (peer == name) continue;
         // Clang 14 cannot capture a structured binding: the lambda takes a reference of its own.
-        const auto& peer_selector = selector;
+        const core::label_selector& peer_selector = *selector;
         const bool picks = std::any_of(pods.begin(), pods.end(), [&](const policy::pod_info* p) {
             return peer_selector.matches(p->labels);
         });
-        if (picks) peers.push_back({peer, selector});
+        if (picks) peers.push_back({peer, peer_selector});
     }
     return peers;
 }

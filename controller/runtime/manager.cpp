@@ -123,21 +123,19 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
         const auto share = [this](selector_registry* (*pick)(lane&)) {
             for (auto& from : lanes_) {
                 if (!pick(*from)) continue;
-                pick(*from)->on_change(
-                    [this, pick, from = from.get()](const std::string& ns, const std::string& name,
-                                                    const core::label_selector* selector) {
-                        std::optional<core::label_selector> copy;
-                        if (selector) copy = *selector;
-                        for (auto& to : lanes_) {
-                            if (to.get() == from) continue;
-                            asio::post(to->executor(), [registry = pick(*to), ns, name, copy] {
-                                if (copy)
-                                    registry->put(ns, name, *copy, false);
-                                else
-                                    registry->erase(ns, name, false);
-                            });
-                        }
-                    });
+                pick(*from)->on_change([this, pick, from = from.get()](
+                                           const std::string& ns, const std::string& name,
+                                           const selector_registry::selector_ptr& selector) {
+                    for (auto& to : lanes_) {
+                        if (to.get() == from) continue;
+                        asio::post(to->executor(), [registry = pick(*to), ns, name, selector] {
+                            if (selector)
+                                registry->put(ns, name, selector, false);
+                            else
+                                registry->erase(ns, name, false);
+                        });
+                    }
+                });
             }
         };
         share([](lane& l) { return &l.hpaplus_selectors(); });

@@ -72,7 +72,8 @@ TEST_F(Informer, SyncsThenFollowsChanges) {
     sim.request("DELETE", configmaps + "/b");
     ASSERT_TRUE(until([&] { return size() == 2 && cache->items()->count("default/c"); }));
     ASSERT_TRUE(until([&] {
-        return test::str(test::parse(cache->items()->at("default/a")->json), "/data/x") == "1";
+        return test::str(test::parse(*cache->items()->at("default/a")->json_text()), "/data/x") ==
+               "1";
     }));
     EXPECT_EQ(cache->lists(), 1u);
     EXPECT_NE(std::find(seen.begin(), seen.end(), "DELETED default/b"), seen.end());
@@ -151,7 +152,7 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     ASSERT_EQ(picked.size(), 1u);
     const kube::cached_object& a = *picked[0];
     EXPECT_EQ(a.key, "default/a");
-    EXPECT_TRUE(a.json.empty());
+    EXPECT_EQ(a.json_text(), nullptr);
     EXPECT_EQ(a.as<kube::cronhpa_record>(), nullptr);
     const auto* ra = a.as<kube::pod_record>();
     ASSERT_TRUE(ra && ra->pod);
