@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include <boost/asio/co_spawn.hpp>
@@ -169,10 +170,13 @@ asio::awaitable<pod_metrics_answer>
 shared_pod_metrics::read(std::string ns, std::string pod_selector,
                          std::vector<std::string_view> pod_names, std::uint64_t after_read,
                          std::shared_ptr<const core::label_selector> parsed_selector) {
+    std::optional<core::label_selector> parsed_here; // for callers that pass none (in the frame)
     if (!parsed_selector)
         if (auto parsed = core::parse_label_selector(pod_selector))
-            parsed_selector = std::make_shared<const core::label_selector>(std::move(*parsed));
-    const core::label_selector* selector = parsed_selector.get();
+            parsed_here = std::move(*parsed);
+    const core::label_selector* selector = parsed_selector ? parsed_selector.get()
+                                           : parsed_here   ? &*parsed_here
+                                                           : nullptr;
     if (impl_->window.count() <= 0 || !selector) { // unshared; a bad selector: the server says why
         ++impl_->lists;
         co_return co_await list_pod_metrics(impl_->cluster, std::move(ns), std::move(pod_selector));

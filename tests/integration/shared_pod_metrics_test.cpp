@@ -184,6 +184,12 @@ TEST_F(SharedPodMetricsLanes, ALaneTakesTheReadAnotherLaneFinishedWithinTheWindo
 }
 
 TEST_F(SharedPodMetricsLanes, ALaneWaitsForTheReadAnotherLaneIsMaking) {
+    // The list answers after 300 ms: the first lane's read is surely in flight when the second
+    // lane asks (without it, a fast answer could land within the poll below).
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
+                          R"({"rules":[{"verb":"list","resource":"pods","latencyMs":300}]})")
+                  .status,
+              200);
     std::optional<metrics::pod_metrics_answer> first;
     boost::asio::co_spawn(io, first_lane.read("default", "app=web"),
                           [&](std::exception_ptr, metrics::pod_metrics_answer a) { first = a; });
