@@ -54,14 +54,21 @@ TEST_P(TypedCalls, ScaleWithConflictRetry) {
         io, kube::update(client, r::deployments, "default", "web",
                          kube::scale_body("web", "default", 5, scale->resource_version), "scale"));
     EXPECT_EQ(stale.ec, errc::conflict);
-    const auto fresh = kube::parse_scale(
-        run(io, client.send({"GET", r::deployments.path("default", "web", "scale"), "",
-                             "application/json"}))
-            .body);
-    ASSERT_TRUE(fresh);
-    const auto written = run(
-        io, kube::update(client, r::deployments, "default", "web",
-                         kube::scale_body("web", "default", 5, fresh->resource_version), "scale"));
+    // The simulated deployment controller writes the status on its own, as a real one does, so a
+    // fresh read may itself be overtaken: retry on conflict, as client-go's RetryOnConflict does.
+    kube::api_response written;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        const auto fresh = kube::parse_scale(
+            run(io, client.send({"GET", r::deployments.path("default", "web", "scale"), "",
+                                 "application/json"}))
+                .body);
+        ASSERT_TRUE(fresh);
+        written =
+            run(io, kube::update(client, r::deployments, "default", "web",
+                                 kube::scale_body("web", "default", 5, fresh->resource_version),
+                                 "scale"));
+        if (written.ec != errc::conflict) break;
+    }
     ASSERT_TRUE(written) << written.status.message;
     EXPECT_EQ(kube::parse_scale(written.body)->spec_replicas, 5);
     EXPECT_TRUE(got);
