@@ -8,6 +8,8 @@
 
 #include <rapidjson/document.h>
 
+#include <memory>
+
 namespace hpaplus::kube {
 namespace {
 
@@ -82,11 +84,22 @@ std::string decision_summary(const policy::decision& d) {
     return out;
 }
 
-std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
-                          status_form form) {
+namespace {
+
+/// The pool this thread builds statuses in: it starts in a buffer of its own, so a steady pass
+/// allocates nothing for its status; what a large status adds is given back at the next build.
+json_allocator& status_pool() {
+    constexpr std::size_t buffer_size = 16 * 1024;
+    thread_local std::unique_ptr<char[]> buffer(new char[buffer_size]);
+    thread_local json_allocator pool(buffer.get(), buffer_size);
+    pool.Clear();
+    return pool;
+}
+
+Value status_value(const policy::autoscaler& hpa, const policy::decision& d, status_form form,
+                   json_allocator& a) {
     const bool hpaplus = form == status_form::hpaplus;
-    rapidjson::Document doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
+    Value doc(rapidjson::kObjectType);
     doc.AddMember("observedGeneration", hpa.generation, a);
     if (d.status.last_scale_time)
         doc.AddMember("lastScaleTime",
@@ -102,7 +115,7 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
     }
     doc.AddMember("currentMetrics", metrics, a);
     doc.AddMember("conditions", kube::encode_conditions(d.status.conditions, a), a);
-    if (!hpaplus) return kube::to_json_text(doc);
+    if (!hpaplus) return doc;
     const auto& ref = hpa.spec.scale_target_ref;
     doc.AddMember("reference", kube::json_string(ref.kind + "/" + ref.name, a), a);
     doc.AddMember("targets", kube::json_string(targets_summary(hpa.spec, d), a), a);
@@ -122,7 +135,19 @@ std::string encode_status(const policy::autoscaler& hpa, const policy::decision&
         prediction.AddMember("metric", kube::json_string(hpa.spec.prediction->metric, a), a);
     }
     doc.AddMember("prediction", prediction, a);
-    return kube::to_json_text(doc);
+    return doc;
+}
+
+} // namespace
+
+std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
+                          status_form form) {
+    return kube::to_json_text(status_value(hpa, d, form, status_pool()));
+}
+
+std::uint64_t status_digest(const policy::autoscaler& hpa, const policy::decision& d,
+                            status_form form) {
+    return kube::json_digest(status_value(hpa, d, form, status_pool()));
 }
 
 std::string encode_blocked_status(const policy::autoscaler_status& current, std::int64_t generation,

@@ -4,6 +4,7 @@
 
 #include "policy/decision.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,12 @@ enum class status_form { hpaplus, hpa };
 /// The `status` object (JSON) after decision `d` on `hpa`.
 std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
                           status_form form = status_form::hpaplus);
+
+/// The digest (kube::json_digest) of what encode_status would give, taken without encoding it:
+/// equal digests mean equal texts, so a pass whose digest matches the one of a status already
+/// found stored (at the object's same resourceVersion) needs no text, no parse and no write.
+std::uint64_t status_digest(const policy::autoscaler& hpa, const policy::decision& d,
+                            status_form form = status_form::hpaplus);
 
 /// The `status` object of an object that does not scale for a reason of its own (a spec that
 /// cannot be used, another autoscaler on its target): the object's status with the condition

@@ -21,7 +21,59 @@ const char* status_word(core::condition_status s) {
     return "Unknown";
 }
 
+/// A rapidjson SAX handler that hashes what it is given (FNV-1a over a tag for each event and its
+/// bytes): Value::Accept walks a value into it as it would into a Writer.
+class digest_handler {
+  public:
+    std::uint64_t digest() const { return h_; }
+    bool Null() { return tag('n'); }
+    bool Bool(bool b) { return tag(b ? 't' : 'f'); }
+    bool Int(int i) { return number('i', i); }
+    bool Uint(unsigned u) { return number('u', u); }
+    bool Int64(std::int64_t i) { return number('I', i); }
+    bool Uint64(std::uint64_t u) { return number('U', u); }
+    bool Double(double d) { return number('d', d); }
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return text('r', s, n); }
+    bool String(const char* s, rapidjson::SizeType n, bool) { return text('s', s, n); }
+    bool Key(const char* s, rapidjson::SizeType n, bool) { return text('k', s, n); }
+    bool StartObject() { return tag('{'); }
+    bool EndObject(rapidjson::SizeType) { return tag('}'); }
+    bool StartArray() { return tag('['); }
+    bool EndArray(rapidjson::SizeType) { return tag(']'); }
+
+  private:
+    void mix(const void* bytes, std::size_t n) {
+        const auto* p = static_cast<const unsigned char*>(bytes);
+        for (std::size_t i = 0; i < n; ++i) {
+            h_ ^= p[i];
+            h_ *= 1099511628211ull;
+        }
+    }
+    bool tag(char t) {
+        mix(&t, 1);
+        return true;
+    }
+    template <class N> bool number(char t, N n) {
+        tag(t);
+        mix(&n, sizeof n);
+        return true;
+    }
+    // The length first, so that adjacent strings cannot trade bytes.
+    bool text(char t, const char* s, rapidjson::SizeType n) {
+        number(t, n);
+        mix(s, n);
+        return true;
+    }
+    std::uint64_t h_ = 14695981039346656037ull;
+};
+
 } // namespace
+
+std::uint64_t json_digest(const rapidjson::Value& v) {
+    digest_handler h;
+    v.Accept(h);
+    return h.digest();
+}
 
 Value json_string(std::string_view s, json_allocator& a) {
     return Value(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);

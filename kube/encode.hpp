@@ -7,6 +7,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ using json_allocator = rapidjson::Document::AllocatorType;
 
 /// Compact JSON text of a value.
 std::string to_json_text(const rapidjson::Value& v);
+
+/// A 64-bit digest of a value, taken without writing its text: two values that write the same
+/// text have the same digest (members in their order, strings by their bytes, numbers by their
+/// type and value), so a digest kept from an earlier value tells whether the text changed.
+std::uint64_t json_digest(const rapidjson::Value& v);
 
 /// A string value copied into the document.
 rapidjson::Value json_string(std::string_view s, json_allocator& a);

@@ -2,7 +2,6 @@
 #include "controller/hpaplus/reconciler.hpp"
 
 #include "controller/coordination.hpp"
-#include "core/hash.hpp"
 #include "kinds/cronhpa.hpp"
 #include "kinds/hpaplus_status.hpp"
 #include "kinds/native_hpa.hpp"
@@ -285,24 +284,25 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
     if (!shadow(kind, in.hpa.spec)) {
-        const std::string status = kube::encode_status(
-            in.hpa, decision, kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
-        const std::uint64_t digest = core::fnv1a(status);
-        const bool known_equal =
-            memory.status_version == object->resource_version && memory.status_digest == digest;
-        if (!known_equal && !kube::status_differs(record->stored_status.get(), status)) {
-            memory.status_version = object->resource_version;
-            memory.status_digest = digest;
-        } else if (!known_equal) {
-            out.status_written = co_await kube::write_status(env.client, kind.resource, *object,
-                                                             record->stored_status.get(), status);
-            // Until the cache shows the version this write made, the next passes decide from the
-            // status written (a busy watch can lag a pass behind): deciding from the one before
-            // would move lastTransitionTimes forward and write the same change again.
-            if (out.status_written) {
+        const auto form = kind.native ? kube::status_form::hpa : kube::status_form::hpaplus;
+        // A steady pass stops at the digest: no text, no parse, no comparison.
+        const std::uint64_t digest = kube::status_digest(in.hpa, decision, form);
+        if (memory.status_version != object->resource_version || memory.status_digest != digest) {
+            const std::string status = kube::encode_status(in.hpa, decision, form);
+            const auto* stored = record->stored_status.get();
+            const bool differs = kube::status_differs(stored, status);
+            if (differs) {
+                out.status_written =
+                    co_await kube::write_status(env.client, kind.resource, *object, stored, status);
+                // Until the cache shows the version this write made, the next passes decide from
+                // the status written (a busy watch can lag a pass behind): deciding from the one
+                // before would move lastTransitionTimes forward and write the same change again.
+                if (out.status_written)
+                    in.hpa.status = kube::written_autoscaler_status(status); // lent back to memory
+            }
+            if (!differs || out.status_written) {
                 memory.status_version = object->resource_version;
                 memory.status_digest = digest;
-                in.hpa.status = kube::written_autoscaler_status(status); // lent back to memory
             }
         }
     }

@@ -49,9 +49,9 @@ struct object_memory {
     std::string registered_selector;
     std::shared_ptr<const core::label_selector> selector;
     /// The object's resourceVersion when its stored status was last found equal to the status
-    /// text hashed (core::fnv1a) in status_digest, or that this object's last status write was
-    /// applied over: while both hold, the status needs no parse, no comparison and no write
-    /// (64-bit hash: a collision would only delay a write until the next change of the object).
+    /// whose kube::status_digest is status_digest, or that this object's last status write was
+    /// applied over: while both hold, the status needs no text, no parse and no write (64-bit
+    /// digest: a collision would only delay a write until the next change of the object).
     std::string status_version;
     std::uint64_t status_digest = 0;
     /// The shared PodMetrics read its metrics came from last (metric_sources::read).

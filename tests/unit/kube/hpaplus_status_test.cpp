@@ -1,10 +1,13 @@
 // The status helpers a reconcile uses to decide whether to write (kube/status_writer.hpp) and the
 // summaries of an HPAPlus status (kinds/hpaplus_status.hpp): tables of inputs and outputs.
 #include "kinds/hpaplus_status.hpp"
+#include "kube/encode.hpp"
 #include "kube/status_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+
+#include <functional>
 
 namespace hpaplus::kube {
 namespace {
@@ -59,7 +62,11 @@ TEST(StatusPrediction, ShowsTheForecastOfThisPassAndRemovesItWhenThereIsNone) {
     hpa.spec.prediction.emplace();
     hpa.spec.prediction->metric = "cpu";
     policy::decision d;
-    d.stages.prediction = {528, 11, true, true, std::chrono::seconds(30),
+    d.stages.prediction = {528,
+                           11,
+                           true,
+                           true,
+                           std::chrono::seconds(30),
                            core::time_point{} + std::chrono::seconds(1800000000)};
     rapidjson::Document doc;
     doc.Parse(encode_status(hpa, d).c_str());
@@ -76,6 +83,85 @@ TEST(StatusPrediction, ShowsTheForecastOfThisPassAndRemovesItWhenThereIsNone) {
     EXPECT_TRUE(doc["prediction"].IsNull());
     EXPECT_FALSE(doc.Parse(encode_status(hpa, d, status_form::hpa).c_str()).HasMember("prediction"))
         << "a plain HPA's status has only upstream's fields";
+}
+
+TEST(JsonDigest, FollowsTheTextAValueWouldWrite) {
+    auto digest = [](const char* text) {
+        rapidjson::Document d;
+        d.Parse(text);
+        return json_digest(d);
+    };
+    EXPECT_EQ(digest(R"({"a":[1,"x",null,true,2.5]})"),
+              digest(R"({ "a" : [1, "x", null, true, 2.5] })"));
+    EXPECT_NE(digest(R"({"a":"bc"})"),
+              digest(R"({"ab":"c"})")); // bytes cannot move between strings
+    EXPECT_NE(digest(R"({"a":1})"), digest(R"({"a":"1"})"));
+    EXPECT_NE(digest(R"({"a":1})"), digest(R"({"a":1.0})"));
+    EXPECT_NE(digest(R"({"a":1,"b":2})"), digest(R"({"b":2,"a":1})")); // the text's order counts
+    EXPECT_NE(digest(R"([[],{}])"), digest(R"([{},[]])"));
+    EXPECT_NE(digest(R"({"a":[]})"), digest(R"({"a":[null]})"));
+}
+
+// The reconcile writes a status only when its digest differs from the one last found stored, so
+// the digest has to change exactly when the text does, in both forms.
+TEST(StatusDigest, ChangesWithTheTextAndOnlyWithIt) {
+    policy::autoscaler hpa;
+    hpa.generation = 3;
+    hpa.spec.scale_target_ref = {"Deployment", "web", "apps/v1"};
+    policy::metric_spec cpu;
+    cpu.resource_name = "cpu";
+    cpu.target.average_utilization = 60;
+    hpa.spec.metrics = {cpu};
+    policy::decision d;
+    d.status.current_replicas = 3;
+    d.status.desired_replicas = 3;
+    d.current_replicas = 3;
+    d.metrics.resize(1);
+    d.metrics[0].status.emplace();
+    d.metrics[0].status->current.average_utilization = 45;
+    d.metrics[0].proposal = 3;
+    d.status.conditions.push_back({"AbleToScale", core::condition_status::true_, "ReadyForNewScale",
+                                   "recommended size matches current size",
+                                   core::time_point{} + std::chrono::seconds(1800000000)});
+    struct variant {
+        const char* what;
+        std::function<void(policy::decision&)> change;
+    };
+    const std::vector<variant> variants = {
+        {"a condition's message", [](auto& x) { x.status.conditions[0].message = "other"; }},
+        {"a condition's time",
+         [](auto& x) { *x.status.conditions[0].last_transition_time += std::chrono::seconds(1); }},
+        {"desiredReplicas", [](auto& x) { x.status.desired_replicas = 4; }},
+        {"a metric's current value",
+         [](auto& x) { x.metrics[0].status->current.average_utilization = 46; }},
+        {"a metric's proposal (HPAPlus only)", [](auto& x) { x.metrics[0].proposal = 4; }},
+        {"the decision's stages (HPAPlus only)", [](auto& x) { x.stages.recommended = 4; }},
+        {"a cron floor (HPAPlus only)",
+         [](auto& x) {
+             x.floor = policy::cron_floor{5, "nightly", "peak", core::time_point{}};
+         }},
+    };
+    for (const auto form : {status_form::hpaplus, status_form::hpa}) {
+        const auto text = encode_status(hpa, d, form);
+        const auto digest = status_digest(hpa, d, form);
+        EXPECT_EQ(status_digest(hpa, d, form), digest) << "the same decision, the same digest";
+        for (const auto& v : variants) {
+            auto changed = d;
+            v.change(changed);
+            const bool text_changed = encode_status(hpa, changed, form) != text;
+            EXPECT_EQ(status_digest(hpa, changed, form) != digest, text_changed)
+                << v.what << (form == status_form::hpa ? " (HPA form)" : " (HPAPlus form)");
+            if (form == status_form::hpaplus) {
+                EXPECT_TRUE(text_changed) << v.what;
+            }
+        }
+    }
+    // A status far larger than the pool's buffer is built and digested the same way.
+    auto many = d;
+    many.status.conditions.assign(500, d.status.conditions[0]);
+    EXPECT_NE(status_digest(hpa, many), status_digest(hpa, d));
+    EXPECT_EQ(status_digest(hpa, many), status_digest(hpa, many));
+    EXPECT_GT(encode_status(hpa, many).size(), 16u * 1024);
 }
 
 } // namespace
