@@ -7,20 +7,21 @@
 namespace hpaplus::core {
 
 void set_condition(std::vector<condition>& conditions, std::string_view type,
-                   condition_status status, std::string reason, std::string message,
+                   condition_status status, std::string_view reason, std::string_view message,
                    time_point now) {
     auto it = std::find_if(conditions.begin(), conditions.end(),
                            [&](const condition& c) { return c.type == type; });
     if (it == conditions.end()) {
-        // A new condition has no previous status, so it always transitions now.
-        conditions.push_back(condition{std::string(type), status, {}, {}, now});
-        it = std::prev(conditions.end());
-    } else if (it->status != status) {
-        it->last_transition_time = now;
+        // A new condition has no previous status, so it always transitions now. Its strings are
+        // copied before the vector may move (the text could be another condition's).
+        conditions.push_back(
+            condition{std::string(type), status, std::string(reason), std::string(message), now});
+        return;
     }
+    if (it->status != status) it->last_transition_time = now;
     it->status = status;
-    it->reason = std::move(reason);
-    it->message = std::move(message);
+    it->reason.assign(reason);
+    it->message.assign(message);
 }
 
 void remove_condition(std::vector<condition>& conditions, std::string_view type) {

@@ -31,9 +31,10 @@ struct condition {
 };
 
 /// `setCondition`: adds or updates the condition of `type`, in insertion order;
-/// lastTransitionTime changes only when the status flips.
+/// lastTransitionTime changes only when the status flips. The reason and message are copied into
+/// the condition's own strings (a steady pass that sets the same text allocates nothing).
 void set_condition(std::vector<condition>& conditions, std::string_view type,
-                   condition_status status, std::string reason, std::string message,
+                   condition_status status, std::string_view reason, std::string_view message,
                    time_point now);
 /// `removeCondition`.
 void remove_condition(std::vector<condition>& conditions, std::string_view type);

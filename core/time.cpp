@@ -83,7 +83,7 @@ boost::system::result<time_point> parse_rfc3339(std::string_view s) {
 }
 
 namespace {
-std::string format_impl(time_point t, bool with_fraction) {
+rfc3339_text format_impl(time_point t, bool with_fraction) {
     // Split into whole seconds and a fraction on the counts: floor<seconds> would convert the
     // earliest instants back to nanoseconds, which overflows.
     std::int64_t whole = t.time_since_epoch().count() / 1'000'000'000;
@@ -96,30 +96,37 @@ std::string format_impl(time_point t, bool with_fraction) {
     const auto days = std::chrono::floor<std::chrono::days>(secs);
     const std::chrono::year_month_day ymd{days};
     const std::chrono::hh_mm_ss hms{secs - days};
-    // Written in place and returned as one string: a status carries several of these per pass.
-    char buf[64];
-    int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d",
+    // Written in place: a status carries several of these per pass.
+    rfc3339_text out;
+    char* buf = out.chars;
+    constexpr std::size_t buf_size = sizeof out.chars;
+    int n = std::snprintf(buf, buf_size, "%04d-%02u-%02uT%02d:%02d:%02d",
                           static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
                           static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
                           static_cast<int>(hms.minutes().count()),
                           static_cast<int>(hms.seconds().count()));
     if (with_fraction && nanos != 0) {
-        n += std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), ".%09lld",
+        n += std::snprintf(buf + n, buf_size - static_cast<std::size_t>(n), ".%09lld",
                            static_cast<long long>(nanos));
         while (buf[n - 1] == '0')
             --n;
     }
     buf[n++] = 'Z';
-    return std::string(buf, static_cast<std::size_t>(n));
+    out.size = static_cast<std::size_t>(n);
+    return out;
 }
 } // namespace
 
-std::string format_rfc3339(time_point t) {
+rfc3339_text rfc3339(time_point t) {
     return format_impl(t, false);
 }
 
+std::string format_rfc3339(time_point t) {
+    return std::string(rfc3339(t).view());
+}
+
 std::string format_rfc3339_nano(time_point t) {
-    return format_impl(t, true);
+    return std::string(format_impl(t, true).view());
 }
 
 time_point wall_now() {

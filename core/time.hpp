@@ -22,6 +22,14 @@ boost::system::result<time_point> parse_rfc3339(std::string_view text);
 /// `2026-01-01T00:00:00Z` — whole seconds, as metav1.Time is serialized.
 std::string format_rfc3339(time_point t);
 
+/// format_rfc3339's text held in place, for encoders that copy it anyway (no string per call).
+struct rfc3339_text {
+    char chars[48];
+    std::size_t size = 0;
+    std::string_view view() const { return {chars, size}; }
+};
+rfc3339_text rfc3339(time_point t);
+
 /// `2026-01-01T00:00:00.25Z` — with the fraction when there is one (RFC3339Nano, trailing zeros
 /// trimmed).
 std::string format_rfc3339_nano(time_point t);

@@ -8,43 +8,125 @@
 
 #include <rapidjson/document.h>
 
+#include <charconv>
 #include <memory>
+#include <utility>
 
 namespace hpaplus::kube {
 namespace {
 
 using rapidjson::Value;
 
-std::string target_text(const policy::metric_target& t) {
-    if (t.type == policy::metric_target_type::utilization && t.average_utilization)
-        return std::to_string(*t.average_utilization) + "%";
-    if (t.type == policy::metric_target_type::value && t.value) return t.value->to_string();
-    if (t.average_value) return t.average_value->to_string();
-    return "<unset>";
+void append_number(std::string& out, std::int64_t v) {
+    char buf[24];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    out.append(buf, end);
 }
 
-std::string current_text(const policy::metric_target& t,
-                         const std::optional<policy::metric_status>& s) {
-    if (!s) return "<unknown>";
+void append_percent(std::string& out, std::int32_t v) {
+    append_number(out, v);
+    out += '%';
+}
+
+void append_target(std::string& out, const policy::metric_target& t) {
+    if (t.type == policy::metric_target_type::utilization && t.average_utilization)
+        append_percent(out, *t.average_utilization);
+    else if (t.type == policy::metric_target_type::value && t.value)
+        out += t.value->to_string();
+    else if (t.average_value)
+        out += t.average_value->to_string();
+    else
+        out += "<unset>";
+}
+
+void append_current(std::string& out, const policy::metric_target& t,
+                    const policy::metric_status* s) {
+    if (!s) {
+        out += "<unknown>";
+        return;
+    }
     const auto& c = s->current;
     if (t.type == policy::metric_target_type::utilization && c.average_utilization)
-        return std::to_string(*c.average_utilization) + "%";
-    if (t.type == policy::metric_target_type::value && c.value) return c.value->to_string();
-    if (c.average_value) return c.average_value->to_string();
-    if (c.value) return c.value->to_string();
-    return "<unknown>";
+        append_percent(out, *c.average_utilization);
+    else if (t.type == policy::metric_target_type::value && c.value)
+        out += c.value->to_string();
+    else if (c.average_value)
+        out += c.average_value->to_string();
+    else if (c.value)
+        out += c.value->to_string();
+    else
+        out += "<unknown>";
 }
 
-std::string metric_label(const policy::metric_spec& m) {
+void append_label(std::string& out, const policy::metric_spec& m) {
     switch (m.type) {
     case policy::metric_source_type::resource:
-        return m.resource_name;
+        out += m.resource_name;
+        break;
     case policy::metric_source_type::container_resource:
-        return m.container + "/" + m.resource_name;
+        out += m.container;
+        out += '/';
+        out += m.resource_name;
+        break;
     case policy::metric_source_type::formula:
-        return m.name.empty() ? "formula" : m.name;
+        out += m.name.empty() ? std::string_view("formula") : std::string_view(m.name);
+        break;
     default:
-        return m.metric.name;
+        out += m.metric.name;
+    }
+}
+
+// The summaries are appended to `out`: a status built each pass writes them into a buffer the
+// thread reuses.
+void append_targets_summary(std::string& out, const policy::autoscaler_spec& spec,
+                            const policy::decision& d) {
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
+        const auto& m = spec.metrics[i];
+        const policy::metric_status* status = nullptr;
+        if (i < d.metrics.size() && d.metrics[i].status) status = &*d.metrics[i].status;
+        if (i > 0) out += ", ";
+        append_label(out, m);
+        out += ": ";
+        append_current(out, m.target, status);
+        out += '/';
+        append_target(out, m.target);
+    }
+}
+
+void append_decision_summary(std::string& out, const policy::decision& d) {
+    append_number(out, d.current_replicas);
+    if (d.rescale) {
+        out += " -> ";
+        append_number(out, d.target_replicas);
+    } else {
+        out += " (unchanged)";
+    }
+    if (d.dry_run_rescale) out += " dry-run";
+    const auto& s = d.stages;
+    bool first = true;
+    for (const auto& [name, v] :
+         {std::pair{"recommended", s.recommended}, std::pair{"stabilized", s.stabilized},
+          std::pair{"limited", s.limited}, std::pair{"gated", s.gated}}) {
+        if (!v) continue;
+        out += first ? ": " : ", ";
+        first = false;
+        out += name;
+        out += ' ';
+        append_number(out, *v);
+    }
+    if (!s.limit_reason.empty()) {
+        out += " (";
+        out += s.limit_reason;
+        out += ')';
+    }
+    if (!s.gate_reason.empty()) {
+        out += " [";
+        out += s.gate_reason;
+        out += ']';
+    }
+    if (d.error) {
+        out += "; error: ";
+        out += *d.error;
     }
 }
 
@@ -52,35 +134,13 @@ std::string metric_label(const policy::metric_spec& m) {
 
 std::string targets_summary(const policy::autoscaler_spec& spec, const policy::decision& d) {
     std::string out;
-    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
-        const auto& m = spec.metrics[i];
-        std::optional<policy::metric_status> status;
-        if (i < d.metrics.size()) status = d.metrics[i].status;
-        if (!out.empty()) out += ", ";
-        out +=
-            metric_label(m) + ": " + current_text(m.target, status) + "/" + target_text(m.target);
-    }
+    append_targets_summary(out, spec, d);
     return out;
 }
 
 std::string decision_summary(const policy::decision& d) {
-    std::string out = std::to_string(d.current_replicas);
-    out += d.rescale ? " -> " + std::to_string(d.target_replicas) : " (unchanged)";
-    if (d.dry_run_rescale) out += " dry-run";
-    const auto& s = d.stages;
-    auto stage = [&](const char* name, const std::optional<std::int32_t>& v) {
-        return v ? std::string(name) + " " + std::to_string(*v) : std::string();
-    };
-    std::string stages;
-    for (auto part : {stage("recommended", s.recommended), stage("stabilized", s.stabilized),
-                      stage("limited", s.limited), stage("gated", s.gated)}) {
-        if (part.empty()) continue;
-        stages += (stages.empty() ? "" : ", ") + part;
-    }
-    if (!stages.empty()) out += ": " + stages;
-    if (!s.limit_reason.empty()) out += " (" + s.limit_reason + ")";
-    if (!s.gate_reason.empty()) out += " [" + s.gate_reason + "]";
-    if (d.error) out += "; error: " + *d.error;
+    std::string out;
+    append_decision_summary(out, d);
     return out;
 }
 
@@ -103,7 +163,7 @@ Value status_value(const policy::autoscaler& hpa, const policy::decision& d, sta
     doc.AddMember("observedGeneration", hpa.generation, a);
     if (d.status.last_scale_time)
         doc.AddMember("lastScaleTime",
-                      kube::json_string(core::format_rfc3339(*d.status.last_scale_time), a), a);
+                      kube::json_string(core::rfc3339(*d.status.last_scale_time).view(), a), a);
     doc.AddMember("currentReplicas", d.status.current_replicas, a);
     doc.AddMember("desiredReplicas", d.status.desired_replicas, a);
     Value metrics(rapidjson::kArrayType);
@@ -117,16 +177,22 @@ Value status_value(const policy::autoscaler& hpa, const policy::decision& d, sta
     doc.AddMember("conditions", kube::encode_conditions(d.status.conditions, a), a);
     if (!hpaplus) return doc;
     const auto& ref = hpa.spec.scale_target_ref;
-    doc.AddMember("reference", kube::json_string(ref.kind + "/" + ref.name, a), a);
-    doc.AddMember("targets", kube::json_string(targets_summary(hpa.spec, d), a), a);
-    doc.AddMember("lastDecision", kube::json_string(decision_summary(d), a), a);
+    thread_local std::string text; // the strings made here, in one buffer the thread reuses
+    text.assign(ref.kind).append("/").append(ref.name);
+    doc.AddMember("reference", kube::json_string(text, a), a);
+    text.clear();
+    append_targets_summary(text, hpa.spec, d);
+    doc.AddMember("targets", kube::json_string(text, a), a);
+    text.clear();
+    append_decision_summary(text, d);
+    doc.AddMember("lastDecision", kube::json_string(text, a), a);
     Value floor; // null removes a floor that is no longer in force (merge patch)
     if (d.floor) {
         floor.SetObject();
         floor.AddMember("replicas", d.floor->replicas, a);
         floor.AddMember("cronHPA", kube::json_string(d.floor->cronhpa, a), a);
         floor.AddMember("job", kube::json_string(d.floor->job, a), a);
-        floor.AddMember("since", kube::json_string(core::format_rfc3339(d.floor->since), a), a);
+        floor.AddMember("since", kube::json_string(core::rfc3339(d.floor->since).view(), a), a);
     }
     doc.AddMember("cronFloor", floor, a);
     Value prediction; // null: no forecast this pass (PredictionReady says why)
@@ -161,7 +227,7 @@ std::string encode_blocked_status(const policy::autoscaler_status& current, std:
     doc.AddMember("observedGeneration", generation, a);
     if (current.last_scale_time)
         doc.AddMember("lastScaleTime",
-                      kube::json_string(core::format_rfc3339(*current.last_scale_time), a), a);
+                      kube::json_string(core::rfc3339(*current.last_scale_time).view(), a), a);
     doc.AddMember("currentReplicas", current.current_replicas, a);
     doc.AddMember("desiredReplicas", current.desired_replicas, a);
     doc.AddMember("conditions", kube::encode_conditions(conditions, a), a);

@@ -76,7 +76,7 @@ Value encode_prediction(const policy::decision_stages::prediction_stage& p, json
     out.AddMember("voting", p.voting, a);
     if (p.period) out.AddMember("period", json_string(core::format_go_duration(*p.period), a), a);
     if (p.next_peak)
-        out.AddMember("nextPeak", json_string(core::format_rfc3339(*p.next_peak), a), a);
+        out.AddMember("nextPeak", json_string(core::rfc3339(*p.next_peak).view(), a), a);
     return out;
 }
 

@@ -200,10 +200,23 @@ record_decoder replicaset_decoder() {
     };
 }
 
-std::string target_key(std::string_view ns, const core::object_reference& ref) {
-    std::string key;
+namespace {
+void write_target_key(std::string& key, std::string_view ns, const core::object_reference& ref) {
     key.reserve(ns.size() + ref.kind.size() + ref.name.size() + 2);
     key.append(ns).append("/").append(ref.kind).append("/").append(ref.name);
+}
+} // namespace
+
+std::string target_key(std::string_view ns, const core::object_reference& ref) {
+    std::string key;
+    write_target_key(key, ns, ref);
+    return key;
+}
+
+std::string_view target_lookup_key(std::string_view ns, const core::object_reference& ref) {
+    thread_local std::string key;
+    key.clear();
+    write_target_key(key, ns, ref);
     return key;
 }
 

@@ -102,6 +102,9 @@ vpaplus_record decode_vpaplus_record(const rapidjson::Value& object);
 inline constexpr const char* by_target = "target";
 /// `namespace/Kind/name` of a target reference.
 std::string target_key(std::string_view ns, const core::object_reference& ref);
+/// target_key for a lookup (object_cache::by_index): written into a buffer the thread reuses, so
+/// the view holds until this thread's next call. A pass looks its target up several times.
+std::string_view target_lookup_key(std::string_view ns, const core::object_reference& ref);
 /// Keeps the by_target index on a cache of autoscaler, CronHPA or VPAPlus records.
 void index_by_target(object_cache& cache);
 

@@ -114,7 +114,7 @@ Value encode_conditions(const std::vector<core::condition>& conditions, json_all
         v.AddMember("status", Value(status_word(c.status), a), a);
         if (c.last_transition_time)
             v.AddMember("lastTransitionTime",
-                        json_string(core::format_rfc3339(*c.last_transition_time), a), a);
+                        json_string(core::rfc3339(*c.last_transition_time).view(), a), a);
         v.AddMember("reason", json_string(c.reason, a), a);
         v.AddMember("message", json_string(c.message, a), a);
         list.PushBack(v, a);

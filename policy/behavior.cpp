@@ -91,8 +91,8 @@ normalization normalize_legacy(history& h, std::int32_t current, std::int32_t de
     const std::int32_t up_cap =
         to_int32(std::max(config.scale_up_limit_factor * current, config.scale_up_limit_minimum));
     std::int32_t maximum = max_replicas;
-    std::string reason = "TooManyReplicas";
-    std::string message = too_many_message;
+    std::string_view reason = "TooManyReplicas";
+    std::string_view message = too_many_message;
     if (max_replicas > up_cap) {
         maximum = up_cap;
         reason = "ScaleUpLimit";
@@ -207,7 +207,7 @@ normalization normalize_with_behavior(history& h, std::int32_t current, std::int
     if (n.stabilized > current) {
         const std::int32_t limit = std::max(scale_up_limit(current, h, up, now), current);
         std::int32_t maximum = max_replicas;
-        std::string reason = "TooManyReplicas";
+        std::string_view reason = "TooManyReplicas";
         const char* message = too_many_message;
         if (maximum > limit) {
             maximum = limit;
@@ -222,7 +222,7 @@ normalization normalize_with_behavior(history& h, std::int32_t current, std::int
     } else if (n.stabilized < current) {
         const std::int32_t limit = std::min(scale_down_limit(current, h, down, now), current);
         std::int32_t minimum = min_replicas;
-        std::string reason = "TooFewReplicas";
+        std::string_view reason = "TooFewReplicas";
         const char* message = too_few_message;
         if (minimum < limit) {
             minimum = limit;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::policy {
@@ -53,14 +54,16 @@ struct history {
 
 /// The outcome of normalization, with the reasons for the AbleToScale and ScalingLimited
 /// conditions.
+/// The reasons and messages are fixed texts (static storage): a pass builds no string for them.
 struct normalization {
     std::int32_t stabilized = 0;
-    std::string stabilize_reason; ///< ReadyForNewScale | ScaleUpStabilized | ScaleDownStabilized
-    std::string stabilize_message;
+    std::string_view stabilize_reason; ///< ReadyForNewScale | ScaleUpStabilized |
+                                       ///< ScaleDownStabilized
+    std::string_view stabilize_message;
     std::int32_t limited = 0;
-    std::string limit_reason; ///< DesiredWithinRange | TooFewReplicas | TooManyReplicas |
-                              ///< ScaleUpLimit | ScaleDownLimit
-    std::string limit_message;
+    std::string_view limit_reason; ///< DesiredWithinRange | TooFewReplicas | TooManyReplicas |
+                                   ///< ScaleUpLimit | ScaleDownLimit
+    std::string_view limit_message;
 };
 
 /// Legacy path: max over the downscale window (both directions), then [min, max] and the

@@ -531,9 +531,11 @@ decision decide(const reconcile_input& in) {
                                                            spec.max_replicas, in.config, in.now);
         set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
                       in.now);
+        std::string floor_message; // what n.limit_message views when the cron floor limits
         if (floor_raises_min && n.limit_reason == "TooFewReplicas") {
             n.limit_reason = "CronFloor";
-            n.limit_message = "the desired replica count is less than " + floor_text;
+            floor_message = "the desired replica count is less than " + floor_text;
+            n.limit_message = floor_message;
         }
         set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
                       n.limit_reason, n.limit_message, in.now);
