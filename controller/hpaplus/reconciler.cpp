@@ -142,7 +142,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     policy::reconcile_input in;
     // `known.hpa` is not read again below: the input holds it until the reconcile ends.
     const lent hpa_lent(memory.decoded.hpa, in.hpa);
-    const kube::involved_object involved{ns, name, record->uid, kind.name, kind.api_version};
+    // Made only when an Event is recorded (most passes record none).
+    const auto involved = [&] {
+        return kube::involved_object{ns, name, record->uid, kind.name, kind.api_version};
+    };
 
     if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
         out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
@@ -159,20 +162,23 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             spdlog::warn("{}: {}", object->key, message);
             // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
             const policy::event e{"Warning", "StandingBack", message};
-            co_await env.events.record(involved, e, now);
+            const auto who = involved();
+            co_await env.events.record(who, e, now);
             out.events = 1;
             co_return out;
         }
     }
     for (const auto& problem : record->annotation_problems) {
         const policy::event e{"Warning", "InvalidAnnotation", problem};
-        co_await env.events.record(involved, e, now);
+        const auto who = involved();
+        co_await env.events.record(who, e, now);
         ++out.events;
     }
     if (record->invalid) {
         out.valid = false;
         out.error = "invalid spec: " + *record->invalid;
-        co_await block(env, kind, *object, *record, in.hpa.spec, involved, "InvalidSpec",
+        const auto who = involved();
+        co_await block(env, kind, *object, *record, in.hpa.spec, who, "InvalidSpec",
                        *record->invalid, now, out);
         co_return out;
     }
@@ -184,8 +190,9 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             out.target = ref.kind + "/" + ref.name;
             out.error = out.target + " is also scaled by " + other_kind + " " + ns + "/" + other;
             const std::string message = *out.error + "; neither scales it until one is deleted";
-            co_await block(env, kind, *object, *record, in.hpa.spec, involved,
-                           "MultipleAutoscalers", message, now, out);
+            const auto who = involved();
+            co_await block(env, kind, *object, *record, in.hpa.spec, who, "MultipleAutoscalers",
+                           message, now, out);
             co_return out;
         }
     }
@@ -307,7 +314,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         }
     }
     for (const auto& e : decision.events) {
-        co_await env.events.record(involved, e, now);
+        const auto who = involved();
+        co_await env.events.record(who, e, now);
         ++out.events;
     }
     if (decision.scale_updated)

@@ -120,6 +120,16 @@ struct telemetry::recorder::series {
     prometheus::Histogram* metrics_api_fetch = nullptr; ///< fetch{backend="metricsAPI"}, once used
 };
 
+namespace {
+// `kind/namespace/name` in a buffer the thread reuses: a pass looks its series up without a string.
+const std::string& object_key(const std::string& kind, const std::string& ns,
+                              const std::string& name) {
+    thread_local std::string key;
+    key.assign(kind).append("/").append(ns).append("/").append(name);
+    return key;
+}
+} // namespace
+
 telemetry::telemetry() : impl_(std::make_unique<impl>()) {}
 telemetry::~telemetry() = default;
 
@@ -134,7 +144,7 @@ void telemetry::recorder::reconciled(const std::string& kind, const std::string&
                                      const std::string& name, const reconcile_outcome& outcome,
                                      std::chrono::nanoseconds took) {
     auto& shared = series_->shared;
-    auto& s = series_->objects[kind + "/" + ns + "/" + name];
+    auto& s = series_->objects[object_key(kind, ns, name)];
     const auto labels = [&] {
         return prometheus::Labels{{"kind", kind}, {"namespace", ns}, {"name", name}};
     };
@@ -169,7 +179,7 @@ void telemetry::recorder::forgotten(const std::string& kind, const std::string& 
                                     const std::string& name) {
     auto& objects = series_->objects;
     auto& shared = series_->shared;
-    const auto it = objects.find(kind + "/" + ns + "/" + name);
+    const auto it = objects.find(object_key(kind, ns, name));
     if (it == objects.end()) return;
     // Family::Remove drops the series from the exposition.
     const auto& s = it->second;
