@@ -4,45 +4,76 @@
 
 #include "sim/apiserver/custom_metrics.hpp"
 
+#include <rapidjson/writer.h>
+
 namespace hpaplus::sim {
 
+namespace {
+
+// A rapidjson output stream appending to a string.
+struct append_to {
+    using Ch = char;
+    std::string& out;
+    void Put(char c) { out.push_back(c); }
+    void Flush() {}
+};
+
+} // namespace
+
 // metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
-std::string api_server::impl::pod_metrics_json(const stored_object& pod,
-                                               const std::pair<std::int64_t, std::int64_t>& use) {
-    json_doc doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
-    doc.AddMember("kind", "PodMetrics", a);
-    doc.AddMember("apiVersion", "metrics.k8s.io/v1beta1", a);
-    json meta(rapidjson::kObjectType);
-    meta.AddMember("name", json(pod.name.c_str(), a), a);
-    meta.AddMember("namespace", json(pod.namespace_.c_str(), a), a);
-    const std::string now = core::format_rfc3339(now_time());
-    meta.AddMember("creationTimestamp", json(now.c_str(), a), a);
-    if (const json* labels = find_path(pod.doc, "metadata.labels"))
-        meta.AddMember("labels", json(*labels, a), a);
-    doc.AddMember("metadata", meta, a);
-    doc.AddMember("timestamp",
-                  json(core::format_rfc3339(now_time() - std::chrono::seconds(1)).c_str(), a), a);
-    doc.AddMember("window", "15s", a);
-    json containers(rapidjson::kArrayType);
+// Written straight into `out` (a list holds many: no document per pod, its labels not copied).
+void api_server::impl::append_pod_metrics(std::string& out, const stored_object& pod,
+                                          const std::pair<std::int64_t, std::int64_t>& use,
+                                          core::time_point now) {
+    append_to stream{out};
+    rapidjson::Writer<append_to> w(stream);
+    const auto string = [&](std::string_view text) {
+        w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    };
+    w.StartObject();
+    string("kind");
+    string("PodMetrics");
+    string("apiVersion");
+    string("metrics.k8s.io/v1beta1");
+    string("metadata");
+    w.StartObject();
+    string("name");
+    string(pod.name);
+    string("namespace");
+    string(pod.namespace_);
+    string("creationTimestamp");
+    string(core::rfc3339(now).view());
+    if (const json* labels = find_path(pod.doc, "metadata.labels")) {
+        string("labels");
+        labels->Accept(w);
+    }
+    w.EndObject();
+    string("timestamp");
+    string(core::rfc3339(now - std::chrono::seconds(1)).view());
+    string("window");
+    string("15s");
+    string("containers");
+    w.StartArray();
     const json* spec = find_path(pod.doc, "spec.containers");
     const auto count = spec && spec->IsArray() && spec->Size() > 0 ? spec->Size() : 1u;
     for (rapidjson::SizeType i = 0; i < count; ++i) {
         // CPU in nanocores and memory in Ki, as metrics-server reports them.
         const std::int64_t cpu = use.first / count + (i == 0 ? use.first % count : 0);
         const std::int64_t mem = use.second / count;
-        json c(rapidjson::kObjectType);
-        const std::string name =
-            spec && spec->IsArray() && spec->Size() > i ? string_at((*spec)[i], "name") : "app";
-        c.AddMember("name", json(name.c_str(), a), a);
-        json usage_obj(rapidjson::kObjectType);
-        usage_obj.AddMember("cpu", json((std::to_string(cpu * 1000000) + "n").c_str(), a), a);
-        usage_obj.AddMember("memory", json((std::to_string(mem / 1024) + "Ki").c_str(), a), a);
-        c.AddMember("usage", usage_obj, a);
-        containers.PushBack(c, a);
+        w.StartObject();
+        string("name");
+        string(spec && spec->IsArray() && spec->Size() > i ? string_at((*spec)[i], "name") : "app");
+        string("usage");
+        w.StartObject();
+        string("cpu");
+        string(std::to_string(cpu * 1000000) + "n");
+        string("memory");
+        string(std::to_string(mem / 1024) + "Ki");
+        w.EndObject();
+        w.EndObject();
     }
-    doc.AddMember("containers", containers, a);
-    return to_string(doc);
+    w.EndArray();
+    w.EndObject();
 }
 
 http_response api_server::impl::resource_metrics(const http_request& r, const target& t) {
@@ -98,19 +129,24 @@ http_response api_server::impl::resource_metrics(const http_request& r, const ta
                           "pods",
                           {},
                           std::nullopt});
-        return ok(pod_metrics_json(*pod, *u));
+        std::string body;
+        append_pod_metrics(body, *pod, *u, now_time());
+        return ok(std::move(body));
     }
     std::string body =
         R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)";
     bool first = true;
+    const auto now = now_time();
     for (const auto& [k, p] : namespace_range(*pods, f->ns)) {
         if (!f->matches(*p)) continue;
         const auto u = usage(*p);
         if (!u) continue;
-        body += (first ? "" : ",") + pod_metrics_json(*p, *u);
+        if (!first) body += ',';
+        append_pod_metrics(body, *p, *u, now);
         first = false;
     }
-    return ok(body + "]}");
+    body += "]}";
+    return ok(std::move(body));
 }
 
 http_response api_server::impl::metrics_apis(const http_request& r,

@@ -173,9 +173,10 @@ struct api_server::impl {
 
     // --- metrics APIs (metrics_apis.cpp)
 
-    // metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
-    std::string pod_metrics_json(const stored_object& pod,
-                                 const std::pair<std::int64_t, std::int64_t>& use);
+    // metrics.k8s.io/v1beta1: a PodMetrics computed from the workload model, like
+    // metrics-server, appended to `out`.
+    void append_pod_metrics(std::string& out, const stored_object& pod,
+                            const std::pair<std::int64_t, std::int64_t>& use, core::time_point now);
 
     http_response resource_metrics(const http_request& r, const target& t);
 
