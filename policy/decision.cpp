@@ -512,13 +512,13 @@ decision decide(const reconcile_input& in) {
             metrics_result m = compute_metrics(d, in, scale);
             if (!m.ok) return d;
             metric_desired = m.replicas;
-            metric_name = m.metric_name;
+            metric_name = std::move(m.metric_name);
             d.error = m.partial_error;
         }
         std::string rescale_metric;
         if (metric_desired > desired) {
             desired = metric_desired;
-            rescale_metric = metric_name;
+            rescale_metric = std::move(metric_name);
         }
         if (desired > current) d.rescale_reason = rescale_metric + " above target";
         if (desired < current) d.rescale_reason = "All metrics below target";

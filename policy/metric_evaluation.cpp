@@ -246,9 +246,14 @@ std::string metric_name(const metric_spec& spec) {
     case metric_source_type::resource:
     case metric_source_type::container_resource: {
         if (spec.target.average_value) return spec.resource_name + " resource";
-        const char* of = spec.basis == usage_basis::limits ? "limit" : "request";
-        const char* kind = spec.type == metric_source_type::container_resource ? " container" : "";
-        return spec.resource_name + kind + " resource utilization (percentage of " + of + ")";
+        const std::string_view of = spec.basis == usage_basis::limits ? "limit" : "request";
+        const std::string_view kind =
+            spec.type == metric_source_type::container_resource ? " container" : "";
+        constexpr std::string_view middle = " resource utilization (percentage of ";
+        std::string name; // built in one allocation: a pass names its metric each time
+        name.reserve(spec.resource_name.size() + kind.size() + middle.size() + of.size() + 1);
+        name.append(spec.resource_name).append(kind).append(middle).append(of).append(")");
+        return name;
     }
     case metric_source_type::pods:
         return "pods metric " + spec.metric.name;
