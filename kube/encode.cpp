@@ -122,18 +122,6 @@ Value encode_conditions(const std::vector<core::condition>& conditions, json_all
     return list;
 }
 
-namespace {
-
-// rapidjson's output stream into a std::string.
-struct string_output {
-    using Ch = char;
-    std::string& text;
-    void Put(char c) { text.push_back(c); }
-    void Flush() {}
-};
-
-} // namespace
-
 std::string to_json_text(const rapidjson::Value& v) {
     // Written into a buffer the thread reuses, then copied out at its exact size: texts are
     // often kept (in caches, in objects' memory), and a reserved string would keep its spare

@@ -15,6 +15,14 @@ namespace hpaplus::kube {
 
 using json_allocator = rapidjson::Document::AllocatorType;
 
+/// A rapidjson output stream appending to a std::string (for a rapidjson::Writer).
+struct string_output {
+    using Ch = char;
+    std::string& text;
+    void Put(char c) { text.push_back(c); }
+    void Flush() {}
+};
+
 /// Compact JSON text of a value.
 std::string to_json_text(const rapidjson::Value& v);
 

@@ -2,31 +2,20 @@
 // metrics-server would, and routing of the custom and external metrics APIs.
 #include "sim/apiserver/server.hpp"
 
+#include "kube/encode.hpp"
 #include "sim/apiserver/custom_metrics.hpp"
 
 #include <rapidjson/writer.h>
 
 namespace hpaplus::sim {
 
-namespace {
-
-// A rapidjson output stream appending to a string.
-struct append_to {
-    using Ch = char;
-    std::string& out;
-    void Put(char c) { out.push_back(c); }
-    void Flush() {}
-};
-
-} // namespace
-
 // metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
 // Written straight into `out` (a list holds many: no document per pod, its labels not copied).
 void api_server::impl::append_pod_metrics(std::string& out, const stored_object& pod,
                                           const std::pair<std::int64_t, std::int64_t>& use,
                                           core::time_point now) {
-    append_to stream{out};
-    rapidjson::Writer<append_to> w(stream);
+    kube::string_output stream{out};
+    rapidjson::Writer<kube::string_output> w(stream);
     const auto string = [&](std::string_view text) {
         w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
     };
