@@ -92,27 +92,35 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     void start_influxdb() {
-        influx_port = test::free_port();
-        const std::string d = dir.path() + "/influxdb";
-        write_file(dir.path() + "/influxdb.conf", "reporting-disabled = true\n"
-                                                  "bind-address = \"127.0.0.1:" +
-                                                      std::to_string(test::free_port()) +
-                                                      "\"\n"
-                                                      "[meta]\n  dir = \"" +
-                                                      d +
-                                                      "/meta\"\n"
-                                                      "[data]\n  dir = \"" +
-                                                      d + "/data\"\n  wal-dir = \"" + d +
-                                                      "/wal\"\n"
-                                                      "[http]\n  bind-address = \"127.0.0.1:" +
-                                                      std::to_string(influx_port) +
-                                                      "\"\n  log-enabled = false\n"
-                                                      "[monitor]\n  store-enabled = false\n");
-        influx = std::make_unique<test::child_process>(
-            std::vector<std::string>{"influxd", "-config", dir.path() + "/influxdb.conf"});
-        ASSERT_TRUE(
-            eventually([&] { return influx_query("CREATE DATABASE mon").exit_code == 0; }, 30s))
-            << "influxd did not start";
+        // free_port() only finds a port free now: a test running beside this one may take it
+        // before influxd binds it (influxd then exits). A start that does not answer is retried
+        // on fresh ports, in a fresh data directory.
+        bool answered = false;
+        for (int attempt = 0; attempt < 3 && !answered; ++attempt) {
+            influx.reset();
+            influx_port = test::free_port();
+            const std::string d = dir.path() + "/influxdb-" + std::to_string(attempt);
+            const std::string config = d + ".conf";
+            write_file(config, "reporting-disabled = true\n"
+                               "bind-address = \"127.0.0.1:" +
+                                   std::to_string(test::free_port()) +
+                                   "\"\n"
+                                   "[meta]\n  dir = \"" +
+                                   d +
+                                   "/meta\"\n"
+                                   "[data]\n  dir = \"" +
+                                   d + "/data\"\n  wal-dir = \"" + d +
+                                   "/wal\"\n"
+                                   "[http]\n  bind-address = \"127.0.0.1:" +
+                                   std::to_string(influx_port) +
+                                   "\"\n  log-enabled = false\n"
+                                   "[monitor]\n  store-enabled = false\n");
+            influx = std::make_unique<test::child_process>(
+                std::vector<std::string>{"influxd", "-config", config});
+            answered =
+                eventually([&] { return influx_query("CREATE DATABASE mon").exit_code == 0; }, 20s);
+        }
+        ASSERT_TRUE(answered) << "influxd did not start (three tries)";
     }
 
     test::command_result influx_query(const std::string& q) {
