@@ -92,9 +92,9 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     void start_influxdb() {
-        // free_port() only finds a port free now: a test running beside this one may take it
-        // before influxd binds it (influxd then exits). A start that does not answer is retried
-        // on fresh ports, in a fresh data directory.
+        // free_port()'s ports are held for this process and outside the kernel's ephemeral
+        // range, so no one else takes them; a start that still does not answer (influxd slow
+        // under a loaded machine) is retried on fresh ports, in a fresh data directory.
         bool answered = false;
         for (int attempt = 0; attempt < 3 && !answered; ++attempt) {
             influx.reset();

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -149,7 +151,73 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
     return condition();
 }
 
+namespace {
+
+// The kernel's ephemeral range ("32768 60999" by default): ports bind(0) and connect() take.
+std::pair<int, int> ephemeral_ports() {
+    int low = 32768, high = 60999;
+    if (FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+        if (std::fscanf(f, "%d %d", &low, &high) != 2) low = 32768, high = 60999;
+        std::fclose(f);
+    }
+    return {low, high};
+}
+
+bool bindable(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+}
+
+// Locks `port`'s file (the kernel drops the lock with the process, crashed or not): while held,
+// no other test process is handed the same port. The descriptor, or -1 when another holds it.
+int reserve(int port) {
+    static const std::string dir = [] {
+        std::filesystem::path d = std::filesystem::temp_directory_path() / "hpaplus-test-ports";
+        std::error_code ignored;
+        std::filesystem::create_directories(d, ignored);
+        std::filesystem::permissions(d, std::filesystem::perms::all, ignored);
+        return d.string();
+    }();
+    const std::string file = dir + "/" + std::to_string(port);
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+} // namespace
+
 int free_port() {
+    // A port from the ephemeral range, found free and released, can be taken before the server
+    // binds it by any connection's local end or any bind(0) — CI saw influxd lose its port so.
+    // Ports below that range are never handed out by the kernel; the lock keeps test processes
+    // running side by side from choosing the same one.
+    const auto [ephemeral_low, ephemeral_high] = ephemeral_ports();
+    int low = 10000, high = ephemeral_low - 1;
+    if (high - low < 1000) low = ephemeral_high + 1, high = 65535;
+    if (high - low >= 1000) {
+        static std::mutex m;
+        static int next = low + static_cast<int>(::getpid() * 7919L % (high - low + 1));
+        const std::lock_guard lock(m);
+        for (int tried = 0; tried <= high - low; ++tried) {
+            const int port = next;
+            next = next == high ? low : next + 1;
+            const int held = reserve(port);
+            if (held < 0) continue;
+            if (bindable(port)) return port; // `held` stays open: the port is ours until exit
+            ::close(held);
+        }
+    }
+    // No room outside the ephemeral range: a port free a moment ago.
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;

@@ -59,7 +59,9 @@ bool eventually(const std::function<bool()>& condition,
 /// "http" to the next blank), "" when there is none.
 std::string url_in(const std::string& line);
 
-/// A loopback TCP port that was free a moment ago (for servers that take a port number, not 0).
+/// A loopback TCP port for a server that takes a port number, not 0: free now, outside the
+/// kernel's ephemeral range (so no connection or bind(0) takes it meanwhile) and held for this
+/// process until it exits (so no test process beside it is given the same one).
 int free_port();
 
 /// A fresh temporary directory, removed with everything in it at destruction.
