@@ -36,6 +36,10 @@ struct condition {
 void set_condition(std::vector<condition>& conditions, std::string_view type,
                    condition_status status, std::string_view reason, std::string_view message,
                    time_point now);
+/// set_condition with the message `head` followed by `tail`, joined in the condition's own string.
+void set_condition(std::vector<condition>& conditions, std::string_view type,
+                   condition_status status, std::string_view reason, std::string_view head,
+                   std::string_view tail, time_point now);
 /// `removeCondition`.
 void remove_condition(std::vector<condition>& conditions, std::string_view type);
 /// The condition of `type`, or nullptr.

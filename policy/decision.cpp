@@ -30,21 +30,17 @@ bool scaled_to_zero(const autoscaler_status& status) {
     return c && c->status == true_;
 }
 
-std::vector<std::optional<metric_status>> statuses_of(const std::vector<metric_record>& records) {
-    std::vector<std::optional<metric_status>> out;
-    out.reserve(records.size());
-    for (const auto& r : records)
-        out.push_back(r.status);
-    return out;
-}
-
-// setStatus / setCurrentReplicasAndMetricsInStatus.
+// setStatus / setCurrentReplicasAndMetricsInStatus. The metric statuses are assigned in place
+// (the status's vector and strings keep their storage).
 void set_status(decision& d, std::int32_t current, std::int32_t desired) {
     d.current_replicas = current;
     d.desired_replicas = desired;
     d.status.current_replicas = current;
     d.status.desired_replicas = desired;
-    d.status.current_metrics = statuses_of(d.metrics);
+    auto& statuses = d.status.current_metrics;
+    statuses.resize(d.metrics.size());
+    for (std::size_t i = 0; i < d.metrics.size(); ++i)
+        statuses[i] = d.metrics[i].status;
 }
 
 void warn(decision& d, std::string reason, std::string message) {
@@ -357,7 +353,7 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
             // anything).
             if (result.replicas == 0 || *record.proposal > result.replicas) {
                 result.replicas = *record.proposal;
-                result.metric_name = outcome.name;
+                result.metric_name = std::move(outcome.name); // read no more below
             }
         }
         d.metrics.push_back(std::move(record));
@@ -412,9 +408,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         return result;
     }
     set_condition(conditions, "ScalingActive", true_, "ValidMetricFound",
-                  "the HPA was able to successfully calculate a replica count from " +
-                      result.metric_name,
-                  in.now);
+                  "the HPA was able to successfully calculate a replica count from ",
+                  result.metric_name, in.now);
     result.ok = true;
     result.partial_error = invalid_error;
     return result;
@@ -446,10 +441,16 @@ bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& s
     return current <= hpa.spec.max_replicas && current >= min;
 }
 
-decision decide(const reconcile_input& in) {
+decision decide(const reconcile_input& in, decision&& recycled) {
     decision d;
+    // Copied into the recycled buffers: an assigned string or vector keeps its capacity.
+    d.status = std::move(recycled.status);
     d.status = in.hpa.status;
+    d.hist = std::move(recycled.hist);
     d.hist = in.hist;
+    d.metrics = std::move(recycled.metrics);
+    d.metrics.clear();
+    d.metrics.reserve(in.hpa.spec.metrics.size());
     auto& conditions = d.status.conditions;
     const autoscaler_spec& spec = in.hpa.spec;
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::policy {
@@ -75,9 +76,9 @@ struct decision_stages {
     std::optional<std::int32_t> recommended;
     std::optional<std::int32_t> stabilized;
     std::optional<std::int32_t> limited;
-    std::string limit_reason;
+    std::string_view limit_reason;     ///< a fixed text (static storage), as normalization's
     std::optional<std::int32_t> gated; ///< HPAPlus: set when a gate changed the limited value
-    std::string gate_reason;           ///< RolloutFreeze | RolloutFreezeScaleDown | ModeOff
+    std::string_view gate_reason;      ///< RolloutFreeze | RolloutFreezeScaleDown | ModeOff (fixed)
     /// podSelection OwnerReferences: the pods the selector matched that the target does not own.
     std::vector<std::string> excluded_pods;
     /// The selected pods whose CPU counts at its unboosted request (a VPAPlus start-up boost).
@@ -120,8 +121,11 @@ bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& s
 std::int32_t effective_min_replicas(const autoscaler_spec& spec,
                                     const std::optional<cron_floor>& floor);
 
-/// Runs the reconcile up to the /scale write.
-decision decide(const reconcile_input& in);
+/// Runs the reconcile up to the /scale write. `recycled`, a decision no longer needed, lends its
+/// storage: the status and history are copied into the buffers it already holds, so a caller that
+/// hands each pass the decision of an earlier one allocates almost nothing for them. Its values
+/// play no part in the result.
+decision decide(const reconcile_input& in, decision&& recycled = {});
 
 /// Applies the outcome of the /scale write (`write_error` set when it failed; ignored without a
 /// rescale).

@@ -85,6 +85,28 @@ template <class T> class lent {
     T& borrower_;
 };
 
+// Decisions whose reconcile has ended, kept by the thread for later passes to decide into: their
+// strings and vectors keep their capacity, so a steady pass allocates nothing to copy the status
+// and history (policy::decide's `recycled`). A steady pass takes and gives back without waiting
+// in between, so a few spares serve a lane; the cap bounds them after a burst of writes.
+std::vector<policy::decision>& spare_decisions() {
+    thread_local std::vector<policy::decision> spares;
+    return spares;
+}
+
+policy::decision take_spare_decision() {
+    auto& spares = spare_decisions();
+    if (spares.empty()) return {};
+    policy::decision d = std::move(spares.back());
+    spares.pop_back();
+    return d;
+}
+
+void give_back(policy::decision&& d) {
+    auto& spares = spare_decisions();
+    if (spares.size() < 16) spares.push_back(std::move(d));
+}
+
 // Registers the target's selector with the kind's registry (AmbiguousSelector), parsed only when
 // it differs from the one this object last registered; false when it has none that parses.
 bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::string& name,
@@ -248,7 +270,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     else if (!in.hpa.spec.prediction && memory.prediction.history_of)
         memory.prediction = {}; // spec.prediction was removed: its history goes
 
-    policy::decision decision = policy::decide(in);
+    policy::decision decision = policy::decide(in, take_spare_decision());
     std::optional<std::string> write_error;
     for (int attempt = 1; decision.rescale; ++attempt) {
         auto response = co_await kube::write_scale(env.client, ns, ref, decision.target_replicas,
@@ -272,7 +294,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         in.scale = target.scale;
         in.scale_error = target.error;
         write_error.reset();
-        decision = policy::decide(in);
+        decision = policy::decide(in, std::move(decision));
     }
     policy::finish(decision, in, write_error);
     if (in.hpa.spec.prediction) {
@@ -282,7 +304,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         co_await record_prediction_sample(checkpoint, in.hpa, decision,
                                           static_cast<std::int32_t>(ready), memory.prediction, now);
     }
-    in.hist = std::move(decision.hist); // what history_lent gives back to memory
+    std::swap(in.hist, decision.hist); // what history_lent gives back to memory; the old one's
+                                       // storage goes with the decision to the spares
     if (env.vpapluses)
         note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);
 
@@ -321,6 +344,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     if (decision.scale_updated)
         spdlog::info("{}: scaled {} from {} to {}: {}", object->key, out.target,
                      decision.current_replicas, decision.target_replicas, decision.rescale_reason);
+    give_back(std::move(decision));
     co_return out;
 }
 

@@ -347,6 +347,62 @@ TEST_F(Reconcile, ConditionTransitionTimeKeptWhenStatusUnchanged) {
     EXPECT_EQ(cond(d, "ScalingActive").last_transition_time, now());
 }
 
+// The reconciler hands each pass the decision of an earlier one (of any object) to decide into:
+// its storage is reused, its values must leave no trace.
+TEST_F(Reconcile, ARecycledDecisionLeavesNoTrace) {
+    in.hpa.status.conditions = {
+        {"AbleToScale", condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
+    in.hist.recommendations = {{ago(10), 4}};
+    decision fresh = decide(in);
+    finish(fresh, in, std::nullopt);
+
+    decision other; // another object's pass: more of everything, other texts
+    other.status.conditions.assign(5, {"ScalingActive", condition_status::false_,
+                                       "FailedGetResourceMetric", std::string(300, 'x'), ago(10)});
+    other.status.current_metrics.resize(4);
+    other.status.last_scale_time = ago(5);
+    other.status.observed_generation = 99;
+    other.hist.recommendations.assign(50, {ago(1), 9});
+    other.hist.scale_up_events = {{ago(2), 3}};
+    other.hist.excluded_pods = "p1\np2\n";
+    other.metrics.resize(6);
+    other.metrics[0].error = "stale";
+    other.events.push_back({"Warning", "Old", "old"});
+    other.error = "old error";
+    other.stages.limit_reason = "ScaleUpLimit";
+    decision reused = decide(in, std::move(other));
+    finish(reused, in, std::nullopt);
+
+    EXPECT_EQ(reused.hist, fresh.hist);
+    EXPECT_EQ(reused.status.observed_generation, fresh.status.observed_generation);
+    EXPECT_EQ(reused.status.last_scale_time, fresh.status.last_scale_time);
+    EXPECT_EQ(reused.status.current_replicas, fresh.status.current_replicas);
+    EXPECT_EQ(reused.status.desired_replicas, fresh.status.desired_replicas);
+    ASSERT_EQ(reused.status.conditions.size(), fresh.status.conditions.size());
+    for (std::size_t i = 0; i < fresh.status.conditions.size(); ++i) {
+        const auto& a = reused.status.conditions[i];
+        const auto& b = fresh.status.conditions[i];
+        EXPECT_EQ(a.type, b.type);
+        EXPECT_EQ(a.status, b.status) << b.type;
+        EXPECT_EQ(a.reason, b.reason) << b.type;
+        EXPECT_EQ(a.message, b.message) << b.type;
+        EXPECT_EQ(a.last_transition_time, b.last_transition_time) << b.type;
+    }
+    ASSERT_EQ(reused.status.current_metrics.size(), fresh.status.current_metrics.size());
+    ASSERT_TRUE(fresh.status.current_metrics[0].has_value());
+    ASSERT_TRUE(reused.status.current_metrics[0].has_value());
+    EXPECT_EQ(reused.status.current_metrics[0]->current.average_utilization,
+              fresh.status.current_metrics[0]->current.average_utilization);
+    ASSERT_EQ(reused.metrics.size(), fresh.metrics.size());
+    EXPECT_EQ(reused.metrics[0].proposal, fresh.metrics[0].proposal);
+    EXPECT_EQ(reused.metrics[0].error, fresh.metrics[0].error);
+    EXPECT_EQ(reused.events.size(), fresh.events.size());
+    EXPECT_EQ(reused.error, fresh.error);
+    EXPECT_EQ(reused.stages.limit_reason, fresh.stages.limit_reason);
+    EXPECT_EQ(reused.target_replicas, fresh.target_replicas);
+    EXPECT_EQ(reused.rescale, fresh.rescale);
+}
+
 // --- HPAPlus stages -------------------------------------------------------------------------
 
 TEST_F(Reconcile, DryRunDecidesButDoesNotWrite) {
