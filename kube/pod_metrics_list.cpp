@@ -53,7 +53,10 @@ std::string_view trim_blanks(std::string_view s) {
 
 class handler {
   public:
-    std::vector<core::pod_metrics> items;
+    /// Decodes into `items`, reusing the pods it holds (each reset in place as a new one starts);
+    /// `used()` of them are this list's.
+    explicit handler(std::vector<core::pod_metrics>& items) : items(items) {}
+    std::size_t used() const { return used_; }
 
     bool Null() { return scalar(); }
     bool Bool(bool) { return scalar(); }
@@ -114,7 +117,24 @@ class handler {
         return true;
     }
 
-    core::pod_metrics& pod() { return items.back(); }
+    core::pod_metrics& pod() { return items[used_ - 1]; }
+
+    // The next pod: one held from an earlier list, emptied with its strings' storage kept, or a
+    // new one.
+    void next_pod() {
+        if (used_ == items.size()) {
+            items.emplace_back();
+        } else {
+            core::pod_metrics& p = items[used_];
+            p.name.clear();
+            p.namespace_.clear();
+            p.labels = {};
+            p.timestamp = {};
+            p.window = {};
+            p.containers.clear();
+        }
+        ++used_;
+    }
     core::pod_metrics::container_usage& container() { return pod().containers.back(); }
 
     // Sorted, so that a container with many resources costs n log n, not n²; the usual two or
@@ -210,7 +230,7 @@ class handler {
             break;
         case place::items:
             if (!object) return false;
-            items.emplace_back();
+            next_pod();
             item_seen_ = metadata_seen_ = 0;
             return enter(place::item);
         case place::item:
@@ -268,8 +288,7 @@ class handler {
             // The pods of one ReplicaSet come one after another, with the same labels: such a
             // pod shares the one before's set instead of allocating its own.
             bool duplicates = false;
-            const core::label_map* before =
-                items.size() > 1 ? &items[items.size() - 2].labels : nullptr;
+            const core::label_map* before = used_ > 1 ? &items[used_ - 2].labels : nullptr;
             pod().labels = core::label_map::from_pairs(std::span(labels_.data(), labels_read_),
                                                        &duplicates, before);
             labels_read_ = 0;
@@ -278,6 +297,8 @@ class handler {
         return true;
     }
 
+    std::vector<core::pod_metrics>& items;
+    std::size_t used_ = 0;
     std::vector<place> places_;
     field field_ = field::none;
     std::string key_; ///< the label's or resource's name whose value comes next
@@ -292,11 +313,11 @@ class handler {
 
 } // namespace
 
-std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std::string& json) {
+bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metrics>& items) {
     // The reader takes the text as NUL-terminated (rapidjson's fastest stream): a NUL inside it
     // would end it early, so such a text goes to the DOM decoder, which reports it.
-    if (json.size() > list_max_bytes || json.find('\0') != std::string::npos) return std::nullopt;
-    handler h;
+    if (json.size() > list_max_bytes || json.find('\0') != std::string::npos) return false;
+    handler h(items);
     // A pod is ~300 bytes held inline, so growing the vector one doubling at a time moves every
     // pod read so far, again and again. Lists from one metrics server have much the same text per
     // pod: reserve what the last list on this thread says this one holds (capped, so a hostile
@@ -305,13 +326,20 @@ std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std:
     constexpr std::size_t reserve_cap = 4096;
     if (bytes_per_item > 0) {
         const std::size_t guess = json.size() / bytes_per_item;
-        h.items.reserve(std::min(guess + guess / 16 + 1, reserve_cap));
+        items.reserve(std::min(guess + guess / 16 + 1, reserve_cap));
     }
     rapidjson::StringStream in(json.c_str());
     rapidjson::Reader reader;
-    if (reader.Parse<rapidjson::kParseIterativeFlag>(in, h).IsError()) return std::nullopt;
-    if (!h.items.empty()) bytes_per_item = std::max<std::size_t>(json.size() / h.items.size(), 1);
-    return std::move(h.items);
+    if (reader.Parse<rapidjson::kParseIterativeFlag>(in, h).IsError()) return false;
+    if (h.used() > 0) bytes_per_item = std::max<std::size_t>(json.size() / h.used(), 1);
+    items.resize(h.used());
+    return true;
+}
+
+std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std::string& json) {
+    std::vector<core::pod_metrics> items;
+    if (!decode_pod_metrics_list(json, items)) return std::nullopt;
+    return items;
 }
 
 } // namespace hpaplus::kube

@@ -19,4 +19,9 @@ namespace hpaplus::kube {
 /// The `items` of a PodMetricsList (empty when it has none), or nullopt: decode it the slow way.
 std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std::string& json);
 
+/// The same, decoded into `items`: the pods it already holds (from an earlier list) are reset and
+/// reused with their strings' storage, so a list read again and again allocates nothing for its
+/// pods' names. False: not decoded (decode it the slow way; `items` then holds part of the text).
+bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metrics>& items);
+
 } // namespace hpaplus::kube

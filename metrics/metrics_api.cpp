@@ -99,6 +99,40 @@ std::string selector_text(const std::optional<core::label_selector_spec>& spec) 
     return selector ? core::to_string(*selector) : std::string();
 }
 
+// PodMetrics lists whose last reader is done, kept by the thread for the next list to be decoded
+// into: kube::decode_pod_metrics_list reuses their pods' strings, so a steady read allocates
+// nothing for the pods' names. Few and small ones only (a list keeps the capacity of the largest
+// it held).
+using pod_metrics_vector = std::vector<core::pod_metrics>;
+constexpr std::size_t spare_lists_cap = 8;
+constexpr std::size_t spare_list_pods_cap = 1024;
+thread_local bool spare_lists_gone = false; // trivially destroyed: readable until the thread ends
+struct spare_lists {
+    std::vector<std::unique_ptr<pod_metrics_vector>> lists;
+    ~spare_lists() { spare_lists_gone = true; }
+};
+thread_local spare_lists spares;
+
+void give_back_list(pod_metrics_vector* list) {
+    if (spare_lists_gone || spares.lists.size() >= spare_lists_cap ||
+        list->capacity() > spare_list_pods_cap) {
+        delete list;
+        return;
+    }
+    spares.lists.emplace_back(list);
+}
+
+std::shared_ptr<pod_metrics_vector> recycled_list() {
+    pod_metrics_vector* list = nullptr;
+    if (!spare_lists_gone && !spares.lists.empty()) {
+        list = spares.lists.back().release();
+        spares.lists.pop_back();
+    } else {
+        list = new pod_metrics_vector;
+    }
+    return std::shared_ptr<pod_metrics_vector>(list, give_back_list);
+}
+
 boost::asio::awaitable<pod_metrics_answer>
 list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selector) {
     pod_metrics_answer out;
@@ -108,10 +142,10 @@ list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selec
         out.error = failure("resource", response);
         co_return out;
     }
-    auto items = std::make_shared<std::vector<core::pod_metrics>>();
-    if (auto decoded = kube::decode_pod_metrics_list(response.body)) {
-        *items = std::move(*decoded);
-    } else { // not the usual shape: the DOM decoder says what is wrong, or reads it after all
+    auto items = recycled_list();
+    if (!kube::decode_pod_metrics_list(response.body, *items)) {
+        // Not the usual shape: the DOM decoder says what is wrong, or reads it after all.
+        items->clear();
         list_answer list;
         parse_items(response.body, list);
         kube::json_decoder d;

@@ -49,6 +49,29 @@ TEST(PodMetricsList, DecodesTheUsualShapeAsTheDomDecoderDoes) {
     EXPECT_EQ((*fast)[1].window, std::chrono::seconds(30));
 }
 
+// The controller decodes each list into the pods of one read before (their strings keep their
+// storage): whatever those held, the list comes out as a fresh decode gives it.
+TEST(PodMetricsList, DecodesIntoUsedPodsAsIntoNewOnes) {
+    const std::string other = R"({"items":[
+    {"metadata":{"name":"api-0","namespace":"ops","labels":{"tier":"api"}},
+     "timestamp":"2026-11-26T11:00:00Z","window":"1m",
+     "containers":[{"name":"a","usage":{"cpu":"1"}},{"name":"b","usage":{"memory":"1Gi"}},
+                   {"name":"c","usage":{}}]},
+    {"metadata":{"name":"api-1","namespace":"ops","labels":{"tier":"api"}},
+     "containers":[{"name":"only","usage":{"cpu":"2"}}]},
+    {"metadata":{"name":"api-2"},"containers":[]}]})";
+    std::vector<core::pod_metrics> used;
+    for (const std::string* json : {&usual, &other, &usual, &other}) {
+        ASSERT_TRUE(decode_pod_metrics_list(*json, used));
+        EXPECT_EQ(used, decode_pod_metrics_list(*json).value());
+    }
+    // A list that is not decoded leaves part of itself: the next one still comes out whole.
+    EXPECT_FALSE(
+        decode_pod_metrics_list(R"({"items":[{"metadata":{"name":"x"}},{"metadata":1}]})", used));
+    ASSERT_TRUE(decode_pod_metrics_list(usual, used));
+    EXPECT_EQ(used, decode_pod_metrics_list(usual).value());
+}
+
 // Labels and resources are checked for repeats by sorting, not against each other: a pod with
 // tens of thousands of them decodes (as the DOM decoder has it) instead of taking n² steps.
 TEST(PodMetricsList, ManyLabelsAndResourcesDecodeAsTheDomDecoderDoes) {
