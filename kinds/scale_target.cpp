@@ -49,13 +49,12 @@ target_view scale_from_deployment(const rapidjson::Value& object) {
     return v;
 }
 
-boost::asio::awaitable<target_view>
-read_target(kube::api_client& client, const kube::object_cache* deployments, const std::string& ns,
-            const policy::object_reference& ref, bool fresh, const target_view* last) {
+boost::asio::awaitable<target_view> read_target(kube::api_client& client,
+                                                const kube::object_cache* deployments,
+                                                const std::string& ns,
+                                                const policy::object_reference& ref, bool fresh) {
     if (deployments && is_deployment(ref) && !fresh) {
         if (auto cached = deployments->find(ns, ref.name)) {
-            if (last && last->scale && last->resource_version == cached->resource_version)
-                co_return *last;
             if (const auto* record = cached->as<deployment_view>()) co_return *record;
             target_view undecoded;
             undecoded.error = "the cached Deployment was not decoded";
@@ -86,6 +85,13 @@ read_target(kube::api_client& client, const kube::object_cache* deployments, con
             if (const auto* record = cached->as<deployment_view>()) v.rollout = record->rollout;
     }
     co_return v;
+}
+
+bool target_unchanged(const kube::object_cache* deployments, const std::string& ns,
+                      const policy::object_reference& ref, const target_view& last) {
+    if (!deployments || !is_deployment(ref) || !last.scale) return false;
+    const auto cached = deployments->find(ns, ref.name);
+    return cached && cached->resource_version == last.resource_version;
 }
 
 boost::asio::awaitable<std::optional<policy::rollout_state>>

@@ -29,13 +29,18 @@ target_view scale_from_deployment(const rapidjson::Value& object);
 /// A cached Deployment's record (kinds/records.hpp decodes it with scale_from_deployment).
 using deployment_view = target_view;
 
-/// Reads the target. `deployments` may be null; `fresh` forces a GET of `/scale`. `last`, when
-/// given, is the previous view of the same target: a cached Deployment still at its
-/// resourceVersion is not decoded again.
+/// Reads the target. `deployments` may be null; `fresh` forces a GET of `/scale`.
 /// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
-boost::asio::awaitable<target_view>
-read_target(kube::api_client& client, const kube::object_cache* deployments, const std::string& ns,
-            const policy::object_reference& ref, bool fresh, const target_view* last = nullptr);
+boost::asio::awaitable<target_view> read_target(kube::api_client& client,
+                                                const kube::object_cache* deployments,
+                                                const std::string& ns,
+                                                const policy::object_reference& ref, bool fresh);
+
+/// True when `last`, an earlier read_target of the same target, is still what it would read: a
+/// Deployment whose cached resourceVersion is the one `last` was read at. A caller that keeps its
+/// last view then needs neither a wait nor a copy.
+bool target_unchanged(const kube::object_cache* deployments, const std::string& ns,
+                      const policy::object_reference& ref, const target_view& last);
 
 /// The rollout of an apps/v1 StatefulSet target, read with a GET of the StatefulSet (its /scale
 /// does not carry it); a failed read is "not rolling out" with the error as its message. nullopt

@@ -101,24 +101,26 @@ std::string selector_text(const std::optional<core::label_selector_spec>& spec) 
 
 // PodMetrics lists whose last reader is done, kept by the thread for the next list to be decoded
 // into: kube::decode_pod_metrics_list reuses their pods' strings, so a steady read allocates
-// nothing for the pods' names. Few and small ones only (a list keeps the capacity of the largest
-// it held).
+// nothing for the pods' names. Reads overlap (a shared read is held while its readers decide), so
+// a few dozen are kept; bounded by the pods they hold (~300 bytes each), not only by their number.
 using pod_metrics_vector = std::vector<core::pod_metrics>;
-constexpr std::size_t spare_lists_cap = 8;
-constexpr std::size_t spare_list_pods_cap = 1024;
+constexpr std::size_t spare_lists_cap = 64;
+constexpr std::size_t spare_pods_cap = 4096;
 thread_local bool spare_lists_gone = false; // trivially destroyed: readable until the thread ends
 struct spare_lists {
     std::vector<std::unique_ptr<pod_metrics_vector>> lists;
+    std::size_t pods = 0; ///< the capacity of `lists`, in pods
     ~spare_lists() { spare_lists_gone = true; }
 };
 thread_local spare_lists spares;
 
 void give_back_list(pod_metrics_vector* list) {
     if (spare_lists_gone || spares.lists.size() >= spare_lists_cap ||
-        list->capacity() > spare_list_pods_cap) {
+        spares.pods + list->capacity() > spare_pods_cap) {
         delete list;
         return;
     }
+    spares.pods += list->capacity();
     spares.lists.emplace_back(list);
 }
 
@@ -127,6 +129,7 @@ std::shared_ptr<pod_metrics_vector> recycled_list() {
     if (!spare_lists_gone && !spares.lists.empty()) {
         list = spares.lists.back().release();
         spares.lists.pop_back();
+        spares.pods -= list->capacity();
     } else {
         list = new pod_metrics_vector;
     }

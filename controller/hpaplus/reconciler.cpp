@@ -221,14 +221,17 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
 
     const auto& ref = in.hpa.spec.scale_target_ref;
     out.target = ref.kind + "/" + ref.name;
-    kube::target_view target =
-        co_await kube::read_target(env.client, &env.deployments, ns, ref, false, &memory.target);
-    if (!target.rollout && in.hpa.spec.rollout != policy::rollout_policy::continue_scaling)
-        target.rollout = co_await kube::read_rollout(env.client, ns, ref);
-    memory.target = target;
-    in.scale = target.scale;
-    in.scale_error = target.error;
-    in.rollout = target.rollout;
+    // A Deployment still at the version last read is in memory already: no wait, no copy.
+    if (!kube::target_unchanged(&env.deployments, ns, ref, memory.target)) {
+        memory.target = co_await kube::read_target(env.client, &env.deployments, ns, ref, false);
+        if (!memory.target.rollout &&
+            in.hpa.spec.rollout != policy::rollout_policy::continue_scaling)
+            memory.target.rollout = co_await kube::read_rollout(env.client, ns, ref);
+    }
+    // Lent, as the autoscaler is: the input holds the target's scale and rollout for the pass.
+    const lent scale_lent(memory.target.scale, in.scale);
+    const lent rollout_lent(memory.target.rollout, in.rollout);
+    in.scale_error = memory.target.error;
     in.config = env.options.policy;
     const lent history_lent(memory.hist, in.hist);
     in.now = now;
@@ -272,9 +275,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
 
     policy::decision decision = policy::decide(in, take_spare_decision());
     std::optional<std::string> write_error;
+    kube::target_view reread; // the target read again after a conflict
+    const std::string* version = &memory.target.resource_version; // the write's precondition
     for (int attempt = 1; decision.rescale; ++attempt) {
         auto response = co_await kube::write_scale(env.client, ns, ref, decision.target_replicas,
-                                                   target.resource_version, object->key);
+                                                   *version, object->key);
         if (response) break;
         write_error = response.message();
         const bool unanswered = response.unanswered();
@@ -284,15 +289,16 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         // read it again, and decide again on what it is now.
         spdlog::info("{}: /scale {}, reading the target again", object->key,
                      unanswered ? "write unanswered" : "conflict");
-        target = co_await kube::read_target(env.client, &env.deployments, ns, ref, true);
+        reread = co_await kube::read_target(env.client, &env.deployments, ns, ref, true);
+        version = &reread.resource_version;
         // The decision rescales, so the target was not at this size when it was read.
-        if (unanswered && target.scale && target.scale->spec_replicas == decision.target_replicas) {
+        if (unanswered && reread.scale && reread.scale->spec_replicas == decision.target_replicas) {
             write_error.reset(); // it landed
             break;
         }
         if (last) break;
-        in.scale = target.scale;
-        in.scale_error = target.error;
+        in.scale = reread.scale;
+        in.scale_error = reread.error;
         write_error.reset();
         decision = policy::decide(in, std::move(decision));
     }
