@@ -139,7 +139,8 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
     const std::string outer = "failed to get object metric value: ";
     const auto& obj = spec.described_object;
     const std::string fetch_prefix = "unable to get metric " + spec.metric.name + " on " +
-                                     obj.kind + " " + ctx.namespace_ + "/" + obj.name + ": ";
+                                     obj.kind + " " + std::string(ctx.namespace_) + "/" + obj.name +
+                                     ": ";
     metric_status status;
     status.type = metric_source_type::object;
     status.described_object = obj;
@@ -190,10 +191,10 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
     const std::string& name = spec.metric.name;
     const std::string selector = go_selector_string(spec.metric.selector);
     const std::string outer = "failed to get " + name + " external metric value: ";
-    const std::string fetch_detail = reading.error
-                                         ? "unable to get external metric " + ctx.namespace_ + "/" +
-                                               name + "/" + selector + ": " + *reading.error
-                                         : std::string();
+    const std::string fetch_detail = reading.error ? "unable to get external metric " +
+                                                         std::string(ctx.namespace_) + "/" + name +
+                                                         "/" + selector + ": " + *reading.error
+                                                   : std::string();
     metric_status status;
     status.type = metric_source_type::external;
     status.metric = spec.metric;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpaplus::policy {
@@ -31,7 +32,7 @@ struct metric_reading {
 void set_samples(metric_reading& r, core::outcome<sample_set> samples);
 
 struct metric_context {
-    std::string namespace_;
+    std::string_view namespace_;
     std::int32_t spec_replicas = 0;
     std::int32_t status_replicas = 0;
     tolerances tol;

@@ -209,8 +209,9 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         const std::string other = autoscaler_scaling(*kind.others, ns, ref);
         if (!other.empty()) {
             const char* other_kind = kind.native ? "HPAPlus" : "HorizontalPodAutoscaler";
-            out.target = ref.kind + "/" + ref.name;
-            out.error = out.target + " is also scaled by " + other_kind + " " + ns + "/" + other;
+            out.target = &memory.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
+            out.error = ref.kind + "/" + ref.name + " is also scaled by " + other_kind + " " + ns +
+                        "/" + other;
             const std::string message = *out.error + "; neither scales it until one is deleted";
             const auto who = involved();
             co_await block(env, kind, *object, *record, in.hpa.spec, who, "MultipleAutoscalers",
@@ -220,7 +221,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     }
 
     const auto& ref = in.hpa.spec.scale_target_ref;
-    out.target = ref.kind + "/" + ref.name;
+    out.target = &memory.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
     // A Deployment still at the version last read is in memory already: no wait, no copy.
     if (!kube::target_unchanged(&env.deployments, ns, ref, memory.target)) {
         memory.target = co_await kube::read_target(env.client, &env.deployments, ns, ref, false);
@@ -235,7 +236,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     in.config = env.options.policy;
     const lent history_lent(memory.hist, in.hist);
     in.now = now;
-    if (env.cronhpas) {
+    if (env.cronhpas && env.cronhpas->size() > 0) {
         const policy::object_reference self{kind.name, name, kind.api_version};
         in.floor = find_cron_floor(*env.cronhpas, ns, self, ref);
     }
@@ -348,7 +349,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         ++out.events;
     }
     if (decision.scale_updated)
-        spdlog::info("{}: scaled {} from {} to {}: {}", object->key, out.target,
+        spdlog::info("{}: scaled {}/{} from {} to {}: {}", object->key, ref.kind, ref.name,
                      decision.current_replicas, decision.target_replicas, decision.rescale_reason);
     give_back(std::move(decision));
     co_return out;

@@ -91,10 +91,12 @@ struct reconcile_env {
 };
 
 struct reconcile_outcome {
-    bool exists = true;               ///< false: the object is gone from the cache
-    bool valid = true;                ///< false: the spec cannot be used (condition + Event)
-    std::chrono::seconds period{15};  ///< the object's sync period
-    std::string target;               ///< `Kind/name` of the scale target ("" when invalid)
+    bool exists = true;              ///< false: the object is gone from the cache
+    bool valid = true;               ///< false: the spec cannot be used (condition + Event)
+    std::chrono::seconds period{15}; ///< the object's sync period
+    /// The scale target once the pass got that far (null when the spec is invalid): in the
+    /// object's memory, valid until its next pass.
+    const policy::object_reference* target = nullptr;
     std::optional<std::string> error; ///< the reconcile's error (metrics, scale read/write)
     std::int32_t current_replicas = 0;
     std::int32_t desired_replicas = 0;

@@ -41,7 +41,14 @@ boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
         if (!w.stopped)
             o->reconciled(kind_name_, w.ns, w.name, outcome,
                           std::chrono::duration_cast<std::chrono::nanoseconds>(took));
-    w.target = outcome.target;
+    if (!outcome.target) {
+        w.target.clear();
+    } else if (const auto& t = *outcome.target;
+               w.target.size() != t.kind.size() + 1 + t.name.size() ||
+               !w.target.starts_with(t.kind) || w.target[t.kind.size()] != '/' ||
+               !w.target.ends_with(t.name)) {
+        w.target = t.kind + "/" + t.name; // `Kind/name`, built only when it changed
+    }
     co_return pass_result{true, outcome.error.has_value(), started + outcome.period,
                           outcome.rescaled};
 }
