@@ -7,7 +7,10 @@ namespace hpaplus::controller {
 
 void selector_registry::put(const std::string& ns, const std::string& name, selector_ptr selector,
                             bool tell) {
-    if (!selector) return;
+    if (!selector) { // no selector: nothing this object picks
+        erase(ns, name, tell);
+        return;
+    }
     auto& slot = namespaces_[ns][name];
     if (slot && *slot == *selector && versions_.count(ns)) return;
     slot = std::move(selector);

@@ -25,7 +25,8 @@ class selector_registry {
                                         const selector_ptr& selector)>;
     void on_change(listener l) { listener_ = std::move(l); }
 
-    /// Records the selector of `ns/name`'s target, as this reconcile read it.
+    /// Records the selector of `ns/name`'s target, as this reconcile read it; a null one forgets
+    /// it, as erase does.
     void put(const std::string& ns, const std::string& name, selector_ptr selector,
              bool tell = true);
     /// Changes whenever a selector of namespace `ns` is put differently or erased (never reused),
