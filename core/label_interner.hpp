@@ -2,10 +2,10 @@
 // alike (the pods of one ReplicaSet carry the same labels).
 #pragma once
 
+#include "core/interner.hpp"
 #include "core/label_selector.hpp"
 
 #include <cstddef>
-#include <unordered_set>
 
 namespace hpaplus::core {
 
@@ -14,7 +14,9 @@ namespace hpaplus::core {
 class label_interner {
   public:
     /// A set equal to `labels` that shares its buffer with every other set interned so equal.
-    label_map intern(label_map labels);
+    label_map intern(label_map labels) {
+        return labels.empty() ? labels : sets_.intern(std::move(labels));
+    }
     /// Distinct sets held (some perhaps no longer used anywhere else, until the next sweep).
     std::size_t size() const noexcept { return sets_.size(); }
 
@@ -22,11 +24,13 @@ class label_interner {
     struct by_bytes {
         std::size_t operator()(const label_map& labels) const noexcept;
     };
-    /// Drops the sets only the interner still holds.
-    void sweep();
-    std::unordered_set<label_map, by_bytes> sets_;
-    /// Sweeps when the table reaches this size, then at twice what is left: amortized O(1).
-    std::size_t sweep_at_ = 64;
+    /// A use count of 1 is the interner's own: no set anywhere shares the buffer, and none can
+    /// come to share it but through intern, on this thread.
+    static bool held_here_only(const label_map& labels) noexcept;
+    struct unused {
+        bool operator()(const label_map& labels) const noexcept { return held_here_only(labels); }
+    };
+    interner<label_map, by_bytes, std::equal_to<>, unused> sets_;
 };
 
 } // namespace hpaplus::core

@@ -1,6 +1,7 @@
 // kinds/records.cpp — decoding objects into their records, once, as they enter a cache.
 #include "kinds/records.hpp"
 
+#include "core/interner.hpp"
 #include "kinds/decode.hpp"
 #include "policy/defaults.hpp"
 #include "policy/validation.hpp"
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <functional>
 #include <string_view>
-#include <unordered_set>
 
 namespace hpaplus::kube {
 namespace {
@@ -44,48 +44,36 @@ std::optional<std::chrono::seconds> sync_period_of(const json_node& root) {
     return std::chrono::seconds(*v);
 }
 
-// One shared copy of each distinct pod template (the pods of a ReplicaSet are alike). Not
-// thread-safe: one per informer, like core::label_interner.
-class template_interner {
-  public:
-    using template_ptr = std::shared_ptr<const policy::pod_template>;
-
-    template_ptr intern(template_ptr t) {
-        if (const auto it = templates_.find(t); it != templates_.end()) return *it;
-        if (templates_.size() >= sweep_at_) {
-            // A use count of 1 is the interner's own: no pod holds that template any more.
-            std::erase_if(templates_,
-                          [](const template_ptr& held) { return held.use_count() == 1; });
-            sweep_at_ = std::max<std::size_t>(64, 2 * templates_.size());
-        }
-        templates_.insert(t);
-        return t;
+// One shared copy of each distinct pod template (the pods of a ReplicaSet are alike), one interner
+// per informer. The namespace, owner and container names tell templates apart; pods resized in
+// place differ in their requests only, and equality sorts those out.
+struct template_identity {
+    std::size_t operator()(const std::shared_ptr<const policy::pod_template>& t) const noexcept {
+        std::size_t h = std::hash<std::string_view>{}(t->namespace_);
+        const auto mix = [&h](std::string_view s) {
+            h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        };
+        mix(t->controller.kind);
+        mix(t->controller.name);
+        for (const auto& c : t->containers)
+            mix(c.name);
+        return h;
     }
-
-  private:
-    // The namespace, owner and container names tell templates apart; pods resized in place
-    // differ in their requests only, and equality sorts those out.
-    struct by_identity {
-        std::size_t operator()(const template_ptr& t) const noexcept {
-            std::size_t h = std::hash<std::string_view>{}(t->namespace_);
-            const auto mix = [&h](std::string_view s) {
-                h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-            };
-            mix(t->controller.kind);
-            mix(t->controller.name);
-            for (const auto& c : t->containers)
-                mix(c.name);
-            return h;
-        }
-    };
-    struct by_value {
-        bool operator()(const template_ptr& a, const template_ptr& b) const noexcept {
-            return *a == *b;
-        }
-    };
-    std::unordered_set<template_ptr, by_identity, by_value> templates_;
-    std::size_t sweep_at_ = 64; ///< then twice what a sweep leaves: amortized O(1)
 };
+struct same_template {
+    bool operator()(const std::shared_ptr<const policy::pod_template>& a,
+                    const std::shared_ptr<const policy::pod_template>& b) const noexcept {
+        return *a == *b;
+    }
+};
+// A use count of 1 is the interner's own: no pod holds that template any more.
+struct template_unused {
+    bool operator()(const std::shared_ptr<const policy::pod_template>& t) const noexcept {
+        return t.use_count() == 1;
+    }
+};
+using template_interner = core::interner<std::shared_ptr<const policy::pod_template>,
+                                         template_identity, same_template, template_unused>;
 
 } // namespace
 
