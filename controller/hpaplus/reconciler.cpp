@@ -298,6 +298,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             break;
         }
         if (last) break;
+        // (The object's memory keeps the version first read, so the next pass reads the target
+        // again once the cache shows what changed.)
         in.scale = reread.scale;
         in.scale_error = reread.error;
         write_error.reset();
