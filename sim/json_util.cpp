@@ -100,9 +100,14 @@ void erase_path(json& root, std::string_view path) {
     }
 }
 
-std::string string_at(const json& root, std::string_view path) {
+std::string_view text_at(const json& root, std::string_view path) {
     const json* v = find_path(root, path);
-    return v && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
+    return v && v->IsString() ? std::string_view(v->GetString(), v->GetStringLength())
+                              : std::string_view();
+}
+
+std::string string_at(const json& root, std::string_view path) {
+    return std::string(text_at(root, path));
 }
 
 core::label_map labels_at(const json& root, std::string_view path) {

@@ -27,6 +27,9 @@ void erase_path(json& root, std::string_view path);
 
 /// A string member or "".
 std::string string_at(const json& root, std::string_view path);
+/// The same, viewed in the document (valid while the document is unchanged): for the paths read
+/// of every pod on every list, without a copy.
+std::string_view text_at(const json& root, std::string_view path);
 /// The string members of the object at `path` (others are passed over) as labels; empty when it
 /// is no object. Of repeated keys the first counts.
 core::label_map labels_at(const json& root, std::string_view path);

@@ -7,7 +7,7 @@ bool pod_ready(const stored_object& pod) {
     const json* conditions = find_path(pod.doc, "status.conditions");
     if (!conditions || !conditions->IsArray()) return false;
     for (const auto& c : conditions->GetArray())
-        if (string_at(c, "type") == "Ready") return string_at(c, "status") == "True";
+        if (text_at(c, "type") == "Ready") return text_at(c, "status") == "True";
     return false;
 }
 
@@ -25,12 +25,11 @@ const json* controller_reference(const stored_object& object) {
 object_ptr apps_controller(object_store& store, const stored_object& object, const char* kind,
                            const char* plural) {
     const json* ref = controller_reference(object);
-    if (!ref || string_at(*ref, "kind") != kind || string_at(*ref, "apiVersion") != "apps/v1")
+    if (!ref || text_at(*ref, "kind") != kind || text_at(*ref, "apiVersion") != "apps/v1")
         return nullptr;
     collection* c = store.find("apps", "v1", plural);
     object_ptr owner = c ? store.get(*c, object.namespace_, string_at(*ref, "name")) : nullptr;
-    return owner && string_at(owner->doc, "metadata.uid") == string_at(*ref, "uid") ? owner
-                                                                                    : nullptr;
+    return owner && text_at(owner->doc, "metadata.uid") == text_at(*ref, "uid") ? owner : nullptr;
 }
 
 } // namespace
@@ -66,12 +65,18 @@ bool orphaned(object_store& store, const stored_object& object) {
     return plural && !apps_controller(store, object, kind.c_str(), plural);
 }
 
-std::string annotation(const json& obj, const std::string& key) {
+std::string_view annotation_text(const json& obj, std::string_view key) {
     const json* annotations = find_path(obj, "metadata.annotations");
     if (!annotations || !annotations->IsObject()) return {};
-    const auto it = annotations->FindMember(key.c_str());
-    return it != annotations->MemberEnd() && it->value.IsString() ? it->value.GetString()
-                                                                  : std::string();
+    const auto it =
+        annotations->FindMember(json(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+    return it != annotations->MemberEnd() && it->value.IsString()
+               ? std::string_view(it->value.GetString(), it->value.GetStringLength())
+               : std::string_view();
+}
+
+std::string annotation(const json& obj, const std::string& key) {
+    return std::string(annotation_text(obj, key));
 }
 
 } // namespace hpaplus::sim

@@ -24,5 +24,7 @@ object_ptr workload_of(object_store& store, const stored_object& pod);
 bool orphaned(object_store& store, const stored_object& object);
 /// An annotation's value, or "".
 std::string annotation(const json& obj, const std::string& key);
+/// The same, viewed in the document (valid while the document is unchanged).
+std::string_view annotation_text(const json& obj, std::string_view key);
 
 } // namespace hpaplus::sim

@@ -28,7 +28,14 @@ using clock = std::chrono::steady_clock;
 
 namespace {
 
-std::int64_t quantity_milli(const std::string& text, std::int64_t fallback) {
+struct uid_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+        return std::hash<std::string_view>{}(s);
+    }
+};
+
+std::int64_t quantity_milli(std::string_view text, std::int64_t fallback) {
     auto q = core::quantity::parse(text);
     return q ? q->milli_value() : fallback;
 }
@@ -83,7 +90,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     std::map<std::string, clock::time_point> first_seen; ///< pod uid → when the model first saw it
     std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
     std::unordered_map<std::string, cpu_counter> cpu;    ///< pod uid → CPU seconds used so far
-    std::unordered_map<std::string, std::int64_t> ready_by_workload; ///< workload uid → ready pods
+    /// workload uid → ready pods (found by a view of the uid: no key copied per pod per list)
+    std::unordered_map<std::string, std::int64_t, uid_hash, std::equal_to<>> ready_by_workload;
     clock::time_point last_tick = clock::now();
 
     // What a step has to look at, collected from the store's changes between steps (observe), so
@@ -719,24 +727,25 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     }
 
     std::optional<pod_usage> usage_of(const stored_object& pod) const {
-        if (string_at(pod.doc, "status.phase") != "Running") return std::nullopt;
+        // Read for every pod of every PodMetrics list: views into the documents, no copies.
+        if (text_at(pod.doc, "status.phase") != "Running") return std::nullopt;
         pod_usage u;
-        u.memory_bytes = quantity_milli(annotation(pod.doc, "sim.hpaplus.io/memory-usage"),
+        u.memory_bytes = quantity_milli(annotation_text(pod.doc, "sim.hpaplus.io/memory-usage"),
                                         64LL * 1024 * 1024 * 1000) /
                          1000;
-        if (const std::string own = annotation(pod.doc, "sim.hpaplus.io/cpu-usage"); !own.empty()) {
+        if (const auto own = annotation_text(pod.doc, "sim.hpaplus.io/cpu-usage"); !own.empty()) {
             u.cpu_milli = quantity_milli(own, 0);
             return u;
         }
         const object_ptr workload = workload_of(const_cast<object_store&>(store), pod);
         u.cpu_milli = 1; // an idle process still uses a little
         if (!workload) return u;
-        if (const std::string mem = annotation(workload->doc, "sim.hpaplus.io/memory-per-pod");
+        if (const auto mem = annotation_text(workload->doc, "sim.hpaplus.io/memory-per-pod");
             !mem.empty())
             u.memory_bytes = quantity_milli(mem, 0) / 1000;
-        const std::string load = annotation(workload->doc, "sim.hpaplus.io/cpu-load");
+        const auto load = annotation_text(workload->doc, "sim.hpaplus.io/cpu-load");
         if (load.empty() || !pod_ready(pod)) return u;
-        const auto counted = ready_by_workload.find(string_at(workload->doc, "metadata.uid"));
+        const auto counted = ready_by_workload.find(text_at(workload->doc, "metadata.uid"));
         const std::int64_t ready = counted == ready_by_workload.end() ? 1 : counted->second;
         u.cpu_milli =
             std::max<std::int64_t>(1, quantity_milli(load, 0) / std::max<std::int64_t>(1, ready));
