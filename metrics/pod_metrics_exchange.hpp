@@ -6,6 +6,7 @@
 // the lists one did and decoded each twice. Thread-safe: every lane calls it from its own thread.
 #pragma once
 
+#include "core/hash.hpp"
 #include "metrics/metrics_api.hpp"
 
 #include <chrono>
@@ -57,12 +58,6 @@ class pod_metrics_exchange {
     std::size_t namespaces_held() const;
 
   private:
-    struct string_hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const {
-            return std::hash<std::string_view>{}(s);
-        }
-    };
     struct entry {
         std::shared_ptr<const finished_read> finished;
         std::uint64_t in_flight = 0; ///< the number of the read in flight (0: none)
@@ -73,7 +68,7 @@ class pod_metrics_exchange {
     const std::chrono::milliseconds window_;
     std::uint64_t numbers_ = 0;
     mutable std::mutex mutex_;
-    std::unordered_map<std::string, entry, string_hash, std::equal_to<>> entries_;
+    std::unordered_map<std::string, entry, core::string_hash, std::equal_to<>> entries_;
     /// The lanes waiting for each read in flight, by its number.
     std::unordered_map<std::uint64_t, std::vector<on_finished>> waiting_;
     /// Namespaces by when their reads started, oldest first, for dropping expired ones.

@@ -4,6 +4,7 @@
 // from JSON each time; at thousands of reconciles a second that was most of the controller's CPU.
 #pragma once
 
+#include "core/hash.hpp"
 #include "kube/object_cache.hpp"
 #include "policy/types.hpp"
 
@@ -38,15 +39,9 @@ class pod_cache {
 
   private:
     const kube::object_cache& pods_;
-    /// Hashes a namespace given as a string or a view alike (no string built to look one up).
-    struct name_hash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const {
-            return std::hash<std::string_view>{}(s);
-        }
-    };
-    /// Per namespace: bumped (from one counter, never reused) on every change of one of its pods.
-    std::unordered_map<std::string, std::uint64_t, name_hash, std::equal_to<>> generations_;
+    /// Per namespace (found by a view of its name): bumped, from one counter and never reused, on
+    /// every change of one of its pods.
+    std::unordered_map<std::string, std::uint64_t, core::string_hash, std::equal_to<>> generations_;
     std::uint64_t changes_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // sim/workload/workload.cpp — deployment controller, pod lifecycle and usage.
 #include "sim/workload/workload.hpp"
 
+#include "core/hash.hpp"
 #include "core/quantity.hpp"
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/defaults.hpp"
@@ -27,13 +28,6 @@ namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
 namespace {
-
-struct uid_hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept {
-        return std::hash<std::string_view>{}(s);
-    }
-};
 
 std::int64_t quantity_milli(std::string_view text, std::int64_t fallback) {
     auto q = core::quantity::parse(text);
@@ -91,7 +85,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
     std::unordered_map<std::string, cpu_counter> cpu;    ///< pod uid → CPU seconds used so far
     /// workload uid → ready pods (found by a view of the uid: no key copied per pod per list)
-    std::unordered_map<std::string, std::int64_t, uid_hash, std::equal_to<>> ready_by_workload;
+    std::unordered_map<std::string, std::int64_t, core::string_hash, std::equal_to<>>
+        ready_by_workload;
     clock::time_point last_tick = clock::now();
 
     // What a step has to look at, collected from the store's changes between steps (observe), so

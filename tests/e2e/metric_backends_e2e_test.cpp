@@ -92,35 +92,30 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     void start_influxdb() {
-        // free_port()'s ports are held for this process and outside the kernel's ephemeral
-        // range, so no one else takes them; a start that still does not answer (influxd slow
-        // under a loaded machine) is retried on fresh ports, in a fresh data directory.
-        bool answered = false;
-        for (int attempt = 0; attempt < 3 && !answered; ++attempt) {
-            influx.reset();
-            influx_port = test::free_port();
-            const std::string d = dir.path() + "/influxdb-" + std::to_string(attempt);
-            const std::string config = d + ".conf";
-            write_file(config, "reporting-disabled = true\n"
-                               "bind-address = \"127.0.0.1:" +
-                                   std::to_string(test::free_port()) +
-                                   "\"\n"
-                                   "[meta]\n  dir = \"" +
-                                   d +
-                                   "/meta\"\n"
-                                   "[data]\n  dir = \"" +
-                                   d + "/data\"\n  wal-dir = \"" + d +
-                                   "/wal\"\n"
-                                   "[http]\n  bind-address = \"127.0.0.1:" +
-                                   std::to_string(influx_port) +
-                                   "\"\n  log-enabled = false\n"
-                                   "[monitor]\n  store-enabled = false\n");
-            influx = std::make_unique<test::child_process>(
-                std::vector<std::string>{"influxd", "-config", config});
-            answered =
-                eventually([&] { return influx_query("CREATE DATABASE mon").exit_code == 0; }, 20s);
-        }
-        ASSERT_TRUE(answered) << "influxd did not start (three tries)";
+        // free_port()'s ports are held for this process and below the kernel's ephemeral range:
+        // no one else can take them before influxd binds them.
+        influx_port = test::free_port();
+        const std::string d = dir.path() + "/influxdb";
+        write_file(dir.path() + "/influxdb.conf", "reporting-disabled = true\n"
+                                                  "bind-address = \"127.0.0.1:" +
+                                                      std::to_string(test::free_port()) +
+                                                      "\"\n"
+                                                      "[meta]\n  dir = \"" +
+                                                      d +
+                                                      "/meta\"\n"
+                                                      "[data]\n  dir = \"" +
+                                                      d + "/data\"\n  wal-dir = \"" + d +
+                                                      "/wal\"\n"
+                                                      "[http]\n  bind-address = \"127.0.0.1:" +
+                                                      std::to_string(influx_port) +
+                                                      "\"\n  log-enabled = false\n"
+                                                      "[monitor]\n  store-enabled = false\n");
+        influx = std::make_unique<test::child_process>(
+            std::vector<std::string>{"influxd", "-config", dir.path() + "/influxdb.conf"});
+        // As long as Prometheus is given: a loaded machine under ASan starts it slowly.
+        ASSERT_TRUE(
+            eventually([&] { return influx_query("CREATE DATABASE mon").exit_code == 0; }, 60s))
+            << "influxd did not start";
     }
 
     test::command_result influx_query(const std::string& q) {
