@@ -23,6 +23,13 @@
 
 namespace hpaplus::sim {
 
+/// Text derived from one stored version by a read-only view, kept with the version: fixed pieces
+/// back to back, `cuts` marking where the view's changing values go between them.
+struct derived_text {
+    std::string text;
+    std::vector<std::uint32_t> cuts;
+};
+
 /// One stored version of an object; never changed once stored.
 struct stored_object {
     /// The allocator of `doc`, sized to the object: a Document's own pool takes 64 KiB at a time,
@@ -34,6 +41,9 @@ struct stored_object {
     std::string name;
     core::label_map labels;
     std::uint64_t rv = 0;
+    /// Pods: the fixed parts of their PodMetrics, rendered on the first metrics read of this
+    /// version (the simulated server runs on one thread).
+    mutable std::unique_ptr<const derived_text> pod_metrics;
 };
 using object_ptr = std::shared_ptr<const stored_object>;
 

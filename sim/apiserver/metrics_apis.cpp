@@ -7,62 +7,86 @@
 
 #include <rapidjson/writer.h>
 
+#include <charconv>
+
 namespace hpaplus::sim {
 
-// metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
-// Written straight into `out` (a list holds many: no document per pod, its labels not copied).
-void api_server::impl::append_pod_metrics(std::string& out, const stored_object& pod,
-                                          const std::pair<std::int64_t, std::int64_t>& use,
-                                          core::time_point now) {
-    kube::string_output stream{out};
+namespace {
+
+// A pod's PodMetrics as metrics-server writes it, with what its version fixes (name, namespace,
+// labels, container names) rendered once: pieces cut before the creationTimestamp's value, the
+// timestamp's and each container's CPU value. A list of a hundred pods then costs a few appends
+// per pod, not a walk of its document — the simulated server shares the cores with the
+// controller it measures.
+derived_text render_pod_metrics(const stored_object& pod) {
+    derived_text out;
+    kube::string_output stream{out.text};
     rapidjson::Writer<kube::string_output> w(stream);
-    const auto string = [&](std::string_view text) {
+    const auto string = [&](std::string_view text) { // each one a JSON text of its own
+        w.Reset(stream);
         w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
     };
-    w.StartObject();
-    string("kind");
-    string("PodMetrics");
-    string("apiVersion");
-    string("metrics.k8s.io/v1beta1");
-    string("metadata");
-    w.StartObject();
-    string("name");
+    const auto cut = [&](std::string_view rest) {
+        out.text += rest;
+        out.cuts.push_back(static_cast<std::uint32_t>(out.text.size()));
+    };
+    out.text += R"({"kind":"PodMetrics","apiVersion":"metrics.k8s.io/v1beta1","metadata":{"name":)";
     string(pod.name);
-    string("namespace");
+    out.text += R"(,"namespace":)";
     string(pod.namespace_);
-    string("creationTimestamp");
-    string(core::rfc3339(now).view());
+    cut(R"(,"creationTimestamp":")");
+    out.text += '"';
     if (const json* labels = find_path(pod.doc, "metadata.labels")) {
-        string("labels");
+        out.text += R"(,"labels":)";
+        w.Reset(stream);
         labels->Accept(w);
     }
-    w.EndObject();
-    string("timestamp");
-    string(core::rfc3339(now - std::chrono::seconds(1)).view());
-    string("window");
-    string("15s");
-    string("containers");
-    w.StartArray();
+    cut(R"(},"timestamp":")");
+    out.text += R"(","window":"15s","containers":[)";
     const json* spec = find_path(pod.doc, "spec.containers");
     const auto count = spec && spec->IsArray() && spec->Size() > 0 ? spec->Size() : 1u;
     for (rapidjson::SizeType i = 0; i < count; ++i) {
-        // CPU in nanocores and memory in Ki, as metrics-server reports them.
-        const std::int64_t cpu = use.first / count + (i == 0 ? use.first % count : 0);
-        const std::int64_t mem = use.second / count;
-        w.StartObject();
-        string("name");
-        string(spec && spec->IsArray() && spec->Size() > i ? string_at((*spec)[i], "name") : "app");
-        string("usage");
-        w.StartObject();
-        string("cpu");
-        string(std::to_string(cpu * 1000000) + "n");
-        string("memory");
-        string(std::to_string(mem / 1024) + "Ki");
-        w.EndObject();
-        w.EndObject();
+        if (i > 0) out.text += R"(Ki"}},)";
+        out.text += R"({"name":)";
+        string(spec && spec->IsArray() && spec->Size() > i ? text_at((*spec)[i], "name") : "app");
+        cut(R"(,"usage":{"cpu":")");
     }
-    w.EndArray();
-    w.EndObject();
+    out.text += R"(Ki"}}]})";
+    return out;
+}
+
+void append_number(std::string& out, std::int64_t n) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+}
+
+} // namespace
+
+api_server::impl::pod_metrics_times::pod_metrics_times(core::time_point now)
+    : created(core::rfc3339(now)), sampled(core::rfc3339(now - std::chrono::seconds(1))) {}
+
+// metrics.k8s.io/v1beta1: PodMetrics computed from the workload model, like metrics-server.
+void api_server::impl::append_pod_metrics(std::string& out, const stored_object& pod,
+                                          const std::pair<std::int64_t, std::int64_t>& use,
+                                          const pod_metrics_times& times) {
+    if (!pod.pod_metrics) pod.pod_metrics = std::make_unique<derived_text>(render_pod_metrics(pod));
+    const std::string_view text = pod.pod_metrics->text;
+    const auto& cuts = pod.pod_metrics->cuts;
+    out += text.substr(0, cuts[0]);
+    out += times.created.view();
+    out += text.substr(cuts[0], cuts[1] - cuts[0]);
+    out += times.sampled.view();
+    const std::size_t count = cuts.size() - 2;
+    for (std::size_t i = 0; i < count; ++i) {
+        // CPU in nanocores and memory in Ki, as metrics-server reports them.
+        const auto n = static_cast<std::int64_t>(count);
+        const std::int64_t cpu = use.first / n + (i == 0 ? use.first % n : 0);
+        out += text.substr(cuts[1 + i], cuts[2 + i] - cuts[1 + i]);
+        append_number(out, cpu * 1000000);
+        out += R"(n","memory":")";
+        append_number(out, use.second / n / 1024);
+    }
+    out += text.substr(cuts.back());
 }
 
 http_response api_server::impl::resource_metrics(const http_request& r, const target& t) {
@@ -119,19 +143,19 @@ http_response api_server::impl::resource_metrics(const http_request& r, const ta
                           {},
                           std::nullopt});
         std::string body;
-        append_pod_metrics(body, *pod, *u, now_time());
+        append_pod_metrics(body, *pod, *u, pod_metrics_times(now_time()));
         return ok(std::move(body));
     }
     std::string body =
         R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)";
     bool first = true;
-    const auto now = now_time();
+    const pod_metrics_times times(now_time());
     for (const auto& [k, p] : namespace_range(*pods, f->ns)) {
         if (!f->matches(*p)) continue;
         const auto u = usage(*p);
         if (!u) continue;
         if (!first) body += ',';
-        append_pod_metrics(body, *p, *u, now);
+        append_pod_metrics(body, *p, *u, times);
         first = false;
     }
     body += "]}";

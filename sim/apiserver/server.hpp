@@ -174,9 +174,14 @@ struct api_server::impl {
     // --- metrics APIs (metrics_apis.cpp)
 
     // metrics.k8s.io/v1beta1: a PodMetrics computed from the workload model, like
-    // metrics-server, appended to `out`.
+    // metrics-server, appended to `out`; `times` are its creationTimestamp and timestamp.
+    struct pod_metrics_times {
+        core::rfc3339_text created, sampled;
+        explicit pod_metrics_times(core::time_point now);
+    };
     void append_pod_metrics(std::string& out, const stored_object& pod,
-                            const std::pair<std::int64_t, std::int64_t>& use, core::time_point now);
+                            const std::pair<std::int64_t, std::int64_t>& use,
+                            const pod_metrics_times& times);
 
     http_response resource_metrics(const http_request& r, const target& t);
 

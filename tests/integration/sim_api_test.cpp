@@ -679,6 +679,32 @@ TEST_F(SimApi, PaginationAndSelectors) {
     EXPECT_EQ(names.size(), 5u);
     EXPECT_EQ(pages, 3);
     EXPECT_EQ(remaining, (std::vector<std::string>{"3", "1", "<missing>"}));
+    // Across namespaces: every page says how many are left of the whole collection.
+    ASSERT_EQ(sim.request("POST", "/api/v1/namespaces", R"({"metadata":{"name":"other"}})").status,
+              201);
+    for (int i = 0; i < 3; ++i)
+        ASSERT_EQ(sim.request("POST", "/api/v1/namespaces/other/configmaps",
+                              R"({"metadata":{"name":"o)" + std::to_string(i) + R"("}})")
+                      .status,
+                  201);
+    const auto all = parse(sim.get("/api/v1/configmaps").body)["items"].Size();
+    ASSERT_GE(all, 8u);
+    std::size_t seen = 0;
+    next.clear();
+    do {
+        const auto page = parse(
+            sim.get("/api/v1/configmaps?limit=3" + (next.empty() ? "" : "&continue=" + next)).body);
+        seen += page["items"].Size();
+        next = str(page, "/metadata/continue");
+        if (next == "<missing>") {
+            next.clear();
+            EXPECT_EQ(str(page, "/metadata/remainingItemCount"), "<missing>");
+        } else {
+            EXPECT_EQ(str(page, "/metadata/remainingItemCount"), std::to_string(all - seen));
+        }
+    } while (!next.empty() && seen < 100);
+    EXPECT_EQ(seen, all);
+    EXPECT_EQ(sim.get("/api/v1/configmaps?limit=3&continue=12").status, 400);
     // Not with a selector (the server cannot count what the selector would keep).
     EXPECT_EQ(str(parse(sim.get("/api/v1/namespaces/default/configmaps?limit=1&"
                                 "labelSelector=parity%3Dodd")

@@ -429,6 +429,61 @@ TEST_F(SimWorkload, ResourceMetricsFollowTheLoad) {
               "500000000n");
 }
 
+// A PodMetrics is rendered from what its pod's version fixes once, then filled in per read: each
+// container keeps its own name and share, the times are the read's, and a new version of the pod
+// (a label added) is rendered anew.
+TEST_F(SimWorkload, PodMetricsFollowTheirPodsVersionContainerByContainer) {
+    ASSERT_EQ(
+        sim.request(
+               "POST", deployments,
+               R"({"metadata":{"name":"web","annotations":{"sim.hpaplus.io/cpu-load":"1000m","sim.hpaplus.io/memory-per-pod":"128Mi"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"a","image":"x"},{"name":"b","image":"x"},{"name":"c","image":"x"}]}}}})")
+            .status,
+        201);
+    ASSERT_TRUE(eventually([&] { return ready_pods() == 1; }));
+    const std::string list_path = "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods";
+    const auto check = [&](const rapidjson::Value& m, const std::string& label) {
+        EXPECT_EQ(str(m, "/kind"), "PodMetrics");
+        EXPECT_EQ(str(m, "/apiVersion"), "metrics.k8s.io/v1beta1");
+        EXPECT_EQ(str(m, "/metadata/namespace"), "default");
+        EXPECT_EQ(str(m, "/metadata/labels/app"), "web");
+        EXPECT_EQ(str(m, "/metadata/labels/tier"), label);
+        EXPECT_EQ(str(m, "/metadata/creationTimestamp").size(), 20u);
+        EXPECT_EQ(str(m, "/timestamp").size(), 20u);
+        EXPECT_EQ(str(m, "/window"), "15s");
+        ASSERT_EQ(m["containers"].Size(), 3u);
+        // 1000m over three containers: the remainder on the first, as before
+        const char* cpu[] = {"334000000n", "333000000n", "333000000n"};
+        for (rapidjson::SizeType i = 0; i < 3; ++i) {
+            const std::string at = "/containers/" + std::to_string(i);
+            EXPECT_EQ(str(m, (at + "/name").c_str()), std::string(1, static_cast<char>('a' + i)));
+            EXPECT_EQ(str(m, (at + "/usage/cpu").c_str()), cpu[i]);
+            EXPECT_EQ(str(m, (at + "/usage/memory").c_str()), "43690Ki"); // 128Mi / 3, in Ki
+            EXPECT_EQ(m["containers"][i].MemberCount(), 2u);
+        }
+    };
+    for (int read = 0; read < 2; ++read) { // rendered on the first read, reused on the second
+        const auto list = parse(sim.get(list_path).body);
+        ASSERT_EQ(list["items"].Size(), 1u);
+        check(list["items"][0], "<missing>");
+    }
+    const std::string name = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    check(parse(sim.get(list_path + "/" + name).body), "<missing>");
+    // (the simulated server does not check label values, as the real one would: what it stores
+    // is still written as valid JSON)
+    ASSERT_EQ(sim.request("PATCH", pods + "/" + name,
+                          R"({"metadata":{"labels":{"tier":"front \"end\"\\"}}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    check(parse(sim.get(list_path).body)["items"][0], "front \"end\"\\");
+    ASSERT_EQ(sim.request("PATCH", pods + "/" + name, R"({"metadata":{"labels":{"tier":"front"}}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    check(parse(sim.get(list_path).body)["items"][0], "front");
+    check(parse(sim.get(list_path + "/" + name).body), "front");
+}
+
 TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
     ASSERT_EQ(sim.request("POST", deployments, deployment(3)).status, 201);
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
