@@ -11,6 +11,7 @@
 #include "sim/managed_fields.hpp"
 #include "sim/resource_type.hpp"
 
+#include <boost/container/small_vector.hpp>
 #include <boost/system/result.hpp>
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,15 @@ namespace hpaplus::sim {
 /// back to back, `cuts` marking where the view's changing values go between them.
 struct derived_text {
     std::string text;
-    std::vector<std::uint32_t> cuts;
+    boost::container::small_vector<std::uint32_t, 6> cuts;
+};
+
+/// What the workload model reads of a pod version for each of its PodMetrics: whether it runs and
+/// its own usage annotations.
+struct pod_usage_facts {
+    bool running = false;
+    std::int64_t memory_bytes = 0;         ///< its own, or the default
+    std::optional<std::int64_t> cpu_milli; ///< its own, when it has one
 };
 
 /// One stored version of an object; never changed once stored.
@@ -41,9 +51,12 @@ struct stored_object {
     std::string name;
     core::label_map labels;
     std::uint64_t rv = 0;
-    /// Pods: the fixed parts of their PodMetrics, rendered on the first metrics read of this
-    /// version (the simulated server runs on one thread).
-    mutable std::unique_ptr<const derived_text> pod_metrics;
+    /// Pods, derived on the first metrics read of this version and kept with it (the simulated
+    /// server runs on one thread; a list reads them for every pod, and reading them here costs
+    /// fewer cache misses than walking the document again): the fixed parts of its PodMetrics
+    /// (empty until rendered) and its usage facts.
+    mutable derived_text pod_metrics;
+    mutable std::optional<pod_usage_facts> usage_facts;
 };
 using object_ptr = std::shared_ptr<const stored_object>;
 

@@ -69,9 +69,9 @@ api_server::impl::pod_metrics_times::pod_metrics_times(core::time_point now)
 void api_server::impl::append_pod_metrics(std::string& out, const stored_object& pod,
                                           const std::pair<std::int64_t, std::int64_t>& use,
                                           const pod_metrics_times& times) {
-    if (!pod.pod_metrics) pod.pod_metrics = std::make_unique<derived_text>(render_pod_metrics(pod));
-    const std::string_view text = pod.pod_metrics->text;
-    const auto& cuts = pod.pod_metrics->cuts;
+    if (pod.pod_metrics.text.empty()) pod.pod_metrics = render_pod_metrics(pod);
+    const std::string_view text = pod.pod_metrics.text;
+    const auto& cuts = pod.pod_metrics.cuts;
     out += text.substr(0, cuts[0]);
     out += times.created.view();
     out += text.substr(cuts[0], cuts[1] - cuts[0]);

@@ -722,14 +722,24 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     }
 
     std::optional<pod_usage> usage_of(const stored_object& pod) const {
-        // Read for every pod of every PodMetrics list: views into the documents, no copies.
-        if (text_at(pod.doc, "status.phase") != "Running") return std::nullopt;
+        // Read for every pod of every PodMetrics list: what the pod's version fixes, once.
+        if (!pod.usage_facts) {
+            pod_usage_facts facts;
+            facts.running = text_at(pod.doc, "status.phase") == "Running";
+            facts.memory_bytes =
+                quantity_milli(annotation_text(pod.doc, "sim.hpaplus.io/memory-usage"),
+                               64LL * 1024 * 1024 * 1000) /
+                1000;
+            if (const auto own = annotation_text(pod.doc, "sim.hpaplus.io/cpu-usage"); !own.empty())
+                facts.cpu_milli = quantity_milli(own, 0);
+            pod.usage_facts = facts;
+        }
+        const pod_usage_facts& facts = *pod.usage_facts;
+        if (!facts.running) return std::nullopt;
         pod_usage u;
-        u.memory_bytes = quantity_milli(annotation_text(pod.doc, "sim.hpaplus.io/memory-usage"),
-                                        64LL * 1024 * 1024 * 1000) /
-                         1000;
-        if (const auto own = annotation_text(pod.doc, "sim.hpaplus.io/cpu-usage"); !own.empty()) {
-            u.cpu_milli = quantity_milli(own, 0);
+        u.memory_bytes = facts.memory_bytes;
+        if (facts.cpu_milli) {
+            u.cpu_milli = *facts.cpu_milli;
             return u;
         }
         const object_ptr workload = workload_of(const_cast<object_store&>(store), pod);
