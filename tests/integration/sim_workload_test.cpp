@@ -482,6 +482,23 @@ TEST_F(SimWorkload, PodMetricsFollowTheirPodsVersionContainerByContainer) {
               200);
     check(parse(sim.get(list_path).body)["items"][0], "front");
     check(parse(sim.get(list_path + "/" + name).body), "front");
+    // The pod's own usage annotations, read once per version too: each new version is read anew.
+    for (const auto& [cpu, memory, first_cpu, each_memory] :
+         {std::tuple{"600m", "3Mi", "200000000n", "1024Ki"},
+          std::tuple{"31m", "30Mi", "11000000n", "10240Ki"}}) {
+        ASSERT_EQ(
+            sim.request("PATCH", pods + "/" + name,
+                        std::string(R"({"metadata":{"annotations":{"sim.hpaplus.io/cpu-usage":")") +
+                            cpu + R"(","sim.hpaplus.io/memory-usage":")" + memory + R"("}}})",
+                        "application/merge-patch+json")
+                .status,
+            200);
+        for (int read = 0; read < 2; ++read) {
+            const auto m = parse(sim.get(list_path).body);
+            EXPECT_EQ(str(m, "/items/0/containers/0/usage/cpu"), first_cpu);
+            EXPECT_EQ(str(m, "/items/0/containers/2/usage/memory"), each_memory);
+        }
+    }
 }
 
 TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
