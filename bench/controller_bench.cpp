@@ -236,6 +236,16 @@ int throughput(const args& a) {
     const auto& port = cluster.config().port;
     const auto targets = metrics_targets(objects);
 
+    // The simulated server renders a pod's PodMetrics once per version, on its first read: every
+    // target is read once first, or the baseline before pays for renders that the one after (and
+    // the controller) no longer does — it read 1.5 times slower than the one after.
+    for (std::uint64_t read = 0; read < static_cast<std::uint64_t>(objects);) {
+        const auto from = read;
+        const auto warm = run_bare_client(host, port, connections, seconds(1),
+                                          [&](std::uint64_t k) { return targets(from + k); });
+        if (warm.requests == 0) throw std::runtime_error("the bare client read nothing");
+        read += warm.requests;
+    }
     const auto before = run_bare_client(host, port, connections, baseline_time, targets);
     print_baseline("baseline_before", before, connections);
 
