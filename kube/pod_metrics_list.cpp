@@ -10,12 +10,16 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace hpaplus::kube {
 namespace {
 
-constexpr std::size_t list_max_depth = 512;                   // as net::parse_json
-constexpr std::size_t list_max_bytes = std::size_t{64} << 20; // as net::parse_json
+constexpr std::size_t list_max_depth = 512;                    // as net::parse_json
+constexpr std::size_t list_max_bytes = std::size_t{64} << 20;  // as net::parse_json
+constexpr std::size_t list_reuse_bytes = std::size_t{4} << 20; // a larger copy is given back
 
 // Where the reader is: the objects and arrays this decoder reads, innermost last.
 enum class place : std::uint8_t {
@@ -98,7 +102,7 @@ class handler {
                         container_seen_);
         case place::labels:
         case place::usage:
-            key_.assign(k);
+            key_ = k;
             return true;
         default:
             return false;
@@ -194,8 +198,7 @@ class handler {
             return field_ == field::other;
         case place::labels:
             if (labels_read_ == labels_.size()) labels_.emplace_back();
-            labels_[labels_read_].first.assign(key_);
-            labels_[labels_read_++].second.assign(s);
+            labels_[labels_read_++] = {key_, s};
             return true;
         case place::container:
             if (field_ == field::name) {
@@ -301,10 +304,11 @@ class handler {
     std::size_t used_ = 0;
     std::vector<place> places_;
     field field_ = field::none;
-    std::string key_; ///< the label's or resource's name whose value comes next
-    /// The labels of the pod being read: the first labels_read_ (the strings are reused from pod
-    /// to pod, so the usual labels cost no allocation after the first pod).
-    std::vector<std::pair<std::string, std::string>> labels_;
+    /// The label's or resource's name whose value comes next (in the text, parsed in place).
+    std::string_view key_;
+    /// The labels of the pod being read: the first labels_read_, viewed in the text (parsed in
+    /// place, it lives until the pod's label set is built from them).
+    std::vector<std::pair<std::string_view, std::string_view>> labels_;
     std::size_t labels_read_ = 0;
     std::size_t depth_ = 0;
     std::size_t skipping_ = 0; ///< > 0: inside a value passed over, this deep
@@ -328,9 +332,18 @@ bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metr
         const std::size_t guess = json.size() / bytes_per_item;
         items.reserve(std::min(guess + guess / 16 + 1, reserve_cap));
     }
-    rapidjson::StringStream in(json.c_str());
+    // Parsed in place in a copy the thread reuses: rapidjson then hands each string over where it
+    // lies instead of copying it, character by character, to its own stack first (the caller's
+    // text stays whole for the DOM decoder when this one gives up).
+    thread_local std::string scratch;
+    scratch.assign(json);
+    rapidjson::InsituStringStream in(scratch.data());
     rapidjson::Reader reader;
-    if (reader.Parse<rapidjson::kParseIterativeFlag>(in, h).IsError()) return false;
+    const bool parsed =
+        !reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag>(in, h)
+             .IsError();
+    if (scratch.capacity() > list_reuse_bytes) std::string().swap(scratch);
+    if (!parsed) return false;
     if (h.used() > 0) bytes_per_item = std::max<std::size_t>(json.size() / h.used(), 1);
     items.resize(h.used());
     return true;

@@ -1,11 +1,12 @@
 // kube/pod_metrics_list.hpp — a metrics.k8s.io PodMetricsList decoded in one pass with rapidjson's
-// SAX reader, without building a document: the metrics lists are the biggest thing the controller
-// parses. It takes the shape the metrics server sends and nothing else: a value of an unexpected
-// type, a duplicate key it reads, a null, a missing pod or container name, a bad time, duration or
-// quantity, nesting past 512 levels, a NUL byte or more than 64 MiB make it answer "not decoded",
-// and the caller decodes that answer with the DOM decoder (decode_pod_metrics), which reports
-// exactly what is wrong. Whenever it decodes, it gives what the DOM decoder gives (a differential
-// fuzz harness and a unit test hold it to that).
+// SAX reader, without building a document, parsed in place in a copy of the text that the thread
+// keeps (up to 4 MiB): the metrics lists are the biggest thing the controller parses. It takes the
+// shape the metrics server sends and nothing else: a value of an unexpected type, a duplicate key
+// it reads, a null, a missing pod or container name, a bad time, duration or quantity, nesting past
+// 512 levels, a NUL byte or more than 64 MiB make it answer "not decoded", and the caller decodes
+// that answer with the DOM decoder (decode_pod_metrics), which reports exactly what is wrong.
+// Whenever it decodes, it gives what the DOM decoder gives (a differential fuzz harness and a unit
+// test hold it to that).
 #pragma once
 
 #include "core/kubernetes.hpp"

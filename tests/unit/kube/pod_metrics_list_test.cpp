@@ -94,6 +94,37 @@ TEST(PodMetricsList, ManyLabelsAndResourcesDecodeAsTheDomDecoderDoes) {
     EXPECT_FALSE(decode_pod_metrics_list(repeated));
 }
 
+// The text is parsed in place in a copy: escaped strings (shorter once decoded, written back over
+// the copy) come out as the DOM decoder has them, label and resource names among them, and the
+// caller's text is left as it was — the DOM decoder may still need it.
+TEST(PodMetricsList, EscapedStringsDecodeAsTheDomDecoderDoesAndTheTextIsLeftWhole) {
+    const std::string json =
+        R"({"items":[{"metadata":{"name":"w\u0065b-1\n","namespace":"sh\"op",)"
+        R"("labels":{"a\u0070p":"fr\\ont \"end\"","tier":"t\/1"}},)"
+        R"("containers":[{"name":"\u00e9t\u00e9","usage":{"c\u0070u":"250m","memory":"1Mi"}}]},)"
+        R"({"metadata":{"name":"web-2","labels":{"app":"plain"}},)"
+        R"("containers":[{"name":"app","usage":{"cpu":"1m"}}]}]})";
+    const std::string before = json;
+    const auto fast = decode_pod_metrics_list(json);
+    ASSERT_TRUE(fast);
+    EXPECT_EQ(json, before);
+    ASSERT_EQ(fast->size(), 2u);
+    EXPECT_EQ(dom(json), fast);
+    const auto& pod = (*fast)[0];
+    EXPECT_EQ(pod.name, "web-1\n");
+    EXPECT_EQ(pod.namespace_, "sh\"op");
+    EXPECT_EQ(pod.labels.at("app"), "fr\\ont \"end\"");
+    EXPECT_EQ(pod.labels.at("tier"), "t/1");
+    ASSERT_EQ(pod.containers.size(), 1u);
+    EXPECT_EQ(pod.containers[0].name, "\u00e9t\u00e9");
+    ASSERT_EQ(pod.containers[0].usage.size(), 2u);
+    EXPECT_EQ(pod.containers[0].usage[0].first, "cpu");
+    std::vector<core::pod_metrics> reused; // decoded twice into the same pods: the same again
+    ASSERT_TRUE(decode_pod_metrics_list(json, reused));
+    ASSERT_TRUE(decode_pod_metrics_list(json, reused));
+    EXPECT_EQ(reused, *fast);
+}
+
 // The decoder reserves room by the size of the list before it on the same thread: whatever the
 // guess (too small, too big, past its cap), the items are the same.
 TEST(PodMetricsList, ListsOfAnySizeOneAfterAnotherDecodeAsTheDomDecoderDoes) {
