@@ -21,6 +21,13 @@
 namespace hpaplus::sim {
 namespace {
 
+// A whole unsigned number: digits only, none left over, not past the type's range.
+template <class T> bool whole_number(std::string_view text, T& out) {
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, out);
+    return ec == std::errc() && ptr == end;
+}
+
 // The kinds whose registry answers a DELETE with the deleted object (`ReturnDeletedObject: true`
 // in kube-apiserver's stores: pods, service accounts, services, namespaces, storage classes, CRDs
 // and custom resources); every other kind answers a `Status` of success naming what went.
@@ -81,9 +88,7 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
     if (!f) return error_response(error);
     std::size_t limit = 0;
     if (auto l = r.query_param("limit")) {
-        const auto* end = l->data() + l->size();
-        if (std::from_chars(l->data(), end, limit).ptr != end)
-            return error_response(bad_request("invalid limit"));
+        if (!whole_number(*l, limit)) return error_response(bad_request("invalid limit"));
     }
     // The continue token: "<rv>:<objects before the cursor>:<last key>" (opaque to clients).
     std::string after;
@@ -92,10 +97,8 @@ http_response api_server::impl::list(const http_request& r, collection& c, const
         const auto colon = token->find(':');
         const auto second = token->find(':', colon == std::string_view::npos ? 0 : colon + 1);
         std::uint64_t token_rv = 0;
-        if (second == std::string_view::npos ||
-            std::from_chars(token->data(), token->data() + colon, token_rv).ec != std::errc() ||
-            std::from_chars(token->data() + colon + 1, token->data() + second, before).ptr !=
-                token->data() + second)
+        if (second == std::string_view::npos || !whole_number(token->substr(0, colon), token_rv) ||
+            !whole_number(token->substr(colon + 1, second - colon - 1), before))
             return error_response(bad_request("continue key is not valid"));
         if (token_rv < c.compacted_rv)
             return error_response(

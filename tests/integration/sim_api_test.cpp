@@ -705,6 +705,19 @@ TEST_F(SimApi, PaginationAndSelectors) {
     } while (!next.empty() && seen < 100);
     EXPECT_EQ(seen, all);
     EXPECT_EQ(sim.get("/api/v1/configmaps?limit=3&continue=12").status, 400);
+    // Each number of a token whole and in range, as the limit: no count that overflows to a wrong
+    // estimate, no version with something after it.
+    const std::string token =
+        str(parse(sim.get("/api/v1/configmaps?limit=3").body), "/metadata/continue");
+    const auto first = token.find(':'), second = token.find(':', first + 1);
+    ASSERT_NE(second, std::string::npos) << token;
+    const std::string rv = token.substr(0, first), key = token.substr(second + 1);
+    EXPECT_EQ(sim.get("/api/v1/configmaps?limit=3&continue=" + token).status, 200);
+    for (const std::string& bad :
+         {rv + ":99999999999999999999999:" + key, rv + "x:3:" + key, rv + ":3x:" + key,
+          rv + ":-3:" + key, "99999999999999999999999:3:" + key})
+        EXPECT_EQ(sim.get("/api/v1/configmaps?limit=3&continue=" + bad).status, 400) << bad;
+    EXPECT_EQ(sim.get("/api/v1/configmaps?limit=99999999999999999999999").status, 400);
     // Not with a selector (the server cannot count what the selector would keep).
     EXPECT_EQ(str(parse(sim.get("/api/v1/namespaces/default/configmaps?limit=1&"
                                 "labelSelector=parity%3Dodd")
