@@ -9,7 +9,7 @@ if [[ ! -x "$BUILD_DIR/hpaplus-bench" ]]; then
   ./scripts/setup.sh
 fi
 # 24,000 objects at 1 s offer more than one lane can do on a 2-core machine (one lane did
-# 15,200-16,500/s in the sitting of 2026-11-29 evening, so 16,000 had become its ceiling): with
+# 13,900-16,500/s in the sitting of 2026-11-29 evening, so 16,000 had become its ceiling): with
 # fewer, the offered rate is the ceiling, G1 measures nothing and two lanes cannot show more.
 OBJECTS="${OBJECTS:-24000}"
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-20}"
