@@ -2,13 +2,13 @@
 #include "kinds/hpaplus_status.hpp"
 
 #include "core/kubernetes.hpp"
+#include "core/text.hpp"
 #include "kinds/metric_status.hpp"
 #include "kube/encode.hpp"
 #include "policy/metric_evaluation.hpp"
 
 #include <rapidjson/document.h>
 
-#include <charconv>
 #include <memory>
 #include <utility>
 
@@ -17,14 +17,8 @@ namespace {
 
 using rapidjson::Value;
 
-void append_number(std::string& out, std::int64_t v) {
-    char buf[24];
-    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-    out.append(buf, end);
-}
-
 void append_percent(std::string& out, std::int32_t v) {
-    append_number(out, v);
+    core::append_decimal(out, v);
     out += '%';
 }
 
@@ -94,10 +88,10 @@ void append_targets_summary(std::string& out, const policy::autoscaler_spec& spe
 }
 
 void append_decision_summary(std::string& out, const policy::decision& d) {
-    append_number(out, d.current_replicas);
+    core::append_decimal(out, d.current_replicas);
     if (d.rescale) {
         out += " -> ";
-        append_number(out, d.target_replicas);
+        core::append_decimal(out, d.target_replicas);
     } else {
         out += " (unchanged)";
     }
@@ -112,7 +106,7 @@ void append_decision_summary(std::string& out, const policy::decision& d) {
         first = false;
         out += name;
         out += ' ';
-        append_number(out, *v);
+        core::append_decimal(out, *v);
     }
     if (!s.limit_reason.empty()) {
         out += " (";

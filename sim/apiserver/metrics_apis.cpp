@@ -2,12 +2,11 @@
 // metrics-server would, and routing of the custom and external metrics APIs.
 #include "sim/apiserver/server.hpp"
 
+#include "core/text.hpp"
 #include "kube/encode.hpp"
 #include "sim/apiserver/custom_metrics.hpp"
 
 #include <rapidjson/writer.h>
-
-#include <charconv>
 
 namespace hpaplus::sim {
 
@@ -55,11 +54,6 @@ derived_text render_pod_metrics(const stored_object& pod) {
     return out;
 }
 
-void append_number(std::string& out, std::int64_t n) {
-    char digits[24];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
-}
-
 } // namespace
 
 api_server::impl::pod_metrics_times::pod_metrics_times(core::time_point now)
@@ -82,9 +76,9 @@ void api_server::impl::append_pod_metrics(std::string& out, const stored_object&
         const auto n = static_cast<std::int64_t>(count);
         const std::int64_t cpu = use.first / n + (i == 0 ? use.first % n : 0);
         out += text.substr(cuts[1 + i], cuts[2 + i] - cuts[1 + i]);
-        append_number(out, cpu * 1000000);
+        core::append_decimal(out, cpu * 1000000);
         out += R"(n","memory":")";
-        append_number(out, use.second / n / 1024);
+        core::append_decimal(out, use.second / n / 1024);
     }
     out += text.substr(cuts.back());
 }
