@@ -10,6 +10,10 @@
 #include "cli/recommend_command.hpp"
 #include "cli/replay_command.hpp"
 #include "cli/sim_command.hpp"
+#include "controller/runtime/lifecycle.hpp"
+
+#include <spdlog/formatter.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <string_view>
@@ -58,6 +62,9 @@ int run_cli(int argc, char** argv) {
         std::printf("hpaplus %s\n", HPAPLUS_VERSION);
         return 0;
     }
+    // Every command's log lines escape what users wrote (the controller's and the demo's logger
+    // take the same formatter in configure_logging).
+    spdlog::set_formatter(controller::log_formatter());
     if (command == "adapter") return run_adapter(argc - 1, argv + 1);
     if (command == "controller") return run_controller(argc - 1, argv + 1);
     if (command == "cron") return run_cron(argc - 1, argv + 1);

@@ -221,6 +221,10 @@ int run_replay(int argc, char** argv) {
         return usage_error(command, "--to must be after --from");
     if (from_prometheus && f.prometheus.to - f.prometheus.from > max_recording)
         return usage_error(command, "--from to --to is longer than 35 days");
+    if (from_prometheus &&
+        (!core::decidable(f.prometheus.from) || !core::decidable(f.prometheus.to)))
+        return usage_error(command, "--from and --to must lie within the times a decision can be "
+                                    "taken at (" + core::decidable_span() + ")");
 
     std::vector<replay_autoscaler> autoscalers;
     for (const std::string& path : [&] {

@@ -129,6 +129,20 @@ std::string format_rfc3339_nano(time_point t) {
     return std::string(format_impl(t, true).view());
 }
 
+namespace {
+constexpr auto decision_margin = std::chrono::hours(24 * 365);
+constexpr time_point first_decidable = time_point::min() + decision_margin;
+constexpr time_point last_decidable = time_point::max() - decision_margin;
+} // namespace
+
+bool decidable(time_point t) {
+    return t >= first_decidable && t <= last_decidable;
+}
+
+std::string decidable_span() {
+    return format_rfc3339(first_decidable) + " to " + format_rfc3339(last_decidable);
+}
+
 time_point wall_now() {
     return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
 }

@@ -15,6 +15,13 @@ using time_point = std::chrono::time_point<std::chrono::system_clock, std::chron
 /// The wall clock now, at time_point's resolution.
 time_point wall_now();
 
+/// Whether a decision may be taken at `t`: a year inside time_point's range at either end, so every
+/// window, period and look-back a decision measures from it (at most weeks) stays representable —
+/// from 1678-09-21 to 2261-04-11 — and no date wraps.
+bool decidable(time_point t);
+/// The span `decidable` accepts, for messages ("1678-09-21T00:12:43Z to 2261-04-11T23:47:16Z").
+std::string decidable_span();
+
 /// Parses RFC 3339 (`2026-01-01T00:00:00Z`, fractional seconds, `+02:00` offsets). A time that
 /// time_point cannot hold (before 1677-09-21 or after 2262-04-11) is errc::value_too_large.
 boost::system::result<time_point> parse_rfc3339(std::string_view text);

@@ -77,6 +77,13 @@ core::outcome<prediction_history> decode_prediction_checkpoint(std::string_view 
         else if (d.ok())
             d.fail(v, "a number or null is required");
     }
+    const json_node owners = json_node{&doc, ""}["metadata"]["ownerReferences"];
+    const std::size_t owner_count = owners.present() ? d.array(owners) : 0;
+    for (std::size_t k = 0; d.ok() && k < owner_count; ++k) {
+        const json_node o = owners.at(k);
+        if (d.object(o) && d.opt_string(o["kind"]).value_or("") == "HPAPlus")
+            h.owner_uids.push_back(d.opt_string(o["uid"]).value_or(""));
+    }
     if (!d.ok()) return core::error_message(d.error().to_string());
     return core::success(std::move(h));
 }

@@ -23,6 +23,9 @@ struct prediction_history {
     std::string metric;
     std::chrono::nanoseconds step{0};
     std::vector<forecast::sample> samples; ///< in time order, at the start of their step
+    /// The uids of the HPAPlus objects in its metadata.ownerReferences (decoded; never encoded:
+    /// the object is created with its owner).
+    std::vector<std::string> owner_uids = {};
 };
 
 /// The status of the checkpoint of `h` (samples in time order, at most one per step).

@@ -534,11 +534,18 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
         co_return out;
     }
     std::optional<api_status> ended; // an ERROR event: the server ended the watch with a Status
+    std::string garbled;             // why a line could not be read as an event
     const std::function<bool(std::string_view)> on_line = [&](std::string_view line) {
         rapidjson::Document doc;
-        if (!net::parse_json(doc, line).empty() || !doc.IsObject() || !doc.HasMember("type") ||
-            !doc["type"].IsString() || !doc.HasMember("object"))
-            return true; // a garbled line is skipped; the next relist repairs any gap
+        const std::string bad = net::parse_json(doc, line);
+        if (!bad.empty() || !doc.IsObject() || !doc.HasMember("type") || !doc["type"].IsString() ||
+            !doc.HasMember("object") || !doc["object"].IsObject()) {
+            // As client-go's watch does on a decode error: end the watch. The caller resumes from
+            // the last event it applied, so this one (a DELETED, say) is delivered again; skipping
+            // it would let later events move the version past it for good.
+            garbled = bad.empty() ? "not a watch event (type and object)" : bad;
+            return false;
+        }
         const std::string_view type(doc["type"].GetString(), doc["type"].GetStringLength());
         const rapidjson::Value& object = doc["object"];
         if (type == "ERROR") {
@@ -558,6 +565,10 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
     if (ended) {
         out.status = std::move(*ended);
         out.ec = make_error_code(classify(out.status.code, out.status.reason));
+    } else if (!garbled.empty()) {
+        out.ec = make_error_code(errc::other);
+        out.status.message = "the watch sent an event that does not decode (" + garbled +
+                             "); resuming from the last event applied";
     } else if (ec && ec != http::error::end_of_stream) {
         out.ec =
             make_error_code(ec == beast::error::timeout ? errc::timeout : errc::connection_failed);

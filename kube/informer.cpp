@@ -66,17 +66,20 @@ asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
     co_return synced_;
 }
 
-void informer::apply(std::string_view type, std::string_view json) {
+bool informer::apply(std::string_view type, std::string_view json) {
+    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED" && type != "BOOKMARK")
+        return false; // an event type no server sends: the stream is garbled
     rapidjson::Document doc;
-    if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return;
+    if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return false;
     object_cptr object = object_from(doc, options_, labels_);
     if (!object->resource_version.empty()) resource_version_ = object->resource_version;
-    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return; // BOOKMARK
+    if (type == "BOOKMARK") return true;
     if (type == "DELETED") {
         remove(object);
     } else {
         put(object);
     }
+    return true;
 }
 
 asio::awaitable<bool> informer::list() {
@@ -159,12 +162,25 @@ asio::awaitable<api_response> informer::watch() {
         query += "&labelSelector=" + net::percent_encode(options_.label_selector);
     std::string target = with_query(collection_, query);
     watch_lines_ = 0;
-    api_client::event_handler handler = [this](std::string_view type, std::string_view object) {
+    std::string garbled; // an event of a type no server sends, or an object that does not decode
+    api_client::event_handler handler = [&](std::string_view type, std::string_view object) {
         ++watch_lines_;
-        apply(type, object);
+        if (!apply(type, object)) {
+            garbled = std::string(type);
+            return false;
+        }
         return !stopped_;
     };
-    co_return co_await client_.watch(std::move(target), std::move(handler), options_.idle_timeout);
+    api_response r =
+        co_await client_.watch(std::move(target), std::move(handler), options_.idle_timeout);
+    if (!garbled.empty() && r) {
+        // Ended as a decode error ends client-go's watch: resumed (after the backoff) from the
+        // last event applied, which this one did not advance.
+        r.ec = make_error_code(errc::other);
+        r.status.message = "a " + garbled + " event that does not decode; resuming from the last "
+                                            "event applied";
+    }
+    co_return r;
 }
 
 asio::awaitable<std::optional<bool>> informer::server_went_back() {

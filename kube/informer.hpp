@@ -50,9 +50,10 @@ class informer final : public object_cache {
     /// Whether the server's current resourceVersion (a one-item list) is older than ours (false
     /// when it cannot tell, e.g. versions that are not numbers); nullopt while it is unreachable.
     boost::asio::awaitable<std::optional<bool>> server_went_back();
-    /// Applies one watch event (`type` as on the wire; anything else than ADDED, MODIFIED or
-    /// DELETED only moves the resourceVersion).
-    void apply(std::string_view type, std::string_view json);
+    /// Applies one watch event (`type` as on the wire; a BOOKMARK only moves the resourceVersion);
+    /// false when it does not decode — another type, an object that is not one — and the watch
+    /// must end.
+    bool apply(std::string_view type, std::string_view json);
     /// Makes `fresh` the cache at `version`, telling handlers what changed.
     void replace(std::map<std::string, object_cptr, std::less<>> fresh, std::string version);
 

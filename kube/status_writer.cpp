@@ -29,7 +29,7 @@ boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const kube::resource_path& resource,
                                           const kube::cached_object& object,
                                           const rapidjson::Value* stored,
-                                          const std::string& status) {
+                                          const std::string& status, bool* gone) {
     if (!status_differs(stored, status)) co_return false;
     std::string patch = "{\"status\":" + status + "}";
     // Named: GCC 12 mishandles temporaries in co_await calls.
@@ -38,6 +38,7 @@ boost::asio::awaitable<bool> write_status(kube::api_client& client,
         co_await kube::merge_patch(client, resource, ns, name, std::move(patch), sub, object.key);
     if (!response && response.ec != kube::errc::not_found)
         spdlog::warn("{}: writing status failed: {}", object.key, response.message());
+    if (gone) *gone = response.ec == kube::errc::not_found;
     co_return static_cast<bool>(response);
 }
 

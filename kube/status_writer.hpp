@@ -22,11 +22,12 @@ bool status_differs(const rapidjson::Value* stored, std::string_view status_json
 
 /// Merge-patches the status subresource of `object` (of `resource`) with `status` when it differs
 /// from `stored` (its status as stored, parsed); true when written. A failure other than 404 is
-/// logged. Runs on: the client's executor.
+/// logged; `gone`, when given, says whether the answer was 404 (the object, or its status
+/// subresource, is not on the server). Runs on: the client's executor.
 boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const kube::resource_path& resource,
                                           const kube::cached_object& object,
                                           const rapidjson::Value* stored,
-                                          const std::string& status);
+                                          const std::string& status, bool* gone = nullptr);
 
 } // namespace hpaplus::kube

@@ -28,6 +28,9 @@ constexpr std::string_view hpaplus_api_version = "autoscaling.hpaplus.io/v1alpha
 constexpr std::int64_t points_per_read = 10'000;
 // The forecast resamples at most this many buckets; a history holds no more samples.
 constexpr std::size_t max_samples = std::size_t{1} << 21;
+// A checkpoint's newest sample may be this far ahead of our clock (another replica's clock, or
+// ours before a small correction); beyond it the checkpoint is not believed.
+constexpr std::chrono::seconds checkpoint_skew{120};
 
 // Whether `a` and `b` have the same past: the same source, backend, query, step and periods
 // (compared each pass, so without building anything).
@@ -124,6 +127,11 @@ void add_sample(const policy::autoscaler& hpa, const policy::decision& d, std::i
     const auto value = policy::forecast_quantity(*m, *record->status, ready_pods);
     if (!value || !std::isfinite(*value)) return;
     auto& samples = memory.samples;
+    // The wall clock went back (a step corrected it): what was recorded after now was stamped by
+    // a clock that ran ahead. It goes, and recording goes on from now (it used to stop until the
+    // clock caught up with the newest sample).
+    while (!samples.empty() && samples.back().time > now)
+        samples.pop_back();
     const auto bucket = [&](core::time_point t) { return t.time_since_epoch() / p.step; };
     if (!samples.empty() && samples.back().time <= now &&
         bucket(samples.back().time) == bucket(now)) {
@@ -131,7 +139,6 @@ void add_sample(const policy::autoscaler& hpa, const policy::decision& d, std::i
         samples.back().value += (*value - samples.back().value) / ++memory.last_count;
         return;
     }
-    if (!samples.empty() && samples.back().time > now) return; // the clock went back
     samples.push_back({now, *value});
     memory.last_count = 1;
     forget_before(samples, now - span_of(p));
@@ -184,6 +191,24 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
                      who, kept.error().text);
         co_return;
     }
+    // Believed only when this HPAPlus made it: anyone who may create objects in the namespace
+    // could otherwise hand it a history (docs/prediction.md, "Trust"). A foreign or future-dated
+    // one is reported, never merged, and replaced by the next write.
+    const bool owned = std::find(kept->owner_uids.begin(), kept->owner_uids.end(),
+                                 checkpoint.uid) != kept->owner_uids.end();
+    const bool ahead = !kept->samples.empty() && kept->samples.back().time > now + checkpoint_skew;
+    if (!owned || ahead) {
+        memory.checkpoint_foreign = true;
+        spdlog::warn("{}: the HPAPlusCheckpoint {} is not read as its prediction history: {}; it "
+                     "is replaced by the next write",
+                     who, who,
+                     !owned ? "its ownerReferences do not name this HPAPlus (uid " +
+                                  std::string(checkpoint.uid) + ")"
+                            : "it holds samples up to " +
+                                  core::format_rfc3339(kept->samples.back().time) +
+                                  ", ahead of now");
+        co_return;
+    }
     if (kept->metric != p.metric || kept->step != p.step) {
         spdlog::info("{}: the checkpoint holds a history of {} every {}, not of {} every {}; "
                      "starting afresh",
@@ -204,6 +229,18 @@ boost::asio::awaitable<void> write_checkpoint(prediction_checkpoint_env& checkpo
     memory.checkpoint_written = now;
     const auto& r = kube::resources::hpapluscheckpoints;
     const std::string who = hpa.namespace_ + "/" + hpa.name;
+    if (memory.checkpoint_foreign) {
+        // Not this HPAPlus's (or dated ahead): deleted and created anew, owned by it.
+        auto removed = co_await kube::remove(checkpoint.client, r, hpa.namespace_, hpa.name,
+                                             checkpoint.fence_key);
+        if (!removed && removed.ec != kube::errc::not_found) {
+            spdlog::warn("{}: the HPAPlusCheckpoint it does not own was not deleted: {}", who,
+                         removed.message());
+            co_return;
+        }
+        memory.checkpoint_foreign = false;
+        memory.checkpoint_created = false;
+    }
     if (!memory.checkpoint_created) {
         auto created =
             co_await kube::create(checkpoint.client, r, hpa.namespace_,

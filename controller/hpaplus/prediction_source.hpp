@@ -32,6 +32,9 @@ struct prediction_memory {
     // Recorded: its HPAPlusCheckpoint.
     bool checkpoint_read = false;
     bool checkpoint_created = false;
+    /// The checkpoint read is not this HPAPlus's (another owner, or samples ahead of now): the
+    /// next write deletes it and creates its own.
+    bool checkpoint_foreign = false;
     core::time_point checkpoint_written{};
 };
 

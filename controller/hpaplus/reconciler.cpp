@@ -140,6 +140,14 @@ controller_links(const kube::object_cache& replicasets, const std::string& ns,
     return links;
 }
 
+// Whether the object is no longer on the server: asked when its status write answered 404 while
+// the cache still holds it (a 404 of the status subresource alone would leave the object there).
+boost::asio::awaitable<bool> deleted_on_server(kube::api_client& client, const autoscaler_kind& kind,
+                                               const std::string& ns, const std::string& name) {
+    const auto r = co_await kube::get(client, kind.resource, ns, name);
+    co_return r.ec == kube::errc::not_found;
+}
+
 } // namespace
 
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
@@ -331,8 +339,19 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             const auto* stored = record->stored_status.get();
             const bool differs = kube::status_differs(stored, status);
             if (differs) {
-                out.status_written =
-                    co_await kube::write_status(env.client, kind.resource, *object, stored, status);
+                bool gone = false;
+                out.status_written = co_await kube::write_status(env.client, kind.resource,
+                                                                 *object, stored, status, &gone);
+                if (gone && co_await deleted_on_server(env.client, kind, ns, name)) {
+                    // The cache missed its deletion (a watch event lost): stop here, not every
+                    // period until a relist tells.
+                    spdlog::info("{}: gone from the API server though still cached; its worker "
+                                 "stops",
+                                 object->key);
+                    out.exists = false;
+                    give_back(std::move(decision));
+                    co_return out;
+                }
                 // Until the cache shows the version this write made, the next passes decide from
                 // the status written (a busy watch can lag a pass behind): deciding from the one
                 // before would move lastTransitionTimes forward and write the same change again.

@@ -33,7 +33,8 @@ boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
     auto& w = static_cast<hpaplus_slot&>(slot);
     const auto started = std::chrono::steady_clock::now();
     const reconcile_outcome outcome = co_await reconcile(env_, kind_, w.ns, w.name, w.memory);
-    const auto took = std::chrono::steady_clock::now() - started;
+    const auto ended = std::chrono::steady_clock::now();
+    const auto took = ended - started;
     if (!outcome.exists) co_return pass_result{false, false, {}};
     if (outcome.rescaled) ++rescales_;
     if (outcome.status_written) ++status_writes_;
@@ -49,7 +50,9 @@ boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
                !w.target.ends_with(t.name)) {
         w.target = t.kind + "/" + t.name; // `Kind/name`, built only when it changed
     }
-    co_return pass_result{true, outcome.error.has_value(), started + outcome.period,
+    // A period after the pass ended, as upstream re-queues a key after its reconcile: a pass slow
+    // to read its metrics does not bring the next one closer (two rescales stay a period apart).
+    co_return pass_result{true, outcome.error.has_value(), ended + outcome.period,
                           outcome.rescaled};
 }
 

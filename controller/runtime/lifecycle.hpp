@@ -7,6 +7,10 @@
 #include <memory>
 #include <string>
 
+#include <spdlog/fwd.h>
+
+#include <string_view>
+
 namespace boost::asio {
 class io_context;
 }
@@ -16,6 +20,13 @@ namespace hpaplus::controller {
 /// Log lines as `TIME LEVEL message` on stderr (the object key leads every per-object message);
 /// $HPAPLUS_LOG_LEVEL sets the level.
 void configure_logging();
+
+/// The formatter of configure_logging's lines: `TIME LEVEL message`, the message with its control
+/// characters escaped (a user's string can neither end a line nor reach the terminal as a control).
+std::unique_ptr<spdlog::formatter> log_formatter();
+
+/// `text` with its control characters escaped as log_formatter writes a message.
+std::string escape_log_text(std::string_view text);
 
 /// The process environment as a map (for kube::load_config).
 std::map<std::string, std::string> environment();

@@ -113,7 +113,7 @@ void worker_pool::on_change(kube::change what, const kube::object_cptr& object,
 asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
                                        std::chrono::milliseconds first_delay) {
     auto next = std::chrono::steady_clock::now() + first_delay;
-    std::optional<std::chrono::steady_clock::time_point> last_acted; ///< its start
+    std::optional<std::chrono::steady_clock::time_point> last_acted; ///< when it ended
     while (!w->stopped) {
         auto now = std::chrono::steady_clock::now();
         if (w->wake) {
@@ -130,7 +130,6 @@ asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
             now = std::chrono::steady_clock::now();
             stats_.lateness.record(now - w->timer.expiry());
         }
-        const auto started = now;
         pass_result result;
         try {
             result = co_await rules_.pass(*w);
@@ -141,8 +140,18 @@ asio::awaitable<void> worker_pool::run(std::shared_ptr<worker_slot> w,
             result.error = true;
             result.next = std::chrono::steady_clock::now() + rules_.after_failure(*w);
         }
-        if (!result.exists) break; // deleted; the DELETED event forgets the worker
-        if (result.acted) last_acted = started;
+        if (!result.exists) {
+            // Deleted. The DELETED event forgets the worker; a pass that found the object gone
+            // from the server while the cache still held it forgets it here, so an event for the
+            // name (a new object) spawns a worker again.
+            if (const auto it = workers_.find(w->key); it != workers_.end() && it->second == w) {
+                rules_.forgotten(*w);
+                workers_.erase(it);
+            }
+            break;
+        }
+        // Its end, not its start: what it changed (a /scale write) was done by then.
+        if (result.acted) last_acted = std::chrono::steady_clock::now();
         ++stats_.passes;
         if (result.error) ++stats_.errors;
         next = result.next;

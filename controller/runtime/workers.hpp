@@ -108,7 +108,7 @@ class worker_rules {
     virtual bool takes(const kube::cached_object&) { return true; }
     /// Whether a change from `previous` to `object` wakes the worker; by default a spec change (a
     /// new generation): our own status writes keep the generation. A wake brings the next pass
-    /// forward, but never to less than min_spacing() after the start of the last pass that acted.
+    /// forward, but never to less than min_spacing() after the end of the last pass that acted.
     virtual bool wakes(const kube::cached_object& object, const kube::cached_object& previous) {
         return object.generation != previous.generation;
     }

@@ -4,6 +4,9 @@
 #include "integration/controller_fixture.hpp"
 
 #include "controller/runtime/manager.hpp"
+#include "core/time.hpp"
+#include "kube/config.hpp"
+#include "support/corrupting_proxy.hpp"
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
@@ -201,6 +204,29 @@ TEST_F(ControllerTest, DeletingTheObjectStopsItsWorker) {
     set_load("gone", "2500m");
     const auto before = controller.reconciles();
     std::this_thread::sleep_for(2500ms); // more than two periods of the deleted object
+    EXPECT_EQ(controller.reconciles(), before);
+    EXPECT_EQ(replicas("gone"), 2);
+}
+
+// Issue 69 (6): the same when the DELETED event reaches the controller garbled (a proxy in front of
+// the server breaks it once). The watch ends on it and resumes from the last event applied, so the
+// deletion comes again; it used to be skipped for good and the worker scaled the target.
+TEST_F(ControllerTest, AGarbledDeletedEventLeavesNoLiveWorker) {
+    apply_manifest(sim, deployment("gone", 2, "400m")); // steady at 2: no pod is deleted
+    apply_manifest(sim, hpaplus("gone", "  syncPeriodSeconds: 1\n"));
+    const auto sim_port = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value().port;
+    test::corrupting_proxy proxy(static_cast<std::uint16_t>(std::stoi(sim_port)),
+                                 R"({"type":"DELETED",)", R"({"type":"DELETED"})");
+    controller_runner controller(sim, test_controller_options(), proxy.port());
+    ASSERT_TRUE(eventually([&] { return reconciled("gone"); }));
+    ASSERT_EQ(controller.workers(), 1u);
+
+    ASSERT_EQ(sim.request("DELETE", hpapluses + "gone").status, 200);
+    ASSERT_TRUE(eventually([&] { return controller.workers() == 0; }, 15s));
+    EXPECT_EQ(proxy.corrupted(), 1);
+    set_load("gone", "2500m");
+    const auto before = controller.reconciles();
+    std::this_thread::sleep_for(2500ms);
     EXPECT_EQ(controller.reconciles(), before);
     EXPECT_EQ(replicas("gone"), 2);
 }
@@ -782,6 +808,88 @@ TEST_F(ControllerTest, ARecordedPredictionHistoryIsKeptInItsCheckpointAcrossARes
         EXPECT_TRUE(eventually(restored, 30s)) << said;
         EXPECT_TRUE(eventually([&] { return recorded() > kept; }, 30s))
             << "it goes on recording after what it read back";
+        EXPECT_EQ(controller.shutdown(), 0);
+    }
+    spdlog::default_logger()->sinks().pop_back();
+}
+
+// Issue 69 (3): an HPAPlusCheckpoint is the HPAPlus's history only when it made it — its
+// ownerReference names the HPAPlus's uid — and when its samples are not ahead of now. Otherwise it is
+// not read (said in the log), and the next write replaces it with one the HPAPlus owns.
+TEST_F(ControllerTest, AForeignOrFutureDatedCheckpointIsNotReadAsHistoryAndIsReplaced) {
+    apply_manifest(sim, deployment("web", 2, "400m"));
+    const std::string path =
+        "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/hpapluscheckpoints/web";
+    // `count` one-second samples of 1000 from `start`, owned by `owner_uid` ("" = no owner).
+    const auto plant = [&](const std::string& owner_uid, core::time_point start, int count) {
+        const std::string owners =
+            owner_uid.empty() ? ""
+                              : R"(,"ownerReferences":[{"apiVersion":"autoscaling.hpaplus.io/)"
+                                R"(v1alpha1","kind":"HPAPlus","name":"web","uid":")" +
+                                    owner_uid + R"("}])";
+        const auto created = sim.request(
+            "POST", path.substr(0, path.rfind('/')),
+            R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlusCheckpoint",)"
+            R"("metadata":{"name":"web")" +
+                owners + R"(},"spec":{"hpaPlusName":"web"}})");
+        ASSERT_EQ(created.status, 201) << created.body;
+        std::string values;
+        for (int i = 0; i < count; ++i)
+            values += i ? ",1000" : "1000";
+        const auto patched = sim.request(
+            "PATCH", path + "/status",
+            R"({"status":{"metric":"cpu","step":"1s","start":")" + core::format_rfc3339(start) +
+                R"(","values":[)" + values + "]}}",
+            "application/merge-patch+json");
+        ASSERT_EQ(patched.status, 200) << patched.body;
+    };
+    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+    spdlog::default_logger()->sinks().push_back(sink);
+    const auto said = [&](const std::string& what) {
+        const auto lines = sink->last_formatted();
+        return std::any_of(lines.begin(), lines.end(),
+                           [&](const std::string& l) { return l.find(what) != std::string::npos; });
+    };
+    const auto owner = [&] { return str(get_json(sim, path), "/metadata/ownerReferences/0/uid"); };
+    const auto first_value = [&] {
+        const auto doc = get_json(sim, path);
+        const auto* v = rapidjson::Pointer("/status/values/0").Get(doc);
+        return v && v->IsNumber() ? v->GetDouble() : -1.0;
+    };
+    auto options = test_controller_options();
+    options.prediction_checkpoint_interval = 1s;
+
+    // Two hours of history made by someone else before the HPAPlus existed.
+    plant("", core::wall_now() - std::chrono::hours(2), 7200);
+    apply_manifest(sim, predictive_web_hpaplus("    metric: cpu\n    history: {source: Recorded, "
+                                               "step: 1s}\n    periods: [1h]\n"));
+    const std::string uid = str(get_json(sim, hpapluses + "web"), "/metadata/uid");
+    {
+        controller_runner controller(sim, options);
+        EXPECT_TRUE(eventually([&] { return said("its ownerReferences do not name this HPAPlus"); },
+                               30s));
+        // Replaced, not merged: owned by the HPAPlus, its history its own (80: 40 % of 2 pods).
+        EXPECT_TRUE(eventually([&] { return owner() == uid && first_value() == 80; }, 30s))
+            << sim.get(path).body.substr(sim.get(path).body.find("\"status\""), 300);
+        EXPECT_EQ(condition("web", "PredictionReady"), "False TooLittleHistory");
+        EXPECT_EQ(controller.shutdown(), 0);
+    }
+
+    // Its own, but dated a year ahead: it would stop the recording until then.
+    ASSERT_EQ(sim.request("DELETE", path).status, 200);
+    ASSERT_TRUE(eventually([&] { return sim.get(path).status == 404; }));
+    plant(uid, core::wall_now() + std::chrono::hours(24 * 365), 5);
+    {
+        controller_runner controller(sim, options);
+        EXPECT_TRUE(eventually([&] { return said("ahead of now"); }, 30s));
+        EXPECT_TRUE(eventually(
+            [&] {
+                const auto start = core::parse_rfc3339(str(get_json(sim, path), "/status/start"));
+                return owner() == uid && first_value() == 80 && start &&
+                       *start < core::wall_now() + std::chrono::minutes(1);
+            },
+            30s))
+            << sim.get(path).body.substr(sim.get(path).body.find("\"status\""), 300);
         EXPECT_EQ(controller.shutdown(), 0);
     }
     spdlog::default_logger()->sinks().pop_back();

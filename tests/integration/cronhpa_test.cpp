@@ -1,10 +1,13 @@
 // Integration tests of CronHPA: the real controller against the simulated cluster, with
 // schedules a few seconds ahead of the wall clock. Every wait has a deadline; the assertions are
 // about order and end state.
+#include "controller/runtime/lifecycle.hpp"
 #include "cron/exclusions.hpp"
 #include "integration/controller_fixture.hpp"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
 
@@ -276,6 +279,41 @@ TEST_F(CronHpaTest, BadSpecsGetAConditionAndAnEventWhileGoodJobsStillRun) {
     EXPECT_NE(cron_status("typo", "/status/conditions/0/message").find("excludeDates[0]"),
               std::string::npos);
     EXPECT_TRUE(eventually([&] { return has_event("typo", "InvalidEntries"); }));
+}
+
+// Issue 69 (8): a job name is the user's text; with a newline and an ESC in it, and a schedule that
+// does not parse, every pass logs it — as one line, its control characters escaped, in the format
+// the controller's log has (controller::log_formatter). It used to forge a line of its own.
+TEST_F(CronHpaTest, AJobNameWithANewlineAndAnEscapeLogsOneEscapedLine) {
+    apply_manifest(sim, deployment("victim", 1, "100m"));
+    apply_manifest(sim, cronhpa("victim", deployment_ref("victim"),
+                                "  - {name: \"b\\e[2J\\n2026-01-01T00:00:00.000Z info "
+                                "default/victim\", schedule: \"61 * * * *\", targetSize: 9}\n"));
+    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+    sink->set_formatter(controller::log_formatter());
+    spdlog::default_logger()->sinks().push_back(sink);
+    const std::string escaped = "job b\\x1b[2J\\n2026-01-01T00:00:00.000Z info default/victim: ";
+    const auto logged = [&] {
+        const auto lines = sink->last_formatted();
+        return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+            return l.find(escaped) != std::string::npos;
+        });
+    };
+    {
+        controller_runner controller(sim, test_controller_options());
+        EXPECT_TRUE(eventually(logged, 20s)) << escaped;
+        EXPECT_EQ(controller.shutdown(), 0);
+    }
+    spdlog::default_logger()->sinks().pop_back();
+    for (const std::string& line : sink->last_formatted()) {
+        // One line each: the line break spdlog ends it with, and no other control character.
+        ASSERT_FALSE(line.empty());
+        EXPECT_EQ(line.find('\n'), line.size() - 1) << line;
+        EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+    }
+    // The status keeps the name as data, as it was given.
+    EXPECT_EQ(cron_status("victim", "/status/jobs/0/name"),
+              "b\x1b[2J\n2026-01-01T00:00:00.000Z info default/victim");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // Integration tests: kube::informer against the simulated cluster — initial sync, live changes,
 // pagination, relist after forced 410s, and recovery from dropped watches and a restarted server,
 // including one whose store went back to an earlier state (resourceVersions going backwards).
+#include "../support/corrupting_proxy.hpp"
 #include "../support/json_access.hpp"
 #include "../support/run_awaitable.hpp"
 #include "../support/sim_fixture.hpp"
@@ -28,8 +29,18 @@ struct Informer : ::testing::Test {
     std::unique_ptr<kube::mirror> copy; ///< a test's mirror of `cache` (on the same executor)
     std::vector<std::string> seen;      ///< "TYPE key" per notification
 
-    void start(kube::informer_options options = {}, const std::string& collection = configmaps) {
-        auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
+    kube::cluster_config sim_config() {
+        return kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
+    }
+
+    /// `through`: a proxy's port to reach the server by (0: straight to it).
+    void start(kube::informer_options options = {}, const std::string& collection = configmaps,
+               std::uint16_t through = 0) {
+        auto config = sim_config();
+        if (through) {
+            config.port = std::to_string(through);
+            config.server = "http://127.0.0.1:" + config.port;
+        }
         kube::client_options client_options;
         client_options.backoff_base = 10ms;
         client = std::make_unique<kube::api_client>(io.get_executor(), config, client_options);
@@ -264,6 +275,27 @@ TEST_F(Informer, RecoversFromDroppedWatches) {
     sim.request("POST", "/sim/v1/faults/drop-watches");
     sim.request("POST", configmaps, R"({"metadata":{"name":"late"}})");
     ASSERT_TRUE(until([&] { return cache->items()->count("default/late") == 1; }));
+}
+
+// Issue 69 (6): a watch event that does not decode ends the watch, as client-go's does, and the
+// informer resumes from the last event it applied: the DELETED event comes again. (It used to be
+// skipped; the next event moved the version past it, and the deletion was never delivered.)
+TEST_F(Informer, AGarbledDeletedEventEndsTheWatchAndComesAgainOnResuming) {
+    ASSERT_EQ(sim.request("POST", configmaps, R"({"metadata":{"name":"doomed"}})").status, 201);
+    test::corrupting_proxy proxy(static_cast<std::uint16_t>(std::stoi(sim_config().port)),
+                                 R"({"type":"DELETED",)", R"({"type":"DELETED"})");
+    start({}, configmaps, proxy.port());
+    ASSERT_TRUE(until([&] { return cache->synced() && size() == 1; }));
+    ASSERT_EQ(sim.request("DELETE", configmaps + "/doomed").status, 200);
+    ASSERT_EQ(sim.request("POST", configmaps, R"({"metadata":{"name":"after"}})").status, 201);
+    ASSERT_TRUE(until([&] { return cache->items()->count("default/after") == 1; }));
+    EXPECT_TRUE(until([&] { return cache->items()->count("default/doomed") == 0; }))
+        << "the deletion was lost: " << cache->last_error();
+    EXPECT_EQ(proxy.corrupted(), 1);
+    EXPECT_NE(std::find(seen.begin(), seen.end(), "DELETED default/doomed"), seen.end());
+    EXPECT_NE(cache->last_error().find("does not decode"), std::string::npos)
+        << cache->last_error();
+    EXPECT_EQ(cache->lists(), 1u) << "resumed from the last event applied, not relisted";
 }
 
 TEST_F(Informer, SurvivesARestartedServer) {

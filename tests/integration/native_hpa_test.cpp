@@ -203,6 +203,35 @@ TEST_F(NativeHpaTest, AnHpaPlusRescalesAtMostOncePerPeriod) {
         EXPECT_GE(seen[i].second - seen[i - 1].second, 1500ms) << text;
 }
 
+// Issue 69 (7): a pass slow to read its metrics writes /scale late; the next pass is a period after
+// that pass ended, as upstream re-queues a key after its reconcile — not a period after it started,
+// which put the next (fast) rescale 0.5 s after the slow one: the legacy doubling twice.
+TEST_F(NativeHpaTest, AfterASlowMetricReadTheNextRescaleIsStillAPeriodLater) {
+    std::string web = deployment("slow", 2, "1500m");
+    web.replace(web.find("cpu: 500m"), 9, "cpu: 250m");
+    apply_manifest(sim, web);
+    ASSERT_TRUE(eventually([&] { return available("slow") == 2; }));
+    std::string autoscaler = hpaplus("slow", "  syncPeriodSeconds: 3\n", 2, 20);
+    autoscaler.replace(autoscaler.find("averageUtilization: 50"), 22, "averageUtilization: 60");
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] { return controller.acting(); }));
+    // Every PodMetrics list (and only lists of pods: the informers are synced) waits 2.5 s.
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
+                          R"({"rules":[{"verb":"list","resource":"pods","latencyMs":2500}]})")
+                  .status,
+              200);
+    apply_manifest(sim, autoscaler);
+    // The first rescale comes from a slow pass; the metrics are fast again once it has landed.
+    ASSERT_TRUE(eventually([&] { return replicas("slow") > 2; }, 30s));
+    const auto slow_write = std::chrono::steady_clock::now();
+    ASSERT_EQ(sim.request("DELETE", "/sim/v1/faults").status, 200);
+    const int after_slow = replicas("slow");
+    ASSERT_TRUE(eventually([&] { return replicas("slow") > after_slow; }, 30s));
+    // Seen within the poll interval of each write: a period (3 s) less the polling slack.
+    EXPECT_GE(std::chrono::steady_clock::now() - slow_write, 2500ms)
+        << "the rescale after the slow pass came " << after_slow << " -> " << replicas("slow");
+}
+
 // A behavior policy of one pod per 5 s adds at most one pod per 5 s under steady high load, with
 // the worker decided every second.
 TEST_F(NativeHpaTest, APodsPolicyAddsAtMostOnePodPerItsPeriod) {

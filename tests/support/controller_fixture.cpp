@@ -41,9 +41,14 @@ controller::controller_options test_controller_options() {
     return o;
 }
 
-controller_runner::controller_runner(sim_fixture& sim, controller::controller_options options) {
+controller_runner::controller_runner(sim_fixture& sim, controller::controller_options options,
+                                     std::uint16_t through_port) {
     auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "/");
     if (!config) throw std::runtime_error(config.error().text);
+    if (through_port) {
+        config->port = std::to_string(through_port);
+        config->server = config->scheme + "://" + config->host + ":" + config->port;
+    }
     process_ = std::make_unique<controller::controller_process>(io_, std::move(*config),
                                                                 std::move(options));
     process_->start([this](int code) {

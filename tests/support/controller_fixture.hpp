@@ -25,7 +25,9 @@ controller::controller_options test_controller_options();
 
 class controller_runner {
   public:
-    controller_runner(sim_fixture& sim, controller::controller_options options);
+    /// `through_port`: a proxy's port on 127.0.0.1 to reach the server by (0: straight to it).
+    controller_runner(sim_fixture& sim, controller::controller_options options,
+                      std::uint16_t through_port = 0);
     ~controller_runner();
     /// Graceful stop (SIGTERM's path); returns the exit code.
     int shutdown();

@@ -230,6 +230,14 @@ TEST(ReplayMatchesEvaluate, OnEveryMetricTypeAndAFormula) {
     expect_every_decision_matches_evaluate(hpa, recording);
 }
 
+// `n` samples of 1, comma-separated.
+std::string ones(int n) {
+    std::string v;
+    for (int i = 0; i < n; ++i)
+        v += i ? ",1" : "1";
+    return v;
+}
+
 struct bad_case {
     const char* name;
     std::string args;
@@ -292,18 +300,23 @@ TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
          "stepseconds"},
         {"too long", "--autoscaler " + hpa + " --metrics M",
          R"({"start": "2026-01-01T00:00:00Z", "stepSeconds": 86400, "series": {"0": [)" +
-             std::string("1,", 0) +
-             [] {
-                 std::string v;
-                 for (int i = 0; i < 40; ++i)
-                     v += (i ? ",1" : "1");
-                 return v;
-             }() +
+             ones(40) +
              "]}}",
          "longer than 35 days"},
         {"empty", "--autoscaler " + hpa + " --metrics M",
          R"({"start": "2026-01-01T00:00:00Z", "series": {"0": []}})", "no values"},
         {"deep", "--autoscaler " + hpa + " --metrics M", std::string(100000, '['), "bad JSON"},
+        // Issue 69 (9): 120 one-minute steps from 2262-04-11T23:00Z pass the end of time_point.
+        {"past 2262", "--autoscaler " + hpa + " --metrics M",
+         R"({"start": "2262-04-11T23:00:00Z", "stepSeconds": 60, "series": {"0": [)" +
+             ones(120) +
+             "]}}",
+         "ends outside the times a decision can be taken at"},
+        {"prometheus past 2262",
+         "--autoscaler " + hpa +
+             " --prometheus http://127.0.0.1:1 --from 2262-04-01T00:00:00Z --to "
+             "2262-04-02T00:00:00Z",
+         "", "--from and --to must lie within the times a decision can be taken at"},
     };
     for (const auto& c : cases) {
         std::string args = c.args;
@@ -316,6 +329,36 @@ TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
         const auto r = run_command(binary + " replay " + args);
         EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.output;
         EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.name << ": " << r.output;
+    }
+}
+
+// Issue 69 (9): a recording is taken only where its every decision, and every window measured back
+// from it, is representable: the edges of core::decidable, a step either side.
+struct recording_edge {
+    const char* start;
+    int steps; // one-minute steps
+    bool accepted;
+};
+
+TEST(ReplayRecordingEdges, ARecordingMustEndWithinTheDecidableSpan) {
+    const recording_edge cases[] = {
+        {"2026-01-01T00:00:00Z", 120, true},
+        {"2261-04-11T00:00:00Z", 1, true},
+        {"2261-04-11T23:40:00Z", 1, true},     // ends 23:41, before the last decidable instant
+        {"2261-04-11T23:46:00Z", 2, false},    // its end, 23:48, is past it
+        {"2262-04-11T23:00:00Z", 120, false},  // the issue's recording: dates wrapped to 1677
+        {"1678-09-21T00:13:00Z", 1, true},     // from the first decidable instant on
+        {"1678-09-21T00:12:00Z", 1, false},    // a minute before it
+        {"1677-09-21T00:13:00Z", 1, false},    // parses, but every window from it wraps
+    };
+    for (const auto& c : cases) {
+        const auto load = decode_recording(std::string(R"({"start": ")") + c.start +
+                                           R"(", "stepSeconds": 60, "series": {"0": [)" +
+                                           ones(c.steps) + "]}}");
+        EXPECT_EQ(bool(load), c.accepted) << c.start << " + " << c.steps << " min";
+        if (!load && !c.accepted) {
+            EXPECT_NE(load.error().text.find("start:"), std::string::npos) << load.error().text;
+        }
     }
 }
 

@@ -33,6 +33,26 @@ TEST(PredictionCheckpoint, RoundTripsWithGapsAsNulls) {
     EXPECT_EQ(back->samples[2].value, 90);
 }
 
+// Issue 69 (3): the owners are decoded so the controller can tell its own checkpoint from one
+// someone else made; only HPAPlus owners count.
+TEST(PredictionCheckpoint, DecodesTheHpaPlusOwnersUids) {
+    const auto status = encode_prediction_checkpoint_status({"cpu", 1min, {{t0, 80}}}, t0);
+    const auto owned = decode_prediction_checkpoint(
+        R"({"kind":"HPAPlusCheckpoint","metadata":{"name":"web","ownerReferences":[)"
+        R"({"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d-1"},)"
+        R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","name":"web",)"
+        R"("uid":"u-1"}]},"status":)" +
+        status + "}");
+    ASSERT_TRUE(owned) << owned.error().text;
+    EXPECT_EQ(owned->owner_uids, std::vector<std::string>{"u-1"});
+    const auto orphan = decode_prediction_checkpoint(object_with(status));
+    ASSERT_TRUE(orphan) << orphan.error().text;
+    EXPECT_TRUE(orphan->owner_uids.empty());
+    EXPECT_FALSE(decode_prediction_checkpoint(
+        R"({"metadata":{"ownerReferences":{"kind":"HPAPlus"}},"status":)" + status + "}"))
+        << "ownerReferences must be a list";
+}
+
 TEST(PredictionCheckpoint, KeepsTheNewestValuesWhenThereAreTooMany) {
     prediction_history h{
         "cpu", 1s, {{t0, 1}, {t0 + std::chrono::seconds(max_checkpoint_values), 2}}};
