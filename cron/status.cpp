@@ -96,6 +96,11 @@ wake begin_wake(const std::vector<job>& jobs, const std::vector<std::string>& ex
         job_spec spec;
         spec.target_size = j.target_size;
         spec.run_once = j.run_once;
+        // Fire times after the last run count, or after the submission. A submission ahead of
+        // now — the clock stepped back past it, or the server's creationTimestamp is ahead of
+        // ours — would hide the jobs due before it: it becomes now (and is written so). A last
+        // run ahead of now stays: its fire times ran, and a schedule runs none twice.
+        if (js.submit_time && *js.submit_time > ctx.now) js.submit_time = ctx.now;
         spec.since = js.last_schedule_time.value_or(js.submit_time.value_or(ctx.now));
         spec.finished = j.run_once && js.last_schedule_time && ran(js.state);
         auto parsed = parse_schedule(j.schedule);

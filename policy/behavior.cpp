@@ -53,6 +53,17 @@ std::int32_t to_int32(double v) {
 
 } // namespace
 
+void shift_history(history& h, std::chrono::nanoseconds step) {
+    for (auto& r : h.recommendations)
+        r.time += step;
+    for (auto& e : h.scale_up_events)
+        e.time += step;
+    for (auto& e : h.scale_down_events)
+        e.time += step;
+    for (auto& g : h.last_known_good)
+        g.time += step;
+}
+
 void seed_history(history& h, std::int32_t current, time_point now) {
     if (!h.started && h.recommendations.empty()) h.recommendations.push_back({now, current});
     h.started = true;

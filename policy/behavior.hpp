@@ -6,6 +6,7 @@
 
 #include "policy/types.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -95,5 +96,11 @@ void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t p
 /// `recordInitialRecommendation`: the first reconcile starts the log with the current count; a log
 /// that exists is left alone, even when it is empty.
 void seed_history(history& h, std::int32_t current, time_point now);
+
+/// Moves every time `h` remembers by `step`: the controller measures windows, policy periods and
+/// scale-event ages on the steady clock, as upstream's Go times carry a monotonic reading, while
+/// the decision takes wall times; when the wall clock steps (NTP, a VM resumed), what was remembered
+/// moves with it, so that each age stays what the steady clock says it is.
+void shift_history(history& h, std::chrono::nanoseconds step);
 
 } // namespace hpaplus::policy

@@ -104,7 +104,7 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         out.exists = false;
         co_return out;
     }
-    const auto now_tp = core::wall_now();
+    const auto now_tp = env.options.wall_clock();
     const auto record = object->share<kube::cronhpa_record>();
     if (!record) {
         out.error = "the cached " + object->key + " has no CronHPA record";

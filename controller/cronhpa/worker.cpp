@@ -30,7 +30,7 @@ boost::asio::awaitable<pass_result> cronhpa_rules::pass(worker_slot& slot) {
     if (outcome.wake) {
         // Fire times are whole seconds; a few ms past one makes sure it is due on waking.
         const auto until =
-            *outcome.wake - std::chrono::system_clock::now() + std::chrono::milliseconds(5);
+            *outcome.wake - env_.options.wall_clock() + std::chrono::milliseconds(5);
         delay =
             std::min(delay, std::max(std::chrono::milliseconds(0),
                                      std::chrono::duration_cast<std::chrono::milliseconds>(until)));

@@ -148,6 +148,26 @@ boost::asio::awaitable<bool> deleted_on_server(kube::api_client& client, const a
     co_return r.ec == kube::errc::not_found;
 }
 
+// Windows, policy periods and scale-event ages are measured on the steady clock, as upstream's Go
+// times carry a monotonic reading (an NTP step changes nothing there), while decisions take the
+// wall time they show and write: a wall-clock step since the last pass moves what the object
+// remembers by the same step. Below `jitter` the two readings differ by their own timing only.
+void follow_wall_clock(object_memory& memory, core::time_point now, const std::string& key) {
+    constexpr std::chrono::milliseconds jitter{100};
+    const auto steady = std::chrono::steady_clock::now();
+    if (memory.steady_seen != std::chrono::steady_clock::time_point{}) {
+        const auto step = now - (memory.wall_seen + (steady - memory.steady_seen));
+        if (step > jitter || step < -jitter) {
+            policy::shift_history(memory.hist, step);
+            spdlog::debug("{}: the wall clock stepped by {} ms since the last pass; its windows "
+                          "and periods follow the steady clock",
+                          key, std::chrono::duration_cast<std::chrono::milliseconds>(step).count());
+        }
+    }
+    memory.wall_seen = now;
+    memory.steady_seen = steady;
+}
+
 } // namespace
 
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
@@ -160,7 +180,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         out.exists = false;
         co_return out;
     }
-    const core::time_point now = core::wall_now();
+    const core::time_point now = env.options.wall_clock();
+    follow_wall_clock(memory, now, object->key);
     if (memory.decoded.source != object) memory.decoded = decode(object);
     const decoded_autoscaler& known = memory.decoded;
     if (!known.record) {

@@ -58,6 +58,9 @@ struct object_memory {
     std::uint64_t pod_metrics_read = 0;
     /// spec.prediction: the named metric's past and the last forecast.
     prediction_memory prediction;
+    /// Both clocks as the last pass read them: a wall-clock step since then moves `hist` with it.
+    core::time_point wall_seen{};
+    std::chrono::steady_clock::time_point steady_seen{};
 };
 
 /// Which objects a set of workers reconciles: HPAPlus objects, or plain autoscaling/v2

@@ -3,6 +3,7 @@
 // defaults).
 #pragma once
 
+#include "core/time.hpp"
 #include "kube/client_options.hpp"
 #include "kube/informer_options.hpp"
 #include "policy/types.hpp"
@@ -87,6 +88,9 @@ struct controller_options {
     std::string ops_listen = "0.0.0.0:8080";
     /// After SIGTERM, how long in-flight reconciles may take before the process exits.
     std::chrono::milliseconds shutdown_grace{10000};
+    /// The wall clock decisions, CronHPA schedules and written times read (not a flag: tests step
+    /// it to show that windows and periods follow the steady clock, and schedules the wall clock).
+    core::time_point (*wall_clock)() = core::wall_now;
 };
 
 } // namespace hpaplus::controller

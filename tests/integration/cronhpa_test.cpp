@@ -2,6 +2,7 @@
 // schedules a few seconds ahead of the wall clock. Every wait has a deadline; the assertions are
 // about order and end state.
 #include "controller/runtime/lifecycle.hpp"
+#include "core/time.hpp"
 #include "cron/exclusions.hpp"
 #include "integration/controller_fixture.hpp"
 
@@ -18,10 +19,9 @@ namespace {
 
 const std::string cronhpas = "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/cronhpas/";
 
-// A 6-field schedule that fires once a day, `seconds` from now (UTC wall clock).
-std::string in_seconds(int seconds) {
-    const auto t = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
-                   std::chrono::seconds(seconds);
+// A 6-field schedule that fires once a day, `seconds` from now by `clock` (UTC wall clock).
+std::string in_seconds(int seconds, core::time_point (*clock)() = core::wall_now) {
+    const auto t = std::chrono::floor<std::chrono::seconds>(clock()) + std::chrono::seconds(seconds);
     const auto day = std::chrono::floor<std::chrono::days>(t);
     const std::chrono::hh_mm_ss tod(t - day);
     return fmt::format("{} {} {} * * *", tod.seconds().count(), tod.minutes().count(),
@@ -279,6 +279,60 @@ TEST_F(CronHpaTest, BadSpecsGetAConditionAndAnEventWhileGoodJobsStillRun) {
     EXPECT_NE(cron_status("typo", "/status/conditions/0/message").find("excludeDates[0]"),
               std::string::npos);
     EXPECT_TRUE(eventually([&] { return has_event("typo", "InvalidEntries"); }));
+}
+
+// Issue 69 (2): a CronHPA follows the wall clock, as a schedule must, and a step either way loses
+// no due job and runs none twice. Our clock 15 minutes behind the server's (stepped back): the
+// CronHPA's creationTimestamp is ahead of it, and the four jobs due before that time by our clock
+// used to be hidden by it — none ran.
+TEST_F(CronHpaTest, AfterAStepBackEveryDueJobRunsOnce) {
+    reset_test_clock();
+    step_test_clock(-std::chrono::minutes(15));
+    apply_manifest(sim, deployment("back", 1, "100m"));
+    apply_manifest(sim, cronhpa("back", deployment_ref("back"),
+                                job("two", in_seconds(3, test_clock), 2) +
+                                    job("three", in_seconds(6, test_clock), 3) +
+                                    job("four", in_seconds(9, test_clock), 4) +
+                                    job("five", in_seconds(12, test_clock), 5)));
+    auto options = test_controller_options();
+    options.wall_clock = test_clock;
+    controller_runner controller(sim, options);
+    const auto seen = replicas_until(
+        "back", [&] { return job_state("back", 3) == "Succeeded"; }, 40s);
+    reset_test_clock();
+    EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4, 5}));
+    for (int j = 0; j < 4; ++j)
+        EXPECT_EQ(job_state("back", j), "Succeeded") << j;
+    // One run each in the history.
+    const auto doc = get_json(sim, cronhpas + "back");
+    ASSERT_TRUE(doc.IsObject() && doc["status"].HasMember("history"));
+    EXPECT_EQ(doc["status"]["history"].Size(), 4u);
+}
+
+// A step forward past two fire times: what fell due runs once — the latest, as after downtime
+// (the missed-run rules) — and the worker, asleep on the steady clock, sees it within
+// cron_max_sleep.
+TEST_F(CronHpaTest, AfterAStepForwardTheLatestJobThatFellDueRunsOnce) {
+    reset_test_clock();
+    apply_manifest(sim, deployment("ahead", 1, "100m"));
+    apply_manifest(sim, cronhpa("ahead", deployment_ref("ahead"),
+                                job("three", in_seconds(300), 3) + job("four", in_seconds(600), 4)));
+    auto options = test_controller_options();
+    options.wall_clock = test_clock;
+    options.cron_max_sleep = 2s;
+    controller_runner controller(sim, options);
+    ASSERT_TRUE(eventually([&] { return job_state("ahead", 1) == "Scheduled"; }));
+    step_test_clock(std::chrono::minutes(15));
+    const auto seen = replicas_until(
+        "ahead", [&] { return job_state("ahead", 1) == "Succeeded"; }, 20s);
+    reset_test_clock();
+    EXPECT_EQ(seen, (std::vector<int>{1, 4}));
+    EXPECT_EQ(job_state("ahead", 0), "Superseded");
+    std::this_thread::sleep_for(3s); // more than a wake later: nothing runs again
+    const auto doc = get_json(sim, cronhpas + "ahead");
+    ASSERT_TRUE(doc.IsObject() && doc["status"].HasMember("history"));
+    EXPECT_EQ(doc["status"]["history"].Size(), 2u) << "one run, one superseded";
+    EXPECT_EQ(replicas("ahead"), 4);
 }
 
 // Issue 69 (8): a job name is the user's text; with a newline and an ESC in it, and a schedule that

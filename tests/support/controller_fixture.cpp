@@ -7,6 +7,8 @@
 #include "kube/config.hpp"
 #include "kube/yaml_json.hpp"
 
+#include <atomic>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -22,6 +24,22 @@
 namespace hpaplus::test {
 
 namespace asio = boost::asio;
+
+namespace {
+std::atomic<std::int64_t> test_clock_offset{0}; // nanoseconds
+} // namespace
+
+core::time_point test_clock() {
+    return core::wall_now() + std::chrono::nanoseconds(test_clock_offset.load());
+}
+
+void step_test_clock(std::chrono::nanoseconds by) {
+    test_clock_offset += by.count();
+}
+
+void reset_test_clock() {
+    test_clock_offset = 0;
+}
 
 controller::controller_options test_controller_options() {
     controller::controller_options o;

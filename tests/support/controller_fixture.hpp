@@ -23,6 +23,13 @@ namespace hpaplus::test {
 /// Options for tests: no ops port, short periods and timeouts.
 controller::controller_options test_controller_options();
 
+/// A wall clock the tests step (controller_options::wall_clock): the real one plus an offset that
+/// step_test_clock moves, as an NTP step or a resumed VM moves the host's, while the steady clock
+/// and the simulated server's clock go on. reset_test_clock puts it back.
+core::time_point test_clock();
+void step_test_clock(std::chrono::nanoseconds by);
+void reset_test_clock();
+
 class controller_runner {
   public:
     /// `through_port`: a proxy's port on 127.0.0.1 to reach the server by (0: straight to it).

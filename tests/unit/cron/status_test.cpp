@@ -131,6 +131,35 @@ INSTANTIATE_TEST_SUITE_P(Table, OneWake, ::testing::Values(
 ));
 // clang-format on
 
+// Issue 69 (2): our clock 30 minutes behind the server's creationTimestamp (or stepped back past
+// a submission): the 08:00 job, due before that submission time, still fires — once — when our
+// clock reaches it. The submission is brought to now and written, so the next wake counts from it.
+TEST(Wake, ASubmissionAheadOfTheClockHidesNoDueJob) {
+    status s;
+    run_memory memory;
+    const auto report = [](const wake& w) {
+        return std::vector<run_report>(w.plan.due.size(),
+                                       run_report{true, run_mode::floor, "web", "floor 10"});
+    };
+    const wake_context before = context("2026-11-22T07:59:50Z", "2026-11-22T08:30:00Z");
+    wake w = begin_wake({morning}, {}, s, memory, before);
+    finish_wake(w, {morning}, report(w), 10, 1, before, memory, s);
+    ASSERT_EQ(s.jobs.size(), 1u);
+    EXPECT_EQ(s.jobs[0].submit_time, at("2026-11-22T07:59:50Z"));
+    ASSERT_TRUE(w.plan.wake);
+    EXPECT_EQ(*w.plan.wake, at("2026-11-22T08:00:00Z"));
+
+    const wake_context due = context("2026-11-22T08:00:01Z", "2026-11-22T08:30:00Z");
+    wake again = begin_wake({morning}, {}, s, memory, due);
+    const wake_outcome out = finish_wake(again, {morning}, report(again), 10, 1, due, memory, s);
+    EXPECT_TRUE(out.fired);
+    EXPECT_EQ(to_string(s.jobs[0].state), to_string(S::succeeded));
+
+    const wake_context later = context("2026-11-22T08:10:00Z", "2026-11-22T08:30:00Z");
+    wake third = begin_wake({morning}, {}, s, memory, later);
+    EXPECT_TRUE(third.plan.due.empty()) << "it fired once";
+}
+
 TEST(Wake, AFixedScheduleIsScheduledAgain) {
     const wake_context ctx = context("2026-11-22T07:00:00Z");
     status s;

@@ -298,6 +298,29 @@ TEST(Recommendations, AnEmptyLogThatExistsIsNotSeeded) {
     EXPECT_TRUE(h.recommendations.empty());
 }
 
+// Issue 69 (2): a wall-clock step moves everything remembered by the step, so that a window read
+// at the stepped time sees the ages the steady clock measured: 100 s back is still inside a 300 s
+// scale-down window after a 15-minute step forward.
+TEST(Recommendations, AShiftedHistoryKeepsItsAgesAcrossAClockStep) {
+    history h;
+    h.recommendations = {{ago(100), 6}, {ago(400), 9}};
+    h.scale_up_events = {{ago(30), 2}};
+    h.scale_down_events = {{ago(50), 1}};
+    h.last_known_good = {{0, ago(20), 4}};
+    const auto step = std::chrono::minutes(15);
+    shift_history(h, step);
+    const time_point stepped = now() + step;
+    EXPECT_EQ(h.recommendations[0].time, stepped - std::chrono::seconds(100));
+    EXPECT_EQ(h.recommendations[1].time, stepped - std::chrono::seconds(400));
+    EXPECT_EQ(h.scale_up_events[0].time, stepped - std::chrono::seconds(30));
+    EXPECT_EQ(h.scale_down_events[0].time, stepped - std::chrono::seconds(50));
+    EXPECT_EQ(h.last_known_good[0].time, stepped - std::chrono::seconds(20));
+    // The 6 recommended 100 s ago still holds a scale-down to 2; the 9 from 400 s ago does not.
+    behavior_spec b{default_up(60), default_down(300)};
+    EXPECT_EQ(normalize_with_behavior(h, 6, 2, 1, 10, b, controller_config{}, stepped).stabilized,
+              6);
+}
+
 TEST(ScaleEvents, StoredPerDirectionAndReuseStaleSlots) {
     history h;
     behavior_spec b{default_up(), default_down()};
