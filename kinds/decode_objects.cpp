@@ -82,7 +82,7 @@ boosts_in_force(const policy::pod_info& pod,
                                    *milli, core::quantity_format::decimal_si))
                              : std::nullopt;
             };
-            out.push_back({c.name, q(b.request_milli), q(b.limit_milli)});
+            out.push_back({c.name, q(b.request_milli), q(b.limit_milli), record->vpaplus});
         }
     }
     return out;

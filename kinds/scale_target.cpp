@@ -22,6 +22,32 @@ std::string scale_error(const kube::api_response& r, const policy::object_refere
 
 } // namespace
 
+namespace {
+
+// The CPU of each container of a pod template (a container that cannot be read has none: no boost
+// record of it is believed).
+std::shared_ptr<const std::vector<policy::boost_authority::container>>
+template_cpu_of(const kube::json_node& containers) {
+    kube::json_decoder d;
+    auto out = std::make_shared<std::vector<policy::boost_authority::container>>();
+    const std::size_t size = containers.present() ? d.array(containers) : 0;
+    for (std::size_t i = 0; i < size && d.ok(); ++i) {
+        const kube::json_node c = containers.at(i);
+        policy::boost_authority::container t;
+        t.name = d.opt_string(c["name"]).value_or("");
+        const auto cpu = [&](const char* kind) -> std::optional<std::int64_t> {
+            const auto q = d.opt_quantity(c["resources"][kind]["cpu"]);
+            return q && q->milli_fits() ? std::optional(q->milli_value()) : std::nullopt;
+        };
+        t.request_milli = cpu("requests");
+        t.limit_milli = cpu("limits");
+        if (d.ok()) out->push_back(std::move(t));
+    }
+    return out;
+}
+
+} // namespace
+
 target_view scale_from_deployment(const rapidjson::Value& object) {
     target_view v;
     kube::json_decoder d;
@@ -46,6 +72,7 @@ target_view scale_from_deployment(const rapidjson::Value& object) {
         return v;
     }
     v.scale = s;
+    v.template_cpu = template_cpu_of(root["spec"]["template"]["spec"]["containers"]);
     return v;
 }
 

@@ -5,6 +5,7 @@
 
 #include "kube/object_cache.hpp"
 #include "kube/resources.hpp"
+#include "policy/boost_trust.hpp"
 #include "policy/rollout.hpp"
 #include "policy/types.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <rapidjson/fwd.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -22,6 +24,9 @@ struct target_view {
     std::string error;
     std::string resource_version;                 ///< precondition of the /scale write
     std::optional<policy::rollout_state> rollout; ///< Deployments (StatefulSets: read_rollout)
+    /// The CPU request and limit of each container of its pod template (Deployments from the
+    /// cache; null otherwise): what a start-up boost record's unboosted CPU must be.
+    std::shared_ptr<const std::vector<policy::boost_authority::container>> template_cpu;
 };
 
 /// The target's Scale view of a Deployment (`scale` nullopt when it cannot be read).

@@ -47,6 +47,9 @@ struct history {
     /// podSelection OwnerReferences: the excluded pods last reported in an Event (names, one per
     /// line), so the Event says each set once.
     std::string excluded_pods;
+    /// The pods whose start-up boost records were last reported not believed (names, one per
+    /// line), so the Event says each set once.
+    std::string ignored_boosts;
     /// spec.prediction: whether the forecast took part in the last decision (its Events say each
     /// change once).
     bool prediction_voting = false;

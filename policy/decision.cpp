@@ -9,6 +9,7 @@
 #include "policy/prediction.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <cmath>
 #include <cstdio>
 
@@ -174,6 +175,24 @@ std::vector<metric_reading> exclude_unowned(decision& d, const reconcile_input& 
     return readings;
 }
 
+// Start-up boost records that do not agree with the cluster are not believed: those pods count at
+// the CPU they request, and a Warning says so once per set of pods (issue 69).
+void vet_boost_records(decision& d, const reconcile_input& in, std::vector<const pod_info*>& pods,
+                       std::deque<pod_info>& vetted) {
+    d.stages.ignored_boosts = vet_boosts(pods, in.boosts, vetted);
+    std::string reported;
+    for (const auto& name : d.stages.ignored_boosts)
+        reported += name + "\n";
+    if (reported != d.hist.ignored_boosts) {
+        if (!reported.empty())
+            d.events.push_back(
+                {"Warning", "StartupBoostIgnored", ignored_boosts_message(d.stages.ignored_boosts)});
+        d.hist.ignored_boosts = std::move(reported);
+    }
+    for (const pod_info* p : pods)
+        if (!p->boosted.empty()) d.stages.boosted_pods.push_back(p->name);
+}
+
 // A number for a message: at most three decimals, no trailing zeros ("1.5", "90", "0.333");
 // from a trillion on in exponent form ("1e+308").
 std::string format_double(double v) {
@@ -270,8 +289,8 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     }
     std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
     if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);
-    for (const pod_info* p : pods)
-        if (!p->boosted.empty()) d.stages.boosted_pods.push_back(p->name);
+    std::deque<pod_info> vetted; // pods whose boost record is not believed, without it
+    vet_boost_records(d, in, pods, vetted);
     if (auto msg = ambiguity(in, scale.selector, pods)) {
         warn(d, "AmbiguousSelector", *msg);
         set_condition(conditions, "ScalingActive", false_, "AmbiguousSelector", *msg, in.now);

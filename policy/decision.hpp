@@ -6,6 +6,7 @@
 #pragma once
 
 #include "policy/behavior.hpp"
+#include "policy/boost_trust.hpp"
 #include "policy/metric_evaluation.hpp"
 #include "policy/pod_selection.hpp"
 #include "policy/rollout.hpp"
@@ -56,6 +57,9 @@ struct reconcile_input {
     std::vector<controller_link> controllers;
     /// spec.prediction: the forecast of its metric (computed from the metric's past outside).
     prediction_input prediction;
+    /// What a selected pod's start-up boost record must agree with to count (owned by the caller,
+    /// alive through decide; null: no record is believed).
+    const boost_authority* boosts = nullptr;
     controller_config config;
     history hist;
     time_point now{};
@@ -83,6 +87,9 @@ struct decision_stages {
     std::vector<std::string> excluded_pods;
     /// The selected pods whose CPU counts at its unboosted request (a VPAPlus start-up boost).
     std::vector<std::string> boosted_pods;
+    /// The selected pods whose boost record was not believed (policy/boost_trust.hpp): their CPU
+    /// counts at the request they have.
+    std::vector<std::string> ignored_boosts;
     /// spec.prediction: the forecast's value, what it asks for and whether it voted.
     struct prediction_stage {
         double value = 0;

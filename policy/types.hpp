@@ -245,6 +245,7 @@ struct boosted_container {
     std::string name;
     std::optional<quantity> request;
     std::optional<quantity> limit;
+    std::string by = {}; ///< the VPAPlus the record names (policy/boost_trust.hpp checks it)
     friend bool operator==(const boosted_container&, const boosted_container&) = default;
 };
 

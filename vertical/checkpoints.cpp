@@ -42,6 +42,20 @@ asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vert
         const auto item = items.at(i);
         if (d.opt_string(item["spec"]["vpaObjectName"]).value_or("") != v.name) continue;
         const std::string container = d.opt_string(item["spec"]["containerName"]).value_or("");
+        // Believed only when this VPAPlus made it (its uid in the ownerReferences): anyone who
+        // may create objects in the namespace could otherwise hand the recommender a history.
+        bool owned = false;
+        const kube::json_node owners = item["metadata"]["ownerReferences"];
+        for (std::size_t k = 0, n = d.array(owners); k < n && !owned; ++k)
+            owned = d.opt_string(owners.at(k)["uid"]).value_or("") == v.uid;
+        if (!owned) {
+            const std::string name = d.opt_string(item["metadata"]["name"]).value_or("");
+            if (name == checkpoint_name(v.name, container)) m.checkpoints_foreign.insert(name);
+            spdlog::warn("{}/{}: the VPAPlusCheckpoint {} of container {} is not read: its "
+                         "ownerReferences do not name this VPAPlus (uid {})",
+                         v.ns, v.name, name, container, v.uid);
+            continue;
+        }
         const auto c = decode_checkpoint_status(item["status"]);
         m.checkpoints_created.insert(checkpoint_name(v.name, container));
         vertical::container_aggregate history(m.config);
@@ -63,6 +77,15 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
     const auto& r = kube::resources::vpapluscheckpoints;
     for (const auto& [container, history] : m.history) {
         const std::string name = checkpoint_name(v.name, container);
+        if (m.checkpoints_foreign.count(name)) {
+            auto removed = co_await kube::remove(env.client, r, v.ns, name, key);
+            if (!removed && removed.ec != kube::errc::not_found) {
+                spdlog::warn("{}/{}: checkpoint {} it does not own not deleted: {}", v.ns, v.name,
+                             name, removed.message());
+                continue;
+            }
+            m.checkpoints_foreign.erase(name);
+        }
         if (!m.checkpoints_created.count(name)) {
             const std::string body = R"({"apiVersion":")" + std::string(vpaplus_api_version) +
                                      R"(","kind":"VPAPlusCheckpoint","metadata":{"name":")" + name +

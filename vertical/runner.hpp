@@ -74,6 +74,9 @@ struct vertical_memory {
     bool checkpoints_loaded = false;
     bool history_loaded = false; ///< the Prometheus history was read (or tried)
     std::set<std::string> checkpoints_created;
+    /// Checkpoints of our names that this VPAPlus does not own (its uid is not among their
+    /// ownerReferences): not read; deleted before ours is created.
+    std::set<std::string> checkpoints_foreign;
     std::optional<core::time_point> last_checkpoint;
 };
 

@@ -56,14 +56,18 @@ Value encode_history(const policy::history& h, kube::json_allocator& a) {
         out.AddMember("lastKnownGood", good, a);
     }
     if (h.prediction_voting) out.AddMember("predictionVoting", true, a);
-    if (!h.excluded_pods.empty()) {
-        Value excluded(rapidjson::kArrayType);
-        std::string_view rest = h.excluded_pods;
+    // The sets of pods the last Events named (podSelection's excluded pods, boost records not
+    // believed), one name per line.
+    for (const auto& [key, lines] : {std::pair{"excludedPods", &h.excluded_pods},
+                                     std::pair{"ignoredBoosts", &h.ignored_boosts}}) {
+        if (lines->empty()) continue;
+        Value names(rapidjson::kArrayType);
+        std::string_view rest = *lines;
         for (auto end = rest.find('\n'); end != std::string_view::npos; end = rest.find('\n')) {
-            excluded.PushBack(kube::json_string(rest.substr(0, end), a), a);
+            names.PushBack(kube::json_string(rest.substr(0, end), a), a);
             rest.remove_prefix(end + 1);
         }
-        out.AddMember("excludedPods", excluded, a);
+        out.AddMember(rapidjson::StringRef(key), names, a);
     }
     return out;
 }
@@ -119,7 +123,8 @@ std::string encode_decision(const policy::decision& dec) {
     }
     // podSelection OwnerReferences left these out; these count their CPU unboosted.
     for (const auto& [key, names] : {std::pair{"excludedPods", &dec.stages.excluded_pods},
-                                     std::pair{"boostedPods", &dec.stages.boosted_pods}}) {
+                                     std::pair{"boostedPods", &dec.stages.boosted_pods},
+                                     std::pair{"ignoredBoosts", &dec.stages.ignored_boosts}}) {
         if (names->empty()) continue;
         Value list(rapidjson::kArrayType);
         for (const auto& name : *names)

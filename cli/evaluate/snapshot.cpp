@@ -4,6 +4,8 @@
 #include "cli/evaluate/snapshot.hpp"
 
 #include "kinds/decode.hpp"
+#include "kinds/records.hpp"
+#include "kinds/scale_target.hpp"
 #include "kube/json_decoder.hpp"
 #include "metrics/backend_reading.hpp"
 #include "policy/defaults.hpp"
@@ -62,11 +64,41 @@ void decode_config(json_decoder& d, const json_node& n, policy::controller_confi
     c.initial_readiness_delay = seconds("initialReadinessDelaySeconds", c.initial_readiness_delay);
 }
 
+// What a pod's start-up boost record must agree with, as the controller finds it: the first of
+// `vpapluses` (VPAPlus objects of the namespace) with startupBoost aimed at the target, and the
+// CPU of the pod template of `target` (the Deployment). Without both, no record is believed.
+void decode_boost_authority(json_decoder& d, const json_node& root, const policy::autoscaler& hpa,
+                            policy::boost_authority& out) {
+    const policy::object_reference& workload = hpa.spec.scale_target_ref;
+    const json_node vpas = root["vpapluses"];
+    for (std::size_t i = 0, size = d.array(vpas); i < size && d.ok(); ++i) {
+        const json_node v = vpas.at(i);
+        if (!d.object(v)) break;
+        const auto record = kube::decode_vpaplus_record(*v.value);
+        if (record.invalid) {
+            d.fail(v, *record.invalid);
+            break;
+        }
+        if (out.vpaplus.empty() && record.v.boost && record.v.ns == hpa.namespace_ &&
+            record.v.target.kind == workload.kind && record.v.target.name == workload.name)
+            out.vpaplus = record.v.name;
+    }
+    const json_node target = root["target"];
+    if (out.vpaplus.empty() || !target.present() || !target.value->IsObject()) {
+        out.vpaplus.clear();
+        return;
+    }
+    if (const auto cpu = kube::scale_from_deployment(*target.value).template_cpu)
+        out.containers = *cpu;
+    else
+        out.vpaplus.clear();
+}
+
 void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
     if (!d.object(n)) return; // absent: a first reconcile, which starts the log
     h.started = true;         // present: the controller's log, even with no recommendations
     d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood",
-                       "excludedPods", "predictionVoting"});
+                       "excludedPods", "ignoredBoosts", "predictionVoting"});
     h.prediction_voting = d.opt_bool(n["predictionVoting"]).value_or(false);
     const json_node recs = n["recommendations"];
     for (std::size_t i = 0, size = d.array(recs); i < size; ++i) {
@@ -87,9 +119,13 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
                              d.opt_int32(e["replicaChange"], 0).value_or(0)});
         }
     }
-    const json_node excluded = n["excludedPods"]; // podSelection: the set its Event last named
-    for (std::size_t i = 0, size = d.array(excluded); i < size; ++i)
-        h.excluded_pods += d.string(excluded.at(i)) + "\n";
+    // The sets of pods the last Events named: podSelection's excluded pods, boost records ignored.
+    for (auto [key, lines] : {std::pair{"excludedPods", &h.excluded_pods},
+                              std::pair{"ignoredBoosts", &h.ignored_boosts}}) {
+        const json_node names = n[key];
+        for (std::size_t i = 0, size = d.array(names); i < size; ++i)
+            *lines += d.string(names.at(i)) + "\n";
+    }
     const json_node good = n["lastKnownGood"];
     for (std::size_t i = 0, size = d.array(good); i < size; ++i) {
         const json_node g = good.at(i);
@@ -279,7 +315,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     d.known_fields(root,
                    {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
                     "externalMetrics", "backendValues", "failures", "history", "recommendation",
-                    "target", "otherAutoscalers", "replicaSets", "forecast"});
+                    "target", "otherAutoscalers", "replicaSets", "forecast", "vpapluses"});
     if (root["backendValues"].present()) d.object(root["backendValues"]);
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
@@ -383,6 +419,8 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     }
     if (root["target"].present())
         in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
+    decode_boost_authority(d, root, in.hpa, s.boosts);
+    in.boosts = &s.boosts;
     if (!d.ok()) return d.error();
     return std::nullopt;
 }

@@ -16,6 +16,7 @@ namespace hpaplus::cli {
 struct snapshot {
     policy::reconcile_input input;
     std::vector<policy::pod_info> pods; ///< owns what input.pods points to
+    policy::boost_authority boosts;     ///< what input.boosts points to (`vpapluses`, `target`)
     std::set<std::string, std::less<>> failures;
     /// The error a /scale write would get (failure `updateScale`); nullopt = it succeeds.
     std::optional<std::string> scale_write_error;

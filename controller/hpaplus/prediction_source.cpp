@@ -199,6 +199,7 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
     const bool ahead = !kept->samples.empty() && kept->samples.back().time > now + checkpoint_skew;
     if (!owned || ahead) {
         memory.checkpoint_foreign = true;
+        ++memory.untrusted_checkpoints;
         spdlog::warn("{}: the HPAPlusCheckpoint {} is not read as its prediction history: {}; it "
                      "is replaced by the next write",
                      who, who,

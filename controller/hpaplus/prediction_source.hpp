@@ -35,6 +35,7 @@ struct prediction_memory {
     /// The checkpoint read is not this HPAPlus's (another owner, or samples ahead of now): the
     /// next write deletes it and creates its own.
     bool checkpoint_foreign = false;
+    std::uint32_t untrusted_checkpoints = 0; ///< checkpoints found not believed (reported)
     core::time_point checkpoint_written{};
 };
 

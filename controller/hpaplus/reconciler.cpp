@@ -277,6 +277,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             in.pods.push_back(p.get());
         if (in.hpa.spec.pods == policy::pod_selection::owner_references)
             in.controllers = controller_links(env.replicasets, ns, in.pods);
+        if (std::any_of(in.pods.begin(), in.pods.end(),
+                        [](const policy::pod_info* p) { return !p->boosted.empty(); })) {
+            memory.boosts = boost_authority_for(env.vpapluses, ns, ref, memory.target.template_cpu);
+            in.boosts = &memory.boosts;
+        }
         if (register_selector(kind, ns, name, in.scale->selector, memory)) {
             in.scale_selector = memory.selector;
             const std::uint64_t selectors = kind.selectors.version(ns);
@@ -297,9 +302,12 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     }
     prediction_checkpoint_env checkpoint{env.client, record->uid, object->key,
                                          env.options.prediction_checkpoint_interval};
-    if (in.hpa.spec.prediction && in.scale)
+    if (in.hpa.spec.prediction && in.scale) {
+        const auto untrusted = memory.prediction.untrusted_checkpoints;
         in.prediction = co_await prediction_for(env.metrics, checkpoint, in.hpa, ref.name,
                                                 in.scale->selector, memory.prediction, now);
+        out.untrusted_checkpoints = memory.prediction.untrusted_checkpoints - untrusted;
+    }
     else if (!in.hpa.spec.prediction && memory.prediction.history_of)
         memory.prediction = {}; // spec.prediction was removed: its history goes
 
@@ -386,6 +394,11 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         }
     }
     for (const auto& e : decision.events) {
+        if (e.reason == "StartupBoostIgnored") {
+            // Once per set of pods, as the Event: a forged record is an attack on the decision.
+            out.untrusted_boosts = decision.stages.ignored_boosts.size();
+            spdlog::warn("{}: {}", object->key, e.message);
+        }
         const auto who = involved();
         co_await env.events.record(who, e, now);
         ++out.events;

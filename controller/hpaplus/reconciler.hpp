@@ -58,6 +58,8 @@ struct object_memory {
     std::uint64_t pod_metrics_read = 0;
     /// spec.prediction: the named metric's past and the last forecast.
     prediction_memory prediction;
+    /// What the selected pods' start-up boost records must agree with (made when one has one).
+    policy::boost_authority boosts;
     /// Both clocks as the last pass read them: a wall-clock step since then moves `hist` with it.
     core::time_point wall_seen{};
     std::chrono::steady_clock::time_point steady_seen{};
@@ -110,6 +112,10 @@ struct reconcile_outcome {
     std::size_t events = 0;
     /// Time spent reading metrics, per backend ("metricsAPI" for the Kubernetes APIs); 0 = none.
     std::chrono::nanoseconds metrics_latency{0};
+    /// Records users may write that this pass reported not believed (each set reported once):
+    /// pods' start-up boost records, and the HPAPlusCheckpoint.
+    std::size_t untrusted_boosts = 0;
+    std::size_t untrusted_checkpoints = 0;
 };
 
 /// Runs on: the client's executor (informers are read there). Cancellation: none; bounded by

@@ -53,6 +53,14 @@ struct telemetry::impl {
             .Name("hpaplus_metric_fetch_duration_seconds")
             .Help("Time to read one object's metrics, per backend")
             .Register(*registry);
+    prometheus::Family<prometheus::Counter>& untrusted =
+        prometheus::BuildCounter()
+            .Name("hpaplus_untrusted_records_total")
+            .Help("Records users may write that HPAPlus did not believe, as reported (pods with a "
+                  "start-up boost record not its own; HPAPlusCheckpoints not owned or dated ahead)")
+            .Register(*registry);
+    prometheus::Counter& untrusted_boosts = untrusted.Add({{"record", "startup-boost"}});
+    prometheus::Counter& untrusted_checkpoints = untrusted.Add({{"record", "checkpoint"}});
     prometheus::Family<prometheus::Counter>& requests =
         prometheus::BuildCounter()
             .Name("hpaplus_api_requests_total")
@@ -165,6 +173,10 @@ void telemetry::recorder::reconciled(const std::string& kind, const std::string&
         gauge(s.current, shared.current, outcome.current_replicas);
     }
     shared.duration.Observe(std::chrono::duration<double>(took).count());
+    if (outcome.untrusted_boosts)
+        shared.untrusted_boosts.Increment(static_cast<double>(outcome.untrusted_boosts));
+    if (outcome.untrusted_checkpoints)
+        shared.untrusted_checkpoints.Increment(static_cast<double>(outcome.untrusted_checkpoints));
     if (outcome.metrics_latency.count() > 0) {
         // Family::Add gives every lane the same series.
         if (!series_->metrics_api_fetch)

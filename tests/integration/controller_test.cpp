@@ -813,6 +813,60 @@ TEST_F(ControllerTest, ARecordedPredictionHistoryIsKeptInItsCheckpointAcrossARes
     spdlog::default_logger()->sinks().pop_back();
 }
 
+// Issue 69 (1): a start-up boost record is believed only when a VPAPlus with startupBoost aimed at
+// the target names it and its unboosted CPU is the pod template's. Forged on every pod, with no
+// VPAPlus anywhere, it used to decide the denominator: "request: 1m" took a steady workload from
+// 4 to the maximum, "request: 100000" held it at the minimum under a load that needs more.
+TEST_F(ControllerTest, AForgedStartupBoostRecordLeavesTheDecisionWhereTheLoadPutsIt) {
+    apply_manifest(sim, deployment("web", 4, "1000m")); // 250m a pod of 500m: 50 %, steady at 4
+    ASSERT_TRUE(eventually([&] { return available("web") == 4; }));
+    const auto forge = [&](const std::string& request) {
+        const auto pods = get_json(sim, "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb");
+        ASSERT_TRUE(pods.IsObject());
+        for (const auto& p : pods["items"].GetArray()) {
+            const std::string name = p["metadata"]["name"].GetString();
+            const std::string record = R"({\"vpaplus\":\"x\",\"containers\":[{\"name\":\"app\",)"
+                                       R"(\"boosted\":\"500m\",\"request\":\")" +
+                                       request + R"(\"}]})";
+            const auto r = sim.request(
+                "PATCH", "/api/v1/namespaces/default/pods/" + name,
+                R"({"metadata":{"annotations":{"vpaplus.hpaplus.io/startup-boost":")" + record +
+                    R"("}}})",
+                "application/merge-patch+json");
+            ASSERT_EQ(r.status, 200) << r.body;
+        }
+    };
+    const auto ignored_events = [&] {
+        const auto doc = get_json(sim, "/api/v1/namespaces/default/events");
+        int count = 0;
+        for (const auto& e : doc["items"].GetArray())
+            if (std::string(e["reason"].GetString()) == "StartupBoostIgnored")
+                count += e["count"].GetInt();
+        return count;
+    };
+    auto options = test_controller_options();
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
+    apply_manifest(sim, hpaplus("web", "  syncPeriodSeconds: 1\n", 1, 20));
+    ASSERT_TRUE(eventually([&] { return status("web", "/status/desiredReplicas") == "4"; }));
+
+    forge("1m");
+    ASSERT_TRUE(eventually([&] { return ignored_events() == 1; }));
+    const auto passes = controller.reconciles();
+    ASSERT_TRUE(eventually([&] { return controller.reconciles() >= passes + 4; }));
+    EXPECT_EQ(replicas("web"), 4) << "the forged 1m request moved the decision";
+    EXPECT_EQ(ignored_events(), 1) << "reported once, not every pass";
+    const auto metrics = http_get(controller.ops_url() + "/metrics").body;
+    EXPECT_NE(metrics.find("hpaplus_untrusted_records_total{record=\"startup-boost\"} 4"),
+              std::string::npos)
+        << metrics.substr(0, 2000);
+
+    // 4000m wants 8 pods at 50 %; a record claiming 100000 cores of request would hold it at 1.
+    forge("100000");
+    set_load("web", "4000m");
+    EXPECT_TRUE(eventually([&] { return replicas("web") == 8; }, 30s)) << replicas("web");
+}
+
 // Issue 69 (3): an HPAPlusCheckpoint is the HPAPlus's history only when it made it — its
 // ownerReference names the HPAPlus's uid — and when its samples are not ahead of now. Otherwise it is
 // not read (said in the log), and the next write replaces it with one the HPAPlus owns.

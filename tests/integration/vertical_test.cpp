@@ -522,6 +522,28 @@ TEST_F(VerticalTest, HistoryIsCheckpointedAndRestoredAfterARestart) {
     EXPECT_GE(samples(), first);
 }
 
+// Issue 69 (1): a VPAPlusCheckpoint is read only when the VPAPlus made it (its uid among the
+// ownerReferences). One someone else made before the VPAPlus existed is not its history: it is not
+// read, and it is deleted and made again, owned, when the history is first written.
+TEST_F(VerticalTest, AForeignCheckpointIsNotReadAndIsReplacedByItsOwn) {
+    apply_manifest(sim, workload("kept", 2, "400m"));
+    ASSERT_TRUE(eventually([&] { return running("kept", 2); }));
+    const auto planted = sim.request(
+        "POST", checkpoints.substr(0, checkpoints.size() - 1),
+        R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"VPAPlusCheckpoint",)"
+        R"("metadata":{"name":"kept-app"},"spec":{"vpaObjectName":"kept","containerName":"app"}})");
+    ASSERT_EQ(planted.status, 201) << planted.body;
+    const std::string planted_uid = str(get_json(sim, checkpoints + "kept-app"), "/metadata/uid");
+    apply_manifest(sim, vpaplus("kept", "\"Off\""));
+    const std::string owner = str(get_json(sim, vpapluses + "kept"), "/metadata/uid");
+    controller_runner controller(sim, vertical_options());
+    EXPECT_TRUE(eventually([&] {
+        const auto doc = get_json(sim, checkpoints + "kept-app");
+        return doc.IsObject() && str(doc, "/metadata/ownerReferences/0/uid") == owner &&
+               str(doc, "/metadata/uid") != planted_uid;
+    })) << sim.get(checkpoints + "kept-app").body;
+}
+
 TEST_F(VerticalTest, AnUnreachableHistoryBackendIsAConditionAndTheMetricsApiCarriesOn) {
     apply_manifest(sim, workload("seed", 2, "1200m"));
     ASSERT_TRUE(eventually([&] { return running("seed", 2); }));
