@@ -489,7 +489,8 @@ asio::awaitable<void> read_rest(Stream& stream, beast::flat_buffer& buffer,
 } // namespace
 
 asio::awaitable<api_response> api_client::watch(std::string target, event_handler on_event,
-                                                std::chrono::milliseconds idle_timeout) {
+                                                std::chrono::milliseconds idle_timeout,
+                                                std::function<void()> on_open) {
     auto self = impl_;
     api_response out;
     co_await self->take_token();
@@ -533,6 +534,7 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
         self->decode_status(out);
         co_return out;
     }
+    if (on_open) on_open();
     std::optional<api_status> ended; // an ERROR event: the server ended the watch with a Status
     std::string garbled;             // why a line could not be read as an event
     const std::function<bool(std::string_view)> on_line = [&](std::string_view line) {

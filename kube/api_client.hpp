@@ -108,10 +108,12 @@ class api_client {
     /// with code 410 ends it with errc::gone (as does an HTTP 410).
     /// Runs on: the client's executor. Cancellation: none; bounded by `idle_timeout`.
     /// Errors: errc::gone, timeout, connection_failed, and the Status-derived codes.
+    /// `on_open`, when given, is called once the server has accepted the watch (HTTP 200).
     using event_handler = std::function<bool(std::string_view type, std::string_view object_json)>;
     boost::asio::awaitable<api_response>
     watch(std::string target, event_handler on_event,
-          std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(60000));
+          std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(60000),
+          std::function<void()> on_open = {});
 
     /// Called after every attempt of send() with the method and the HTTP status (0 when no
     /// answer arrived), for metrics. Must be cheap; runs on the client's executor.

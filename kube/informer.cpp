@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
 
 #include <charconv>
 #include <optional>
@@ -53,6 +54,53 @@ asio::awaitable<void> backoff_wait(asio::steady_timer& timer, std::chrono::milli
 
 informer::informer(api_client& client, std::string collection, informer_options options)
     : client_(client), collection_(std::move(collection)), options_(std::move(options)) {}
+
+namespace {
+std::int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+// After a long gap, how long a caught-up cache waits before it counts as current: the caches
+// that mirror it on other threads get its changes posted, and the workers there read them.
+constexpr std::chrono::nanoseconds settle = std::chrono::seconds(1);
+} // namespace
+
+bool informer::current() const {
+    if (!synced_flag_) return false;
+    const std::int64_t now = steady_ns();
+    if (const std::int64_t stale = stale_since_; stale != 0)
+        return now - stale < std::chrono::nanoseconds(options_.max_stale).count();
+    const std::int64_t caught_up = caught_up_at_;
+    return caught_up == 0 || now - caught_up >= settle.count();
+}
+
+void informer::went_stale() {
+    std::int64_t none = 0;
+    stale_since_.compare_exchange_strong(none, steady_ns());
+    if (!behind_reported_ && !current()) {
+        behind_reported_ = true;
+        spdlog::warn("{}: no working list or watch for over {} ms ({}); nothing that depends on it "
+                     "is decided or written until a full list is applied",
+                     collection_, options_.max_stale.count(), last_error_);
+    }
+}
+
+void informer::caught_up(bool listed) {
+    const std::int64_t stale = stale_since_;
+    if (stale == 0) return;
+    const std::int64_t now = steady_ns();
+    if (now - stale < std::chrono::nanoseconds(options_.max_stale).count()) {
+        stale_since_ = 0; // a short gap: the watch resumed from the last version loses nothing
+    } else if (listed) {
+        caught_up_at_ = now; // a long one: only a full list tells what changed meanwhile
+        stale_since_ = 0;
+        if (behind_reported_)
+            spdlog::info("{}: listed again after {} ms without a working list or watch", collection_,
+                         (now - stale) / 1000000);
+        behind_reported_ = false;
+    }
+}
 
 asio::awaitable<bool> informer::wait_synced(std::chrono::milliseconds timeout) {
     // A short poll: this runs once per informer at start-up, so a signal is not worth its state.
@@ -151,6 +199,8 @@ void informer::replace(std::map<std::string, object_cptr, std::less<>> fresh, st
     }
     resource_version_ = std::move(version);
     synced_ = true;
+    caught_up(true);
+    synced_flag_ = true;
     ++lists_;
 }
 
@@ -171,8 +221,8 @@ asio::awaitable<api_response> informer::watch() {
         }
         return !stopped_;
     };
-    api_response r =
-        co_await client_.watch(std::move(target), std::move(handler), options_.idle_timeout);
+    api_response r = co_await client_.watch(std::move(target), std::move(handler),
+                                            options_.idle_timeout, [this] { caught_up(false); });
     if (!garbled.empty() && r) {
         // Ended as a decode error ends client-go's watch: resumed (after the backoff) from the
         // last event applied, which this one did not advance.
@@ -211,12 +261,18 @@ asio::awaitable<void> informer::run() {
     bool need_list = true;
     bool check_version = false; // the server went away: did it come back from a backup?
     while (!stopped_) {
+        // Behind for long: the events missed may be more than a resumed watch replays (the
+        // server's watch cache is bounded), and a deletion missed would leave a worker acting on
+        // an object that is gone — list from scratch (which also tells whether the server's
+        // versions went back).
+        if (!need_list && !current()) need_list = true;
         if (check_version && !need_list) {
             // A server restored from a backup has versions older than ours, and its watch cache
             // accepts a watch from ours without a word, sending nothing until it passes it: ask
             // for the current version first, and list from scratch when it went back.
             const auto went_back = co_await server_went_back();
             if (!went_back) { // still away (or no answer we can read): ask again later
+                went_stale();
                 co_await backoff_wait(timer, backoff, options_.max_backoff);
                 continue;
             }
@@ -224,7 +280,9 @@ asio::awaitable<void> informer::run() {
             need_list = *went_back;
         }
         if (need_list) {
-            if (!co_await list() || !served_) { // not served: list again later
+            const bool listed = co_await list();
+            if (!listed) went_stale();
+            if (!listed || !served_) { // not served: list again later
                 co_await backoff_wait(timer, backoff, options_.max_backoff);
                 continue;
             }
@@ -239,6 +297,7 @@ asio::awaitable<void> informer::run() {
             continue;
         }
         last_error_ = "watch " + collection_ + ": " + r.status.message;
+        went_stale();
         if (r.ec == errc::gone || r.ec == errc::not_found) {
             need_list = true; // the version is too old: relist (immediately)
             continue;

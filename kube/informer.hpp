@@ -1,7 +1,9 @@
 // kube/informer.hpp — a cache of one resource kept current by LIST + WATCH, the way client-go's
 // Reflector does it: paginated list, watch from the list's resourceVersion with bookmarks, re-watch
 // from the last version when a watch ends, relist when the server says the version is gone (410),
-// and exponential backoff (800 ms doubling to 30 s) on errors, into an object_cache.
+// and exponential backoff (800 ms doubling to 5 s) on errors, into an object_cache. It knows
+// whether what it holds is current (current()): the controller writes nothing that depends on a
+// cache that fell behind.
 #pragma once
 
 #include "core/label_interner.hpp"
@@ -11,6 +13,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -43,6 +46,10 @@ class informer final : public object_cache {
     const std::string& collection() const { return collection_; }
     /// The last error, for status and logs ("" when the last step succeeded).
     const std::string& last_error() const { return last_error_; }
+    /// Whether what it holds may be acted on: synced, and lists and watches working — or failing
+    /// for less than `max_stale` (a dropped watch resumed at once loses nothing). After a longer
+    /// gap, false until a full list has been applied and a second has passed. Any thread.
+    bool current() const;
 
   private:
     boost::asio::awaitable<bool> list();
@@ -66,6 +73,16 @@ class informer final : public object_cache {
     bool stopped_ = false;
     std::uint64_t lists_ = 0;
     std::uint64_t watch_lines_ = 0; ///< lines (events and bookmarks) the current watch delivered
+    /// Freshness, read by current() from any thread (steady-clock nanoseconds): since when lists
+    /// or watches fail (0: they work), and when the cache last caught up after a long gap.
+    std::atomic<bool> synced_flag_{false};
+    std::atomic<std::int64_t> stale_since_{0};
+    std::atomic<std::int64_t> caught_up_at_{0};
+    bool behind_reported_ = false; ///< the log said it fell behind (and will say it caught up)
+    /// The list or watch failed: the cache may fall behind from now.
+    void went_stale();
+    /// A watch was accepted (`listed`: false) or a full list applied (true).
+    void caught_up(bool listed);
     std::string last_error_;
     core::label_interner labels_; ///< the pods of a ReplicaSet share one label set
 };

@@ -22,7 +22,14 @@ struct informer_options {
     std::chrono::milliseconds idle_timeout{
         120000}; ///< no event or bookmark for this long: reconnect
     std::chrono::milliseconds initial_backoff{800};
-    std::chrono::milliseconds max_backoff{30000};
+    /// The longest wait between tries while lists or watches fail (client-go's is 30 s): short,
+    /// so that the cache catches up within seconds of the server coming back, while the writes
+    /// that depend on it are held (max_stale).
+    std::chrono::milliseconds max_backoff{5000};
+    /// How long the cache may go without a working list or watch and still count as current:
+    /// past it, current() is false — what depends on it is not written — until a full list has
+    /// been applied (and a second more, for the caches that mirror it on other threads).
+    std::chrono::milliseconds max_stale{5000};
     /// For a kind whose CustomResourceDefinition may not be installed: a 404 on the list counts as
     /// an empty list (the informer is synced), and the list is tried again with backoff until the
     /// kind is served.

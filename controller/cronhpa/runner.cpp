@@ -104,6 +104,10 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         out.exists = false;
         co_return out;
     }
+    if (env.caches_current && !env.caches_current()) {
+        out.held = true; // the informers fell behind (an outage): run nothing from what they hold
+        co_return out;
+    }
     const auto now_tp = env.options.wall_clock();
     const auto record = object->share<kube::cronhpa_record>();
     if (!record) {

@@ -11,6 +11,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -24,10 +25,13 @@ struct cron_env {
     const kube::object_cache& deployments;
     kube::event_recorder& events;
     const controller_options& options;
+    /// Whether the caches are current (null: always): a run waits while they are behind.
+    std::function<bool()> caches_current = {};
 };
 
 struct cron_outcome {
     bool exists = true;
+    bool held = false; ///< the caches are behind: nothing ran, nothing written
     bool fired = false;                ///< a job ran (scaled or set a floor)
     std::optional<std::string> error;  ///< the spec cannot be used, or a run failed
     std::optional<cron::instant> wake; ///< the next fire time; nullopt = none (wait for a change)

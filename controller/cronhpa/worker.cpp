@@ -24,6 +24,11 @@ boost::asio::awaitable<pass_result> cronhpa_rules::pass(worker_slot& slot) {
     auto& w = static_cast<cronhpa_slot&>(slot);
     const cron_outcome outcome = co_await run_cronhpa(env_, w.ns, w.name, w.memory);
     if (!outcome.exists) co_return pass_result{false, false, {}};
+    // Held while the caches are behind: tried again soon (a due job stays due until it runs).
+    if (outcome.held)
+        co_return pass_result{true, false,
+                              std::chrono::steady_clock::now() + std::chrono::milliseconds(500),
+                              false};
     if (outcome.error) spdlog::warn("{}: {}", w.key, *outcome.error);
     const auto now = std::chrono::steady_clock::now();
     auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(env_.options.cron_max_sleep);

@@ -180,6 +180,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         out.exists = false;
         co_return out;
     }
+    if (env.caches_current && !env.caches_current()) {
+        out.held = true; // the informers fell behind (an outage): act on nothing they hold
+        co_return out;
+    }
     const core::time_point now = env.options.wall_clock();
     follow_wall_clock(memory, now, object->key);
     if (memory.decoded.source != object) memory.decoded = decode(object);

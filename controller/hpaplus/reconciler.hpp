@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -93,10 +94,15 @@ struct reconcile_env {
     /// VPAPluses sizing the same pods (a condition says who controls what); null without
     /// --enable-vertical.
     const kube::object_cache* vpapluses = nullptr;
+    /// Whether the informers behind the caches are current (null: always). While they are not, a
+    /// pass decides and writes nothing (reconcile_outcome::held): not from a cache that fell
+    /// behind during an outage.
+    std::function<bool()> caches_current = {};
 };
 
 struct reconcile_outcome {
     bool exists = true;              ///< false: the object is gone from the cache
+    bool held = false;               ///< the caches are behind: nothing decided, nothing written
     bool valid = true;               ///< false: the spec cannot be used (condition + Event)
     std::chrono::seconds period{15}; ///< the object's sync period
     /// The scale target once the pass got that far (null when the spec is invalid): in the

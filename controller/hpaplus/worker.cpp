@@ -6,6 +6,9 @@
 namespace hpaplus::controller {
 namespace {
 
+// How soon a pass held while the caches were behind is tried again.
+constexpr std::chrono::milliseconds held_retry{500};
+
 struct hpaplus_slot : worker_slot {
     using worker_slot::worker_slot;
     object_memory memory;
@@ -36,6 +39,8 @@ boost::asio::awaitable<pass_result> hpaplus_rules::pass(worker_slot& slot) {
     const auto ended = std::chrono::steady_clock::now();
     const auto took = ended - started;
     if (!outcome.exists) co_return pass_result{false, false, {}};
+    // Held while the caches are behind: decided again soon, once they have caught up.
+    if (outcome.held) co_return pass_result{true, false, ended + held_retry, false};
     if (outcome.rescaled) ++rescales_;
     if (outcome.status_written) ++status_writes_;
     for (auto* o : observers_)

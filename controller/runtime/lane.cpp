@@ -21,7 +21,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
     if (caches.cronhpas) {
         cronhpa_rules_ = std::make_unique<cronhpa_rules>(
             cron_env{client, *caches.cronhpas, caches.hpapluses, caches.hpas, caches.deployments,
-                     *events_, options});
+                     *events_, options, caches.current});
         cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_);
         caches.cronhpas->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
@@ -58,7 +58,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
     }
     env_ = std::make_unique<reconcile_env>(
         reconcile_env{client, sources, *pod_cache_, caches.deployments, caches.replicasets,
-                      *events_, options, caches.cronhpas, caches.vpapluses});
+                      *events_, options, caches.cronhpas, caches.vpapluses, caches.current});
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
         *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", caches.hpapluses,
                                kube::resources::hpapluses, false, caches.hpas});

@@ -49,6 +49,9 @@ struct lane_caches {
     kube::object_cache& replicasets;
     kube::object_cache* cronhpas;
     kube::object_cache* vpapluses;
+    /// Whether every informer behind these caches is current (kube::informer::current; any
+    /// thread); null: always.
+    std::function<bool()> current = {};
 };
 
 class lane {

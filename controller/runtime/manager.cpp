@@ -7,6 +7,8 @@
 #include "core/hash.hpp"
 #include "kinds/records.hpp"
 
+#include <algorithm>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -94,6 +96,8 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
     if (options.enable_vertical)
         vpapluses_ =
             crd_informer_of(client, kube::resources::vpapluses, options, kube::vpaplus_decoder());
+    for (const kube::informer* i : informers())
+        all_informers_.push_back(i);
     // "Who scales this workload", "which floor", "which VPAPlus": answered by index, per cache.
     for (kube::informer* i : {hpapluses_.get(), hpas_.get(), cronhpas_.get(), vpapluses_.get()})
         if (i) kube::index_by_target(*i);
@@ -113,7 +117,7 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
         lane_caches caches{*view(hpapluses_.get()),   view(hpas_.get()),
                            *view(pods_.get()),        *view(deployments_.get()),
                            *view(replicasets_.get()), view(cronhpas_.get()),
-                           view(vpapluses_.get())};
+                           view(vpapluses_.get()),    [this] { return caches_current(); }};
         lanes_.push_back(std::make_unique<lane>(r.executor, r.client, r.sources, caches, options));
         if (r.recorder) lanes_.back()->add_observer(r.recorder);
     }
@@ -231,6 +235,11 @@ bool manager::synced() const {
     for (const kube::informer* i : informers())
         if (!i->synced()) return false;
     return true;
+}
+
+bool manager::caches_current() const {
+    return std::all_of(all_informers_.begin(), all_informers_.end(),
+                       [](const kube::informer* i) { return i->current(); });
 }
 
 std::string manager::unsynced_report() const {

@@ -70,6 +70,9 @@ class manager {
     void stop_caches();
 
     bool synced() const;
+    /// Whether every informer is current (kube::informer::current): while one is not, the
+    /// workers decide and write nothing. Any thread.
+    bool caches_current() const;
     /// `cronhpas: <last error>` for each informer that has not synced ("" when all have).
     std::string unsynced_report() const;
     /// The collections the server does not serve (CRDs not installed), comma-separated.
@@ -94,6 +97,7 @@ class manager {
 
   private:
     std::vector<kube::informer*> informers() const;
+    std::vector<const kube::informer*> all_informers_; ///< informers(), made once
     /// Lane `lane_index`'s owner: its share of the objects `owns` (null: all) gives this process.
     std::function<bool(std::string_view)> owner(std::size_t lane_index,
                                                 std::function<bool(std::string_view)> owns) const;

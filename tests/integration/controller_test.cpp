@@ -231,6 +231,71 @@ TEST_F(ControllerTest, AGarbledDeletedEventLeavesNoLiveWorker) {
     EXPECT_EQ(replicas("gone"), 2);
 }
 
+// Issue 69 (4): 20 s in which every list and watch fails (writes still served). Meanwhile three
+// HPAPlus objects are deleted (their workloads' load rises) and a fourth workload is scaled by hand.
+// Caches that fell behind are not acted on: no pass decides or writes until the informers have
+// listed again, so no target of a deleted HPAPlus is scaled (they used to be, 1 -> 10, within
+// 1.6 s of the server's recovery, while the informers still waited out their backoff), and the
+// hand-scaled one is decided from its fresh state, within seconds of the recovery.
+TEST_F(ControllerTest, AfterAListAndWatchOutageNothingIsDecidedFromStaleCaches) {
+    const std::vector<std::string> orphans{"orphan-1", "orphan-2", "orphan-3"};
+    for (const auto& name : orphans) {
+        apply_manifest(sim, deployment(name, 1, "100m"));
+        apply_manifest(sim, hpaplus(name, "  syncPeriodSeconds: 1\n", 1, 10));
+    }
+    apply_manifest(sim, deployment("hand", 4, "1000m")); // 50 % of 4 x 500m: steady at 4
+    apply_manifest(sim, hpaplus("hand",
+                                "  syncPeriodSeconds: 1\n  behavior:\n    scaleDown: "
+                                "{stabilizationWindowSeconds: 0}\n",
+                                1, 10));
+    ASSERT_TRUE(eventually([&] { return available("hand") == 4; }));
+    controller_runner controller(sim, test_controller_options());
+    ASSERT_TRUE(eventually([&] {
+        return status("hand", "/status/desiredReplicas") == "4" &&
+               std::all_of(orphans.begin(), orphans.end(), [&](auto& n) { return reconciled(n); });
+    }));
+
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
+                          R"({"rules":[{"verb":"list","resource":"*","errorRate":1,"errorCode":503},)"
+                          R"({"verb":"watch","resource":"*","errorRate":1,"errorCode":503}]})")
+                  .status,
+              200);
+    ASSERT_EQ(sim.request("POST", "/sim/v1/faults/drop-watches").status, 200);
+    const auto outage = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(7s); // past the informers' max_stale (5 s)
+    for (const auto& name : orphans) {
+        ASSERT_EQ(sim.request("DELETE", hpapluses + name).status, 200);
+        set_load(name, "4000m"); // 16 pods' worth: their workers, were they alive, would scale
+    }
+    ASSERT_EQ(sim.request("PATCH", deployments + "hand/scale", R"({"spec":{"replicas":8}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    std::this_thread::sleep_until(outage + 20s);
+    ASSERT_EQ(sim.request("DELETE", "/sim/v1/faults").status, 200);
+    const auto recovered = std::chrono::steady_clock::now();
+
+    // From the recovery on: the orphans stay at 1; "hand" is never below what its load needs (4
+    // pods at 50 %) and comes down from 8 to 4 once decided from fresh caches.
+    int fewest_hand = 8;
+    bool orphan_scaled = false;
+    while (std::chrono::steady_clock::now() - recovered < 15s) {
+        for (const auto& name : orphans)
+            orphan_scaled = orphan_scaled || replicas(name) != 1;
+        fewest_hand = std::min(fewest_hand, replicas("hand"));
+        if (fewest_hand == 4 && controller.workers() == 1) break;
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_FALSE(orphan_scaled) << "a deleted HPAPlus's worker scaled its target";
+    EXPECT_EQ(fewest_hand, 4);
+    EXPECT_EQ(controller.workers(), 1u) << "the deleted HPAPluses' workers are gone";
+    EXPECT_LT(std::chrono::steady_clock::now() - recovered, 12s)
+        << "the caches took long to catch up after the server came back";
+    std::this_thread::sleep_for(2s); // and nothing moves the orphans later
+    for (const auto& name : orphans)
+        EXPECT_EQ(replicas(name), 1) << name;
+}
+
 // Upstream's AmbiguousSelector: two autoscalers on the same pods both stop; once one is deleted the
 // other scales.
 TEST_F(ControllerTest, TwoAutoscalersOnTheSamePodsBothStopUntilOneIsDeleted) {
