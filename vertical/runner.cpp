@@ -58,6 +58,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         out.exists = false;
         co_return out;
     }
+    if (env.caches_current && !env.caches_current()) co_return out; // behind: act on nothing
     const auto record = object->share<kube::vpaplus_record>();
     if (!record) {
         out.error = "the cached " + object->key + " has no VPAPlus record";

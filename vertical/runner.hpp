@@ -50,6 +50,9 @@ struct vertical_env {
     const vertical_options& options;
     metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set
     sample_recorder* recorder = nullptr;      ///< --vertical-record-samples, when set
+    /// Whether the informers behind the caches are current (null: always): while they are not, a
+    /// pass resizes, evicts and writes nothing (the pods it would act on may be gone or changed).
+    std::function<bool()> caches_current = {};
 };
 
 /// What a VPAPlus worker keeps between passes.

@@ -49,7 +49,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                                               v.target);
                 return sharing_for(v, use);
             },
-            *events_, options.vertical, history, sample_recorder_.get()});
+            *events_, options.vertical, history, sample_recorder_.get(), caches.current});
         vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);
         caches.vpapluses->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
