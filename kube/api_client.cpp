@@ -196,6 +196,9 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     std::vector<connection> idle;
     std::size_t open = 0;                                    ///< pool connections, idle or in use
     std::deque<std::shared_ptr<asio::steady_timer>> waiters; ///< requests waiting for a slot
+    /// Report and backlog requests waiting for a token, in arrival order (the head of the first
+    /// non-empty one watches the bucket; the others sleep until it wakes them).
+    std::deque<std::shared_ptr<asio::steady_timer>> reporters, backlog;
     double tokens;
     std::chrono::steady_clock::time_point refilled = std::chrono::steady_clock::now();
     std::mt19937_64 rng{std::random_device{}()};
@@ -227,13 +230,21 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
     // next token, the bucket going into debt, and waits until that token has been earned. A
     // request never waits behind ones that came later, so under overload requests still finish
     // in order instead of all retrying for tokens at random. qps <= 0: no limit.
-    asio::awaitable<void> take_token() {
-        if (options.qps <= 0) co_return;
+    void refill() {
         const auto now = std::chrono::steady_clock::now();
         tokens = std::min<double>(options.burst,
                                   tokens + std::chrono::duration<double>(now - refilled).count() *
                                                options.qps);
         refilled = now;
+    }
+
+    asio::awaitable<void> take_token(request_class priority = request_class::decide) {
+        if (options.qps <= 0) co_return;
+        if (priority != request_class::decide) {
+            co_await take_spare_token(priority);
+            co_return;
+        }
+        refill();
         tokens -= 1.0;
         if (tokens >= 0) co_return;
         ++throttled;
@@ -241,6 +252,44 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
                              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                  std::chrono::duration<double>(-tokens / options.qps)));
         co_await t.async_wait(use_tuple);
+    }
+
+    // A report or backlog request's token: taken only while the bucket holds one (decide
+    // requests go into debt; these never do, so they never delay one), report requests before
+    // backlog ones, each class in arrival order.
+    asio::awaitable<void> take_spare_token(request_class priority) {
+        auto& queue = priority == request_class::report ? reporters : backlog;
+        const auto my_turn = [&](const std::shared_ptr<asio::steady_timer>& me) {
+            return (queue.empty() || queue.front() == me) &&
+                   (priority == request_class::report || reporters.empty());
+        };
+        refill();
+        if (my_turn(nullptr) && queue.empty() && tokens >= 1.0) {
+            tokens -= 1.0;
+            co_return;
+        }
+        ++throttled;
+        auto me = std::make_shared<asio::steady_timer>(executor);
+        queue.push_back(me);
+        for (;;) {
+            refill();
+            if (my_turn(me) && tokens >= 1.0) {
+                tokens -= 1.0;
+                queue.pop_front();
+                // The next in line watches the bucket now.
+                if (!reporters.empty())
+                    reporters.front()->cancel();
+                else if (!backlog.empty())
+                    backlog.front()->cancel();
+                co_return;
+            }
+            if (my_turn(me))
+                me->expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>((1.0 - tokens) / options.qps)));
+            else
+                me->expires_at(asio::steady_timer::time_point::max());
+            co_await me->async_wait(use_tuple);
+        }
     }
 
     // Waits until an idle connection or room for a new one exists.
@@ -355,7 +404,7 @@ struct api_client::impl : std::enable_shared_from_this<api_client::impl> {
         const bool idempotent = r.method == "GET" || r.method == "HEAD";
         api_response out;
         for (int attempt = 0;; ++attempt) {
-            co_await take_token();
+            co_await take_token(r.priority);
             co_await wait_for_slot();
             out = api_response{};
             if (!idempotent && write_fence && !write_fence(r.fence_key)) {

@@ -57,6 +57,17 @@ struct api_status {
 /// version"): its versions went back, so a list from scratch is the only way to be current.
 bool resource_version_too_large(const api_status& status);
 
+/// What a request is for, which decides its turn at the client's rate limit (--kube-api-qps):
+/// reads and writes that decide or carry out a decision come first; status writes and Events
+/// after them, never putting the bucket into debt; and those of objects that cannot act (an
+/// invalid spec, a target that is not there) only when nothing else waits. A crowd of broken
+/// objects then costs its own budget, not a healthy object's pace.
+enum class request_class {
+    decide,  ///< reads, /scale writes, evictions, leases, watches
+    report,  ///< status writes and Events of objects that decided
+    backlog, ///< status writes and Events of objects that cannot act
+};
+
 struct api_request {
     std::string method = "GET";
     std::string target; ///< path and query, e.g. /api/v1/namespaces/default/pods?limit=500
@@ -70,6 +81,7 @@ struct api_request {
     /// The `namespace/name` of the object a write is made for (what a sharded replica's fence
     /// asks about); empty when the write is not tied to one object (Events).
     std::string fence_key = {};
+    request_class priority = request_class::decide;
 };
 
 struct api_response {

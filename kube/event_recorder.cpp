@@ -67,7 +67,8 @@ void event_recorder::forget_older_than(core::time_point cutoff) {
 }
 
 boost::asio::awaitable<void> event_recorder::record(const involved_object& object,
-                                                    const core::event& e, core::time_point now) {
+                                                    const core::event& e, core::time_point now,
+                                                    request_class priority) {
     if (!spam_.allow(object.namespace_ + "/" + object.name + "/" + object.uid + "\n" + e.reason,
                      now)) {
         ++filtered_;
@@ -86,7 +87,8 @@ boost::asio::awaitable<void> event_recorder::record(const involved_object& objec
         const std::string event_name = r.event_name;
         const std::string no_sub; // named: GCC 12 mishandles temporaries in co_await calls
         auto response = co_await kube::merge_patch(client_, kube::resources::events,
-                                                   object.namespace_, event_name, patch, no_sub);
+                                                   object.namespace_, event_name, patch, no_sub,
+                                                   {}, priority);
         if (response) {
             ++r.count;
             r.last = now;
@@ -100,8 +102,8 @@ boost::asio::awaitable<void> event_recorder::record(const involved_object& objec
     std::string body = kube::event_body(object.namespace_, object.kind, object.name, object.uid,
                                         object.api_version, e.type, e.reason, e.message,
                                         {"hpaplus", host_}, now_text);
-    auto response =
-        co_await kube::create(client_, kube::resources::events, object.namespace_, std::move(body));
+    auto response = co_await kube::create(client_, kube::resources::events, object.namespace_,
+                                          std::move(body), {}, priority);
     if (!response) {
         spdlog::warn("{}/{}: recording Event {} failed: {}", object.namespace_, object.name,
                      e.reason, response.message());

@@ -54,8 +54,10 @@ class event_recorder {
     /// Creates the Event or bumps the count of the one recorded in the window. A failure is
     /// logged and dropped: an Event is never worth failing a reconcile over.
     /// Runs on: the client's executor. Cancellation: none (bounded by the request timeout).
+    /// `priority`: report (an object that decided) or backlog (one that cannot act).
     boost::asio::awaitable<void> record(const involved_object& object, const core::event& e,
-                                        core::time_point now);
+                                        core::time_point now,
+                                        request_class priority = request_class::report);
 
     std::uint64_t created() const { return created_; }
     std::uint64_t aggregated() const { return aggregated_; }

@@ -41,10 +41,12 @@ namespace {
 
 boost::asio::awaitable<api_response> call(api_client& c, std::string method, std::string target,
                                           std::string body, std::string content_type,
-                                          std::string_view fence_key = {}) {
+                                          std::string_view fence_key = {},
+                                          request_class priority = request_class::decide) {
     api_request request{std::move(method), std::move(target), std::move(body),
                         std::move(content_type)};
     request.fence_key = fence_key;
+    request.priority = priority;
     return c.send(std::move(request));
 }
 
@@ -86,8 +88,8 @@ boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
 
 boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
                                             const std::string& ns, std::string body,
-                                            std::string_view fence_key) {
-    return call(c, "POST", r.path(ns), std::move(body), "application/json", fence_key);
+                                            std::string_view fence_key, request_class priority) {
+    return call(c, "POST", r.path(ns), std::move(body), "application/json", fence_key, priority);
 }
 
 boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string& ns,
@@ -112,9 +114,10 @@ boost::asio::awaitable<api_response> update(api_client& c, const resource_path& 
 boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
                                                  const std::string& ns, const std::string& name,
                                                  std::string patch, const std::string& sub,
-                                                 std::string_view fence_key) {
+                                                 std::string_view fence_key,
+                                                 request_class priority) {
     return call(c, "PATCH", r.path(ns, name, sub), std::move(patch), "application/merge-patch+json",
-                fence_key);
+                fence_key, priority);
 }
 
 boost::asio::awaitable<api_response> json_patch(api_client& c, const resource_path& r,

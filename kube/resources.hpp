@@ -55,7 +55,8 @@ boost::asio::awaitable<api_response> list(api_client& c, const resource_path& r,
 // Writes take `fence_key`: the `namespace/name` of the object they are made for (api_request).
 boost::asio::awaitable<api_response> create(api_client& c, const resource_path& r,
                                             const std::string& ns, std::string body,
-                                            std::string_view fence_key = {});
+                                            std::string_view fence_key = {},
+                                            request_class priority = request_class::decide);
 /// PUT of the whole object (its metadata.resourceVersion is the precondition).
 boost::asio::awaitable<api_response> update(api_client& c, const resource_path& r,
                                             const std::string& ns, const std::string& name,
@@ -65,7 +66,8 @@ boost::asio::awaitable<api_response> update(api_client& c, const resource_path& 
 boost::asio::awaitable<api_response> merge_patch(api_client& c, const resource_path& r,
                                                  const std::string& ns, const std::string& name,
                                                  std::string patch, const std::string& sub = "",
-                                                 std::string_view fence_key = {});
+                                                 std::string_view fence_key = {},
+                                                 request_class priority = request_class::decide);
 /// POST pods/<name>/eviction (policy/v1): the API server deletes the pod unless a
 /// PodDisruptionBudget forbids it (then 429, errc::too_many_requests).
 boost::asio::awaitable<api_response> evict_pod(api_client& c, const std::string& ns,

@@ -128,8 +128,8 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         const core::event e = cron::mark_invalid(c.status, c.generation, why, now_tp);
         const std::string status = kube::encode_cronhpa_status(c);
         co_await kube::write_status(env.client, kube::resources::cronhpas, *object, stored.get(),
-                                    status);
-        co_await env.events.record(involved, e, now_tp);
+                                    status, nullptr, kube::request_class::backlog);
+        co_await env.events.record(involved, e, now_tp, kube::request_class::backlog);
         co_return out;
     }
 

@@ -58,15 +58,17 @@ block(reconcile_env& env, const autoscaler_kind& kind, const kube::cached_object
       const kube::autoscaler_record& record, const policy::autoscaler_spec& spec,
       const kube::involved_object& involved, const char* reason, const std::string& message,
       core::time_point now, reconcile_outcome& out) {
+    // An object that cannot act reports from the backlog budget: behind every object that can.
     const policy::event e{"Warning", reason, message};
-    co_await env.events.record(involved, e, now);
+    co_await env.events.record(involved, e, now, kube::request_class::backlog);
     ++out.events;
     if (shadow(kind, spec)) co_return;
     const std::string status = kube::encode_blocked_status(
         record.status(), object.generation, reason, message, now,
         kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
-    out.status_written = co_await kube::write_status(env.client, kind.resource, object,
-                                                     record.stored_status.get(), status);
+    out.status_written =
+        co_await kube::write_status(env.client, kind.resource, object, record.stored_status.get(),
+                                    status, nullptr, kube::request_class::backlog);
 }
 
 // Moves `home` into `borrower` for as long as the guard lives and back when it goes, however the
@@ -218,7 +220,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
             const policy::event e{"Warning", "StandingBack", message};
             const auto who = involved();
-            co_await env.events.record(who, e, now);
+            co_await env.events.record(who, e, now, kube::request_class::backlog);
             out.events = 1;
             co_return out;
         }
@@ -363,6 +365,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     out.desired_replicas = decision.desired_replicas;
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
+    // A pass that could not decide (a target or metrics it cannot read) reports from the backlog
+    // budget, so that a crowd of broken objects never delays those that decide.
+    const auto reporting =
+        decision.error ? kube::request_class::backlog : kube::request_class::report;
     if (!shadow(kind, in.hpa.spec)) {
         const auto form = kind.native ? kube::status_form::hpa : kube::status_form::hpaplus;
         // A steady pass stops at the digest: no text, no parse, no comparison.
@@ -373,8 +379,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             const bool differs = kube::status_differs(stored, status);
             if (differs) {
                 bool gone = false;
-                out.status_written = co_await kube::write_status(env.client, kind.resource,
-                                                                 *object, stored, status, &gone);
+                out.status_written = co_await kube::write_status(
+                    env.client, kind.resource, *object, stored, status, &gone, reporting);
                 if (gone && co_await deleted_on_server(env.client, kind, ns, name)) {
                     // The cache missed its deletion (a watch event lost): stop here, not every
                     // period until a relist tells.
@@ -404,7 +410,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             spdlog::warn("{}: {}", object->key, e.message);
         }
         const auto who = involved();
-        co_await env.events.record(who, e, now);
+        co_await env.events.record(who, e, now, reporting);
         ++out.events;
     }
     if (decision.scale_updated)

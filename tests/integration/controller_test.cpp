@@ -296,6 +296,53 @@ TEST_F(ControllerTest, AfterAListAndWatchOutageNothingIsDecidedFromStaleCaches) 
         EXPECT_EQ(replicas(name), 1) << name;
 }
 
+// Issue 69 (5): 6,000 HPAPlus objects whose targets do not exist and one healthy object with a 5 s
+// period, at the client's production rate limit (50/s, burst 100). Each broken object's first pass
+// writes a status and an Event: 12,000 requests, four minutes of the budget. They report from the
+// backlog budget, behind every request that decides, so the healthy object keeps its pace (it used
+// to wait behind all of them and complete no pass for minutes).
+TEST_F(ControllerTest, ACrowdOfBrokenObjectsDoesNotSlowAHealthyOne) {
+    constexpr int broken = 6000;
+    const std::string collection = hpapluses.substr(0, hpapluses.size() - 1);
+    for (int i = 0; i < broken; ++i) {
+        const std::string name = "broken-" + std::to_string(i);
+        const auto r = sim.request(
+            "POST", collection,
+            R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":{"name":")" +
+                name +
+                R"("},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":")" +
+                name + R"("},"minReplicas":1,"maxReplicas":10,"syncPeriodSeconds":5,"metrics":[{"type":)"
+                       R"("Resource","resource":{"name":"cpu","target":{"type":"Utilization",)"
+                       R"("averageUtilization":50}}}]}})");
+        ASSERT_EQ(r.status, 201) << r.body;
+    }
+    apply_manifest(sim, deployment("healthy", 2, "400m"));
+    apply_manifest(sim, hpaplus("healthy", "  syncPeriodSeconds: 5\n"));
+    ASSERT_TRUE(eventually([&] { return available("healthy") == 2; }));
+    auto options = test_controller_options();
+    options.client.qps = 50; // the production defaults: the budget the crowd exhausts
+    options.client.burst = 100;
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
+    const std::string series =
+        "hpaplus_reconciles_total{kind=\"HPAPlus\",name=\"healthy\",namespace=\"default\"} ";
+    const auto passes = [&] {
+        const std::string body = http_get(controller.ops_url() + "/metrics").body;
+        const auto at = body.find(series);
+        return at == std::string::npos ? 0 : std::stoi(body.substr(at + series.size()));
+    };
+    ASSERT_TRUE(eventually([&] { return passes() >= 1; }, 30s)) << "no pass of the healthy object";
+    const int first = passes();
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(30s);
+    const int done = passes() - first;
+    const double expected =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 5.0;
+    // Alone it passes every 5 s (a period after each pass ended): within 20 % of that.
+    EXPECT_GE(done, static_cast<int>(0.8 * expected)) << done << " passes in 30 s, alone ~" << expected;
+    EXPECT_TRUE(reconciled("healthy"));
+}
+
 // Upstream's AmbiguousSelector: two autoscalers on the same pods both stop; once one is deleted the
 // other scales.
 TEST_F(ControllerTest, TwoAutoscalersOnTheSamePodsBothStopUntilOneIsDeleted) {
