@@ -70,6 +70,8 @@ class api_error_category final : public boost::system::error_category {
             return "unsupported media type";
         case errc::too_large:
             return "the answer is larger than the client's limit";
+        case errc::undecodable:
+            return "a watch event that does not decode";
         case errc::other:
             return "unexpected response";
         }
@@ -591,9 +593,10 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
         const std::string bad = net::parse_json(doc, line);
         if (!bad.empty() || !doc.IsObject() || !doc.HasMember("type") || !doc["type"].IsString() ||
             !doc.HasMember("object") || !doc["object"].IsObject()) {
-            // As client-go's watch does on a decode error: end the watch. The caller resumes from
-            // the last event it applied, so this one (a DELETED, say) is delivered again; skipping
-            // it would let later events move the version past it for good.
+            // As client-go's watch does on a decode error: end the watch (errc::undecodable). The
+            // caller lists again (or resumes from the last event it applied), so what this line
+            // was (a DELETED, say) is not lost; skipping it let later events move the version past
+            // it for good.
             garbled = bad.empty() ? "not a watch event (type and object)" : bad;
             return false;
         }
@@ -617,9 +620,8 @@ asio::awaitable<api_response> api_client::watch(std::string target, event_handle
         out.status = std::move(*ended);
         out.ec = make_error_code(classify(out.status.code, out.status.reason));
     } else if (!garbled.empty()) {
-        out.ec = make_error_code(errc::other);
-        out.status.message = "the watch sent an event that does not decode (" + garbled +
-                             "); resuming from the last event applied";
+        out.ec = make_error_code(errc::undecodable);
+        out.status.message = "the watch sent an event that does not decode (" + garbled + ")";
     } else if (ec && ec != http::error::end_of_stream) {
         out.ec =
             make_error_code(ec == beast::error::timeout ? errc::timeout : errc::connection_failed);

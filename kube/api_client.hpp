@@ -39,6 +39,7 @@ enum class errc {
     unsupported_media_type, ///< 415
     not_leader,             ///< a write the fence refused: this replica does not hold its Lease
     too_large,              ///< the answer's body is over client_options::max_body_bytes
+    undecodable,            ///< a watch line that is not an event (the watch ended on it)
     other,
 };
 const boost::system::error_category& api_category() noexcept;

@@ -224,11 +224,9 @@ asio::awaitable<api_response> informer::watch() {
     api_response r = co_await client_.watch(std::move(target), std::move(handler),
                                             options_.idle_timeout, [this] { caught_up(false); });
     if (!garbled.empty() && r) {
-        // Ended as a decode error ends client-go's watch: resumed (after the backoff) from the
-        // last event applied, which this one did not advance.
-        r.ec = make_error_code(errc::other);
-        r.status.message = "a " + garbled + " event that does not decode; resuming from the last "
-                                            "event applied";
+        // Ended as a decode error ends client-go's watch: listed again after the backoff (run()).
+        r.ec = make_error_code(errc::undecodable);
+        r.status.message = "a " + garbled + " event that does not decode";
     }
     co_return r;
 }
@@ -298,6 +296,10 @@ asio::awaitable<void> informer::run() {
         }
         last_error_ = "watch " + collection_ + ": " + r.status.message;
         went_stale();
+        // A line that does not decode: list again, as client-go's reflector does after a watch
+        // error — resuming could meet the same line again and again, and a list applies what it
+        // hid (a DELETED) whatever became of the stream.
+        if (r.ec == errc::undecodable) need_list = true;
         if (r.ec == errc::gone || r.ec == errc::not_found) {
             need_list = true; // the version is too old: relist (immediately)
             continue;

@@ -209,7 +209,7 @@ TEST_F(ControllerTest, DeletingTheObjectStopsItsWorker) {
 }
 
 // Issue 69 (6): the same when the DELETED event reaches the controller garbled (a proxy in front of
-// the server breaks it once). The watch ends on it and resumes from the last event applied, so the
+// the server breaks it once). The watch ends on it and the informer lists again, so the
 // deletion comes again; it used to be skipped for good and the worker scaled the target.
 TEST_F(ControllerTest, AGarbledDeletedEventLeavesNoLiveWorker) {
     apply_manifest(sim, deployment("gone", 2, "400m")); // steady at 2: no pod is deleted

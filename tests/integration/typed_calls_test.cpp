@@ -271,9 +271,9 @@ TEST_F(BrokenServer, MalformedResponsesAreErrorsNotCrashes) {
     };
     std::string target = "/watch";
     const auto w = run(io, c.watch(std::move(target), std::move(h), 2s));
-    // A garbled line ends the watch, as client-go's decoder error does (issue 69): the caller
-    // resumes from the last event it applied, so no event is lost behind a skipped one.
-    EXPECT_EQ(w.ec, errc::other);
+    // A garbled line ends the watch, as client-go's decoder error does (issue 69): the caller lists
+    // again, so no event is lost behind a skipped one.
+    EXPECT_EQ(w.ec, errc::undecodable);
     EXPECT_NE(w.status.message.find("does not decode (malformed JSON at offset 0"),
               std::string::npos)
         << w.status.message;

@@ -51,6 +51,7 @@ struct corrupting_proxy::impl {
     std::uint16_t port = 0;
     std::atomic<bool> stopping{false};
     std::atomic<int> corrupted{0};
+    int times = 1; ///< replacements to make at most; 0: every occurrence
     std::mutex mutex;
     std::vector<int> sockets;
     std::vector<std::thread> threads;
@@ -64,14 +65,15 @@ struct corrupting_proxy::impl {
             if (n <= 0) break;
             pending.append(buffer, static_cast<std::size_t>(n));
             std::size_t hold = 0;
-            if (from_server && corrupted.load() == 0) {
-                if (const auto at = pending.find(find); at != std::string::npos) {
-                    int none = 0;
-                    if (corrupted.compare_exchange_strong(none, 1))
+            if (from_server) {
+                for (std::size_t at = pending.find(find); at != std::string::npos;
+                     at = pending.find(find, at + find.size())) {
+                    int made = corrupted.load();
+                    if (times > 0 && made >= times) break;
+                    if (corrupted.compare_exchange_strong(made, made + 1))
                         pending.replace(at, find.size(), replace);
-                } else {
-                    hold = partial_match(pending, find);
                 }
+                if (times == 0 || corrupted.load() < times) hold = partial_match(pending, find);
             }
             if (!send_all(to, pending.data(), pending.size() - hold)) break;
             pending.erase(0, pending.size() - hold);
@@ -105,8 +107,9 @@ struct corrupting_proxy::impl {
 };
 
 corrupting_proxy::corrupting_proxy(std::uint16_t upstream_port, std::string find,
-                                   std::string replace)
+                                   std::string replace, int times)
     : impl_(std::make_shared<impl>()) {
+    impl_->times = times;
     if (find.empty() || find.size() != replace.size())
         throw std::invalid_argument("corrupting_proxy: find and replace must have one length");
     impl_->upstream = upstream_port;

@@ -1,6 +1,6 @@
 // tests/support/corrupting_proxy.hpp — a TCP proxy on loopback between a client and a server that
-// forwards every byte, except that it replaces the first occurrence of one byte string in what the
-// server sends with another of the same length (so HTTP framing, chunk sizes included, still
+// forwards every byte, except that it replaces occurrences of one byte string in what the server
+// sends with another of the same length (so HTTP framing, chunk sizes included, still
 // holds): a garbled watch event, as a flaky middlebox or a bug would deliver it.
 #pragma once
 
@@ -14,8 +14,10 @@ namespace hpaplus::test {
 class corrupting_proxy {
   public:
     /// Listens on 127.0.0.1 (a free port) and forwards to 127.0.0.1:`upstream_port`; replaces the
-    /// first `find` the server sends with `replace` (the same length) once, then forwards as is.
-    corrupting_proxy(std::uint16_t upstream_port, std::string find, std::string replace);
+    /// first `times` occurrences of `find` the server sends (every one when `times` is 0) with
+    /// `replace` (the same length), then forwards as is.
+    corrupting_proxy(std::uint16_t upstream_port, std::string find, std::string replace,
+                     int times = 1);
     ~corrupting_proxy();
     corrupting_proxy(const corrupting_proxy&) = delete;
     corrupting_proxy& operator=(const corrupting_proxy&) = delete;
@@ -23,7 +25,7 @@ class corrupting_proxy {
     std::uint16_t port() const;
     /// `http://127.0.0.1:PORT`
     std::string url() const;
-    /// How many replacements were made (0 or 1).
+    /// How many replacements were made.
     int corrupted() const;
 
   private:
