@@ -60,7 +60,8 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                    "a watch with no event or bookmark for this long is reconnected",
                    o.informer.idle_timeout, 1s);
     flags.duration("relist-max-backoff",
-                   "longest wait between failed lists or watches (doubling from 800ms); past 5s without a working one, nothing is decided until a full list",
+                   "longest wait between failed lists or watches (doubling from 800ms); past 5s "
+                   "without a working one, nothing is decided until a full list",
                    o.informer.max_backoff, 1s);
     flags.boolean("leader-elect", "elect a leader on a Lease so only one replica acts",
                   o.leader.enabled);

@@ -224,7 +224,8 @@ int run_replay(int argc, char** argv) {
     if (from_prometheus &&
         (!core::decidable(f.prometheus.from) || !core::decidable(f.prometheus.to)))
         return usage_error(command, "--from and --to must lie within the times a decision can be "
-                                    "taken at (" + core::decidable_span() + ")");
+                                    "taken at (" +
+                                        core::decidable_span() + ")");
 
     std::vector<replay_autoscaler> autoscalers;
     for (const std::string& path : [&] {

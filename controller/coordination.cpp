@@ -175,11 +175,10 @@ vertical::horizontal_sharing sharing_for(const vpaplus& v, const horizontal_use&
             h.memory && !v.share_memory, coordination_reason(v, h), coordination_message(v, h)};
 }
 
-policy::boost_authority
-boost_authority_for(const kube::object_cache* vpapluses, const std::string& ns,
-                    const policy::object_reference& workload,
-                    const std::shared_ptr<const std::vector<policy::boost_authority::container>>&
-                        template_cpu) {
+policy::boost_authority boost_authority_for(
+    const kube::object_cache* vpapluses, const std::string& ns,
+    const policy::object_reference& workload,
+    const std::shared_ptr<const std::vector<policy::boost_authority::container>>& template_cpu) {
     policy::boost_authority out;
     if (!vpapluses || !template_cpu) return out;
     for (const auto& r : aimed_at<kube::vpaplus_record>(*vpapluses, ns, workload))

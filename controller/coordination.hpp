@@ -17,11 +17,10 @@ namespace hpaplus::controller {
 /// the first VPAPlus of `ns` (in `vpapluses`, null without the vertical module) with startupBoost
 /// aimed at `workload`, and the CPU of the workload's pod template (`template_cpu`, null when the
 /// target is not a cached Deployment). Without either, no record is believed.
-policy::boost_authority
-boost_authority_for(const kube::object_cache* vpapluses, const std::string& ns,
-                    const policy::object_reference& workload,
-                    const std::shared_ptr<const std::vector<policy::boost_authority::container>>&
-                        template_cpu);
+policy::boost_authority boost_authority_for(
+    const kube::object_cache* vpapluses, const std::string& ns,
+    const policy::object_reference& workload,
+    const std::shared_ptr<const std::vector<policy::boost_authority::container>>& template_cpu);
 
 /// True when `ref` (a CronHPA's target) names `autoscaler` (an HPAPlus; a CronHPA cannot name a
 /// plain HPA) or the workload `workload` it scales.

@@ -86,9 +86,9 @@ boost::asio::awaitable<void> event_recorder::record(const involved_object& objec
                                   ",\"lastTimestamp\":\"" + now_text + "\"}";
         const std::string event_name = r.event_name;
         const std::string no_sub; // named: GCC 12 mishandles temporaries in co_await calls
-        auto response = co_await kube::merge_patch(client_, kube::resources::events,
-                                                   object.namespace_, event_name, patch, no_sub,
-                                                   {}, priority);
+        auto response =
+            co_await kube::merge_patch(client_, kube::resources::events, object.namespace_,
+                                       event_name, patch, no_sub, {}, priority);
         if (response) {
             ++r.count;
             r.last = now;

@@ -96,8 +96,8 @@ void informer::caught_up(bool listed) {
         caught_up_at_ = now; // a long one: only a full list tells what changed meanwhile
         stale_since_ = 0;
         if (behind_reported_)
-            spdlog::info("{}: listed again after {} ms without a working list or watch", collection_,
-                         (now - stale) / 1000000);
+            spdlog::info("{}: listed again after {} ms without a working list or watch",
+                         collection_, (now - stale) / 1000000);
         behind_reported_ = false;
     }
 }

@@ -28,16 +28,14 @@ bool status_differs(const rapidjson::Value* stored, std::string_view status_json
 boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const kube::resource_path& resource,
                                           const kube::cached_object& object,
-                                          const rapidjson::Value* stored,
-                                          const std::string& status, bool* gone,
-                                          request_class priority) {
+                                          const rapidjson::Value* stored, const std::string& status,
+                                          bool* gone, request_class priority) {
     if (!status_differs(stored, status)) co_return false;
     std::string patch = "{\"status\":" + status + "}";
     // Named: GCC 12 mishandles temporaries in co_await calls.
     const std::string sub = "status", ns(object.namespace_()), name(object.name());
-    auto response =
-        co_await kube::merge_patch(client, resource, ns, name, std::move(patch), sub, object.key,
-                                   priority);
+    auto response = co_await kube::merge_patch(client, resource, ns, name, std::move(patch), sub,
+                                               object.key, priority);
     if (!response && response.ec != kube::errc::not_found)
         spdlog::warn("{}: writing status failed: {}", object.key, response.message());
     if (gone) *gone = response.ec == kube::errc::not_found;

@@ -27,8 +27,8 @@ bool status_differs(const rapidjson::Value* stored, std::string_view status_json
 boost::asio::awaitable<bool> write_status(kube::api_client& client,
                                           const kube::resource_path& resource,
                                           const kube::cached_object& object,
-                                          const rapidjson::Value* stored,
-                                          const std::string& status, bool* gone = nullptr,
+                                          const rapidjson::Value* stored, const std::string& status,
+                                          bool* gone = nullptr,
                                           request_class priority = request_class::report);
 
 } // namespace hpaplus::kube

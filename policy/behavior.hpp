@@ -102,8 +102,8 @@ void seed_history(history& h, std::int32_t current, time_point now);
 
 /// Moves every time `h` remembers by `step`: the controller measures windows, policy periods and
 /// scale-event ages on the steady clock, as upstream's Go times carry a monotonic reading, while
-/// the decision takes wall times; when the wall clock steps (NTP, a VM resumed), what was remembered
-/// moves with it, so that each age stays what the steady clock says it is.
+/// the decision takes wall times; when the wall clock steps (NTP, a VM resumed), what was
+/// remembered moves with it, so that each age stays what the steady clock says it is.
 void shift_history(history& h, std::chrono::nanoseconds step);
 
 } // namespace hpaplus::policy

@@ -1,8 +1,8 @@
 // policy/boost_trust.hpp — whether a pod's start-up boost record may decide how its CPU counts.
 // The record is an annotation anyone who may patch the pod can write, and it names the request
 // the pod's CPU is measured against: believed blindly, a forged one pins a workload at its
-// minimum or maximum. So it counts only when it agrees with what the cluster says (docs/vertical.md,
-// "Trust model").
+// minimum or maximum. So it counts only when it agrees with what the cluster says
+// (docs/vertical.md, "Trust model").
 #pragma once
 
 #include "policy/types.hpp"

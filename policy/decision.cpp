@@ -9,9 +9,9 @@
 #include "policy/prediction.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 
 namespace hpaplus::policy {
 namespace {
@@ -185,8 +185,8 @@ void vet_boost_records(decision& d, const reconcile_input& in, std::vector<const
         reported += name + "\n";
     if (reported != d.hist.ignored_boosts) {
         if (!reported.empty())
-            d.events.push_back(
-                {"Warning", "StartupBoostIgnored", ignored_boosts_message(d.stages.ignored_boosts)});
+            d.events.push_back({"Warning", "StartupBoostIgnored",
+                                ignored_boosts_message(d.stages.ignored_boosts)});
         d.hist.ignored_boosts = std::move(reported);
     }
     for (const pod_info* p : pods)

@@ -320,8 +320,8 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
     if (d.ok() && !core::decidable(in.now))
-        d.fail(root["now"], "outside the times a decision can be taken at (" +
-                                core::decidable_span() + ")");
+        d.fail(root["now"],
+               "outside the times a decision can be taken at (" + core::decidable_span() + ")");
     decode_config(d, root["config"], in.config);
     if (!root["hpa"].present()) d.fail(root["hpa"], "required field is missing");
     in.hpa = kube::decode_autoscaler(d, root["hpa"]);

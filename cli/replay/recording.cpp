@@ -95,11 +95,10 @@ core::outcome<policy::recorded_load> decode_recording(std::string_view text) {
         return core::error_message("series: no values (nothing to replay)");
     // decidable(start) leaves a year of room, more than max_recording: start + duration holds.
     if (!core::decidable(load.start) || !core::decidable(load.start + load.duration()))
-        return core::error_message("start: a recording of " +
-                                   std::to_string(load.duration().count()) + " s from " +
-                                   core::format_rfc3339(load.start) +
-                                   " ends outside the times a decision can be taken at (" +
-                                   core::decidable_span() + ")");
+        return core::error_message(
+            "start: a recording of " + std::to_string(load.duration().count()) + " s from " +
+            core::format_rfc3339(load.start) +
+            " ends outside the times a decision can be taken at (" + core::decidable_span() + ")");
     return load;
 }
 

@@ -31,7 +31,7 @@ struct cron_env {
 
 struct cron_outcome {
     bool exists = true;
-    bool held = false; ///< the caches are behind: nothing ran, nothing written
+    bool held = false;                 ///< the caches are behind: nothing ran, nothing written
     bool fired = false;                ///< a job ran (scaled or set a floor)
     std::optional<std::string> error;  ///< the spec cannot be used, or a run failed
     std::optional<cron::instant> wake; ///< the next fire time; nullopt = none (wait for a change)

@@ -26,16 +26,14 @@ boost::asio::awaitable<pass_result> cronhpa_rules::pass(worker_slot& slot) {
     if (!outcome.exists) co_return pass_result{false, false, {}};
     // Held while the caches are behind: tried again soon (a due job stays due until it runs).
     if (outcome.held)
-        co_return pass_result{true, false,
-                              std::chrono::steady_clock::now() + std::chrono::milliseconds(500),
-                              false};
+        co_return pass_result{
+            true, false, std::chrono::steady_clock::now() + std::chrono::milliseconds(500), false};
     if (outcome.error) spdlog::warn("{}: {}", w.key, *outcome.error);
     const auto now = std::chrono::steady_clock::now();
     auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(env_.options.cron_max_sleep);
     if (outcome.wake) {
         // Fire times are whole seconds; a few ms past one makes sure it is due on waking.
-        const auto until =
-            *outcome.wake - env_.options.wall_clock() + std::chrono::milliseconds(5);
+        const auto until = *outcome.wake - env_.options.wall_clock() + std::chrono::milliseconds(5);
         delay =
             std::min(delay, std::max(std::chrono::milliseconds(0),
                                      std::chrono::duration_cast<std::chrono::milliseconds>(until)));

@@ -203,11 +203,11 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
         spdlog::warn("{}: the HPAPlusCheckpoint {} is not read as its prediction history: {}; it "
                      "is replaced by the next write",
                      who, who,
-                     !owned ? "its ownerReferences do not name this HPAPlus (uid " +
-                                  std::string(checkpoint.uid) + ")"
-                            : "it holds samples up to " +
-                                  core::format_rfc3339(kept->samples.back().time) +
-                                  ", ahead of now");
+                     !owned
+                         ? "its ownerReferences do not name this HPAPlus (uid " +
+                               std::string(checkpoint.uid) + ")"
+                         : "it holds samples up to " +
+                               core::format_rfc3339(kept->samples.back().time) + ", ahead of now");
         co_return;
     }
     if (kept->metric != p.metric || kept->step != p.step) {

@@ -144,8 +144,9 @@ controller_links(const kube::object_cache& replicasets, const std::string& ns,
 
 // Whether the object is no longer on the server: asked when its status write answered 404 while
 // the cache still holds it (a 404 of the status subresource alone would leave the object there).
-boost::asio::awaitable<bool> deleted_on_server(kube::api_client& client, const autoscaler_kind& kind,
-                                               const std::string& ns, const std::string& name) {
+boost::asio::awaitable<bool> deleted_on_server(kube::api_client& client,
+                                               const autoscaler_kind& kind, const std::string& ns,
+                                               const std::string& name) {
     const auto r = co_await kube::get(client, kind.resource, ns, name);
     co_return r.ec == kube::errc::not_found;
 }
@@ -313,8 +314,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         in.prediction = co_await prediction_for(env.metrics, checkpoint, in.hpa, ref.name,
                                                 in.scale->selector, memory.prediction, now);
         out.untrusted_checkpoints = memory.prediction.untrusted_checkpoints - untrusted;
-    }
-    else if (!in.hpa.spec.prediction && memory.prediction.history_of)
+    } else if (!in.hpa.spec.prediction && memory.prediction.history_of)
         memory.prediction = {}; // spec.prediction was removed: its history goes
 
     policy::decision decision = policy::decide(in, take_spare_decision());
@@ -379,8 +379,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             const bool differs = kube::status_differs(stored, status);
             if (differs) {
                 bool gone = false;
-                out.status_written = co_await kube::write_status(
-                    env.client, kind.resource, *object, stored, status, &gone, reporting);
+                out.status_written = co_await kube::write_status(env.client, kind.resource, *object,
+                                                                 stored, status, &gone, reporting);
                 if (gone && co_await deleted_on_server(env.client, kind, ns, name)) {
                     // The cache missed its deletion (a watch event lost): stop here, not every
                     // period until a relist tells.

@@ -39,11 +39,12 @@ class ClockStepTest : public ControllerTest {
         ASSERT_TRUE(eventually([&] { return available("calm") == 4; }));
         controller_runner controller(sim, options());
         ASSERT_TRUE(eventually([&] { return controller.acting(); }));
-        apply_manifest(sim, hpa("calm", every_second,
-                                "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 6}\n", 1,
-                                10));
-        ASSERT_TRUE(eventually([&] { return hpa_status("calm", "/status/desiredReplicas") == "4"; }))
-            << sim.get(hpas + "calm").body;
+        apply_manifest(sim,
+                       hpa("calm", every_second,
+                           "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 6}\n", 1, 10));
+        ASSERT_TRUE(eventually([&] {
+            return hpa_status("calm", "/status/desiredReplicas") == "4";
+        })) << sim.get(hpas + "calm").body;
         set_load("calm", "200m");
         step_test_clock(step);
         const auto dropped = std::chrono::steady_clock::now();
@@ -82,7 +83,7 @@ TEST_F(ClockStepTest, APodsPolicySpacesItsChangesAcrossStepsEitherWay) {
         const int r = replicas("steady");
         if (seen.back().first != r) {
             seen.emplace_back(r, std::chrono::steady_clock::now());
-            if (r == 3) step_test_clock(quarter_hour);       // right after a change
+            if (r == 3) step_test_clock(quarter_hour);      // right after a change
             if (r == 4) step_test_clock(-2 * quarter_hour); // and back past where it was
         }
         std::this_thread::sleep_for(50ms);
@@ -99,7 +100,8 @@ TEST_F(ClockStepTest, APodsPolicySpacesItsChangesAcrossStepsEitherWay) {
 }
 
 std::string recorded_prediction_hpaplus(const std::string& name) {
-    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n  name: " + name +
+    return "apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\nmetadata:\n  name: " +
+           name +
            "\n  namespace: default\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: "
            "Deployment, name: " +
            name +

@@ -232,9 +232,9 @@ TEST_F(ControllerTest, AGarbledDeletedEventLeavesNoLiveWorker) {
 }
 
 // Issue 69 (4): 20 s in which every list and watch fails (writes still served). Meanwhile three
-// HPAPlus objects are deleted (their workloads' load rises) and a fourth workload is scaled by hand.
-// Caches that fell behind are not acted on: no pass decides or writes until the informers have
-// listed again, so no target of a deleted HPAPlus is scaled (they used to be, 1 -> 10, within
+// HPAPlus objects are deleted (their workloads' load rises) and a fourth workload is scaled by
+// hand. Caches that fell behind are not acted on: no pass decides or writes until the informers
+// have listed again, so no target of a deleted HPAPlus is scaled (they used to be, 1 -> 10, within
 // 1.6 s of the server's recovery, while the informers still waited out their backoff), and the
 // hand-scaled one is decided from its fresh state, within seconds of the recovery.
 TEST_F(ControllerTest, AfterAListAndWatchOutageNothingIsDecidedFromStaleCaches) {
@@ -255,11 +255,12 @@ TEST_F(ControllerTest, AfterAListAndWatchOutageNothingIsDecidedFromStaleCaches) 
                std::all_of(orphans.begin(), orphans.end(), [&](auto& n) { return reconciled(n); });
     }));
 
-    ASSERT_EQ(sim.request("POST", "/sim/v1/faults",
-                          R"({"rules":[{"verb":"list","resource":"*","errorRate":1,"errorCode":503},)"
-                          R"({"verb":"watch","resource":"*","errorRate":1,"errorCode":503}]})")
-                  .status,
-              200);
+    ASSERT_EQ(
+        sim.request("POST", "/sim/v1/faults",
+                    R"({"rules":[{"verb":"list","resource":"*","errorRate":1,"errorCode":503},)"
+                    R"({"verb":"watch","resource":"*","errorRate":1,"errorCode":503}]})")
+            .status,
+        200);
     ASSERT_EQ(sim.request("POST", "/sim/v1/faults/drop-watches").status, 200);
     const auto outage = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(7s); // past the informers' max_stale (5 s)
@@ -311,9 +312,10 @@ TEST_F(ControllerTest, ACrowdOfBrokenObjectsDoesNotSlowAHealthyOne) {
             R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":{"name":")" +
                 name +
                 R"("},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":")" +
-                name + R"("},"minReplicas":1,"maxReplicas":10,"syncPeriodSeconds":5,"metrics":[{"type":)"
-                       R"("Resource","resource":{"name":"cpu","target":{"type":"Utilization",)"
-                       R"("averageUtilization":50}}}]}})");
+                name +
+                R"("},"minReplicas":1,"maxReplicas":10,"syncPeriodSeconds":5,"metrics":[{"type":)"
+                R"("Resource","resource":{"name":"cpu","target":{"type":"Utilization",)"
+                R"("averageUtilization":50}}}]}})");
         ASSERT_EQ(r.status, 201) << r.body;
     }
     apply_manifest(sim, deployment("healthy", 2, "400m"));
@@ -339,7 +341,8 @@ TEST_F(ControllerTest, ACrowdOfBrokenObjectsDoesNotSlowAHealthyOne) {
     const double expected =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / 5.0;
     // Alone it passes every 5 s (a period after each pass ended): within 20 % of that.
-    EXPECT_GE(done, static_cast<int>(0.8 * expected)) << done << " passes in 30 s, alone ~" << expected;
+    EXPECT_GE(done, static_cast<int>(0.8 * expected))
+        << done << " passes in 30 s, alone ~" << expected;
     EXPECT_TRUE(reconciled("healthy"));
 }
 
@@ -940,11 +943,11 @@ TEST_F(ControllerTest, AForgedStartupBoostRecordLeavesTheDecisionWhereTheLoadPut
             const std::string record = R"({\"vpaplus\":\"x\",\"containers\":[{\"name\":\"app\",)"
                                        R"(\"boosted\":\"500m\",\"request\":\")" +
                                        request + R"(\"}]})";
-            const auto r = sim.request(
-                "PATCH", "/api/v1/namespaces/default/pods/" + name,
-                R"({"metadata":{"annotations":{"vpaplus.hpaplus.io/startup-boost":")" + record +
-                    R"("}}})",
-                "application/merge-patch+json");
+            const auto r =
+                sim.request("PATCH", "/api/v1/namespaces/default/pods/" + name,
+                            R"({"metadata":{"annotations":{"vpaplus.hpaplus.io/startup-boost":")" +
+                                record + R"("}}})",
+                            "application/merge-patch+json");
             ASSERT_EQ(r.status, 200) << r.body;
         }
     };
@@ -980,8 +983,8 @@ TEST_F(ControllerTest, AForgedStartupBoostRecordLeavesTheDecisionWhereTheLoadPut
 }
 
 // Issue 69 (3): an HPAPlusCheckpoint is the HPAPlus's history only when it made it — its
-// ownerReference names the HPAPlus's uid — and when its samples are not ahead of now. Otherwise it is
-// not read (said in the log), and the next write replaces it with one the HPAPlus owns.
+// ownerReference names the HPAPlus's uid — and when its samples are not ahead of now. Otherwise it
+// is not read (said in the log), and the next write replaces it with one the HPAPlus owns.
 TEST_F(ControllerTest, AForeignOrFutureDatedCheckpointIsNotReadAsHistoryAndIsReplaced) {
     apply_manifest(sim, deployment("web", 2, "400m"));
     const std::string path =
@@ -1002,11 +1005,11 @@ TEST_F(ControllerTest, AForeignOrFutureDatedCheckpointIsNotReadAsHistoryAndIsRep
         std::string values;
         for (int i = 0; i < count; ++i)
             values += i ? ",1000" : "1000";
-        const auto patched = sim.request(
-            "PATCH", path + "/status",
-            R"({"status":{"metric":"cpu","step":"1s","start":")" + core::format_rfc3339(start) +
-                R"(","values":[)" + values + "]}}",
-            "application/merge-patch+json");
+        const auto patched =
+            sim.request("PATCH", path + "/status",
+                        R"({"status":{"metric":"cpu","step":"1s","start":")" +
+                            core::format_rfc3339(start) + R"(","values":[)" + values + "]}}",
+                        "application/merge-patch+json");
         ASSERT_EQ(patched.status, 200) << patched.body;
     };
     auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
@@ -1032,8 +1035,8 @@ TEST_F(ControllerTest, AForeignOrFutureDatedCheckpointIsNotReadAsHistoryAndIsRep
     const std::string uid = str(get_json(sim, hpapluses + "web"), "/metadata/uid");
     {
         controller_runner controller(sim, options);
-        EXPECT_TRUE(eventually([&] { return said("its ownerReferences do not name this HPAPlus"); },
-                               30s));
+        EXPECT_TRUE(
+            eventually([&] { return said("its ownerReferences do not name this HPAPlus"); }, 30s));
         // Replaced, not merged: owned by the HPAPlus, its history its own (80: 40 % of 2 pods).
         EXPECT_TRUE(eventually([&] { return owner() == uid && first_value() == 80; }, 30s))
             << sim.get(path).body.substr(sim.get(path).body.find("\"status\""), 300);

@@ -21,7 +21,8 @@ const std::string cronhpas = "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/d
 
 // A 6-field schedule that fires once a day, `seconds` from now by `clock` (UTC wall clock).
 std::string in_seconds(int seconds, core::time_point (*clock)() = core::wall_now) {
-    const auto t = std::chrono::floor<std::chrono::seconds>(clock()) + std::chrono::seconds(seconds);
+    const auto t =
+        std::chrono::floor<std::chrono::seconds>(clock()) + std::chrono::seconds(seconds);
     const auto day = std::chrono::floor<std::chrono::days>(t);
     const std::chrono::hh_mm_ss tod(t - day);
     return fmt::format("{} {} {} * * *", tod.seconds().count(), tod.minutes().count(),
@@ -315,8 +316,9 @@ TEST_F(CronHpaTest, AfterAStepBackEveryDueJobRunsOnce) {
 TEST_F(CronHpaTest, AfterAStepForwardTheLatestJobThatFellDueRunsOnce) {
     reset_test_clock();
     apply_manifest(sim, deployment("ahead", 1, "100m"));
-    apply_manifest(sim, cronhpa("ahead", deployment_ref("ahead"),
-                                job("three", in_seconds(300), 3) + job("four", in_seconds(600), 4)));
+    apply_manifest(sim,
+                   cronhpa("ahead", deployment_ref("ahead"),
+                           job("three", in_seconds(300), 3) + job("four", in_seconds(600), 4)));
     auto options = test_controller_options();
     options.wall_clock = test_clock;
     options.cron_max_sleep = 2s;

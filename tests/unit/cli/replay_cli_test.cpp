@@ -299,8 +299,7 @@ TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
          R"({"start": "2026-01-01T00:00:00Z", "stepseconds": 5, "series": {"0": [1]}})",
          "stepseconds"},
         {"too long", "--autoscaler " + hpa + " --metrics M",
-         R"({"start": "2026-01-01T00:00:00Z", "stepSeconds": 86400, "series": {"0": [)" +
-             ones(40) +
+         R"({"start": "2026-01-01T00:00:00Z", "stepSeconds": 86400, "series": {"0": [)" + ones(40) +
              "]}}",
          "longer than 35 days"},
         {"empty", "--autoscaler " + hpa + " --metrics M",
@@ -308,8 +307,7 @@ TEST_F(ReplayCli, BadUsageAndBadInputExitTwoSayingWhat) {
         {"deep", "--autoscaler " + hpa + " --metrics M", std::string(100000, '['), "bad JSON"},
         // Issue 69 (9): 120 one-minute steps from 2262-04-11T23:00Z pass the end of time_point.
         {"past 2262", "--autoscaler " + hpa + " --metrics M",
-         R"({"start": "2262-04-11T23:00:00Z", "stepSeconds": 60, "series": {"0": [)" +
-             ones(120) +
+         R"({"start": "2262-04-11T23:00:00Z", "stepSeconds": 60, "series": {"0": [)" + ones(120) +
              "]}}",
          "ends outside the times a decision can be taken at"},
         {"prometheus past 2262",
@@ -342,19 +340,18 @@ struct recording_edge {
 
 TEST(ReplayRecordingEdges, ARecordingMustEndWithinTheDecidableSpan) {
     const recording_edge cases[] = {
-        {"2026-01-01T00:00:00Z", 120, true},
-        {"2261-04-11T00:00:00Z", 1, true},
-        {"2261-04-11T23:40:00Z", 1, true},     // ends 23:41, before the last decidable instant
-        {"2261-04-11T23:46:00Z", 2, false},    // its end, 23:48, is past it
-        {"2262-04-11T23:00:00Z", 120, false},  // the issue's recording: dates wrapped to 1677
-        {"1678-09-21T00:13:00Z", 1, true},     // from the first decidable instant on
-        {"1678-09-21T00:12:00Z", 1, false},    // a minute before it
-        {"1677-09-21T00:13:00Z", 1, false},    // parses, but every window from it wraps
+        {"2026-01-01T00:00:00Z", 120, true},  {"2261-04-11T00:00:00Z", 1, true},
+        {"2261-04-11T23:40:00Z", 1, true},    // ends 23:41, before the last decidable instant
+        {"2261-04-11T23:46:00Z", 2, false},   // its end, 23:48, is past it
+        {"2262-04-11T23:00:00Z", 120, false}, // the issue's recording: dates wrapped to 1677
+        {"1678-09-21T00:13:00Z", 1, true},    // from the first decidable instant on
+        {"1678-09-21T00:12:00Z", 1, false},   // a minute before it
+        {"1677-09-21T00:13:00Z", 1, false},   // parses, but every window from it wraps
     };
     for (const auto& c : cases) {
-        const auto load = decode_recording(std::string(R"({"start": ")") + c.start +
-                                           R"(", "stepSeconds": 60, "series": {"0": [)" +
-                                           ones(c.steps) + "]}}");
+        const auto load =
+            decode_recording(std::string(R"({"start": ")") + c.start +
+                             R"(", "stepSeconds": 60, "series": {"0": [)" + ones(c.steps) + "]}}");
         EXPECT_EQ(bool(load), c.accepted) << c.start << " + " << c.steps << " min";
         if (!load && !c.accepted) {
             EXPECT_NE(load.error().text.find("start:"), std::string::npos) << load.error().text;

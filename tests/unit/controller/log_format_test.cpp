@@ -26,19 +26,23 @@ TEST_P(LogEscape, WritesControlCharactersAsEscapes) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, LogEscape,
-    ::testing::Values(
-        escape_case{"Plain", "default/web: scaled Deployment/web from 2 to 4",
-                    "default/web: scaled Deployment/web from 2 to 4"},
-        escape_case{"Empty", "", ""},
-        escape_case{"ForgedLine", "job b\n2026-01-01T00:00:00.000Z info default/victim: scaled",
-                    "job b\\n2026-01-01T00:00:00.000Z info default/victim: scaled"},
-        escape_case{"TerminalControl", "a\x1b[2Jb", "a\\x1b[2Jb"},
-        escape_case{"CarriageReturnAndTab", "x\r\ty", "x\\r\\ty"},
-        escape_case{"NulAndDel", std::string("n\0d\x7f", 4), "n\\x00d\\x7f"},
-        escape_case{"C1ControlAsUtf8", "c\xc2\x9b" "2J", "c\\u009b2J"},
-        escape_case{"OtherUtf8Kept", "caf\xc3\xa9 \xc2\xa0 \xe2\x80\x94", "caf\xc3\xa9 \xc2\xa0 \xe2\x80\x94"},
-        escape_case{"LoneLeadByteAtTheEnd", "x\xc2", "x\xc2"},
-        escape_case{"BackslashKept", "a\\nb", "a\\nb"}),
+    ::testing::Values(escape_case{"Plain", "default/web: scaled Deployment/web from 2 to 4",
+                                  "default/web: scaled Deployment/web from 2 to 4"},
+                      escape_case{"Empty", "", ""},
+                      escape_case{"ForgedLine",
+                                  "job b\n2026-01-01T00:00:00.000Z info default/victim: scaled",
+                                  "job b\\n2026-01-01T00:00:00.000Z info default/victim: scaled"},
+                      escape_case{"TerminalControl", "a\x1b[2Jb", "a\\x1b[2Jb"},
+                      escape_case{"CarriageReturnAndTab", "x\r\ty", "x\\r\\ty"},
+                      escape_case{"NulAndDel", std::string("n\0d\x7f", 4), "n\\x00d\\x7f"},
+                      escape_case{"C1ControlAsUtf8",
+                                  "c\xc2\x9b"
+                                  "2J",
+                                  "c\\u009b2J"},
+                      escape_case{"OtherUtf8Kept", "caf\xc3\xa9 \xc2\xa0 \xe2\x80\x94",
+                                  "caf\xc3\xa9 \xc2\xa0 \xe2\x80\x94"},
+                      escape_case{"LoneLeadByteAtTheEnd", "x\xc2", "x\xc2"},
+                      escape_case{"BackslashKept", "a\\nb", "a\\nb"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(LogFormat, ALineIsTimeLevelAndTheEscapedMessage) {

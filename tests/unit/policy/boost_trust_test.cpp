@@ -50,10 +50,8 @@ INSTANTIATE_TEST_SUITE_P(
         trust_case{"NoVpaPlusAnywhere", {{"app", milli(500), std::nullopt, "web"}}, false, false},
         trust_case{"NamesAnotherVpaPlus", {{"app", milli(500), std::nullopt, "x"}}, true, false},
         trust_case{"OneMillicore", {{"app", milli(1), std::nullopt, "web"}}, true, false},
-        trust_case{"AHundredThousandCores",
-                   {{"app", milli(100000000), std::nullopt, "web"}},
-                   true,
-                   false},
+        trust_case{
+            "AHundredThousandCores", {{"app", milli(100000000), std::nullopt, "web"}}, true, false},
         trust_case{"AnotherLimit", {{"app", milli(500), milli(4000), "web"}}, true, false},
         trust_case{"ALimitTheTemplateDoesNotHave",
                    {{"sidecar", milli(100), milli(200), "web"}},
@@ -64,11 +62,11 @@ INSTANTIATE_TEST_SUITE_P(
                    {{"stray", milli(500), std::nullopt, "web"}},
                    true,
                    false},
-        trust_case{"OneGoodOneForged",
-                   {{"app", milli(500), std::nullopt, "web"},
-                    {"sidecar", milli(1), std::nullopt, "web"}},
-                   true,
-                   false}),
+        trust_case{
+            "OneGoodOneForged",
+            {{"app", milli(500), std::nullopt, "web"}, {"sidecar", milli(1), std::nullopt, "web"}},
+            true,
+            false}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(BoostTrust, TheMessageNamesTenPodsAndCountsTheRest) {
