@@ -68,11 +68,11 @@ constexpr std::chrono::nanoseconds settle = std::chrono::seconds(1);
 
 bool informer::current() const {
     if (!synced_flag_) return false;
-    const std::int64_t now = steady_ns();
+    // Read on every pass of every worker: the clock only when a gap is open or just closed.
     if (const std::int64_t stale = stale_since_; stale != 0)
-        return now - stale < std::chrono::nanoseconds(options_.max_stale).count();
+        return steady_ns() - stale < std::chrono::nanoseconds(options_.max_stale).count();
     const std::int64_t caught_up = caught_up_at_;
-    return caught_up == 0 || now - caught_up >= settle.count();
+    return caught_up == 0 || steady_ns() - caught_up >= settle.count();
 }
 
 void informer::went_stale() {
