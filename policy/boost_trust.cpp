@@ -26,12 +26,12 @@ bool boost_believed(const pod_info& pod, const boost_authority* authority) {
 
 std::vector<std::string> vet_boosts(std::vector<const pod_info*>& pods,
                                     const boost_authority* authority,
-                                    std::deque<pod_info>& vetted) {
+                                    std::forward_list<pod_info>& vetted) {
     std::vector<std::string> ignored;
     for (const pod_info*& p : pods) {
         if (p->boosted.empty() || boost_believed(*p, authority)) continue;
         ignored.push_back(p->name);
-        pod_info& copy = vetted.emplace_back(*p);
+        pod_info& copy = vetted.emplace_front(*p);
         copy.boosted.clear();
         p = &copy;
     }

@@ -8,7 +8,7 @@
 #include "policy/types.hpp"
 
 #include <cstdint>
-#include <deque>
+#include <forward_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +40,8 @@ bool boost_believed(const pod_info& pod, const boost_authority* authority);
 /// `vetted`, which must outlive `pods`' use): its CPU counts at the request it has, as upstream
 /// counts it. Returns the names of those pods, sorted.
 std::vector<std::string> vet_boosts(std::vector<const pod_info*>& pods,
-                                    const boost_authority* authority, std::deque<pod_info>& vetted);
+                                    const boost_authority* authority,
+                                    std::forward_list<pod_info>& vetted);
 
 /// The Warning Event's message for `pods` whose boost records were ignored.
 std::string ignored_boosts_message(const std::vector<std::string>& pods);

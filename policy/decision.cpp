@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <deque>
+#include <forward_list>
 
 namespace hpaplus::policy {
 namespace {
@@ -178,7 +178,7 @@ std::vector<metric_reading> exclude_unowned(decision& d, const reconcile_input& 
 // Start-up boost records that do not agree with the cluster are not believed: those pods count at
 // the CPU they request, and a Warning says so once per set of pods (issue 69).
 void vet_boost_records(decision& d, const reconcile_input& in, std::vector<const pod_info*>& pods,
-                       std::deque<pod_info>& vetted) {
+                       std::forward_list<pod_info>& vetted) {
     d.stages.ignored_boosts = vet_boosts(pods, in.boosts, vetted);
     std::string reported;
     for (const auto& name : d.stages.ignored_boosts)
@@ -289,7 +289,7 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
     }
     std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
     if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);
-    std::deque<pod_info> vetted; // pods whose boost record is not believed, without it
+    std::forward_list<pod_info> vetted; // pods whose boost record is not believed, without it
     vet_boost_records(d, in, pods, vetted);
     if (auto msg = ambiguity(in, scale.selector, pods)) {
         warn(d, "AmbiguousSelector", *msg);

@@ -30,7 +30,7 @@ TEST_P(BoostTrust, BelievesOnlyWhatTheClusterAgreesWith) {
     EXPECT_EQ(boost_believed(pod, c.authority ? &authority : nullptr), c.believed);
 
     std::vector<const pod_info*> pods{&pod};
-    std::deque<pod_info> vetted;
+    std::forward_list<pod_info> vetted;
     const auto ignored = vet_boosts(pods, c.authority ? &authority : nullptr, vetted);
     EXPECT_EQ(ignored.size(), c.believed ? 0u : 1u);
     EXPECT_EQ(pods[0]->boosted.empty(), !c.believed) << "an ignored record is dropped";
