@@ -63,10 +63,17 @@ std::vector<resource_type> builtin_resource_types() {
                       {"api-extensions"},
                       false,
                       true}));
-    for (const auto& [group, plural, kind] :
-         {std::tuple{"authentication.k8s.io", "tokenreviews", "TokenReview"},
-          std::tuple{"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview"}}) {
-        t.push_back(make({group, plural, kind, {}, {}, false, false}));
+    for (const auto& [group, plural, kind, namespaced] :
+         {std::tuple{"authentication.k8s.io", "tokenreviews", "TokenReview", false},
+          std::tuple{"authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false},
+          std::tuple{"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false},
+          std::tuple{"authorization.k8s.io", "localsubjectaccessreviews",
+                     "LocalSubjectAccessReview", true},
+          std::tuple{"authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+                     false},
+          std::tuple{"authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview",
+                     false}}) {
+        t.push_back(make({group, plural, kind, {}, {}, namespaced, false}));
         t.back().create_only = true;
     }
     for (const auto& [plural, kind, namespaced] :

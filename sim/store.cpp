@@ -158,7 +158,14 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
              attempt < 8 && (name.empty() || c.objects.count(key(object_ns, name))); ++attempt)
             name = generate + random_suffix(5);
     }
-    if (!valid_name(name))
+    // RBAC objects need only be a path segment (ValidateRBACName): `system:discovery`.
+    if (t.group == "rbac.authorization.k8s.io") {
+        if (name == "." || name == ".." || name.find_first_of("/%") != std::string::npos)
+            return invalid(t, name,
+                           {{"metadata.name", "Invalid value: \"" + name +
+                                                  "\": may not be '.' or '..', or contain '/' "
+                                                  "or '%'"}});
+    } else if (!valid_name(name))
         return invalid(t, name,
                        {{"metadata.name",
                          "Invalid value: \"" + name +

@@ -1,38 +1,13 @@
-// sim/apiserver/aggregation.cpp — who calls the simulated cluster (bearer tokens), TokenReview and
-// SubjectAccessReview answered from a simple policy (allow unless a deny rule matches), and the
-// aggregation layer: requests for a registered APIService's group and version go to its Service's
-// endpoint with the front-proxy client certificate and the caller in X-Remote-* headers, as
-// kube-apiserver (with --enable-aggregator-routing) sends them.
+// sim/apiserver/aggregation.cpp — the aggregation layer: requests for a registered APIService's
+// group and version go to its Service's endpoint with the front-proxy client certificate and the
+// caller in X-Remote-* headers, as kube-apiserver (with --enable-aggregator-routing) sends them.
 #include "sim/apiserver/server.hpp"
 
 #include "net/base64.hpp"
 #include "net/http_client.hpp"
 
-#include <algorithm>
-
 namespace hpaplus::sim {
 namespace {
-
-constexpr const char* admin_token = "hpaplus-sim"; // the kubeconfig's (sim/cluster.cpp)
-
-json string_array(const std::vector<std::string>& values, json_alloc& a) {
-    json out(rapidjson::kArrayType);
-    for (const auto& v : values)
-        out.PushBack(json(v.c_str(), a), a);
-    return out;
-}
-
-std::vector<std::string> strings_at(const json& root, std::string_view path) {
-    std::vector<std::string> out;
-    if (const json* v = find_path(root, path); v && v->IsArray())
-        for (const auto& s : v->GetArray())
-            if (s.IsString()) out.emplace_back(s.GetString());
-    return out;
-}
-
-bool contains(const std::vector<std::string>& list, const std::string& value) {
-    return std::find(list.begin(), list.end(), value) != list.end();
-}
 
 // The Service port's endpoint: "host:port" from the EndpointSlices labelled with the Service's
 // name, else from its Endpoints; "" when there is none.
@@ -100,91 +75,6 @@ api_error service_unavailable(std::string why) {
 
 } // namespace
 
-void api_server::impl::bootstrap_authentication() {
-    front_proxy = net::issue_client_certificate(net::make_self_signed({"front-proxy-ca"}),
-                                                "front-proxy-client");
-    tokens[admin_token] = {admin_token, {"system:masters", "system:authenticated"}};
-    collection* configmaps = store.find("", "v1", "configmaps");
-    json_doc doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
-    json metadata(rapidjson::kObjectType);
-    metadata.AddMember("name", "extension-apiserver-authentication", a);
-    metadata.AddMember("namespace", "kube-system", a);
-    doc.AddMember("metadata", metadata, a);
-    json data(rapidjson::kObjectType);
-    data.AddMember("requestheader-client-ca-file", json(front_proxy.ca_cert_pem.c_str(), a), a);
-    data.AddMember("requestheader-allowed-names", R"(["front-proxy-client"])", a);
-    data.AddMember("requestheader-username-headers", R"(["X-Remote-User"])", a);
-    data.AddMember("requestheader-group-headers", R"(["X-Remote-Group"])", a);
-    data.AddMember("requestheader-extra-headers-prefix", R"(["X-Remote-Extra-"])", a);
-    doc.AddMember("data", data, a);
-    (void)store.create(*configmaps, "kube-system", std::move(doc));
-}
-
-sim_user api_server::impl::caller(const http_request& r) const {
-    const std::string_view authorization = r.header("authorization");
-    constexpr std::string_view bearer = "Bearer ";
-    if (authorization.size() > bearer.size() &&
-        net::iequals(authorization.substr(0, bearer.size()), bearer))
-        if (auto it = tokens.find(std::string(authorization.substr(bearer.size())));
-            it != tokens.end())
-            return it->second;
-    return tokens.at(admin_token);
-}
-
-http_response api_server::impl::review(const http_request& r, const target& t) {
-    if (r.method != "POST" || !t.name.empty())
-        return error_response(method_not_supported(store.find(t.group, t.version, t.plural)->type,
-                                                   r.method == "GET" ? "get" : "update"));
-    json_doc body;
-    if (auto e = parse_body(r, body)) return error_response(*e);
-    if (!body.IsObject()) return error_response(bad_request("the review is not a JSON object"));
-    auto& a = body.GetAllocator();
-    json status(rapidjson::kObjectType);
-    if (t.plural == "tokenreviews") {
-        const auto it = tokens.find(string_at(body, "spec.token"));
-        status.AddMember("authenticated", it != tokens.end(), a);
-        if (it != tokens.end()) {
-            json user(rapidjson::kObjectType);
-            user.AddMember("username", json(it->second.name.c_str(), a), a);
-            user.AddMember("groups", string_array(it->second.groups, a), a);
-            status.AddMember("user", user, a);
-        }
-        if (const json* audiences = find_path(body, "spec.audiences"))
-            status.AddMember("audiences", json(*audiences, a), a);
-    } else {
-        const std::string user = string_at(body, "spec.user");
-        const auto groups = strings_at(body, "spec.groups");
-        const json* resource = find_path(body, "spec.resourceAttributes");
-        const json* other = find_path(body, "spec.nonResourceAttributes");
-        const json& attributes = resource ? *resource : other ? *other : body;
-        auto matches = [&](const deny_rule& d) {
-            auto same = [](const std::string& want, const std::string& have) {
-                return want.empty() || want == have;
-            };
-            return same(d.user, user) && (d.group.empty() || contains(groups, d.group)) &&
-                   same(d.verb, string_at(attributes, "verb")) &&
-                   same(d.api_group, resource ? string_at(attributes, "group") : "") &&
-                   same(d.resource, resource ? string_at(attributes, "resource") : "") &&
-                   same(d.ns, resource ? string_at(attributes, "namespace") : "") &&
-                   same(d.path, resource ? "" : string_at(attributes, "path"));
-        };
-        const auto rule = std::find_if(deny_rules.begin(), deny_rules.end(), matches);
-        const bool denied = rule != deny_rules.end();
-        status.AddMember("allowed", !denied, a);
-        if (denied) status.AddMember("denied", true, a);
-        const std::string reason =
-            denied ? "denied by the simulated cluster's deny rule " +
-                         std::to_string(rule - deny_rules.begin())
-                   : std::string("allowed by the simulated cluster's default policy");
-        status.AddMember("reason", json(reason.c_str(), a), a);
-    }
-    body.RemoveMember("status");
-    body.AddMember("status", status, a);
-    if (!body.HasMember("metadata")) body.AddMember("metadata", json(rapidjson::kObjectType), a);
-    return ok(to_string(body), 201);
-}
-
 object_ptr api_server::impl::aggregated(const std::string& group, const std::string& version) {
     collection* apiservices = store.find("apiregistration.k8s.io", "v1", "apiservices");
     if (!apiservices) return nullptr;
@@ -207,7 +97,8 @@ std::vector<std::pair<std::string, std::string>> api_server::impl::aggregated_gr
 }
 
 asio::awaitable<http_response> api_server::impl::proxy(const http_request& r,
-                                                       const stored_object& apiservice) {
+                                                       const stored_object& apiservice,
+                                                       const sim_user& user) {
     const json& spec = *find_path(apiservice.doc, "spec");
     const std::string ns = string_at(spec, "service.namespace");
     const std::string name = string_at(spec, "service.name");
@@ -227,7 +118,6 @@ asio::awaitable<http_response> api_server::impl::proxy(const http_request& r,
     if (request.content_type.empty()) request.content_type = json_type;
     request.accept = std::string(r.header("accept"));
     if (request.accept.empty()) request.accept = "*/*";
-    const sim_user user = caller(r);
     request.headers.emplace_back("X-Remote-User", user.name);
     for (const auto& g : user.groups)
         request.headers.emplace_back("X-Remote-Group", g);
@@ -249,53 +139,6 @@ asio::awaitable<http_response> api_server::impl::proxy(const http_request& r,
                             answer.content_type.empty() ? json_type : answer.content_type,
                             answer.body,
                             {}};
-}
-
-std::optional<http_response> api_server::impl::auth_control(const http_request& r,
-                                                            const std::string& what) {
-    if (what == "tokens" && r.method == "POST") {
-        json_doc body;
-        if (auto e = parse_body(r, body)) return error_response(*e);
-        const std::string token = body.IsObject() ? string_at(body, "token") : "";
-        const std::string user = body.IsObject() ? string_at(body, "user") : "";
-        if (token.empty() || user.empty())
-            return error_response(bad_request("a token needs \"token\" and \"user\""));
-        auto groups = strings_at(body, "groups");
-        if (!contains(groups, "system:authenticated")) groups.emplace_back("system:authenticated");
-        tokens[token] = {user, std::move(groups)};
-        return ok(R"({"added":true})");
-    }
-    if (what != "authorization") return std::nullopt;
-    if (r.method == "DELETE") deny_rules.clear();
-    if (r.method == "PUT") {
-        json_doc body;
-        if (auto e = parse_body(r, body)) return error_response(*e);
-        const json* deny = body.IsObject() ? find_path(body, "deny") : nullptr;
-        if (!deny || !deny->IsArray())
-            return error_response(bad_request("the policy is {\"deny\":[rule, ...]}"));
-        deny_rules.clear();
-        for (const auto& d : deny->GetArray())
-            deny_rules.push_back({string_at(d, "user"), string_at(d, "group"), string_at(d, "verb"),
-                                  string_at(d, "apiGroup"), string_at(d, "resource"),
-                                  string_at(d, "namespace"), string_at(d, "path")});
-    }
-    json_doc doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
-    json list(rapidjson::kArrayType);
-    for (const auto& d : deny_rules) {
-        json rule(rapidjson::kObjectType);
-        for (const auto& [key, value] : {std::pair{"user", &d.user},
-                                         {"group", &d.group},
-                                         {"verb", &d.verb},
-                                         {"apiGroup", &d.api_group},
-                                         {"resource", &d.resource},
-                                         {"namespace", &d.ns},
-                                         {"path", &d.path}})
-            if (!value->empty()) rule.AddMember(json(key, a), json(value->c_str(), a), a);
-        list.PushBack(rule, a);
-    }
-    doc.AddMember("deny", list, a);
-    return ok(to_string(doc));
 }
 
 } // namespace hpaplus::sim

@@ -17,9 +17,10 @@
 namespace hpaplus::sim {
 
 api_server::impl::impl(asio::any_io_executor ex, object_store& s, api_server_options o)
-    : executor(ex), store(s), options(o) {
+    : executor(ex), store(s), options(o), rbac(s) {
     store.on_change([this](collection& c, const watch_event& e) {
         wake_watches();
+        if (c.type.group == "rbac.authorization.k8s.io") rbac.invalidate();
         if (c.type.plural == "customresourcedefinitions" && c.type.group == "apiextensions.k8s.io")
             on_crd_change(e);
     });
@@ -58,9 +59,14 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
     }
     const auto answer_latency = co_await apply_faults(r, parts, out);
     if (!answer_latency) co_return;
+    const api_result<sim_user> user = admit_caller(r);
+    if (!user) {
+        co_await out.send(error_response(user.error()));
+        co_return;
+    }
     if (parts.size() >= 3 && parts[0] == "apis")
         if (const object_ptr apiservice = aggregated(parts[1], parts[2])) {
-            http_response answer = co_await proxy(r, *apiservice);
+            http_response answer = co_await proxy(r, *apiservice, *user);
             co_await out.send(std::move(answer));
             co_return;
         }
@@ -79,7 +85,11 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
     }
     if (const collection* c = store.find(t->group, t->version, t->plural);
         c && c->type.create_only) {
-        co_await out.send(review(r, *t));
+        co_await out.send(review(r, *t, *user));
+        co_return;
+    }
+    if (t->group.empty() && t->plural == "serviceaccounts" && t->sub == "token") {
+        co_await out.send(token_request(r, *t));
         co_return;
     }
     if (t->group == "metrics.k8s.io" && usage) {

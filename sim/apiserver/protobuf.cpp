@@ -185,7 +185,44 @@ const message hpa_v2_spec{{{1, "scaleTargetRef", kind::message, &cross_version_r
 const message hpa_v2{
     {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &hpa_v2_spec}}};
 
+// authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews (what `kubectl auth` sends).
+const message resource_attributes{{{1, "namespace", kind::string},
+                                   {2, "verb", kind::string},
+                                   {3, "group", kind::string},
+                                   {4, "version", kind::string},
+                                   {5, "resource", kind::string},
+                                   {6, "subresource", kind::string},
+                                   {7, "name", kind::string}}};
+const message non_resource_attributes{{{1, "path", kind::string}, {2, "verb", kind::string}}};
+const message self_access_review_spec{
+    {{1, "resourceAttributes", kind::message, &resource_attributes},
+     {2, "nonResourceAttributes", kind::message, &non_resource_attributes}}};
+const message access_review_spec{
+    {{1, "resourceAttributes", kind::message, &resource_attributes},
+     {2, "nonResourceAttributes", kind::message, &non_resource_attributes},
+     {3, "user", kind::string},
+     {4, "groups", kind::string, nullptr, true},
+     {6, "uid", kind::string}}};
+const message self_access_review{{{1, "metadata", kind::message, &object_meta},
+                                  {2, "spec", kind::message, &self_access_review_spec}}};
+const message access_review{{{1, "metadata", kind::message, &object_meta},
+                             {2, "spec", kind::message, &access_review_spec}}};
+const message rules_review_spec{{{1, "namespace", kind::string}}};
+const message rules_review{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &rules_review_spec}}};
+const message self_subject_review{{{1, "metadata", kind::message, &object_meta}}};
+const message token_request_spec{{{1, "audiences", kind::string, nullptr, true},
+                                  {4, "expirationSeconds", kind::int64, nullptr, false, true}}};
+const message token_request{{{1, "metadata", kind::message, &object_meta},
+                             {2, "spec", kind::message, &token_request_spec}}};
+
 const std::map<std::string, const message*, std::less<>> kinds = {
+    {"authorization.k8s.io/v1/SelfSubjectAccessReview", &self_access_review},
+    {"authorization.k8s.io/v1/SubjectAccessReview", &access_review},
+    {"authorization.k8s.io/v1/LocalSubjectAccessReview", &access_review},
+    {"authorization.k8s.io/v1/SelfSubjectRulesReview", &rules_review},
+    {"authentication.k8s.io/v1/SelfSubjectReview", &self_subject_review},
+    {"authentication.k8s.io/v1/TokenRequest", &token_request},
     {"autoscaling/v1/HorizontalPodAutoscaler", &hpa_v1},
     {"autoscaling/v2/HorizontalPodAutoscaler", &hpa_v2},
     {"apps/v1/Deployment", &deployment},

@@ -5,6 +5,7 @@
 
 #include "net/tls.hpp"
 #include "sim/apiserver/api_server.hpp"
+#include "sim/apiserver/rbac.hpp"
 #include "sim/apiserver/request.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -27,12 +28,6 @@ using net::http_responder;
 using net::http_response;
 
 struct openapi_v2_document;
-
-/// Who sends a request to the simulated cluster.
-struct sim_user {
-    std::string name;
-    std::vector<std::string> groups;
-};
 
 /// A SubjectAccessReview is denied when a rule matches: every non-empty field equals the
 /// review's (`group` is one of the user's groups; `path` a non-resource request's path).
@@ -60,7 +55,8 @@ struct api_server::impl {
     /// kube-system/extension-apiserver-authentication.
     net::tls_material front_proxy;
     std::map<std::string, sim_user> tokens; ///< bearer token → user (set in bootstrap and tests)
-    std::vector<deny_rule> deny_rules;      ///< the authorization policy: allow unless denied
+    std::vector<deny_rule> deny_rules;      ///< SubjectAccessReview: denied before RBAC is asked
+    rbac_authorizer rbac;                   ///< every request but the admin's
 
     // --- lifecycle and routing (api_server.cpp)
 
@@ -187,17 +183,37 @@ struct api_server::impl {
 
     http_response metrics_apis(const http_request& r, const std::vector<std::string>& parts);
 
-    // --- authentication, authorization and the aggregation layer (aggregation.cpp)
+    // --- authentication, authorization and reviews (access.cpp)
 
     // The front-proxy CA and client certificate, the admin token and the ConfigMap
     // kube-system/extension-apiserver-authentication.
     void bootstrap_authentication();
 
-    // The caller: a known bearer token's user, else the admin (the sim does not refuse anyone).
-    sim_user caller(const http_request& r) const;
+    // The caller: a known bearer token's user; the admin when the request has no token (the
+    // sim's own convenience); 401 for a token it does not know.
+    api_result<sim_user> authenticate(const http_request& r) const;
 
-    // POST of a TokenReview or SubjectAccessReview: the review with its status.
-    http_response review(const http_request& r, const target& t);
+    // The user the caller acts as: itself, or who the Impersonate-* headers name when RBAC lets
+    // it impersonate them (403 otherwise).
+    api_result<sim_user> impersonate(const http_request& r, sim_user caller);
+
+    // Authentication, impersonation and authorization of a request: the user it runs as, or the
+    // 401/403 it is answered with.
+    api_result<sim_user> admit_caller(const http_request& r);
+
+    // POST of a TokenReview, SubjectAccessReview, LocalSubjectAccessReview,
+    // SelfSubjectAccessReview, SelfSubjectRulesReview or SelfSubjectReview: the review with its
+    // status, as `user` asks it.
+    http_response review(const http_request& r, const target& t, const sim_user& user);
+
+    // POST serviceaccounts/NAME/token (TokenRequest): a token that authenticates as the
+    // ServiceAccount.
+    http_response token_request(const http_request& r, const target& t);
+
+    // /sim/v1/tokens, /sim/v1/authorization and /sim/v1/rbac-usage.
+    std::optional<http_response> auth_control(const http_request& r, const std::string& what);
+
+    // --- the aggregation layer (aggregation.cpp)
 
     // The APIService that takes /apis/GROUP/VERSION to a Service, if there is one.
     object_ptr aggregated(const std::string& group, const std::string& version);
@@ -205,10 +221,8 @@ struct api_server::impl {
 
     // The request sent on to the APIService's Service endpoint, as kube-apiserver's proxy sends
     // it: the front-proxy client certificate, the caller in X-Remote-User/X-Remote-Group.
-    asio::awaitable<http_response> proxy(const http_request& r, const stored_object& apiservice);
-
-    // /sim/v1/tokens and /sim/v1/authorization.
-    std::optional<http_response> auth_control(const http_request& r, const std::string& what);
+    asio::awaitable<http_response> proxy(const http_request& r, const stored_object& apiservice,
+                                         const sim_user& user);
 
     // --- faults and /sim/v1 controls (control.cpp)
 

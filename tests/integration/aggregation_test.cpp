@@ -3,6 +3,7 @@
 // cluster publishes) and the caller in X-Remote-* headers; TokenReview and SubjectAccessReview
 // answer from the cluster's policy, and adapter::adapter_delegation caches their answers.
 #include "../support/run_awaitable.hpp"
+#include "../support/shipped_identity.hpp"
 #include "../support/sim_fixture.hpp"
 #include "adapter/delegation.hpp"
 #include "kube/config.hpp"
@@ -31,6 +32,22 @@ std::string published_front_proxy_ca(test::sim_fixture& sim) {
     rapidjson::Document doc;
     doc.Parse(r.body.c_str());
     return doc["data"]["requestheader-client-ca-file"].GetString();
+}
+
+// A ClusterRole with `rule` bound to the subject (User or Group `name`), as an admin grants it.
+void grant(test::sim_fixture& sim, const std::string& kind, const std::string& name,
+           const std::string& rule) {
+    const std::string role = "grant-" + name;
+    auto r = sim.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                         R"({"metadata":{"name":")" + role + R"("},"rules":[)" + rule + "]}");
+    ASSERT_EQ(r.status, 201) << r.body;
+    r = sim.request("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+                    R"({"metadata":{"name":")" + role +
+                        R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":)"
+                        R"("ClusterRole","name":")" +
+                        role + R"("},"subjects":[{"kind":")" + kind + R"(","name":")" + name +
+                        R"("}]})");
+    ASSERT_EQ(r.status, 201) << r.body;
 }
 
 // An aggregated API server that answers with what it was sent: the verified client certificate's
@@ -116,8 +133,21 @@ TEST_F(Aggregation, ProxiesWithTheFrontProxyCertificateAndTheCallersHeaders) {
                           R"({"token":"alice-token","user":"alice","groups":["team-a"]})")
                   .status,
               200);
-    const auto r = sim.request("GET", "/apis/echo.example.com/v1/namespaces/x/things?limit=1", "",
-                               "", "application/json", {{"Authorization", "Bearer alice-token"}});
+    auto as_alice = [&] {
+        return sim.request("GET", "/apis/echo.example.com/v1/namespaces/x/things?limit=1", "", "",
+                           "application/json", {{"Authorization", "Bearer alice-token"}});
+    };
+    // The aggregator authorizes before it proxies: nothing reaches the service for a caller RBAC
+    // grants nothing.
+    auto r = as_alice();
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_NE(r.body.find(R"(things.echo.example.com is forbidden: User \"alice\" cannot list)"),
+              std::string::npos)
+        << r.body;
+    grant(sim, "Group", "team-a",
+          R"({"apiGroups":["echo.example.com"],"resources":["things"],)"
+          R"("verbs":["list"]})");
+    r = as_alice();
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_NE(r.body.find(R"("cn":"front-proxy-client")"), std::string::npos) << r.body;
     EXPECT_NE(r.body.find(R"("user":"alice")"), std::string::npos) << r.body;
@@ -151,6 +181,7 @@ TEST_F(Aggregation, AnUnreachableOrUntrustedServiceIsServiceUnavailable) {
 
 class Delegation : public ::testing::Test {
   protected:
+    Delegation() { config.token = sim.shipped_token(test::adapter_account); } // as deployed
     test::sim_fixture sim;
     boost::asio::io_context io;
     kube::cluster_config config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
@@ -188,6 +219,11 @@ TEST_F(Delegation, ReviewsTokensOncePerTtl) {
 
 TEST_F(Delegation, AuthorizesBySubjectAccessReviewAndCachesTheDecision) {
     const adapter::user_info bob{"bob", {"dev", "system:authenticated"}, {}};
+    // The cluster's RBAC lets group dev read external metrics; the test's deny rule then takes
+    // one away.
+    grant(sim, "Group", "dev",
+          R"({"apiGroups":["external.metrics.k8s.io"],"resources":["*"],)"
+          R"("verbs":["get","list"]})");
     adapter::adapter_delegation cached(io.get_executor(), config);
     auto d = test::run_awaitable(io, cached.authorize(bob, list_queue));
     ASSERT_TRUE(d) << d.error().text;
@@ -205,12 +241,13 @@ TEST_F(Delegation, AuthorizesBySubjectAccessReviewAndCachesTheDecision) {
     ASSERT_TRUE(d) << d.error().text;
     EXPECT_FALSE(d->allowed);
     EXPECT_NE(d->reason.find("deny rule 0"), std::string::npos) << d->reason;
-    // Another namespace's metric, or another user, is not denied.
+    // Another metric is not denied; a user RBAC grants nothing is not allowed.
     auto other = list_queue;
     other.resource = "rps";
     EXPECT_TRUE(test::run_awaitable(io, uncached.authorize(bob, other))->allowed);
-    EXPECT_TRUE(
-        test::run_awaitable(io, uncached.authorize({"carol", {}, {}}, list_queue))->allowed);
+    d = test::run_awaitable(io, uncached.authorize({"carol", {}, {}}, list_queue));
+    ASSERT_TRUE(d) << d.error().text;
+    EXPECT_FALSE(d->allowed);
 }
 
 TEST_F(Delegation, AnUnreachableApiServerIsAnErrorNotADecision) {

@@ -757,7 +757,6 @@ TEST_F(ControllerTest, TwoReplicasElectOneLeaderAndTheOtherTakesOverWhenItDies) 
     apply_manifest(sim, hpaplus("ha", "  syncPeriodSeconds: 1\n"));
     auto options = test_controller_options();
     options.leader.enabled = true;
-    options.leader.lease_namespace = "default";
     options.leader.lease_duration = 2s;
     options.leader.renew_deadline = 1500ms;
     options.leader.retry_period = 200ms;
@@ -773,8 +772,8 @@ TEST_F(ControllerTest, TwoReplicasElectOneLeaderAndTheOtherTakesOverWhenItDies) 
 
     first->kill(); // no release: the Lease must expire
     ASSERT_TRUE(eventually([&] { return second.leading(); }));
-    const auto lease =
-        get_json(sim, "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller");
+    const auto lease = get_json(
+        sim, "/apis/coordination.k8s.io/v1/namespaces/hpaplus-system/leases/hpaplus-controller");
     EXPECT_EQ(str(lease, "/spec/holderIdentity"), "second");
     EXPECT_EQ(str(lease, "/spec/leaseTransitions"), "1");
     set_load("ha", "2500m");
@@ -785,7 +784,6 @@ TEST_F(ControllerTest, TwoReplicasElectOneLeaderAndTheOtherTakesOverWhenItDies) 
 controller::leader_election_options fast_election(const std::string& identity) {
     controller::leader_election_options o;
     o.enabled = true;
-    o.lease_namespace = "default";
     o.lease_duration = 2s;
     o.renew_deadline = 1500ms;
     o.retry_period = 200ms;
@@ -794,7 +792,7 @@ controller::leader_election_options fast_election(const std::string& identity) {
 }
 
 const std::string lease_path =
-    "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller";
+    "/apis/coordination.k8s.io/v1/namespaces/hpaplus-system/leases/hpaplus-controller";
 
 // The split brain of issue 19: a leader stopped past its Lease (SIGSTOP, a long GC pause, a
 // starved VM) must not act on its old belief when it runs again. Here another replica takes the
@@ -862,13 +860,12 @@ TEST_F(ControllerTest, RenewalsStayOnTimeWhileReconcilesWaitForTheRateLimit) {
 TEST_F(ControllerTest, AGracefulShutdownReleasesTheLease) {
     auto options = test_controller_options();
     options.leader.enabled = true;
-    options.leader.lease_namespace = "default";
     options.leader.identity = "only";
     controller_runner controller(sim, options);
     ASSERT_TRUE(eventually([&] { return controller.leading(); }));
     EXPECT_EQ(controller.shutdown(), 0);
-    const auto lease =
-        get_json(sim, "/apis/coordination.k8s.io/v1/namespaces/default/leases/hpaplus-controller");
+    const auto lease = get_json(
+        sim, "/apis/coordination.k8s.io/v1/namespaces/hpaplus-system/leases/hpaplus-controller");
     EXPECT_EQ(str(lease, "/spec/holderIdentity"), "");
 }
 
@@ -1065,7 +1062,7 @@ TEST_F(ControllerTest, AForeignOrFutureDatedCheckpointIsNotReadAsHistoryAndIsRep
 }
 
 // A replica that cannot take its Lease says why: on /readyz, and in its log at least once a
-// minute (here: its namespace does not exist).
+// minute (here: a Lease namespace its RBAC does not cover).
 TEST_F(ControllerTest, AReplicaThatCannotTakeItsLeaseSaysWhyOnReadyzAndInItsLog) {
     auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
     spdlog::default_logger()->sinks().push_back(sink);
@@ -1073,10 +1070,15 @@ TEST_F(ControllerTest, AReplicaThatCannotTakeItsLeaseSaysWhyOnReadyzAndInItsLog)
     options.ops_listen = "127.0.0.1:0";
     options.leader = fast_election("lonely");
     options.leader.lease_namespace = "nowhere";
+    // RBAC answers before the namespace's absence: its Role grants Leases in hpaplus-system only.
     const std::string why =
-        "cannot create the Lease nowhere/hpaplus-controller: namespaces \"nowhere\" not found";
+        "cannot read the Lease nowhere/hpaplus-controller: leases.coordination.k8s.io "
+        "\"hpaplus-controller\" is forbidden: User "
+        "\"system:serviceaccount:hpaplus-system:hpaplus-controller\" cannot get resource "
+        "\"leases\" in API group \"coordination.k8s.io\" in the namespace \"nowhere\"";
     {
         controller_runner controller(sim, options);
+        controller.expect_refusals();
         const std::string url = controller.ops_url();
         EXPECT_TRUE(eventually([&] {
             const auto r = http_get(url + "/readyz");
@@ -1124,7 +1126,7 @@ TEST_F(ControllerTest, ALeaderWhoseApiServerFreezesStepsDownAtTheRenewDeadline) 
     const auto ready = http_get(url + "/readyz");
     EXPECT_EQ(ready.status, 503);
     // The missed deadline, or the renewal that timed out since: either way the Lease, not "ok".
-    EXPECT_NE(ready.body.find("the Lease default/hpaplus-controller"), std::string::npos)
+    EXPECT_NE(ready.body.find("the Lease hpaplus-system/hpaplus-controller"), std::string::npos)
         << ready.body;
     ASSERT_EQ(sim.request("DELETE", "/sim/v1/faults").status, 200);
     EXPECT_TRUE(eventually([&] { return leader_gauge() == "1"; }, 30s)) << leader_gauge();

@@ -6,7 +6,8 @@
 namespace hpaplus::test {
 const char* source_dir();     // the checkout's root
 const char* hpaplus_binary(); // the hpaplus executable of this build
-const char* extra_kubectls(); // ':'-separated kubectl binaries the tests also run with; may be empty
+const char*
+extra_kubectls(); // ':'-separated kubectl binaries the tests also run with; may be empty
 } // namespace hpaplus::test
 
 #define HPAPLUS_SOURCE_DIR (::hpaplus::test::source_dir())

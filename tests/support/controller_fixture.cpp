@@ -1,6 +1,7 @@
 // tests/support/controller_fixture.cpp — running the controller in a test.
 #include "controller_fixture.hpp"
 #include "build_paths.hpp"
+#include "shipped_identity.hpp"
 
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/process.hpp"
@@ -60,9 +61,13 @@ controller::controller_options test_controller_options() {
 }
 
 controller_runner::controller_runner(sim_fixture& sim, controller::controller_options options,
-                                     std::uint16_t through_port) {
+                                     std::uint16_t through_port)
+    : sim_(sim) {
     auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "/");
     if (!config) throw std::runtime_error(config.error().text);
+    // As deployed: the controller's ServiceAccount with deploy/'s RBAC (sharded: its Role).
+    config->token =
+        sim.shipped_token(controller_account, options.shards > 1 ? "sharded" : "complete");
     if (through_port) {
         config->port = std::to_string(through_port);
         config->server = config->scheme + "://" + config->host + ":" + config->port;
@@ -78,6 +83,16 @@ controller_runner::controller_runner(sim_fixture& sim, controller::controller_op
 
 controller_runner::~controller_runner() {
     if (!ended_) shutdown();
+    // Whatever the test did, the controller never needed a right deploy/ does not grant.
+    const auto usage = get_json(sim_, "/sim/v1/rbac-usage");
+    const std::string user =
+        "system:serviceaccount:" + shipped_namespace + ":" + controller_account;
+    if (!refusals_expected_ && usage.IsObject() && usage.HasMember("refused") &&
+        usage["refused"].HasMember(user.c_str()))
+        ADD_FAILURE() << "the controller was refused "
+                      << usage["refused"][user.c_str()]["count"].GetUint64()
+                      << " request(s) under deploy/'s RBAC, first: "
+                      << usage["refused"][user.c_str()]["first"].GetString();
     // Destroy the process on the (stopped) io_context's owner thread after the run ended.
     process_.reset();
 }

@@ -30,6 +30,9 @@ core::time_point test_clock();
 void step_test_clock(std::chrono::nanoseconds by);
 void reset_test_clock();
 
+/// The controller runs as deployed: under ServiceAccount hpaplus-system/hpaplus-controller with
+/// the RBAC of deploy/ (deploy/sharded's with options.shards > 1), installed before it starts; a
+/// request that RBAC refuses fails the test when the runner ends.
 class controller_runner {
   public:
     /// `through_port`: a proxy's port on 127.0.0.1 to reach the server by (0: straight to it).
@@ -52,14 +55,19 @@ class controller_runner {
     std::size_t workers();
     std::string ops_url();
     std::string webhook_url();
+    /// The test means the controller to meet refusals (a Lease where its Role grants nothing):
+    /// the runner does not fail it for them.
+    void expect_refusals() { refusals_expected_ = true; }
 
   private:
     template <class T> T on_thread(std::function<T()> f);
+    sim_fixture& sim_;
     boost::asio::io_context io_;
     std::unique_ptr<controller::controller_process> process_;
     std::thread thread_;
     int exit_code_ = -1;
     bool ended_ = false;
+    bool refusals_expected_ = false;
 };
 
 /// POSTs every document of a YAML manifest (a path under the source tree, or text) to the

@@ -1,5 +1,8 @@
 // tests/support/sim_fixture.cpp — background simulated cluster and a blocking client for tests.
 #include "sim_fixture.hpp"
+#include "shipped_identity.hpp"
+
+#include "kube/yaml_json.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -10,6 +13,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include <future>
+#include <stdexcept>
 
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -33,6 +37,46 @@ sim::cluster_options test_options(bool tls) {
 } // namespace
 
 sim_fixture::sim_fixture(bool tls) : sim_fixture(test_options(tls)) {}
+
+std::string sim_fixture::shipped_token(const std::string& account, const std::string& overlay) {
+    for (const auto& yaml : shipped_rbac_documents(overlay)) {
+        auto documents = kube::yaml_documents_to_json(yaml);
+        if (!documents || documents->size() != 1)
+            throw std::runtime_error("a rendered RBAC document does not parse: " + yaml);
+        const std::string& body = documents->front();
+        sim::json_doc doc;
+        doc.Parse(body.c_str());
+        const std::string kind = sim::string_at(doc, "kind");
+        const std::string ns = sim::string_at(doc, "metadata.namespace");
+        std::string path;
+        if (kind == "Namespace")
+            path = "/api/v1/namespaces";
+        else if (kind == "ServiceAccount")
+            path = "/api/v1/namespaces/" + ns + "/serviceaccounts";
+        else if (kind == "Role" || kind == "RoleBinding")
+            path = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns +
+                   (kind == "Role" ? "/roles" : "/rolebindings");
+        else
+            path = std::string("/apis/rbac.authorization.k8s.io/v1/") +
+                   (kind == "ClusterRole" ? "clusterroles" : "clusterrolebindings");
+        auto r = request("POST", path, body);
+        if (r.status == 409)
+            r = request("PUT", path + "/" + sim::string_at(doc, "metadata.name"), body);
+        if (r.status != 200 && r.status != 201)
+            throw std::runtime_error("installing " + kind + " failed: " + r.body);
+    }
+    const auto r = request("POST",
+                           "/api/v1/namespaces/" + shipped_namespace + "/serviceaccounts/" +
+                               account + "/token",
+                           R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                           R"("spec":{"expirationSeconds":86400}})");
+    sim::json_doc answer;
+    answer.Parse(r.body.c_str());
+    const std::string token = answer.IsObject() ? sim::string_at(answer, "status.token") : "";
+    if (r.status != 201 || token.empty())
+        throw std::runtime_error("no token for " + account + ": " + r.body);
+    return token;
+}
 
 sim_fixture::sim_fixture(sim::cluster_options options) : tls_(options.tls) {
     cluster_ = std::make_unique<sim::cluster>(io_, options);

@@ -54,6 +54,11 @@ class sim_fixture {
     std::vector<std::string> watch(const std::string& target, std::size_t lines,
                                    std::chrono::milliseconds deadline);
 
+    /// Installs the Namespace, ServiceAccounts and RBAC of deploy/OVERLAY as kubectl renders them
+    /// (support/shipped_identity.hpp; objects already there are replaced) and returns a token
+    /// (TokenRequest) of ServiceAccount hpaplus-system/ACCOUNT. Throws when a step fails.
+    std::string shipped_token(const std::string& account, const std::string& overlay = "complete");
+
     /// Runs `f` on the cluster's thread and waits for it (the store is single-threaded).
     void run_on_cluster(const std::function<void()>& f);
 

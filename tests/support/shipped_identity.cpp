@@ -1,0 +1,82 @@
+// tests/support/shipped_identity.cpp — deploy/'s RBAC as kubectl renders it, and tokens of its
+// ServiceAccounts.
+#include "shipped_identity.hpp"
+#include "build_paths.hpp"
+#include "process.hpp"
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+namespace hpaplus::test {
+namespace {
+
+// The top-level `kind:` of one rendered document ("" when it has none).
+std::string kind_of(const std::string& document) {
+    std::istringstream lines(document);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("kind: ", 0) == 0) return line.substr(6);
+    return "";
+}
+
+} // namespace
+
+const std::vector<std::string>& shipped_rbac_documents(const std::string& overlay) {
+    static std::mutex lock;
+    static std::map<std::string, std::vector<std::string>> rendered;
+    std::lock_guard<std::mutex> hold(lock);
+    if (auto it = rendered.find(overlay); it != rendered.end()) return it->second;
+    const auto r = run_command("sh -c '" + kubectl_program() + " kustomize " + source_dir() +
+                               "/deploy/" + overlay + " 2>/dev/null'");
+    if (r.exit_code != 0 || r.output.empty())
+        throw std::runtime_error("kubectl kustomize deploy/" + overlay + " failed: " + r.output);
+    std::vector<std::string> documents;
+    std::string text = "\n" + r.output;
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t next = text.find("\n---\n", at);
+        if (next == std::string::npos) next = text.size();
+        std::string document = text.substr(at, next - at);
+        at = next + 5;
+        const std::string kind = kind_of(document);
+        if (kind == "Namespace" || kind == "ServiceAccount" || kind == "Role" ||
+            kind == "ClusterRole" || kind == "RoleBinding" || kind == "ClusterRoleBinding")
+            documents.push_back(document.substr(document.find_first_not_of('\n')));
+    }
+    if (documents.empty())
+        throw std::runtime_error("deploy/" + overlay + " renders no RBAC objects");
+    return rendered[overlay] = std::move(documents);
+}
+
+std::string shipped_kubeconfig(const std::string& dir, const std::string& account,
+                               const std::string& overlay) {
+    const std::string manifest = dir + "/shipped-rbac-" + overlay + ".yaml";
+    {
+        std::ofstream out(manifest);
+        for (const auto& document : shipped_rbac_documents(overlay))
+            out << "---\n" << document << "\n";
+    }
+    auto r = run_kubectl(dir, "apply -f " + manifest);
+    if (r.exit_code != 0) throw std::runtime_error("applying deploy/'s RBAC failed: " + r.output);
+    r = run_command("sh -c '" + kubectl_program() + " --kubeconfig " + dir +
+                    "/kubeconfig create token " + account + " -n " + shipped_namespace +
+                    " --duration=24h 2>/dev/null'");
+    if (r.exit_code != 0 || r.output.empty())
+        throw std::runtime_error("kubectl create token " + account + " failed: " + r.output);
+    const std::string token = r.output.substr(0, r.output.find_first_of("\r\n"));
+    std::ifstream in(dir + "/kubeconfig");
+    std::stringstream admin;
+    admin << in.rdbuf();
+    std::string text = admin.str();
+    const std::string admin_token = "token: hpaplus-sim";
+    const auto at = text.find(admin_token);
+    if (at == std::string::npos)
+        throw std::runtime_error("the simulated cluster's kubeconfig has no admin token");
+    text.replace(at, admin_token.size(), "token: " + token);
+    const std::string path = dir + "/" + account + ".kubeconfig";
+    std::ofstream(path) << text;
+    return path;
+}
+
+} // namespace hpaplus::test

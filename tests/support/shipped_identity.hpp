@@ -1,0 +1,29 @@
+// tests/support/shipped_identity.hpp — the identities deploy/ ships, for tests that run the
+// controller, the adapter or the webhook: the Namespace, ServiceAccounts and RBAC objects that
+// `kubectl apply -k deploy/OVERLAY` applies (rendered by `kubectl kustomize`, not copied), and a
+// token of one of those ServiceAccounts, so a rule missing from deploy/ is a 403 in a test.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hpaplus::test {
+
+/// The ServiceAccounts deploy/ ships (namespace hpaplus-system).
+inline const std::string controller_account = "hpaplus-controller";
+inline const std::string adapter_account = "hpaplus-adapter";
+inline const std::string shipped_namespace = "hpaplus-system";
+
+/// The YAML documents of `kubectl kustomize deploy/OVERLAY` ("complete": base, webhook and
+/// adapter; "sharded") whose kind is Namespace, ServiceAccount, Role, ClusterRole, RoleBinding or
+/// ClusterRoleBinding, in the rendered order. Rendered once per process and overlay; a failure to
+/// render throws.
+const std::vector<std::string>& shipped_rbac_documents(const std::string& overlay = "complete");
+
+/// End-to-end: applies those documents with kubectl through `DIR/kubeconfig` (the admin's),
+/// creates a token of `account` (`kubectl create token`), and writes `DIR/ACCOUNT.kubeconfig`:
+/// the admin kubeconfig with that token. Returns its path; throws when a step fails.
+std::string shipped_kubeconfig(const std::string& dir, const std::string& account,
+                               const std::string& overlay = "complete");
+
+} // namespace hpaplus::test
