@@ -2,6 +2,7 @@
 // the real kubectl applying the CRD and the examples from crds/ — what a user does by hand.
 #include "../support/build_paths.hpp"
 #include "../support/process.hpp"
+#include "../support/shipped_identity.hpp"
 #include "net/tls.hpp"
 
 #include <gtest/gtest.h>
@@ -40,6 +41,9 @@ class ControllerProcess : public ::testing::Test {
                 << "the controller did not stop on SIGTERM";
         }
         if (sim) {
+            // Under deploy/'s RBAC, nothing the components did was refused.
+            for (const auto* account : {&test::controller_account, &test::adapter_account})
+                EXPECT_EQ(test::shipped_refusals(dir.path(), *account), "") << *account;
             EXPECT_EQ(sim->terminate(), 0);
         }
     }
@@ -65,9 +69,9 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
     ASSERT_EQ(r.exit_code, 0) << r.output;
 
     controller = std::make_unique<test::child_process>(std::vector<std::string>{
-        HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
-        "--leader-elect=false", "--ops-listen=127.0.0.1:0",
-        "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
+        HPAPLUS_BINARY, "controller", "--kubeconfig",
+        test::shipped_kubeconfig(dir.path(), test::controller_account), "--leader-elect=false",
+        "--ops-listen=127.0.0.1:0", "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
     ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
 
     EXPECT_TRUE(eventually([&] {
@@ -106,14 +110,16 @@ TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIs
     ASSERT_EQ(kubectl("apply -f " + source + "/crds/examples/hpaplus-cpu.yaml").exit_code, 0);
     auto start = [&](const std::string& identity) {
         return std::make_unique<test::child_process>(std::vector<std::string>{
-            HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
-            "--ops-listen=", "--leader-elect-namespace=default",
+            HPAPLUS_BINARY, "controller", "--kubeconfig",
+            test::shipped_kubeconfig(dir.path(), test::controller_account), "--ops-listen=",
             "--leader-elect-identity=" + identity, "--leader-elect-lease-duration=2s",
             "--leader-elect-renew-deadline=1500ms", "--leader-elect-retry-period=200ms",
             "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
     };
     auto holder = [&] {
-        return kubectl("get lease hpaplus-controller -o jsonpath={.spec.holderIdentity}").output;
+        return kubectl("-n hpaplus-system get lease hpaplus-controller -o "
+                       "jsonpath={.spec.holderIdentity}")
+            .output;
     };
     auto first = start("first");
     ASSERT_TRUE(eventually([&] { return holder() == "first"; })) << holder();
@@ -132,16 +138,20 @@ TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIs
         [&] { return kubectl("get deployment web -o jsonpath={.spec.replicas}").output == "10"; },
         60s))
         << kubectl("get hpap web -o yaml").output;
-    EXPECT_EQ(kubectl("get lease hpaplus-controller -o jsonpath={.spec.leaseTransitions}").output,
-              "1");
+    EXPECT_EQ(
+        kubectl(
+            "-n hpaplus-system get lease hpaplus-controller -o jsonpath={.spec.leaseTransitions}")
+            .output,
+        "1");
 }
 
 // The drop-in path as a user takes it: no CRDs, the controller at its defaults, and kubectl's own
 // autoscale command.
 TEST_F(ControllerProcess, KubectlAutoscaleIsScaledWithoutTheCrdsAndReadsAsOnARealCluster) {
-    controller = std::make_unique<test::child_process>(std::vector<std::string>{
-        HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
-        "--leader-elect=false", "--ops-listen=127.0.0.1:0"});
+    controller = std::make_unique<test::child_process>(
+        std::vector<std::string>{HPAPLUS_BINARY, "controller", "--kubeconfig",
+                                 test::shipped_kubeconfig(dir.path(), test::controller_account),
+                                 "--leader-elect=false", "--ops-listen=127.0.0.1:0"});
     ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
     auto r = kubectl("create deployment web --image=nginx --replicas=1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -366,9 +376,9 @@ TEST_F(ControllerProcess, TheAdmissionWebhookServesARenewedCertificateWithoutARe
     RenewedCertificate certificate(dir.path());
     const std::string address = "127.0.0.1:" + std::to_string(test::free_port());
     controller = std::make_unique<test::child_process>(std::vector<std::string>{
-        HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
-        "--leader-elect=false", "--ops-listen=", "--enable-vertical",
-        "--vertical-webhook-listen=" + address,
+        HPAPLUS_BINARY, "controller", "--kubeconfig",
+        test::shipped_kubeconfig(dir.path(), test::controller_account), "--leader-elect=false",
+        "--ops-listen=", "--enable-vertical", "--vertical-webhook-listen=" + address,
         "--vertical-webhook-cert-file=" + certificate.cert_file(),
         "--vertical-webhook-key-file=" + certificate.key_file()});
     ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());

@@ -4,6 +4,7 @@
 // process stays up, says what was wrong, and keeps answering /healthz.
 #include "../support/build_paths.hpp"
 #include "../support/process.hpp"
+#include "../support/shipped_identity.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -117,15 +118,18 @@ class HostileInputE2E : public ::testing::Test {
             EXPECT_EQ(controller->terminate(10000ms), 0);
         }
         if (sim) {
+            // Under deploy/'s RBAC, nothing the components did was refused.
+            for (const auto* account : {&test::controller_account, &test::adapter_account})
+                EXPECT_EQ(test::shipped_refusals(dir.path(), *account), "") << *account;
             EXPECT_EQ(sim->terminate(), 0);
         }
     }
 
     void start_controller() {
         controller = std::make_unique<test::child_process>(std::vector<std::string>{
-            HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig",
-            "--leader-elect=false", "--ops-listen=127.0.0.1:0",
-            "--metric-backends=" + dir.path() + "/backends.yaml"});
+            HPAPLUS_BINARY, "controller", "--kubeconfig",
+            test::shipped_kubeconfig(dir.path(), test::controller_account), "--leader-elect=false",
+            "--ops-listen=127.0.0.1:0", "--metric-backends=" + dir.path() + "/backends.yaml"});
         ops_url = test::url_in(controller->wait_for_line("serving /healthz", 20s));
         ASSERT_FALSE(ops_url.empty()) << "the controller did not serve /healthz";
         ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());

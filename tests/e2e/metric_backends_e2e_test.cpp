@@ -4,6 +4,7 @@
 // Every server runs on 127.0.0.1 in a temporary directory and is stopped afterwards.
 #include "../support/build_paths.hpp"
 #include "../support/process.hpp"
+#include "../support/shipped_identity.hpp"
 #include "net/base64.hpp"
 #include "net/tls.hpp"
 
@@ -61,6 +62,9 @@ class MetricBackendsE2E : public ::testing::Test {
         if (prometheus) prometheus->terminate();
         if (influx) influx->terminate();
         if (sim) {
+            // Under deploy/'s RBAC, nothing the components did was refused.
+            for (const auto* account : {&test::controller_account, &test::adapter_account})
+                EXPECT_EQ(test::shipped_refusals(dir.path(), *account), "") << *account;
             EXPECT_EQ(sim->terminate(), 0);
         }
     }
@@ -173,14 +177,15 @@ class MetricBackendsE2E : public ::testing::Test {
     }
 
     void start_controller(const std::vector<std::string>& extra = {}) {
-        std::vector<std::string> args{HPAPLUS_BINARY,
-                                      "controller",
-                                      "--kubeconfig",
-                                      dir.path() + "/kubeconfig",
-                                      "--leader-elect=false",
-                                      "--ops-listen=",
-                                      "--metric-backends=" + backends_file(),
-                                      "--horizontal-pod-autoscaler-cpu-initialization-period=1s"};
+        std::vector<std::string> args{
+            HPAPLUS_BINARY,
+            "controller",
+            "--kubeconfig",
+            test::shipped_kubeconfig(dir.path(), test::controller_account),
+            "--leader-elect=false",
+            "--ops-listen=",
+            "--metric-backends=" + backends_file(),
+            "--horizontal-pod-autoscaler-cpu-initialization-period=1s"};
         args.insert(args.end(), extra.begin(), extra.end());
         controller = std::make_unique<test::child_process>(args);
         ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
@@ -587,7 +592,7 @@ TEST_F(MetricBackendsE2E, TheAdapterAnswersOnlyTheFrontProxyForUsersTheClusterAu
         {HPAPLUS_BINARY, "adapter", "--metric-backends=" + backends_file(), "--listen=127.0.0.1:0",
          "--requestheader-client-ca-file=" + dir.path() + "/front-proxy-ca.crt",
          "--requestheader-allowed-names=front-proxy-client",
-         "--kubeconfig=" + dir.path() + "/kubeconfig"});
+         "--kubeconfig=" + test::shipped_kubeconfig(dir.path(), test::adapter_account)});
     const std::string line = adapter.wait_for_line("listening on", 20s);
     ASSERT_NE(line.find("https://"), std::string::npos) << line;
     const std::string url = line.substr(line.find("https://"));
@@ -676,11 +681,11 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
     const auto serving = net::make_self_signed({"127.0.0.1", "hpaplus-adapter.hpaplus.svc"});
     write_file(dir.path() + "/tls.crt", serving.cert_pem);
     write_file(dir.path() + "/tls.key", serving.key_pem);
-    test::child_process adapter({HPAPLUS_BINARY, "adapter", "--metric-backends=" + backends_file(),
-                                 "--listen=127.0.0.1:0",
-                                 "--tls-cert-file=" + dir.path() + "/tls.crt",
-                                 "--tls-private-key-file=" + dir.path() + "/tls.key",
-                                 "--kubeconfig=" + dir.path() + "/kubeconfig"});
+    test::child_process adapter(
+        {HPAPLUS_BINARY, "adapter", "--metric-backends=" + backends_file(), "--listen=127.0.0.1:0",
+         "--tls-cert-file=" + dir.path() + "/tls.crt",
+         "--tls-private-key-file=" + dir.path() + "/tls.key",
+         "--kubeconfig=" + test::shipped_kubeconfig(dir.path(), test::adapter_account)});
     const std::string line = adapter.wait_for_line("listening on", 20s);
     ASSERT_NE(line.find("https://127.0.0.1:"), std::string::npos) << line;
     const std::string url = line.substr(line.find("https://"));
@@ -746,8 +751,25 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
                           R"({"token":"secret-alice","user":"alice","groups":["team-a"]})")
                   .exit_code,
               0);
+    // Authenticated is not authorized: the cluster's RBAC grants alice nothing yet (403), then
+    // her group the external metrics.
     auto answer = direct("secret-alice");
-    EXPECT_NE(answer.find("HTTP200"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("HTTP403"), std::string::npos) << answer;
+    ASSERT_EQ(apply("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: "
+                    "team-a-metrics}\nrules:\n- {apiGroups: [external.metrics.k8s.io], resources: "
+                    "['*'], verbs: [get, list]}\n---\napiVersion: rbac.authorization.k8s.io/v1\n"
+                    "kind: ClusterRoleBinding\nmetadata: {name: team-a-metrics}\nroleRef: "
+                    "{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "
+                    "team-a-metrics}\nsubjects:\n- {kind: Group, name: team-a}\n")
+                  .exit_code,
+              0);
+    EXPECT_TRUE(eventually(
+        [&] { // the adapter's cached refusal lasts its TTL
+            answer = direct("secret-alice");
+            return answer.find("HTTP200") != std::string::npos;
+        },
+        30s))
+        << answer;
     EXPECT_NE(answer.find(R"("value":"42")"), std::string::npos) << answer;
     // The refusals are logged, the tokens never.
     EXPECT_FALSE(adapter.wait_for_line("401 for GET", 5s).empty());

@@ -2,6 +2,7 @@
 // objects out; one is killed, its shard moves to the others and every object keeps scaling.
 #include "../support/build_paths.hpp"
 #include "../support/process.hpp"
+#include "../support/shipped_identity.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,6 +32,9 @@ class Shards : public ::testing::Test {
             EXPECT_EQ(p->terminate(10000ms), 0) << name << " did not stop on SIGTERM";
         }
         if (sim) {
+            // Under deploy/'s RBAC, nothing the components did was refused.
+            for (const auto* account : {&test::controller_account, &test::adapter_account})
+                EXPECT_EQ(test::shipped_refusals(dir.path(), *account), "") << *account;
             EXPECT_EQ(sim->terminate(), 0);
         }
     }
@@ -42,10 +46,11 @@ class Shards : public ::testing::Test {
     }
     void start(const std::string& identity) {
         auto p = std::make_unique<test::child_process>(std::vector<std::string>{
-            HPAPLUS_BINARY, "controller", "--kubeconfig", dir.path() + "/kubeconfig", "--shards=3",
-            "--ops-listen=127.0.0.1:0", "--leader-elect-namespace=default",
-            "--leader-elect-identity=" + identity, "--leader-elect-lease-duration=2s",
-            "--leader-elect-renew-deadline=1500ms", "--leader-elect-retry-period=200ms",
+            HPAPLUS_BINARY, "controller", "--kubeconfig",
+            test::shipped_kubeconfig(dir.path(), test::controller_account, "sharded"), "--shards=3",
+            "--ops-listen=127.0.0.1:0", "--leader-elect-identity=" + identity,
+            "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1500ms",
+            "--leader-elect-retry-period=200ms",
             "--horizontal-pod-autoscaler-cpu-initialization-period=1s", "--cronhpa=false",
             "--default-sync-period=1s"});
         ops[identity] = test::url_in(p->wait_for_line("serving /healthz", 20s));
@@ -54,8 +59,8 @@ class Shards : public ::testing::Test {
     }
     // Shard i's holder, from its Lease.
     std::string holder(int shard) {
-        return kubectl("get lease hpaplus-controller-shard-" + std::to_string(shard) +
-                       " -o jsonpath={.spec.holderIdentity}")
+        return kubectl("-n hpaplus-system get lease hpaplus-controller-shard-" +
+                       std::to_string(shard) + " -o jsonpath={.spec.holderIdentity}")
             .output;
     }
     // The value of the gauge `name` (with `labels`, as written in the exposition) at `identity`.

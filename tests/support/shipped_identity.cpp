@@ -79,4 +79,14 @@ std::string shipped_kubeconfig(const std::string& dir, const std::string& accoun
     return path;
 }
 
+std::string shipped_refusals(const std::string& dir, const std::string& account) {
+    const auto r = run_kubectl(dir, "get --raw /sim/v1/rbac-usage");
+    if (r.exit_code != 0) return "cannot read /sim/v1/rbac-usage: " + r.output;
+    const std::string key = "\"system:serviceaccount:" + shipped_namespace + ":" + account + "\":";
+    const auto at = r.output.find(key, r.output.find("\"refused\""));
+    if (at == std::string::npos) return "";
+    const auto start = at + key.size();
+    return r.output.substr(start, r.output.find('}', start) + 1 - start);
+}
+
 } // namespace hpaplus::test

@@ -26,4 +26,8 @@ const std::vector<std::string>& shipped_rbac_documents(const std::string& overla
 std::string shipped_kubeconfig(const std::string& dir, const std::string& account,
                                const std::string& overlay = "complete");
 
+/// End-to-end: what the simulated cluster refused `account` (403) since it started, as
+/// `{"count":N,"first":"MESSAGE"}` ("" = nothing), read through `DIR/kubeconfig`.
+std::string shipped_refusals(const std::string& dir, const std::string& account);
+
 } // namespace hpaplus::test
