@@ -84,8 +84,13 @@ demo_smoke() {
   echo "demo: $(tr -d '\n ' <"$dir/summary.json" | cut -c1-200)"
   rm -rf "$dir"
 }
+# The sanitized run also records what RBAC let each simulated cluster's callers do
+# (tests/support/shipped_identity.hpp); rbac_usage_check then shows every rule deploy/ ships is needed.
+rbac_usage=$(mktemp -d)
+trap 'summary; rm -rf "$rbac_usage"' EXIT
 sanitized_tests() {
-  env "${sanitizer_env[@]}" ctest --test-dir build-asan --output-on-failure -j"$test_jobs" "$@"
+  env "${sanitizer_env[@]}" HPAPLUS_RBAC_USAGE_DIR="$rbac_usage" \
+    ctest --test-dir build-asan --output-on-failure -j"$test_jobs" "$@"
 }
 # The controller's integration tests spend their time waiting on the simulated cluster: they run as
 # $tsan_shards gtest shards at once, each a process of its own with its own simulated cluster.
@@ -128,6 +133,8 @@ stage "demo smoke run (build/hpaplus demo --duration 30)" demo_smoke
 stage "build build-asan/: Clang, ASan+UBSan+fuzzer coverage, -Werror, everything" \
   env HPAPLUS_BUILD_DIR=build-asan HPAPLUS_PRESET=asan-ubsan ./scripts/setup.sh
 stage "every test under ASan+UBSan (build-asan/), but the memory figures" sanitized_tests -LE memory
+stage "every RBAC rule deploy/ ships is needed by a test (build/tests/rbac_usage_check)" \
+  build/tests/rbac_usage_check "$rbac_usage"
 stage "fuzz: $(ls fuzz/*.cpp | wc -l) harnesses, corpus + ${HPAPLUS_FUZZ_SECONDS:-20} s each, 2 at a time" \
   ./scripts/fuzz.sh "${HPAPLUS_FUZZ_SECONDS:-20}"
 stage "build build-tsan/: GCC, TSan, controller_integration_test" \

@@ -355,6 +355,7 @@ std::optional<http_response> api_server::impl::auth_control(const http_request& 
             json entry(rapidjson::kObjectType);
             entry.AddMember("sole", use.sole, a);
             entry.AddMember("any", use.any, a);
+            entry.AddMember("verbs", string_array(use.verbs, a), a);
             entry.AddMember("example", json(use.example.c_str(), a), a);
             rules.AddMember(json(key.c_str(), a), entry, a);
         }

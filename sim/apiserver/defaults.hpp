@@ -10,8 +10,8 @@
 namespace hpaplus::sim {
 
 /// Fills in what the server defaults for `type`: pods, Deployments, ReplicaSets and StatefulSets
-/// (their pod templates included), Services and HorizontalPodAutoscalers. Idempotent; other kinds are left
-/// as they are.
+/// (their pod templates included), Services and HorizontalPodAutoscalers. Idempotent; other kinds
+/// are left as they are.
 void apply_defaults(const resource_type& type, json_doc& object);
 
 } // namespace hpaplus::sim

@@ -108,6 +108,23 @@ policy_rule rule_of(const json& rule) {
             strings_of(rule, "resourceNames"), strings_of(rule, "nonResourceURLs")};
 }
 
+std::string rule_text(const policy_rule& rule) {
+    std::string out;
+    auto field = [&](const char* name, const std::vector<std::string>& values) {
+        if (values.empty()) return;
+        out += (out.empty() ? "" : " ") + std::string(name) + "=[";
+        for (std::size_t i = 0; i < values.size(); ++i)
+            out += (i ? "," : "") + values[i];
+        out += "]";
+    };
+    field("apiGroups", rule.api_groups);
+    field("resources", rule.resources);
+    field("resourceNames", rule.resource_names);
+    field("nonResourceURLs", rule.non_resource_urls);
+    field("verbs", rule.verbs);
+    return out;
+}
+
 bool rule_allows(const policy_rule& rule, const access_request& a) {
     if (!has_or_star(rule.verbs, a.verb)) return false;
     if (!a.resource_request)
@@ -244,8 +261,8 @@ void rbac_authorizer::visit(const sim_user& user, const std::string& ns, Visit&&
                 const std::string role_key = b.role_kind == "ClusterRole"
                                                  ? "ClusterRole/" + b.role_name
                                                  : "Role/" + b.ns + "/" + b.role_name;
-                for (std::size_t i = 0; i < r->rules.size(); ++i)
-                    if (!visit(granted_rule{role_key, i, source, &r->rules[i]})) return false;
+                for (const policy_rule& rule : r->rules)
+                    if (!visit(granted_rule{role_key, source, &rule})) return false;
                 break; // one subject of a binding is enough
             }
         return true;
@@ -273,7 +290,7 @@ access_decision rbac_authorizer::authorize(const sim_user& user, const access_re
         bool operator()(const granted_rule& g) {
             if (!rule_allows(*g.rule, a)) return true;
             if (!d.allowed) d = {true, "RBAC: allowed by " + g.binding};
-            const std::string key = g.role + "#" + std::to_string(g.index);
+            const std::string key = g.role + ": " + rule_text(*g.rule);
             if (!has(allowing, key)) allowing.push_back(key);
             return true;
         }
@@ -293,7 +310,9 @@ access_decision rbac_authorizer::authorize(const sim_user& user, const access_re
     for (const auto& key : allowing) {
         rule_use& use = usage_[key];
         ++use.any;
-        if (allowing.size() == 1 && use.sole++ == 0)
+        if (allowing.size() != 1) continue;
+        if (!has(use.verbs, a.verb)) use.verbs.push_back(a.verb);
+        if (use.sole++ == 0)
             use.example =
                 a.verb + " " +
                 (a.resource_request

@@ -44,6 +44,9 @@ struct policy_rule {
     std::vector<std::string> verbs, api_groups, resources, resource_names, non_resource_urls;
 };
 policy_rule rule_of(const json& rule);
+/// The rule as one line (`apiGroups=[apps] resources=[deployments] verbs=[list,watch]`), fields
+/// in that order and empty ones left out: how usage() and its readers name a rule.
+std::string rule_text(const policy_rule& rule);
 
 /// RBAC's RuleAllows: verbs, groups, resources (`*`, `*/scale`), names and non-resource URLs
 /// (`/apis/*`) with upstream's wildcards.
@@ -58,9 +61,8 @@ struct access_decision {
 
 /// A role's rule as a binding grants it, for SelfSubjectRulesReview and for the usage record.
 struct granted_rule {
-    std::string role;      ///< `ClusterRole/NAME` or `Role/NS/NAME`
-    std::size_t index = 0; ///< the rule's place in the role's `rules` (aggregated ones follow)
-    std::string binding;   ///< upstream's description of the binding and subject
+    std::string role;    ///< `ClusterRole/NAME` or `Role/NS/NAME`
+    std::string binding; ///< upstream's description of the binding and subject
     const policy_rule* rule = nullptr;
 };
 
@@ -84,12 +86,13 @@ class rbac_authorizer {
                                         std::vector<std::string>* errors = nullptr);
 
     /// Requests allowed by exactly one rule of a role bound to a user outside system:masters,
-    /// counted by that rule (`ClusterRole/NAME#INDEX`): a rule with no such request is one the
-    /// callers could lose without a refusal. Fed by authorize().
+    /// counted by that rule (`ClusterRole/NAME: RULE TEXT`): a rule with no such request is one
+    /// the callers could lose without a refusal. Fed by authorize().
     struct rule_use {
-        std::uint64_t sole = 0; ///< allowed by this rule alone
-        std::uint64_t any = 0;  ///< allowed by it, maybe by others too
-        std::string example;    ///< the first request it allowed alone
+        std::uint64_t sole = 0;         ///< allowed by this rule alone
+        std::uint64_t any = 0;          ///< allowed by it, maybe by others too
+        std::vector<std::string> verbs; ///< the verbs of the requests it allowed alone
+        std::string example;            ///< the first request it allowed alone
     };
     const std::map<std::string, rule_use>& usage() const { return usage_; }
 

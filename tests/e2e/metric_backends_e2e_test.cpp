@@ -63,6 +63,7 @@ class MetricBackendsE2E : public ::testing::Test {
         if (influx) influx->terminate();
         if (sim) {
             // Under deploy/'s RBAC, nothing the components did was refused.
+            test::record_rbac_usage_of(dir.path());
             for (const auto* account : {&test::controller_account, &test::adapter_account})
                 EXPECT_EQ(test::shipped_refusals(dir.path(), *account), "") << *account;
             EXPECT_EQ(sim->terminate(), 0);
@@ -728,6 +729,18 @@ TEST_F(MetricBackendsE2E, KubectlAndAnHpaPlusReachTheAdapterThroughTheAggregatio
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find(R"("metricName":"queue_depth")"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(R"("value":"42")"), std::string::npos) << r.output;
+    // kube-controller-manager's HPA controller reads them too, by deploy/adapter's
+    // hpaplus-adapter-metrics-reader (the cluster authorizes the proxied request, the adapter
+    // asks again by SubjectAccessReview); a ServiceAccount without that binding may not.
+    r = kubectl("get --raw " + metric +
+                " --as=system:serviceaccount:kube-system:horizontal-pod-autoscaler");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(R"("value":"42")"), std::string::npos) << r.output;
+    r = kubectl("get --raw " + metric + " --as=system:serviceaccount:kube-system:other");
+    EXPECT_NE(r.output.find("is forbidden: User \"system:serviceaccount:kube-system:other\" "
+                            "cannot list resource \"queue_depth\""),
+              std::string::npos)
+        << r.output;
     r = kubectl("get --raw /apis/external.metrics.k8s.io/v1beta1");
     EXPECT_NE(r.output.find(R"("name":"queue_depth")"), std::string::npos) << r.output;
 

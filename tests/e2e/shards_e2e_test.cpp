@@ -33,6 +33,7 @@ class Shards : public ::testing::Test {
         }
         if (sim) {
             // Under deploy/'s RBAC, nothing the components did was refused.
+            test::record_rbac_usage_of(dir.path());
             for (const auto* account : {&test::controller_account, &test::adapter_account})
                 EXPECT_EQ(test::shipped_refusals(dir.path(), *account), "") << *account;
             EXPECT_EQ(sim->terminate(), 0);

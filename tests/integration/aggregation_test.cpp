@@ -182,6 +182,7 @@ TEST_F(Aggregation, AnUnreachableOrUntrustedServiceIsServiceUnavailable) {
 class Delegation : public ::testing::Test {
   protected:
     Delegation() { config.token = sim.shipped_token(test::adapter_account); } // as deployed
+    ~Delegation() override { test::record_rbac_usage(sim.get("/sim/v1/rbac-usage").body); }
     test::sim_fixture sim;
     boost::asio::io_context io;
     kube::cluster_config config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();

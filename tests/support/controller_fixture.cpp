@@ -84,7 +84,10 @@ controller_runner::controller_runner(sim_fixture& sim, controller::controller_op
 controller_runner::~controller_runner() {
     if (!ended_) shutdown();
     // Whatever the test did, the controller never needed a right deploy/ does not grant.
-    const auto usage = get_json(sim_, "/sim/v1/rbac-usage");
+    const auto answer = sim_.get("/sim/v1/rbac-usage");
+    record_rbac_usage(answer.body);
+    rapidjson::Document usage;
+    usage.Parse(answer.body.c_str());
     const std::string user =
         "system:serviceaccount:" + shipped_namespace + ":" + controller_account;
     if (!refusals_expected_ && usage.IsObject() && usage.HasMember("refused") &&

@@ -4,11 +4,14 @@
 #include "build_paths.hpp"
 #include "process.hpp"
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+
+#include <unistd.h>
 
 namespace hpaplus::test {
 namespace {
@@ -87,6 +90,21 @@ std::string shipped_refusals(const std::string& dir, const std::string& account)
     if (at == std::string::npos) return "";
     const auto start = at + key.size();
     return r.output.substr(start, r.output.find('}', start) + 1 - start);
+}
+
+void record_rbac_usage(const std::string& usage_json) {
+    const char* dir = std::getenv("HPAPLUS_RBAC_USAGE_DIR");
+    if (!dir || !*dir) return;
+    static int written = 0;
+    std::ofstream(std::string(dir) + "/" + std::to_string(getpid()) + "-" +
+                  std::to_string(written++) + ".json")
+        << usage_json;
+}
+
+void record_rbac_usage_of(const std::string& dir) {
+    if (!std::getenv("HPAPLUS_RBAC_USAGE_DIR")) return;
+    const auto r = run_kubectl(dir, "get --raw /sim/v1/rbac-usage");
+    if (r.exit_code == 0) record_rbac_usage(r.output);
 }
 
 } // namespace hpaplus::test

@@ -30,4 +30,11 @@ std::string shipped_kubeconfig(const std::string& dir, const std::string& accoun
 /// `{"count":N,"first":"MESSAGE"}` ("" = nothing), read through `DIR/kubeconfig`.
 std::string shipped_refusals(const std::string& dir, const std::string& account);
 
+/// With $HPAPLUS_RBAC_USAGE_DIR set (scripts/test.sh sets it for the sanitized run), writes a
+/// simulated cluster's /sim/v1/rbac-usage answer there, one file per call: tests/rbac_usage_check
+/// then shows that every rule deploy/ ships is the only grant of some request of the suite.
+void record_rbac_usage(const std::string& usage_json);
+/// End-to-end: the same for the simulated cluster behind `DIR/kubeconfig`.
+void record_rbac_usage_of(const std::string& dir);
+
 } // namespace hpaplus::test
