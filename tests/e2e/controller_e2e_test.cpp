@@ -73,12 +73,18 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
         HPAPLUS_BINARY, "controller", "--kubeconfig",
         test::shipped_kubeconfig(dir.path(), test::controller_account), "--leader-elect=false",
         "--ops-listen=127.0.0.1:0", "--horizontal-pod-autoscaler-cpu-initialization-period=1s"});
+    const std::string ops = test::url_in(controller->wait_for_line("serving /healthz", 20s));
     ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
 
     EXPECT_TRUE(eventually([&] {
         const auto replicas = kubectl("get deployment web -o jsonpath={.spec.replicas}");
         return replicas.exit_code == 0 && replicas.output != "2" && !replicas.output.empty();
     })) << kubectl("get hpap web -o yaml").output;
+    // Under deploy/'s RBAC (its ServiceAccount's token): it scaled without one refusal.
+    const auto metrics = test::run_command("curl -s " + ops + "/metrics").output;
+    EXPECT_NE(metrics.find("hpaplus_api_requests_total{code=\"200\""), std::string::npos)
+        << metrics.substr(0, 2000);
+    EXPECT_EQ(metrics.find("code=\"403\""), std::string::npos) << metrics;
     const auto table = kubectl("get hpap web");
     ASSERT_EQ(table.exit_code, 0) << table.output;
     for (const char* column :

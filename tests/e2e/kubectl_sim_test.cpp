@@ -3,6 +3,7 @@
 // kubectl fails the test with what to install (never a skip).
 #include "../support/build_paths.hpp"
 #include "../support/process.hpp"
+#include "../support/shipped_identity.hpp"
 
 #include <gtest/gtest.h>
 
@@ -458,6 +459,62 @@ TEST_P(KubectlOnSim, CustomAndExternalMetricsApis) {
         kubectl("get --raw /apis/external.metrics.k8s.io/v1beta1/namespaces/default/nothing");
     EXPECT_NE(missing.exit_code, 0);
     EXPECT_NE(missing.output.find("NotFound"), std::string::npos) << missing.output;
+}
+
+// deploy/'s RBAC, as `kubectl auth` shows it: can-i for the controller's ServiceAccount
+// (impersonated, and over HTTPS with its own token, where kubectl sends tokens), can-i --list,
+// whoami (kubectl 1.28+), and a refusal in the server's words.
+TEST_P(KubectlOnSim, AuthCanIAndWhoamiSeeTheShippedRbac) {
+    const std::string sa = "system:serviceaccount:hpaplus-system:hpaplus-controller";
+    const std::string kubeconfig = test::shipped_kubeconfig(dir.path(), test::controller_account);
+    auto r = kubectl("auth can-i list pods --as=" + sa);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.substr(0, 3), "yes") << r.output;
+    r = kubectl("auth can-i delete deployments --as=" + sa);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(r.output.substr(0, 2), "no") << r.output;
+    r = kubectl("auth can-i get leases/hpaplus-controller -n hpaplus-system --as=" + sa);
+    EXPECT_EQ(r.output.substr(0, 3), "yes") << r.output;
+    r = kubectl("auth can-i update deployments.apps --subresource=scale --as=" + sa);
+    EXPECT_EQ(r.output.substr(0, 3), "yes") << r.output;
+    r = kubectl("auth can-i --list -n hpaplus-system --as=" + sa);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("[hpaplus-controller]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("pods/eviction"), std::string::npos) << r.output;
+    r = kubectl("delete deployment web --as=" + sa);
+    EXPECT_NE(r.output.find("Error from server (Forbidden): deployments.apps \"web\" is "
+                            "forbidden: User \"" +
+                            sa +
+                            "\" cannot delete resource \"deployments\" in API group "
+                            "\"apps\" in the namespace \"default\""),
+              std::string::npos)
+        << r.output;
+    const bool has_whoami = // kubectl 1.28 and later
+        test::run_command(test::kubectl_program() + " auth --help").output.find("whoami") !=
+        std::string::npos;
+    if (has_whoami) {
+        r = kubectl("auth whoami --as=" + sa);
+        EXPECT_NE(r.output.find(sa), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("system:serviceaccounts:hpaplus-system"), std::string::npos)
+            << r.output;
+    }
+    if (!GetParam()) return; // kubectl sends a bearer token over HTTPS only
+    auto as_controller = [&](const std::string& args) {
+        return test::run_command(test::kubectl_program() + " --kubeconfig " + kubeconfig +
+                                 " --cache-dir " + dir.path() + "/cache-sa " + args);
+    };
+    r = as_controller("auth can-i list pods");
+    EXPECT_EQ(r.output.substr(0, 3), "yes") << r.output;
+    r = as_controller("get nodes");
+    EXPECT_NE(r.output.find("nodes is forbidden: User \"" + sa +
+                            "\" cannot list resource \"nodes\" in API group \"\" at the "
+                            "cluster scope"),
+              std::string::npos)
+        << r.output;
+    if (has_whoami) {
+        r = as_controller("auth whoami");
+        EXPECT_NE(r.output.find(sa), std::string::npos) << r.output;
+    }
 }
 
 TEST(SimScenario, PlaysObjectsAndLoad) {

@@ -62,12 +62,18 @@ std::string shipped_kubeconfig(const std::string& dir, const std::string& accoun
     }
     auto r = run_kubectl(dir, "apply -f " + manifest);
     if (r.exit_code != 0) throw std::runtime_error("applying deploy/'s RBAC failed: " + r.output);
-    r = run_command("sh -c '" + kubectl_program() + " --kubeconfig " + dir +
-                    "/kubeconfig create token " + account + " -n " + shipped_namespace +
-                    " --duration=24h 2>/dev/null'");
-    if (r.exit_code != 0 || r.output.empty())
-        throw std::runtime_error("kubectl create token " + account + " failed: " + r.output);
-    const std::string token = r.output.substr(0, r.output.find_first_of("\r\n"));
+    // A TokenRequest, as `kubectl create token` (1.24+) sends it: kubectl 1.20 has only --raw.
+    const std::string request = dir + "/token-request.json";
+    std::ofstream(request) << R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                              R"("spec":{"expirationSeconds":86400}})";
+    r = run_kubectl(dir, "create --raw /api/v1/namespaces/" + shipped_namespace +
+                             "/serviceaccounts/" + account + "/token -f " + request);
+    const std::string key = "\"token\":\"";
+    const auto found = r.output.find(key);
+    if (r.exit_code != 0 || found == std::string::npos)
+        throw std::runtime_error("no token for " + account + ": " + r.output);
+    const std::string token = r.output.substr(
+        found + key.size(), r.output.find('"', found + key.size()) - found - key.size());
     std::ifstream in(dir + "/kubeconfig");
     std::stringstream admin;
     admin << in.rdbuf();

@@ -21,7 +21,7 @@ inline const std::string shipped_namespace = "hpaplus-system";
 const std::vector<std::string>& shipped_rbac_documents(const std::string& overlay = "complete");
 
 /// End-to-end: applies those documents with kubectl through `DIR/kubeconfig` (the admin's),
-/// creates a token of `account` (`kubectl create token`), and writes `DIR/ACCOUNT.kubeconfig`:
+/// creates a token of `account` (a TokenRequest), and writes `DIR/ACCOUNT.kubeconfig`:
 /// the admin kubeconfig with that token. Returns its path; throws when a step fails.
 std::string shipped_kubeconfig(const std::string& dir, const std::string& account,
                                const std::string& overlay = "complete");
