@@ -1,6 +1,8 @@
 // sim/pod_state.cpp — readings of pod state.
 #include "sim/pod_state.hpp"
 
+#include "core/quantity.hpp"
+
 namespace hpaplus::sim {
 
 bool pod_ready(const stored_object& pod) {
@@ -77,6 +79,76 @@ std::string_view annotation_text(const json& obj, std::string_view key) {
 
 std::string annotation(const json& obj, const std::string& key) {
     return std::string(annotation_text(obj, key));
+}
+
+const json* container_resource(const json& container, const char* kind, const char* name) {
+    const json* list = find_path(container, std::string("resources.") + kind);
+    if (!list || !list->IsObject()) return nullptr;
+    const auto it = list->FindMember(name);
+    return it == list->MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<core::quantity> quantity_of(const json* v) {
+    if (!v || !v->IsString()) return std::nullopt;
+    auto q = core::quantity::parse(v->GetString());
+    return q ? std::optional<core::quantity>(*q) : std::nullopt;
+}
+
+std::vector<const json*> all_containers(const json& pod) {
+    std::vector<const json*> out;
+    for (const char* list : {"spec.containers", "spec.initContainers"}) {
+        if (const json* cs = find_path(pod, list); cs && cs->IsArray())
+            for (const auto& c : cs->GetArray())
+                out.push_back(&c);
+    }
+    return out;
+}
+
+std::string qos_class(const json& pod) {
+    bool any = false;
+    bool guaranteed = true;
+    for (const json* c : all_containers(pod)) {
+        for (const char* name : {"cpu", "memory"}) {
+            const auto req = quantity_of(container_resource(*c, "requests", name));
+            const auto lim = quantity_of(container_resource(*c, "limits", name));
+            any = any || req || lim;
+            // requests default to limits; Guaranteed needs limits == requests for both resources
+            if (!lim || (req && *req != *lim)) guaranteed = false;
+        }
+    }
+    if (!any) return "BestEffort";
+    return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+bool pod_terminating(const stored_object& pod) {
+    return find_path(pod.doc, "metadata.deletionTimestamp") != nullptr;
+}
+
+api_result<pod_deletion> delete_pod(object_store& store, collection& pods, const object_ptr& pod,
+                                    std::optional<std::int64_t> grace_seconds,
+                                    core::time_point now) {
+    std::int64_t grace =
+        grace_seconds ? *grace_seconds : int_at(pod->doc, "spec.terminationGracePeriodSeconds", 30);
+    const std::string phase = string_at(pod->doc, "status.phase");
+    if (string_at(pod->doc, "spec.nodeName").empty() || phase == "Succeeded" || phase == "Failed")
+        grace = 0;
+    if (grace <= 0) {
+        auto removed = store.remove(pods, pod->namespace_, pod->name);
+        if (!removed) return removed.error();
+        return pod_deletion{*removed, true};
+    }
+    if (pod_terminating(*pod) &&
+        grace >= int_at(pod->doc, "metadata.deletionGracePeriodSeconds", grace))
+        return pod_deletion{pod, false}; // already on its way, no sooner
+    json_doc next = clone(pod->doc);
+    auto& a = next.GetAllocator();
+    const std::string at = core::format_rfc3339(now + std::chrono::seconds(grace));
+    set_path(next, "metadata.deletionTimestamp", json(at.c_str(), a), a);
+    set_path(next, "metadata.deletionGracePeriodSeconds", json(grace), a);
+    auto marked =
+        store.update(pods, pod->namespace_, pod->name, std::move(next), write_mode::internal);
+    if (!marked) return marked.error();
+    return pod_deletion{*marked, false};
 }
 
 } // namespace hpaplus::sim

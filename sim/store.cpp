@@ -1,6 +1,8 @@
 // sim/store.cpp — storage semantics of the simulated API server.
 #include "sim/store.hpp"
 
+#include "sim/pod_state.hpp"
+
 #include <random>
 
 namespace hpaplus::sim {
@@ -33,6 +35,39 @@ bool valid_name(const std::string& name) {
 
 void set_string(json& obj, const char* path, const std::string& value, json_alloc& a) {
     set_path(obj, path, json(value.c_str(), static_cast<rapidjson::SizeType>(value.size()), a), a);
+}
+
+// Whether the kind's registry strategy keeps metadata.generation: workloads, autoscalers,
+// budgets, pods, webhooks, FlowSchemas, CRDs and custom resources do; ConfigMaps, Secrets,
+// Services, Namespaces, ServiceAccounts, Endpoints, Events, Leases, RBAC and the like do not.
+bool tracks_generation(const resource_type& t) {
+    if (t.custom) return true;
+    for (const char* group : {"apps", "autoscaling", "policy", "apiextensions.k8s.io",
+                              "admissionregistration.k8s.io", "flowcontrol.apiserver.k8s.io"})
+        if (t.group == group) return true;
+    return t.group.empty() && t.plural == "pods";
+}
+
+// The status a kind's strategy gives a new object (PrepareForCreate): a pod Pending with its QoS
+// class, an empty one for workloads, a Service's empty load balancer, an HPA's desiredReplicas 0.
+void set_created_status(const resource_type& t, json_doc& body) {
+    auto& a = body.GetAllocator();
+    if (t.group.empty() && t.plural == "pods") {
+        json status(rapidjson::kObjectType);
+        status.AddMember("phase", "Pending", a);
+        status.AddMember("qosClass", json(qos_class(body).c_str(), a), a);
+        set_path(body, "status", std::move(status), a);
+    } else if (t.group == "apps") {
+        set_path(body, "status", json(rapidjson::kObjectType), a);
+    } else if (t.group.empty() && t.plural == "services") {
+        json status(rapidjson::kObjectType);
+        status.AddMember("loadBalancer", json(rapidjson::kObjectType), a);
+        set_path(body, "status", std::move(status), a);
+    } else if (t.group == "autoscaling" && t.plural == "horizontalpodautoscalers") {
+        json status(rapidjson::kObjectType);
+        status.AddMember("desiredReplicas", 0, a);
+        set_path(body, "status", std::move(status), a);
+    }
 }
 
 // The object without metadata (and without status when `drop_status`): what generation tracks.
@@ -199,9 +234,13 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
         erase_path(body, "metadata.namespace");
     set_string(body, "metadata.uid", new_uid(), a);
     set_string(body, "metadata.creationTimestamp", core::format_rfc3339(now_()), a);
-    set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);
+    if (tracks_generation(t))
+        set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);
+    else
+        erase_path(body, "metadata.generation");
     erase_path(body, "metadata.deletionTimestamp");
     if (t.status_subresource) erase_path(body, "status"); // status is the controllers' to write
+    set_created_status(t, body);
     if (t.group.empty() && t.plural == "namespaces") {
         // The namespace strategy's PrepareForCreate: Active, finalized by the API server.
         set_string(body, "status.phase", "Active", a);
@@ -293,8 +332,8 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
                      status_write, now_());
     // generation counts changes to everything but metadata (and status, when it has its own
     // endpoint)
-    if (!equal(content_of(existing->doc, t.status_subresource),
-               content_of(next, t.status_subresource))) {
+    if (tracks_generation(t) && !equal(content_of(existing->doc, t.status_subresource),
+                                       content_of(next, t.status_subresource))) {
         const json* g = find_path(existing->doc, "metadata.generation");
         const std::int64_t gen = g && g->IsInt64() ? g->GetInt64() : 1;
         set_path(next, "metadata.generation", json(gen + 1), na);

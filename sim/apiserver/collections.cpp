@@ -13,6 +13,7 @@
 #include "sim/apiserver/server_side_apply.hpp"
 #include "sim/apiserver/strategic_merge.hpp"
 #include "sim/apiserver/table.hpp"
+#include "sim/pod_state.hpp"
 
 #include <boost/asio/use_awaitable.hpp>
 
@@ -202,6 +203,9 @@ http_response api_server::impl::objects(http_request& r, target t) {
     }
     if (method == "DELETE") {
         if (!t.sub.empty()) return error_response(method_not_supported(c->type, method));
+        const auto options = delete_options_of(r);
+        if (!options) return error_response(options.error());
+        if (auto e = check_preconditions(c->type, *current, *options)) return error_response(*e);
         if (c->type.plural == "namespaces" && c->type.group.empty()) {
             // Through Terminating, as the namespace controller does it: watchers see the phase
             // change, then the contents go, then the namespace.
@@ -211,7 +215,13 @@ http_response api_server::impl::objects(http_request& r, target t) {
             if (!removed) return error_response(removed.error());
             return ok(served_text(c->type, t, *terminating));
         }
-        const std::string policy = propagation_policy(r);
+        if (pod) {
+            // Graceful, as the pod strategy deletes: Terminating until the kubelet is done.
+            auto deleted = delete_pod(store, *c, current, options->grace_seconds, now_time());
+            if (!deleted) return error_response(deleted.error());
+            return ok(served_text(c->type, t, *deleted->pod));
+        }
+        const std::string& policy = options->propagation;
         if (policy == "Orphan" || policy == "Foreground") {
             const object_ptr marked = delete_propagating(*c, current, policy == "Orphan");
             return ok(served_text(c->type, t, *marked));
@@ -413,14 +423,57 @@ std::optional<api_error> api_server::impl::check_schema(const http_request& r,
 
 // DeleteOptions.propagationPolicy, from the query or the body ("" when neither says; the old
 // orphanDependents: true counts as Orphan).
-std::string api_server::impl::propagation_policy(const http_request& r) {
-    if (auto p = r.query_param("propagationPolicy"); p && !p->empty()) return std::string(*p);
-    if (r.body.empty()) return "";
+api_result<api_server::impl::delete_options>
+api_server::impl::delete_options_of(const http_request& r) {
+    delete_options d;
+    if (auto p = r.query_param("propagationPolicy"); p && !p->empty()) d.propagation = *p;
+    if (auto g = r.query_param("gracePeriodSeconds"); g && !g->empty()) {
+        std::int64_t seconds = 0;
+        const auto [end, ec] = std::from_chars(g->data(), g->data() + g->size(), seconds);
+        if (ec != std::errc() || end != g->data() + g->size())
+            return bad_request("gracePeriodSeconds: invalid value \"" + std::string(*g) + "\"");
+        d.grace_seconds = seconds;
+    }
+    if (r.body.empty()) return d;
     json_doc options;
-    if (!net::parse_json(options, r.body).empty() || !options.IsObject()) return "";
-    if (std::string p = string_at(options, "propagationPolicy"); !p.empty()) return p;
+    if (auto e = parse_body(r, options)) return *e;
+    if (!options.IsObject()) return bad_request("the body of a DELETE must be a DeleteOptions");
+    if (d.propagation.empty()) d.propagation = string_at(options, "propagationPolicy");
     const json* orphan = find_path(options, "orphanDependents");
-    return orphan && orphan->IsBool() && orphan->GetBool() ? "Orphan" : "";
+    if (d.propagation.empty() && orphan && orphan->IsBool() && orphan->GetBool())
+        d.propagation = "Orphan";
+    if (const json* g = find_path(options, "gracePeriodSeconds"); g && g->IsInt64())
+        d.grace_seconds = g->GetInt64();
+    if (const json* uid = find_path(options, "preconditions.uid"); uid && uid->IsString())
+        d.uid = uid->GetString();
+    if (const json* rv = find_path(options, "preconditions.resourceVersion"); rv && rv->IsString())
+        d.resource_version = rv->GetString();
+    return d;
+}
+
+std::optional<api_error> api_server::impl::check_preconditions(const resource_type& type,
+                                                               const stored_object& o,
+                                                               const delete_options& d) {
+    const std::string uid = string_at(o.doc, "metadata.uid");
+    const std::string rv = std::to_string(o.rv);
+    std::string failed;
+    if (d.uid && *d.uid != uid)
+        failed =
+            "Precondition failed: UID in precondition: " + *d.uid + ", UID in object meta: " + uid;
+    else if (d.resource_version && *d.resource_version != rv)
+        failed = "Precondition failed: ResourceVersion in precondition: " + *d.resource_version +
+                 ", ResourceVersion in object meta: " + rv;
+    if (failed.empty()) return std::nullopt;
+    // The registry's storage error, as it reaches the client (namespaces check theirs first).
+    if (!(type.group.empty() && type.plural == "namespaces"))
+        failed = "StorageError: invalid object, Code: 4, Key: /registry/" +
+                 (type.custom ? type.group + "/" : std::string()) + type.plural + "/" +
+                 (o.namespace_.empty() ? "" : o.namespace_ + "/") + o.name +
+                 ", ResourceVersion: 0, AdditionalErrorMsg: " + failed;
+    api_error e = conflict(type, o.name);
+    e.message = "Operation cannot be fulfilled on " + type.qualified_plural() + " \"" + o.name +
+                "\": " + failed;
+    return e;
 }
 
 // The objects of `ns` that name `uid` among their ownerReferences.

@@ -1,7 +1,6 @@
 // sim/apiserver/pod_rules.cpp — pods/resize, pods/eviction and pod update rules.
 #include "sim/apiserver/pod_rules.hpp"
 
-#include "core/quantity.hpp"
 #include "sim/pod_state.hpp"
 
 #include <charconv>
@@ -9,29 +8,6 @@
 
 namespace hpaplus::sim {
 namespace {
-
-const json* resource(const json& container, const char* kind, const char* name) {
-    const json* list = find_path(container, std::string("resources.") + kind);
-    if (!list || !list->IsObject()) return nullptr;
-    const auto it = list->FindMember(name);
-    return it == list->MemberEnd() ? nullptr : &it->value;
-}
-
-std::optional<core::quantity> quantity_of(const json* v) {
-    if (!v || !v->IsString()) return std::nullopt;
-    auto q = core::quantity::parse(v->GetString());
-    return q ? std::optional<core::quantity>(*q) : std::nullopt;
-}
-
-std::vector<const json*> all_containers(const json& pod) {
-    std::vector<const json*> out;
-    for (const char* list : {"spec.containers", "spec.initContainers"}) {
-        if (const json* cs = find_path(pod, list); cs && cs->IsArray())
-            for (const auto& c : cs->GetArray())
-                out.push_back(&c);
-    }
-    return out;
-}
 
 api_error forbidden_resize(const std::string& pod, const std::string& message) {
     resource_type pods;
@@ -78,22 +54,6 @@ json_doc spec_without_resources(const json& pod) {
 
 } // namespace
 
-std::string qos_class(const json& pod) {
-    bool any = false;
-    bool guaranteed = true;
-    for (const json* c : all_containers(pod)) {
-        for (const char* name : {"cpu", "memory"}) {
-            const auto req = quantity_of(resource(*c, "requests", name));
-            const auto lim = quantity_of(resource(*c, "limits", name));
-            any = any || req || lim;
-            // requests default to limits; Guaranteed needs limits == requests for both resources
-            if (!lim || (req && *req != *lim)) guaranteed = false;
-        }
-    }
-    if (!any) return "BestEffort";
-    return guaranteed ? "Guaranteed" : "Burstable";
-}
-
 api_result<json_doc> resize_pod(const stored_object& pod, const json& body,
                                 const std::string& patch_type) {
     json_doc next = clone(pod.doc);
@@ -126,7 +86,8 @@ api_result<json_doc> resize_pod(const stored_object& pod, const json& body,
         const json* after = all_containers(next)[i];
         for (const char* kind : {"requests", "limits"})
             for (const char* name : {"cpu", "memory"})
-                if (resource(*before, kind, name) && !resource(*after, kind, name))
+                if (container_resource(*before, kind, name) &&
+                    !container_resource(*after, kind, name))
                     return forbidden_resize(pod.name, std::string("resource ") + kind +
                                                           " may not be removed");
     }
@@ -162,7 +123,8 @@ std::optional<api_error> check_pod_update(const resource_type& t, const json& be
 }
 
 std::optional<api_error> check_disruption_budgets(object_store& store, const stored_object& pod) {
-    if (!pod_ready(pod)) return std::nullopt; // evicting an unhealthy pod never costs budget
+    // Evicting an unhealthy pod, or one already on its way, never costs budget.
+    if (!pod_ready(pod) || pod_terminating(pod)) return std::nullopt;
     collection* pdbs = store.find("policy", "v1", "poddisruptionbudgets");
     collection* pods = store.find("", "v1", "pods");
     if (!pdbs || !pods) return std::nullopt;
@@ -173,6 +135,7 @@ std::optional<api_error> check_disruption_budgets(object_store& store, const sto
         std::int64_t expected = 0, healthy = 0;
         for (const auto& [pk, p] : pods->objects) {
             if (p->namespace_ != pod.namespace_ || !selector->matches(p->labels)) continue;
+            if (pod_terminating(*p)) continue; // neither expected nor healthy: it is going
             ++expected;
             if (pod_ready(*p)) ++healthy;
         }

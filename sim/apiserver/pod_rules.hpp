@@ -12,9 +12,6 @@
 
 namespace hpaplus::sim {
 
-/// BestEffort, Burstable or Guaranteed, as the kubelet computes it from requests and limits.
-std::string qos_class(const json& pod);
-
 /// The pod after a resize request: only containers' (and sidecars') cpu/memory resources change;
 /// the QoS class must stay. `patch_type` is the Content-Type of a PATCH, or "" for a PUT body.
 api_result<json_doc> resize_pod(const stored_object& pod, const json& body,

@@ -139,7 +139,18 @@ struct api_server::impl {
                                                  const std::string& name, json_doc& body);
 
     object_ptr mark_terminating(collection& namespaces, const object_ptr& ns);
-    static std::string propagation_policy(const http_request& r);
+    // DeleteOptions, from the query and the body (a JSON DeleteOptions); 400 when the body is
+    // not one.
+    struct delete_options {
+        std::string propagation; ///< "" (the kind's default), Background, Orphan, Foreground
+        std::optional<std::int64_t> grace_seconds;
+        std::optional<std::string> uid, resource_version; ///< preconditions
+    };
+    static api_result<delete_options> delete_options_of(const http_request& r);
+    // 409 Conflict when a precondition does not hold (the object is kept), as the registry's
+    // storage answers it.
+    static std::optional<api_error>
+    check_preconditions(const resource_type& type, const stored_object& o, const delete_options& d);
     std::vector<std::pair<collection*, object_ptr>> dependents_of(const std::string& ns,
                                                                   const std::string& uid);
     object_ptr delete_propagating(collection& c, const object_ptr& owner, bool orphan);

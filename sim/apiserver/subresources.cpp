@@ -3,6 +3,7 @@
 #include "sim/apiserver/server.hpp"
 
 #include "sim/apiserver/pod_rules.hpp"
+#include "sim/pod_state.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -116,8 +117,13 @@ http_response api_server::impl::evict(const http_request& r, collection& pods,
         !name.empty() && name != pod.name)
         return error_response(bad_request("name in URL does not match name in Eviction object"));
     if (auto e = check_disruption_budgets(store, pod)) return error_response(*e);
-    auto removed = store.remove(pods, pod.namespace_, pod.name);
-    if (!removed) return error_response(removed.error());
+    // The pod is deleted with the Eviction's DeleteOptions: gracefully, unless they say 0.
+    std::optional<std::int64_t> grace;
+    if (const json* g = find_path(body, "deleteOptions.gracePeriodSeconds"); g && g->IsInt64())
+        grace = g->GetInt64();
+    auto deleted =
+        delete_pod(store, pods, store.get(pods, pod.namespace_, pod.name), grace, now_time());
+    if (!deleted) return error_response(deleted.error());
     return ok(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})",
               201);
 }

@@ -498,7 +498,9 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
     if (!sets || !pods) return;
     const std::string uid = uid_of(*rs);
     const std::int64_t desired = std::max<std::int64_t>(0, int_at(rs->doc, "spec.replicas", 1));
+    // Terminating pods are not active: they are replaced, and not counted (FilterActivePods).
     auto mine = owned.pods(uid);
+    std::erase_if(mine, [](const object_ptr& p) { return pod_terminating(*p); });
     const auto have = static_cast<std::int64_t>(mine.size());
     if (const std::int64_t pending = factory.creating(uid); have + pending < desired) {
         slow_start(std::min(desired - have - pending, burst_replicas), [&] {
@@ -510,9 +512,9 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
             if (pod_ready(*x) != pod_ready(*y)) return !pod_ready(*x);
             return x->rv > y->rv;
         });
-        for (std::int64_t i = 0; i < have - desired; ++i)
-            (void)store.remove(*pods, mine[static_cast<std::size_t>(i)]->namespace_,
-                               mine[static_cast<std::size_t>(i)]->name);
+        const auto now = core::wall_now();
+        for (std::int64_t i = 0; i < have - desired; ++i) // deleted as through the API: graceful
+            (void)delete_pod(store, *pods, mine[static_cast<std::size_t>(i)], std::nullopt, now);
         mine.erase(mine.begin(), mine.begin() + (have - desired));
     }
     json_doc status(rapidjson::kObjectType);

@@ -82,8 +82,10 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     object_store& store;
     workload_options options;
     std::map<std::string, clock::time_point> first_seen; ///< pod uid → when the model first saw it
-    std::map<std::string, clock::time_point> resizing;   ///< pod uid → when its resize started
-    std::unordered_map<std::string, cpu_counter> cpu;    ///< pod uid → CPU seconds used so far
+    /// pod uid → when the kubelet saw it Terminating (its containers then stop).
+    std::map<std::string, clock::time_point> terminating_since;
+    std::map<std::string, clock::time_point> resizing; ///< pod uid → when its resize started
+    std::unordered_map<std::string, cpu_counter> cpu;  ///< pod uid → CPU seconds used so far
     /// workload uid → ready pods (found by a view of the uid: no key copied per pod per list)
     std::unordered_map<std::string, std::int64_t, core::string_hash, std::equal_to<>>
         ready_by_workload;
@@ -164,6 +166,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         std::erase_if(cpu, [&](const auto& entry) { return !alive.count(entry.first); });
         std::erase_if(first_seen, [&](const auto& entry) { return !alive.count(entry.first); });
         std::erase_if(resizing, [&](const auto& entry) { return !alive.count(entry.first); });
+        std::erase_if(terminating_since,
+                      [&](const auto& entry) { return !alive.count(entry.first); });
         ensure_node();
     }
 
@@ -389,6 +393,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     void forget(const std::string& uid) {
         cpu.erase(uid);
         first_seen.erase(uid);
+        terminating_since.erase(uid);
         resizing.erase(uid);
     }
 
@@ -617,8 +622,24 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     // until it changes).
     bool advance_pod(collection& pods, const object_ptr& p, clock::time_point step_time,
                      const std::string& now) {
-        if (!string_at(p->doc, "metadata.deletionTimestamp").empty()) return true;
         const std::string uid = string_at(p->doc, "metadata.uid");
+        if (pod_terminating(*p)) {
+            // The kubelet stops the containers (they take the pod's
+            // sim.hpaplus.io/termination-seconds, or termination_delay, at most the grace period)
+            // and then deletes the pod for good.
+            const auto since = terminating_since.emplace(uid, step_time).first->second;
+            std::chrono::milliseconds stop = options.termination_delay;
+            if (const std::string own = annotation(p->doc, "sim.hpaplus.io/termination-seconds");
+                !own.empty())
+                stop = std::chrono::milliseconds(
+                    static_cast<std::int64_t>(std::strtod(own.c_str(), nullptr) * 1000));
+            stop = std::min<std::chrono::milliseconds>(
+                stop,
+                std::chrono::seconds(int_at(p->doc, "metadata.deletionGracePeriodSeconds", 30)));
+            if (step_time - since < stop) return false;
+            (void)store.remove(pods, p->namespace_, p->name);
+            return true;
+        }
         const auto seen = first_seen.emplace(uid, step_time).first->second;
         const auto age = step_time - seen;
         const std::string phase = string_at(p->doc, "status.phase");
@@ -638,7 +659,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             json conditions(rapidjson::kArrayType);
             conditions.PushBack(condition("PodScheduled", "True", now, a), a);
             status.AddMember("conditions", conditions, a);
-            status.AddMember("qosClass", "Burstable", a);
+            status.AddMember("qosClass", json(qos_class(p->doc).c_str(), a), a);
             set_path(next, "status", std::move(status), a);
             (void)store.update(pods, p->namespace_, p->name, std::move(next),
                                write_mode::internal_status);
@@ -676,7 +697,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         }
         status.AddMember("podIP", json(ip.c_str(), a), a);
         status.AddMember("hostIP", "10.0.0.1", a);
-        status.AddMember("qosClass", "Burstable", a);
+        status.AddMember("qosClass", json(qos_class(p->doc).c_str(), a), a);
         json statuses(rapidjson::kArrayType);
         if (const json* containers = find_path(p->doc, "spec.containers");
             containers && containers->IsArray()) {

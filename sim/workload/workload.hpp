@@ -30,6 +30,9 @@ struct workload_options {
     std::int64_t node_cpu_milli = 16000;         ///< allocatable CPU of the one node
     std::int64_t node_memory_bytes = 64LL << 30; ///< allocatable memory
     std::chrono::milliseconds resize_delay{300}; ///< PodResizeInProgress → actuated
+    /// A Terminating pod's containers stop this long after SIGTERM (at most its grace period;
+    /// a pod's annotation sim.hpaplus.io/termination-seconds says otherwise), then it is gone.
+    std::chrono::milliseconds termination_delay{1000};
 };
 
 /// Usage of one pod, in milli-CPU and bytes.

@@ -284,8 +284,9 @@ TEST_F(NativeHpaTest, ADryRunAnnotationDecidesAndWritesNothing) {
     std::this_thread::sleep_for(1500ms); // more reconciles
     EXPECT_EQ(replicas("trial"), 2);
     EXPECT_EQ(str(get_json(sim, deployments + "trial"), "/metadata/generation"), "1");
-    EXPECT_EQ(hpa_status("trial", "/status/desiredReplicas"), "<missing>")
-        << sim.get(hpas + "trial").body;
+    // Only what the registry set at creation (desiredReplicas 0): no status write of its own.
+    EXPECT_EQ(hpa_status("trial", "/status/desiredReplicas"), "0") << sim.get(hpas + "trial").body;
+    EXPECT_EQ(hpa_status("trial", "/status/conditions"), "<missing>");
     EXPECT_TRUE(status_managers("trial").empty());
 }
 
@@ -398,7 +399,8 @@ TEST_F(NativeHpaTest, AnnotatedSelectionLeavesOtherHpasAlone) {
     controller_runner controller(sim, options);
     ASSERT_TRUE(eventually([&] { return replicas("mine") > 2; }));
     EXPECT_EQ(replicas("theirs"), 2);
-    EXPECT_EQ(hpa_status("theirs", "/status/desiredReplicas"), "<missing>");
+    EXPECT_EQ(hpa_status("theirs", "/status/desiredReplicas"), "0"); // as created
+    EXPECT_EQ(hpa_status("theirs", "/status/conditions"), "<missing>");
 
     // Annotated later: taken at once.
     const auto r = sim.request(

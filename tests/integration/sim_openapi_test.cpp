@@ -61,7 +61,8 @@ std::string first(const std::multimap<std::uint32_t, std::string>& fields, std::
     return it == fields.end() ? "" : it->second;
 }
 
-const std::string gadget_crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+const std::string gadget_crd =
+    R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
   "metadata":{"name":"gadgets.example.hpaplus.io"},
   "spec":{"group":"example.hpaplus.io","scope":"Namespaced",
     "names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},
@@ -78,7 +79,8 @@ const std::string gadget_crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind"
             "tags":{"type":"array","items":{"type":"string"}},
             "mode":{"type":"string","enum":["Auto","Off"],"default":"Auto"}}}}}}}]}})";
 
-const std::string widget_crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+const std::string widget_crd =
+    R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
   "metadata":{"name":"widgets.example.hpaplus.io"},
   "spec":{"group":"example.hpaplus.io","scope":"Namespaced","names":{"plural":"widgets","kind":"Widget"},
   "versions":[{"name":"v1","served":true,"storage":true,
@@ -114,10 +116,10 @@ TEST_F(SimOpenApi, ServesJsonWithBuiltInKindsAndAnEtag) {
     // Lists merge by their upstream keys, so `kubectl apply` patches containers by name.
     const auto& containers = defs["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
     EXPECT_EQ(std::string(containers["x-kubernetes-patch-merge-key"].GetString()), "name");
-    for (const char* kind : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodList",
-                             "io.k8s.api.core.v1.ConfigMap", "io.k8s.api.core.v1.Namespace",
-                             "io.k8s.api.coordination.v1.Lease",
-                             "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"})
+    for (const char* kind :
+         {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodList", "io.k8s.api.core.v1.ConfigMap",
+          "io.k8s.api.core.v1.Namespace", "io.k8s.api.coordination.v1.Lease",
+          "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"})
         EXPECT_TRUE(defs.HasMember(kind)) << kind;
     // Every $ref points at a definition that exists.
     std::vector<const rapidjson::Value*> pending{&defs};
@@ -143,25 +145,24 @@ TEST_F(SimOpenApi, ServesJsonWithBuiltInKindsAndAnEtag) {
 TEST_F(SimOpenApi, IfNoneMatchGets304UntilACrdChangesTheDocument) {
     const auto first_answer = sim.get("/openapi/v2");
     const std::string etag = first_answer.headers.at("etag");
-    const auto again = sim.request("GET", "/openapi/v2", "", "", "application/json",
-                                   {{"If-None-Match", etag}});
+    const auto again =
+        sim.request("GET", "/openapi/v2", "", "", "application/json", {{"If-None-Match", etag}});
     EXPECT_EQ(again.status, 304);
     EXPECT_TRUE(again.body.empty());
     EXPECT_EQ(again.headers.at("etag"), etag);
     // A CRD adds its kinds; the old tag no longer matches.
-    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                          gadget_crd)
-                  .status,
-              201);
-    const auto changed = sim.request("GET", "/openapi/v2", "", "", "application/json",
-                                     {{"If-None-Match", etag}});
+    ASSERT_EQ(
+        sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", gadget_crd)
+            .status,
+        201);
+    const auto changed =
+        sim.request("GET", "/openapi/v2", "", "", "application/json", {{"If-None-Match", etag}});
     EXPECT_EQ(changed.status, 200);
     EXPECT_NE(changed.headers.at("etag"), etag);
     EXPECT_TRUE(parse(changed.body)["definitions"].HasMember("io.hpaplus.example.v1.Gadget"));
     // Deleting the CRD takes its kinds out again.
-    ASSERT_EQ(sim.request("DELETE",
-                          "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
-                          "gadgets.example.hpaplus.io")
+    ASSERT_EQ(sim.request("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                                    "gadgets.example.hpaplus.io")
                   .status,
               200);
     EXPECT_FALSE(document()["definitions"].HasMember("io.hpaplus.example.v1.Gadget"));
@@ -169,17 +170,17 @@ TEST_F(SimOpenApi, IfNoneMatchGets304UntilACrdChangesTheDocument) {
 }
 
 TEST_F(SimOpenApi, ServesGnosticProtobufToKubectl) {
-    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                          gadget_crd)
-                  .status,
-              201);
+    ASSERT_EQ(
+        sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", gadget_crd)
+            .status,
+        201);
     const auto r = sim.request("GET", "/openapi/v2", "", "", kubectl_accept);
     ASSERT_EQ(r.status, 200);
     EXPECT_EQ(r.headers.at("content-type"),
               "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
     EXPECT_NE(r.headers.at("etag"), sim.get("/openapi/v2").headers.at("etag"));
     const auto document = fields_of(r.body);
-    EXPECT_EQ(first(document, 1), "2.0");                           // swagger
+    EXPECT_EQ(first(document, 1), "2.0");                             // swagger
     EXPECT_EQ(first(fields_of(first(document, 2)), 1), "Kubernetes"); // info.title
     std::map<std::string, std::string> schemas; // Definitions → NamedSchema{name, Schema}
     for (const auto& [n, named] : fields_of(first(document, 9)))
@@ -215,14 +216,14 @@ TEST_F(SimOpenApi, ServesGnosticProtobufToKubectl) {
 }
 
 TEST_F(SimOpenApi, CrdSchemasAreConvertedAsTheRealServerPublishesThem) {
-    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                          gadget_crd)
-                  .status,
-              201);
-    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                          widget_crd)
-                  .status,
-              201);
+    ASSERT_EQ(
+        sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", gadget_crd)
+            .status,
+        201);
+    ASSERT_EQ(
+        sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widget_crd)
+            .status,
+        201);
     const auto doc = document();
     const auto& gadget = doc["definitions"]["io.hpaplus.example.v1.Gadget"];
     const auto& spec = gadget["properties"]["spec"];
@@ -250,10 +251,10 @@ TEST_F(SimOpenApi, CrdSchemasAreConvertedAsTheRealServerPublishesThem) {
 }
 
 TEST_F(SimOpenApi, StrictFieldValidationRefusesUnknownFieldsOthersArePruned) {
-    ASSERT_EQ(sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                          gadget_crd)
-                  .status,
-              201);
+    ASSERT_EQ(
+        sim.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", gadget_crd)
+            .status,
+        201);
     const std::string gadgets = "/apis/example.hpaplus.io/v1/namespaces/default/gadgets";
     const std::string body =
         R"({"apiVersion":"example.hpaplus.io/v1","kind":"Gadget","metadata":{"name":"g"},)"
@@ -285,8 +286,7 @@ TEST_P(StrategicMergePatch, AppliesAsApimachineryDoes) {
     rapidjson::Document target = parse(c.original);
     const rapidjson::Document patch = parse(c.patch);
     const auto error = sim::strategic_merge_patch(
-        target, patch, sim::builtin_kind_schema("apps", "v1", "Deployment"),
-        target.GetAllocator());
+        target, patch, sim::builtin_kind_schema("apps", "v1", "Deployment"), target.GetAllocator());
     if (!c.expected) {
         EXPECT_TRUE(error.has_value());
         return;
@@ -300,39 +300,36 @@ TEST_P(StrategicMergePatch, AppliesAsApimachineryDoes) {
 INSTANTIATE_TEST_SUITE_P(
     Deployment, StrategicMergePatch,
     ::testing::Values(
-        strategic_case{"ContainersMergeByName",
-                       POD(R"([{"name":"app","image":"nginx"}])"),
-                       POD(R"([{"name":"side","image":"busybox"}])"),
-                       POD(R"([{"name":"app","image":"nginx"},{"name":"side","image":"busybox"}])")},
-        strategic_case{"KubectlApplyDropsAnEnvVar",
-                       POD(R"([{"name":"app","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}])"),
-                       R"({"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"app"}],)"
-                       R"("containers":[{"name":"app","$setElementOrder/env":[{"name":"A"}],)"
-                       R"("env":[{"$patch":"delete","name":"B"}]}]}}}})",
-                       POD(R"([{"name":"app","env":[{"name":"A","value":"1"}]}])")},
-        strategic_case{"SetElementOrderReorders",
-                       POD(R"([{"name":"a"},{"name":"b"}])"),
-                       R"({"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"a"}]}}}})",
-                       POD(R"([{"name":"b"},{"name":"a"}])")},
-        strategic_case{"ReplaceDirectiveInAList",
-                       POD(R"([{"name":"a"},{"name":"b"}])"),
-                       POD(R"([{"$patch":"replace"},{"name":"c"}])"),
-                       POD(R"([{"name":"c"}])")},
-        strategic_case{"ListsWithoutAMergeKeyAreReplaced",
-                       POD(R"([{"name":"a","args":["x","y"]}])"),
-                       POD(R"([{"name":"a","args":["z","z"]}])"),
-                       POD(R"([{"name":"a","args":["z","z"]}])")},
-        strategic_case{"NullDeletesAField",
-                       R"({"spec":{"replicas":2,"paused":true}})", R"({"spec":{"paused":null}})",
-                       R"({"spec":{"replicas":2}})"},
-        strategic_case{"DeleteFromPrimitiveList",
-                       R"({"metadata":{"finalizers":["a","b","c"]}})",
+        strategic_case{
+            "ContainersMergeByName", POD(R"([{"name":"app","image":"nginx"}])"),
+            POD(R"([{"name":"side","image":"busybox"}])"),
+            POD(R"([{"name":"app","image":"nginx"},{"name":"side","image":"busybox"}])")},
+        strategic_case{
+            "KubectlApplyDropsAnEnvVar",
+            POD(R"([{"name":"app","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}])"),
+            R"({"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"app"}],)"
+            R"("containers":[{"name":"app","$setElementOrder/env":[{"name":"A"}],)"
+            R"("env":[{"$patch":"delete","name":"B"}]}]}}}})",
+            POD(R"([{"name":"app","env":[{"name":"A","value":"1"}]}])")},
+        strategic_case{
+            "SetElementOrderReorders", POD(R"([{"name":"a"},{"name":"b"}])"),
+            R"({"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"b"},{"name":"a"}]}}}})",
+            POD(R"([{"name":"b"},{"name":"a"}])")},
+        strategic_case{"ReplaceDirectiveInAList", POD(R"([{"name":"a"},{"name":"b"}])"),
+                       POD(R"([{"$patch":"replace"},{"name":"c"}])"), POD(R"([{"name":"c"}])")},
+        strategic_case{
+            "ListsWithoutAMergeKeyAreReplaced", POD(R"([{"name":"a","args":["x","y"]}])"),
+            POD(R"([{"name":"a","args":["z","z"]}])"), POD(R"([{"name":"a","args":["z","z"]}])")},
+        strategic_case{"NullDeletesAField", R"({"spec":{"replicas":2,"paused":true}})",
+                       R"({"spec":{"paused":null}})", R"({"spec":{"replicas":2}})"},
+        strategic_case{"DeleteFromPrimitiveList", R"({"metadata":{"finalizers":["a","b","c"]}})",
                        R"({"metadata":{"$deleteFromPrimitiveList/finalizers":["b"]}})",
                        R"({"metadata":{"finalizers":["a","c"]}})"},
-        strategic_case{"RetainKeysClearsTheOldStrategy",
-                       R"({"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}}}})",
-                       R"({"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}})",
-                       R"({"spec":{"strategy":{"type":"Recreate"}}})"},
+        strategic_case{
+            "RetainKeysClearsTheOldStrategy",
+            R"({"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1}}}})",
+            R"({"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}})",
+            R"({"spec":{"strategy":{"type":"Recreate"}}})"},
         strategic_case{"AMapReplacedWhole", R"({"spec":{"selector":{"matchLabels":{"a":"1"}}}})",
                        R"({"spec":{"selector":{"$patch":"replace","matchLabels":{"b":"2"}}}})",
                        R"({"spec":{"selector":{"matchLabels":{"b":"2"}}}})"},
@@ -345,12 +342,14 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(SimOpenApi, StrategicMergePatchOverHttpMergesContainersByName) {
     const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
-    ASSERT_EQ(sim.request("POST", deployments,
-                          R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)"
-                          R"("spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
-                          R"("spec":{"containers":[{"name":"app","image":"nginx","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]}}}})")
-                  .status,
-              201);
+    ASSERT_EQ(
+        sim.request(
+               "POST", deployments,
+               R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)"
+               R"("spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
+               R"("spec":{"containers":[{"name":"app","image":"nginx","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]}}}})")
+            .status,
+        201);
     const auto patched = sim.request(
         "PATCH", deployments + "/web",
         R"({"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"$patch":"delete","name":"B"}]},{"name":"side","image":"busybox"}]}}}})",
@@ -362,9 +361,10 @@ TEST_F(SimOpenApi, StrategicMergePatchOverHttpMergesContainersByName) {
     EXPECT_EQ(std::string(containers[0]["image"].GetString()), "nginx");
     ASSERT_EQ(containers[0]["env"].Size(), 1u);
     EXPECT_EQ(std::string(containers[0]["env"][0]["name"].GetString()), "A");
-    const auto refused = sim.request("PATCH", deployments + "/web",
-                                     R"({"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}})",
-                                     "application/strategic-merge-patch+json");
+    const auto refused =
+        sim.request("PATCH", deployments + "/web",
+                    R"({"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}})",
+                    "application/strategic-merge-patch+json");
     EXPECT_EQ(refused.status, 400) << refused.body;
 }
 
@@ -382,20 +382,21 @@ TEST_P(OpenApiNegotiation, PicksAsKubeOpenApiDoes) {
 
 INSTANTIATE_TEST_SUITE_P(
     Accept, OpenApiNegotiation,
-    ::testing::Values(
-        negotiation_case{"", sim::openapi_format::json},
-        negotiation_case{"*/*", sim::openapi_format::json},
-        negotiation_case{"application/json", sim::openapi_format::json},
-        negotiation_case{kubectl_accept, sim::openapi_format::protobuf},
-        negotiation_case{"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
-                         sim::openapi_format::protobuf},
-        negotiation_case{"application/json;q=0.5, " "application/com.github.proto-openapi.spec."
-                         "v2.v1.0+protobuf",
-                         sim::openapi_format::protobuf},
-        negotiation_case{"*/*;q=0.1, application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
-                         sim::openapi_format::protobuf},
-        negotiation_case{"application/json;q=0", sim::openapi_format::none},
-        negotiation_case{"text/plain", sim::openapi_format::none}));
+    ::testing::Values(negotiation_case{"", sim::openapi_format::json},
+                      negotiation_case{"*/*", sim::openapi_format::json},
+                      negotiation_case{"application/json", sim::openapi_format::json},
+                      negotiation_case{kubectl_accept, sim::openapi_format::protobuf},
+                      negotiation_case{"application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+                                       sim::openapi_format::protobuf},
+                      negotiation_case{"application/json;q=0.5, "
+                                       "application/com.github.proto-openapi.spec."
+                                       "v2.v1.0+protobuf",
+                                       sim::openapi_format::protobuf},
+                      negotiation_case{
+                          "*/*;q=0.1, application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+                          sim::openapi_format::protobuf},
+                      negotiation_case{"application/json;q=0", sim::openapi_format::none},
+                      negotiation_case{"text/plain", sim::openapi_format::none}));
 
 TEST(OpenApiEtag, MatchesListsWildcardsAndWeakTags) {
     EXPECT_TRUE(sim::etag_matches("\"AB\"", "\"AB\""));

@@ -40,7 +40,7 @@ struct SimWorkload : ::testing::Test {
         std::size_t ready = 0;
         for (const auto& p : list["items"].GetArray()) {
             const rapidjson::Value* conditions = rapidjson::Pointer("/status/conditions").Get(p);
-            if (!conditions) continue;
+            if (!conditions || p["metadata"].HasMember("deletionTimestamp")) continue;
             for (const auto& c : conditions->GetArray())
                 if (std::string(c["type"].GetString()) == "Ready" &&
                     std::string(c["status"].GetString()) == "True")
@@ -518,14 +518,21 @@ TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
     };
     const auto allowed = evict(first);
     EXPECT_EQ(allowed.status, 201) << allowed.body;
-    EXPECT_EQ(sim.get(pods + "/" + first).status, 404);
-    // two healthy left: evicting another would break minAvailable 2
-    const std::string second = str(parse(sim.get(pods).body), "/items/0/metadata/name");
+    // Deleted gracefully: Terminating (its 30 s grace period), gone once the kubelet is done.
+    const auto terminating = parse(sim.get(pods + "/" + first).body);
+    EXPECT_EQ(str(terminating, "/metadata/deletionGracePeriodSeconds"), "30");
+    EXPECT_NE(str(terminating, "/metadata/deletionTimestamp"), "<missing>");
+    // two healthy left (a Terminating pod is not): evicting another would break minAvailable 2
+    std::string second;
+    for (const auto& p : parse(sim.get(pods).body)["items"].GetArray())
+        if (!p["metadata"].HasMember("deletionTimestamp"))
+            second = p["metadata"]["name"].GetString();
     const auto refused = evict(second);
     EXPECT_EQ(refused.status, 429);
     EXPECT_EQ(str(parse(refused.body), "/message"),
               "Cannot evict pod as it would violate the pod's disruption budget.");
     EXPECT_EQ(str(parse(refused.body), "/details/causes/0/reason"), "DisruptionBudget");
+    EXPECT_TRUE(eventually([&] { return sim.get(pods + "/" + first).status == 404; }));
     // the deployment replaces the evicted pod; once it is ready, eviction is allowed again
     ASSERT_TRUE(eventually([&] { return ready_pods() == 3; }));
     EXPECT_EQ(evict(second).status, 201);
