@@ -76,9 +76,14 @@ api_error conflict(const resource_type& t, const std::string& name) {
 
 api_error invalid(const resource_type& t, const std::string& name,
                   std::vector<std::pair<std::string, std::string>> causes) {
-    std::string message = t.kind + " " + quoted(name) + " is invalid: ";
+    // errors.NewInvalid: the kind qualified by its group (`Deployment.apps`), one error as it is,
+    // more as an aggregate in brackets.
+    std::string message =
+        (t.group.empty() ? t.kind : t.kind + "." + t.group) + " " + quoted(name) + " is invalid: ";
+    if (causes.size() > 1) message += "[";
     for (std::size_t i = 0; i < causes.size(); ++i)
         message += (i ? ", " : "") + causes[i].first + ": " + causes[i].second;
+    if (causes.size() > 1) message += "]";
     api_error e = with_details(422, "Invalid", std::move(message), t, name);
     e.kind = t.kind; // Invalid carries the Kind, not the plural
     for (auto& [field, text] : causes)

@@ -22,15 +22,37 @@ std::string random_suffix(std::size_t n) {
     return out;
 }
 
-// DNS-1123 subdomain: lower-case alphanumerics, '-' and '.', at most 253, alphanumeric at both
-// ends.
-bool valid_name(const std::string& name) {
-    if (name.empty() || name.size() > 253) return false;
-    auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!alnum(name.front()) || !alnum(name.back())) return false;
+// What is wrong with an object's name, in upstream's words (apimachinery's validation): a
+// DNS-1123 subdomain for most kinds, a DNS-1123 label for Namespaces, a DNS-1035 label for
+// Services; "" when it is fine.
+std::string name_error(const resource_type& t, const std::string& name) {
+    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    const bool label = t.group.empty() && (t.plural == "namespaces" || t.plural == "services");
+    const bool dns1035 = t.group.empty() && t.plural == "services";
+    const std::size_t limit = label ? 63 : 253;
+    if (name.size() > limit) return "must be no more than " + std::to_string(limit) + " characters";
+    bool ok = !name.empty() && lower_alnum(name.front()) && lower_alnum(name.back());
+    if (dns1035 && ok) ok = name.front() >= 'a' && name.front() <= 'z';
+    if (ok && !label) // each dot-separated part starts and ends alphanumeric
+        for (std::size_t i = 1; i + 1 < name.size(); ++i)
+            if (name[i] == '.' && (!lower_alnum(name[i + 1]) || !lower_alnum(name[i - 1])))
+                ok = false;
     for (char c : name)
-        if (!alnum(c) && c != '-' && c != '.') return false;
-    return true;
+        if (!lower_alnum(c) && c != '-' && (label || c != '.')) ok = false;
+    if (ok) return "";
+    if (dns1035)
+        return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
+               "with an alphabetic character, and end with an alphanumeric character (e.g. "
+               "'my-name',  or 'abc-123', regex used for validation is "
+               "'[a-z]([-a-z0-9]*[a-z0-9])?')";
+    if (label)
+        return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+               "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+               "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+           "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+           "'example.com', regex used for validation is "
+           "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 }
 
 void set_string(json& obj, const char* path, const std::string& value, json_alloc& a) {
@@ -200,13 +222,8 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
                            {{"metadata.name", "Invalid value: \"" + name +
                                                   "\": may not be '.' or '..', or contain '/' "
                                                   "or '%'"}});
-    } else if (!valid_name(name))
-        return invalid(t, name,
-                       {{"metadata.name",
-                         "Invalid value: \"" + name +
-                             "\": a lowercase RFC 1123 subdomain must consist of lower case "
-                             "alphanumeric characters, '-' or '.', and must start and end with an "
-                             "alphanumeric character"}});
+    } else if (std::string why = name_error(t, name); !why.empty())
+        return invalid(t, name, {{"metadata.name", "Invalid value: \"" + name + "\": " + why}});
     const std::string body_ns = string_at(body, "metadata.namespace");
     if (t.namespaced) {
         if (!body_ns.empty() && body_ns != ns)

@@ -13,6 +13,7 @@
 #include "sim/apiserver/server_side_apply.hpp"
 #include "sim/apiserver/strategic_merge.hpp"
 #include "sim/apiserver/table.hpp"
+#include "sim/apiserver/validation.hpp"
 #include "sim/pod_state.hpp"
 
 #include <boost/asio/use_awaitable.hpp>
@@ -257,6 +258,7 @@ http_response api_server::impl::objects(http_request& r, target t) {
     if (t.sub.empty()) {
         apply_defaults(c->type, body);
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
+        if (auto e = validate_builtin(c->type, t.name, body)) return error_response(*e);
     }
     if (auto e = check_schema(r, c->type, t.name, body)) return error_response(*e);
     if (auto e = prepare_webhook_configuration(c->type, t.name, body)) return error_response(*e);
@@ -286,6 +288,9 @@ http_response api_server::impl::collection_request(const http_request& r, collec
             convert_to_stored(c.type, t.group, t.version, body);
         }
         apply_defaults(c.type, body);
+        // Validated once it is known to be this kind (a wrong kind is the store's 400 first).
+        if (const std::string kind = string_at(body, "kind"); kind.empty() || kind == c.type.kind)
+            if (auto e = validate_builtin(c.type, name, body)) return error_response(*e);
         const write_origin origin = origin_of(r, c.type, t);
         auto stored = store.create(c, t.ns, std::move(body), &origin);
         return stored ? ok(served_text(c.type, t, **stored), 201) : error_response(stored.error());
@@ -369,6 +374,17 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
     }
     if (!applied.IsObject())
         return error_response(bad_request("the applied configuration must be an object"));
+    // The applied object names its type, as the apply decoder needs it.
+    if (string_at(applied, "apiVersion").empty() || string_at(applied, "kind").empty()) {
+        const std::string version = string_at(applied, "apiVersion");
+        const auto slash = version.find('/');
+        return error_response(
+            bad_request("invalid object type: " +
+                        (slash == std::string::npos
+                             ? "/" + version
+                             : version.substr(0, slash) + "/" + version.substr(slash + 1)) +
+                        ", Kind=" + string_at(applied, "kind")));
+    }
     const std::string body_name = string_at(applied, "metadata.name");
     if (!body_name.empty() && body_name != t.name)
         return error_response(bad_request("the name of the object (" + body_name +
@@ -387,6 +403,7 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
     set_path(body, "metadata.name", json(t.name.c_str(), body.GetAllocator()), body.GetAllocator());
     if (converted) convert_to_stored(c.type, t.group, t.version, body);
     apply_defaults(c.type, body);
+    if (auto e = validate_builtin(c.type, t.name, body)) return error_response(*e);
     const json_doc managed = clone(*find_path(body, "metadata.managedFields"));
     write_origin origin = origin_of(r, c.type, t);
     origin.applied_fields = &managed;

@@ -130,6 +130,9 @@ void v2_to_v1(json_doc& obj) {
         status->RemoveMember("currentMetrics");
         status->RemoveMember("conditions");
         if (cpu) status->AddMember("currentCPUUtilizationPercentage", json(*cpu), a);
+        // v1's replica counts are not omitempty (v2's currentReplicas is): both always there.
+        for (const char* count : {"currentReplicas", "desiredReplicas"})
+            if (!status->HasMember(count)) status->AddMember(rapidjson::StringRef(count), 0, a);
     }
 }
 

@@ -342,7 +342,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             pod_record now;
             if (pod) {
                 now.uid = string_at(pod->doc, "metadata.uid");
-                now.ready = pod_ready(*pod);
+                // A Terminating pod is out of its Service's endpoints: it takes no share of the
+                // load.
+                now.ready = pod_ready(*pod) && !pod_terminating(*pod);
                 if (const object_ptr w = workload_of(store, *pod))
                     now.workload_uid = string_at(w->doc, "metadata.uid");
             }
@@ -770,7 +772,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             !mem.empty())
             u.memory_bytes = quantity_milli(mem, 0) / 1000;
         const auto load = annotation_text(workload->doc, "sim.hpaplus.io/cpu-load");
-        if (load.empty() || !pod_ready(pod)) return u;
+        if (load.empty() || !pod_ready(pod) || pod_terminating(pod)) return u;
         const auto counted = ready_by_workload.find(text_at(workload->doc, "metadata.uid"));
         const std::int64_t ready = counted == ready_by_workload.end() ? 1 : counted->second;
         u.cpu_milli =

@@ -1,0 +1,124 @@
+// Integration tests: built-in objects the real API server refuses are refused, in its words
+// (shared/reference/kubernetes-wire.md §13 "Validation wording"): HPA replica bounds, workload
+// replicas and selectors, ConfigMap keys, names per kind, server-side apply without a type.
+#include "../support/json_access.hpp"
+#include "../support/sim_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpaplus {
+namespace {
+
+using test::parse;
+using test::str;
+
+const std::string hpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+
+std::string hpa(const std::string& name, const std::string& bounds) {
+    return R"({"metadata":{"name":")" + name +
+           R"("},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment",)"
+           R"("name":"web"},)" +
+           bounds + "}}";
+}
+
+std::string deployment(const std::string& name, const std::string& replicas,
+                       const std::string& template_labels) {
+    return R"({"metadata":{"name":")" + name + R"("},"spec":{"replicas":)" + replicas +
+           R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":)" +
+           template_labels + R"(},"spec":{"containers":[{"name":"app","image":"nginx"}]}}}})";
+}
+
+struct SimValidation : ::testing::Test {
+    test::sim_fixture sim;
+
+    // The 422's message (the test fails when the answer is anything else).
+    std::string refused(const std::string& method, const std::string& path,
+                        const std::string& body) {
+        const auto r = sim.request(method, path, body);
+        EXPECT_EQ(r.status, 422) << method << " " << path << ": " << r.body;
+        EXPECT_EQ(str(parse(r.body), "/reason"), "Invalid");
+        return str(parse(r.body), "/message");
+    }
+};
+
+TEST_F(SimValidation, HpaReplicaBoundsAsValidateHorizontalPodAutoscaler) {
+    EXPECT_EQ(refused("POST", hpas, hpa("inverted", R"("minReplicas":5,"maxReplicas":3)")),
+              "HorizontalPodAutoscaler.autoscaling \"inverted\" is invalid: spec.maxReplicas: "
+              "Invalid value: 3: must be greater than or equal to `minReplicas`");
+    // minReplicas defaults to 1: two errors, aggregated.
+    EXPECT_EQ(refused("POST", hpas, hpa("none", R"("maxReplicas":0)")),
+              "HorizontalPodAutoscaler.autoscaling \"none\" is invalid: [spec.maxReplicas: "
+              "Invalid value: 0: must be greater than 0, spec.maxReplicas: Invalid value: 0: "
+              "must be greater than or equal to `minReplicas`]");
+    EXPECT_EQ(refused("POST", hpas, hpa("zero", R"("minReplicas":0,"maxReplicas":3)")),
+              "HorizontalPodAutoscaler.autoscaling \"zero\" is invalid: spec.minReplicas: "
+              "Invalid value: 0: must be greater than or equal to 1");
+    // Through autoscaling/v1 too, and on update.
+    EXPECT_EQ(sim.request("POST",
+                          "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers",
+                          hpa("v1", R"("minReplicas":4,"maxReplicas":2)"))
+                  .status,
+              422);
+    ASSERT_EQ(sim.request("POST", hpas, hpa("ok", R"("maxReplicas":3)")).status, 201);
+    const auto r = sim.request("PATCH", hpas + "/ok", R"({"spec":{"minReplicas":9}})",
+                               "application/merge-patch+json");
+    EXPECT_EQ(r.status, 422) << r.body;
+}
+
+TEST_F(SimValidation, WorkloadReplicasAndSelectorsAsValidateDeployment) {
+    const std::string deployments = test::paths::deployments;
+    EXPECT_EQ(refused("POST", deployments, deployment("mismatch", "1", R"({"app":"other"})")),
+              "Deployment.apps \"mismatch\" is invalid: spec.template.metadata.labels: Invalid "
+              "value: map[string]string{\"app\":\"other\"}: `selector` does not match template "
+              "`labels`");
+    EXPECT_EQ(refused("POST", deployments, deployment("negative", "-1", R"({"app":"web"})")),
+              "Deployment.apps \"negative\" is invalid: spec.replicas: Invalid value: -1: must be "
+              "greater than or equal to 0");
+    EXPECT_EQ(refused("POST", "/apis/apps/v1/namespaces/default/statefulsets",
+                      R"({"metadata":{"name":"db"},"spec":{"serviceName":"db","template":)"
+                      R"({"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"a",)"
+                      R"("image":"x"}]}}}})"),
+              "StatefulSet.apps \"db\" is invalid: spec.selector: Required value");
+    ASSERT_EQ(sim.request("POST", deployments, deployment("web", "1", R"({"app":"web"})")).status,
+              201);
+    const auto r = sim.request("PATCH", deployments + "/web", R"({"spec":{"replicas":-3}})",
+                               "application/merge-patch+json");
+    EXPECT_EQ(r.status, 422) << r.body;
+}
+
+TEST_F(SimValidation, ConfigMapKeysAndNamesPerKind) {
+    EXPECT_EQ(refused("POST", test::paths::configmaps,
+                      R"({"metadata":{"name":"c"},"data":{"bad key":"v","good.key":"v"}})"),
+              "ConfigMap \"c\" is invalid: data[bad key]: Invalid value: \"bad key\": a valid "
+              "config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
+              "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+              "'[-._a-zA-Z0-9]+')");
+    EXPECT_EQ(refused("POST", test::paths::configmaps, R"({"metadata":{"name":"Bad_Name"}})"),
+              "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a "
+              "lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+              "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+              "'example.com', regex used for validation is "
+              "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+    EXPECT_NE(refused("POST", "/api/v1/namespaces", R"({"metadata":{"name":"a.b"}})")
+                  .find("a lowercase RFC 1123 label must consist of"),
+              std::string::npos);
+    EXPECT_NE(refused("POST", "/api/v1/namespaces/default/services",
+                      R"({"metadata":{"name":"1st"},"spec":{"ports":[{"port":80}]}})")
+                  .find("a DNS-1035 label must consist of"),
+              std::string::npos);
+    EXPECT_EQ(
+        sim.request("POST", test::paths::configmaps, R"({"metadata":{"name":"a.b-c"}})").status,
+        201);
+}
+
+TEST_F(SimValidation, ServerSideApplyOfABodyWithoutItsTypeIsABadRequest) {
+    const auto r = sim.request("PATCH", test::paths::configmaps + "/c?fieldManager=me",
+                               R"({"metadata":{"name":"c"},"data":{"k":"v"}})",
+                               "application/apply-patch+yaml");
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/message"), "invalid object type: /, Kind=");
+    EXPECT_EQ(sim.get(test::paths::configmaps + "/c").status, 404) << "nothing created";
+}
+
+} // namespace
+} // namespace hpaplus
