@@ -171,7 +171,8 @@ void rbac_authorizer::build() {
             const json* selectors = find_path(o->doc, "aggregationRule.clusterRoleSelectors");
             if (!selectors || !selectors->IsArray()) continue;
             role aggregated;
-            for (const auto& [other_key, other] : c->objects) {
+            for (const auto& entry : c->objects) {
+                const object_ptr& other = entry.second; // a lambda below uses it
                 if (other->name == o->name) continue;
                 const bool selected =
                     std::any_of(selectors->Begin(), selectors->End(), [&](const json& s) {

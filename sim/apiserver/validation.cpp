@@ -3,6 +3,9 @@
 // field.Error's formatting of the bad values.
 #include "sim/apiserver/validation.hpp"
 
+#include "sim/pod_state.hpp"
+
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -35,6 +38,126 @@ void check_hpa(const json& o, causes& out) {
         out.emplace_back("spec.maxReplicas",
                          "Invalid value: " + std::to_string(max) +
                              ": must be greater than or equal to `minReplicas`");
+}
+
+std::string index(const std::string& path, std::size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+}
+
+// validateScalingRules and validateScalingPolicy of one direction of spec.behavior.
+void check_scaling_rules(const json& rules, const std::string& path, causes& out) {
+    if (const json* w = find_path(rules, "stabilizationWindowSeconds"); w && w->IsInt64()) {
+        if (w->GetInt64() < 0)
+            out.emplace_back(path + ".stabilizationWindowSeconds",
+                             "Invalid value: " + std::to_string(w->GetInt64()) +
+                                 ": must be greater than or equal to zero");
+        if (w->GetInt64() > 3600)
+            out.emplace_back(path + ".stabilizationWindowSeconds",
+                             "Invalid value: " + std::to_string(w->GetInt64()) +
+                                 ": must be less than or equal to 3600");
+    }
+    if (const std::string select = string_at(rules, "selectPolicy");
+        !select.empty() && select != "Max" && select != "Min" && select != "Disabled")
+        out.emplace_back(path + ".selectPolicy", "Unsupported value: " + quoted(select) +
+                                                     ": supported values: \"Disabled\", "
+                                                     "\"Max\", \"Min\"");
+    const json* policies = find_path(rules, "policies");
+    if (!policies || !policies->IsArray() || policies->Empty()) {
+        out.emplace_back(path + ".policies", "Required value: must specify at least one Policy");
+        return;
+    }
+    for (std::size_t i = 0; i < policies->Size(); ++i) {
+        const json& p = (*policies)[static_cast<rapidjson::SizeType>(i)];
+        const std::string at = index(path + ".policies", i);
+        if (const std::string type = string_at(p, "type"); type != "Pods" && type != "Percent")
+            out.emplace_back(at + ".type", "Unsupported value: " + quoted(type) +
+                                               ": supported values: \"Percent\", \"Pods\"");
+        const std::int64_t value = int_at(p, "value", 0), period = int_at(p, "periodSeconds", 0);
+        if (value <= 0)
+            out.emplace_back(at + ".value", "Invalid value: " + std::to_string(value) +
+                                                ": must be greater than zero");
+        if (period <= 0)
+            out.emplace_back(at + ".periodSeconds", "Invalid value: " + std::to_string(period) +
+                                                        ": must be greater than zero");
+        if (period > 1800)
+            out.emplace_back(at + ".periodSeconds", "Invalid value: " + std::to_string(period) +
+                                                        ": must be less than or equal to 1800");
+    }
+}
+
+// validateMetricSpec: a known source type, and its source set.
+void check_metric(const json& m, const std::string& at, causes& out) {
+    static const std::pair<const char*, const char*> sources[] = {
+        {"ContainerResource", "containerResource"},
+        {"External", "external"},
+        {"Object", "object"},
+        {"Pods", "pods"},
+        {"Resource", "resource"}};
+    const std::string type = string_at(m, "type");
+    if (type.empty()) {
+        out.emplace_back(at + ".type", "Required value: must specify a metric source type");
+        return;
+    }
+    for (const auto& [name, field] : sources)
+        if (type == name) {
+            if (!find_path(m, field))
+                out.emplace_back(at + "." + field,
+                                 "Required value: must populate information for the given "
+                                 "metric source");
+            return;
+        }
+    out.emplace_back(at + ".type", "Unsupported value: " + quoted(type) +
+                                       ": supported values: \"ContainerResource\", \"External\", "
+                                       "\"Object\", \"Pods\", \"Resource\"");
+}
+
+void check_hpa_metrics_and_behavior(const json& o, causes& out) {
+    if (const json* metrics = find_path(o, "spec.metrics"); metrics && metrics->IsArray())
+        for (std::size_t i = 0; i < metrics->Size(); ++i)
+            check_metric((*metrics)[static_cast<rapidjson::SizeType>(i)], index("spec.metrics", i),
+                         out);
+    for (const char* direction : {"scaleUp", "scaleDown"})
+        if (const json* rules = find_path(o, std::string("spec.behavior.") + direction);
+            rules && rules->IsObject())
+            check_scaling_rules(*rules, std::string("spec.behavior.") + direction, out);
+}
+
+// ValidatePodSpec's containers: at least one, each named (a DNS-1123 label) once, with an image,
+// and no request above its limit.
+void check_pod(const json& o, causes& out) {
+    const json* containers = find_path(o, "spec.containers");
+    if (!containers || !containers->IsArray() || containers->Empty()) {
+        out.emplace_back("spec.containers", "Required value");
+        return;
+    }
+    std::vector<std::string> names;
+    for (const char* list : {"spec.containers", "spec.initContainers"}) {
+        const json* cs = find_path(o, list);
+        if (!cs || !cs->IsArray()) continue;
+        for (std::size_t i = 0; i < cs->Size(); ++i) {
+            const json& c = (*cs)[static_cast<rapidjson::SizeType>(i)];
+            const std::string at = index(list, i);
+            const std::string name = string_at(c, "name");
+            if (name.empty())
+                out.emplace_back(at + ".name", "Required value");
+            else if (std::find(names.begin(), names.end(), name) != names.end())
+                out.emplace_back(at + ".name", "Duplicate value: " + quoted(name));
+            names.push_back(name);
+            if (string_at(c, "image").empty()) out.emplace_back(at + ".image", "Required value");
+            const json* requests = find_path(c, "resources.requests");
+            if (!requests || !requests->IsObject()) continue;
+            for (const auto& [k, v] : requests->GetObject()) {
+                const std::string resource(k.GetString(), k.GetStringLength());
+                const auto request = quantity_of(&v);
+                const auto limit = quantity_of(container_resource(c, "limits", resource.c_str()));
+                if (request && limit && *request > *limit)
+                    out.emplace_back(at + ".resources.requests[" + resource + "]",
+                                     "Invalid value: " + quoted(request->to_string()) +
+                                         ": must be less than or equal to " + resource +
+                                         " limit of " + limit->to_string());
+            }
+        }
+    }
 }
 
 void check_workload(const resource_type& t, const json& o, causes& out) {
@@ -119,11 +242,14 @@ std::optional<api_error> validate_builtin(const resource_type& type, const std::
                                           const json& object) {
     if (type.custom) return std::nullopt;
     causes found;
-    if (type.group == "autoscaling" && type.plural == "horizontalpodautoscalers")
+    if (type.group == "autoscaling" && type.plural == "horizontalpodautoscalers") {
         check_hpa(object, found);
-    else if (type.group == "apps" &&
-             (type.plural == "deployments" || type.plural == "replicasets" ||
-              type.plural == "statefulsets"))
+        check_hpa_metrics_and_behavior(object, found);
+    } else if (type.group.empty() && type.plural == "pods") {
+        check_pod(object, found);
+    }
+    if (type.group == "apps" && (type.plural == "deployments" || type.plural == "replicasets" ||
+                                 type.plural == "statefulsets"))
         check_workload(type, object, found);
     else if (type.group.empty() && (type.plural == "configmaps" || type.plural == "secrets"))
         check_keys(object, found);

@@ -65,6 +65,46 @@ TEST_F(SimValidation, HpaReplicaBoundsAsValidateHorizontalPodAutoscaler) {
     EXPECT_EQ(r.status, 422) << r.body;
 }
 
+TEST_F(SimValidation, HpaMetricSourcesAndBehaviorPolicies) {
+    EXPECT_EQ(
+        refused("POST", hpas, hpa("sourceless", R"("maxReplicas":3,"metrics":[{"type":"Pods"}])")),
+        "HorizontalPodAutoscaler.autoscaling \"sourceless\" is invalid: spec.metrics[0].pods: "
+        "Required value: must populate information for the given metric source");
+    EXPECT_NE(refused("POST", hpas, hpa("typo", R"("maxReplicas":3,"metrics":[{"type":"Cpu"}])"))
+                  .find("spec.metrics[0].type: Unsupported value: \"Cpu\": supported values: "
+                        "\"ContainerResource\", \"External\", \"Object\", \"Pods\", "
+                        "\"Resource\""),
+              std::string::npos);
+    EXPECT_EQ(refused("POST", hpas,
+                      hpa("policy", R"("maxReplicas":3,"behavior":{"scaleUp":{"policies":)"
+                                    R"([{"type":"Pods","value":0,"periodSeconds":2000}]}})")),
+              "HorizontalPodAutoscaler.autoscaling \"policy\" is invalid: "
+              "[spec.behavior.scaleUp.policies[0].value: Invalid value: 0: must be greater than "
+              "zero, spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 2000: must "
+              "be less than or equal to 1800]");
+    EXPECT_NE(refused("POST", hpas,
+                      hpa("window", R"("maxReplicas":3,"behavior":{"scaleDown":)"
+                                    R"({"stabilizationWindowSeconds":-1}})"))
+                  .find("spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: -1: "
+                        "must be greater than or equal to zero"),
+              std::string::npos);
+}
+
+TEST_F(SimValidation, PodContainersAsValidatePodSpec) {
+    EXPECT_EQ(refused("POST", test::paths::pods, R"({"metadata":{"name":"empty"},"spec":{}})"),
+              "Pod \"empty\" is invalid: spec.containers: Required value");
+    EXPECT_EQ(refused("POST", test::paths::pods,
+                      R"({"metadata":{"name":"twins"},"spec":{"containers":[{"name":"app",)"
+                      R"("image":"nginx"},{"name":"app","image":"nginx"}]}})"),
+              "Pod \"twins\" is invalid: spec.containers[1].name: Duplicate value: \"app\"");
+    EXPECT_EQ(refused("POST", test::paths::pods,
+                      R"({"metadata":{"name":"greedy"},"spec":{"containers":[{"name":"app",)"
+                      R"("image":"nginx","resources":{"requests":{"cpu":"2"},"limits":)"
+                      R"({"cpu":"1"}}}]}})"),
+              "Pod \"greedy\" is invalid: spec.containers[0].resources.requests[cpu]: Invalid "
+              "value: \"2\": must be less than or equal to cpu limit of 1");
+}
+
 TEST_F(SimValidation, WorkloadReplicasAndSelectorsAsValidateDeployment) {
     const std::string deployments = test::paths::deployments;
     EXPECT_EQ(refused("POST", deployments, deployment("mismatch", "1", R"({"app":"other"})")),
