@@ -134,7 +134,8 @@ TEST_F(SimLifecycle, AReplicaSetReplacesATerminatingPodAndDoesNotCountIt) {
     // Three pods for a while: the Terminating one and its replacement beside the other.
     EXPECT_TRUE(test::eventually([&] { return web()["items"].Size() == 3; }, 4s));
     std::size_t terminating = 0;
-    for (const auto& p : web()["items"].GetArray())
+    const auto listed = web(); // kept: the loop reads into it
+    for (const auto& p : listed["items"].GetArray())
         terminating += p["metadata"].HasMember("deletionTimestamp") ? 1 : 0;
     EXPECT_EQ(terminating, 1u);
     EXPECT_TRUE(test::eventually(

@@ -524,7 +524,8 @@ TEST_F(SimWorkload, EvictionRespectsDisruptionBudgets) {
     EXPECT_NE(str(terminating, "/metadata/deletionTimestamp"), "<missing>");
     // two healthy left (a Terminating pod is not): evicting another would break minAvailable 2
     std::string second;
-    for (const auto& p : parse(sim.get(pods).body)["items"].GetArray())
+    const auto listed = parse(sim.get(pods).body); // kept: the loop reads into it
+    for (const auto& p : listed["items"].GetArray())
         if (!p["metadata"].HasMember("deletionTimestamp"))
             second = p["metadata"]["name"].GetString();
     const auto refused = evict(second);
