@@ -125,6 +125,14 @@ core::label_map labels_of(const json& object) {
     return core::label_map::from_views(labels);
 }
 
+std::vector<std::string> strings_at(const json& root, std::string_view path) {
+    std::vector<std::string> out;
+    if (const json* v = find_path(root, path); v && v->IsArray())
+        for (const auto& item : v->GetArray())
+            if (item.IsString()) out.emplace_back(item.GetString(), item.GetStringLength());
+    return out;
+}
+
 std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback) {
     const json* v = find_path(root, path);
     return v && v->IsInt64() ? v->GetInt64() : fallback;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hpaplus::sim {
 
@@ -35,6 +36,8 @@ std::string_view text_at(const json& root, std::string_view path);
 core::label_map labels_at(const json& root, std::string_view path);
 /// The string members of `object` as labels (none when it is not an object).
 core::label_map labels_of(const json& object);
+/// The strings of the array at a dotted path (other values passed over); empty when absent.
+std::vector<std::string> strings_at(const json& root, std::string_view path);
 /// An integer member, or `fallback`.
 std::int64_t int_at(const json& root, std::string_view path, std::int64_t fallback = 0);
 

@@ -18,14 +18,6 @@ json string_array(const std::vector<std::string>& values, json_alloc& a) {
     return out;
 }
 
-std::vector<std::string> strings_at(const json& root, std::string_view path) {
-    std::vector<std::string> out;
-    if (const json* v = find_path(root, path); v && v->IsArray())
-        for (const auto& s : v->GetArray())
-            if (s.IsString()) out.emplace_back(s.GetString());
-    return out;
-}
-
 bool contains(const std::vector<std::string>& list, const std::string& value) {
     return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -144,11 +136,8 @@ api_result<sim_user> api_server::impl::impersonate(const http_request& r, sim_us
         return forbidden(caller, a, d.reason);
     };
     sim_user acting{user, groups, uid};
-    constexpr std::string_view sa_prefix = "system:serviceaccount:";
-    const auto colon = user.find(':', sa_prefix.size());
-    if (user.compare(0, sa_prefix.size(), sa_prefix) == 0 && colon != std::string::npos) {
-        const std::string ns = user.substr(sa_prefix.size(), colon - sa_prefix.size());
-        const std::string name = user.substr(colon + 1);
+    if (const auto account = service_account_of(user)) {
+        const auto& [ns, name] = *account;
         if (auto e = check({"", true, "", "serviceaccounts", "", ns, name, ""})) return *e;
         if (groups.empty())
             acting.groups = {"system:serviceaccounts", "system:serviceaccounts:" + ns};
@@ -335,12 +324,8 @@ std::optional<http_response> api_server::impl::auth_control(const http_request& 
             return error_response(bad_request("a token needs \"token\" and \"user\""));
         auto groups = strings_at(body, "groups");
         // A ServiceAccount's user has its groups, as its tokens authenticate it.
-        constexpr std::string_view sa_prefix = "system:serviceaccount:";
-        if (const auto colon = user.find(':', sa_prefix.size());
-            user.compare(0, sa_prefix.size(), sa_prefix) == 0 && colon != std::string::npos)
-            for (const auto& g :
-                 service_account(user.substr(sa_prefix.size(), colon - sa_prefix.size()), "")
-                     .groups)
+        if (const auto account = service_account_of(user))
+            for (const auto& g : service_account(account->first, account->second).groups)
                 if (!contains(groups, g)) groups.push_back(g);
         if (!contains(groups, "system:authenticated")) groups.emplace_back("system:authenticated");
         tokens[token] = {user, std::move(groups), {}};

@@ -10,14 +10,6 @@
 namespace hpaplus::sim {
 namespace {
 
-std::vector<std::string> strings_of(const json& root, std::string_view path) {
-    std::vector<std::string> out;
-    if (const json* v = find_path(root, path); v && v->IsArray())
-        for (const auto& s : v->GetArray())
-            if (s.IsString()) out.emplace_back(s.GetString(), s.GetStringLength());
-    return out;
-}
-
 bool has(const std::vector<std::string>& list, std::string_view value) {
     return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -46,6 +38,14 @@ std::string lower(std::string s) {
 
 std::string service_account_user(const std::string& ns, const std::string& name) {
     return "system:serviceaccount:" + ns + ":" + name;
+}
+
+std::optional<std::pair<std::string, std::string>> service_account_of(const std::string& user) {
+    constexpr std::string_view prefix = "system:serviceaccount:";
+    const auto colon = user.find(':', prefix.size());
+    if (user.compare(0, prefix.size(), prefix) != 0 || colon == std::string::npos)
+        return std::nullopt;
+    return std::pair{user.substr(prefix.size(), colon - prefix.size()), user.substr(colon + 1)};
 }
 
 sim_user service_account(const std::string& ns, const std::string& name) {
@@ -104,8 +104,8 @@ access_request access_of(const net::http_request& r) {
 }
 
 policy_rule rule_of(const json& rule) {
-    return {strings_of(rule, "verbs"), strings_of(rule, "apiGroups"), strings_of(rule, "resources"),
-            strings_of(rule, "resourceNames"), strings_of(rule, "nonResourceURLs")};
+    return {strings_at(rule, "verbs"), strings_at(rule, "apiGroups"), strings_at(rule, "resources"),
+            strings_at(rule, "resourceNames"), strings_at(rule, "nonResourceURLs")};
 }
 
 std::string rule_text(const policy_rule& rule) {

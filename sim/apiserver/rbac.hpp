@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hpaplus::sim {
@@ -26,6 +28,8 @@ struct sim_user {
 /// `system:serviceaccounts:NS`, `system:authenticated`).
 std::string service_account_user(const std::string& ns, const std::string& name);
 sim_user service_account(const std::string& ns, const std::string& name);
+/// The namespace and name of a `system:serviceaccount:NS:NAME` user; nullopt for any other.
+std::optional<std::pair<std::string, std::string>> service_account_of(const std::string& user);
 
 /// What a request asks to do (apiserver's RequestInfo, as authorizer.Attributes carries it).
 struct access_request {
