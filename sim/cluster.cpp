@@ -3,6 +3,7 @@
 
 #include "net/base64.hpp"
 
+#include "sim/apiserver/cel_rules.hpp"
 #include "sim/apiserver/schema.hpp"
 
 #include "sim/workload/prometheus.hpp"
@@ -84,7 +85,11 @@ std::optional<std::string> cluster::play(const scenario& s) {
         std::string ns = string_at(doc, "metadata.namespace");
         if (ns.empty()) ns = "default";
         if (target->type.schema) {
-            auto errors = apply_schema(*target->type.schema, doc, doc.GetAllocator());
+            bool blocked = false;
+            auto errors =
+                apply_schema(*target->type.schema, doc, doc.GetAllocator(), nullptr, &blocked);
+            if (errors.empty() && target->type.rules)
+                errors = check_rules(*target->type.rules, *target->type.schema, doc, nullptr);
             if (!errors.empty())
                 return where + ": " + errors.front().first + ": " + errors.front().second;
         }

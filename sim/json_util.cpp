@@ -38,6 +38,12 @@ json::ConstMemberIterator find_member(const json& obj, std::string_view key) {
 
 // Walks the path's parts as split_path splits them, without building the list: the workload
 // model reads a few paths of every pod each tick (perf: the tick's samples fell by ~18 %).
+const json* member_of(const json* object, std::string_view key) {
+    if (!object || !object->IsObject()) return nullptr;
+    const auto it = object->FindMember(json(rapidjson::StringRef(key.data(), key.size())));
+    return it == object->MemberEnd() ? nullptr : &it->value;
+}
+
 const json* find_path(const json& root, std::string_view path) {
     if (!path.empty() && path.front() == '.') path.remove_prefix(1);
     const json* cur = &root;

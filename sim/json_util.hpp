@@ -20,6 +20,9 @@ using json_alloc = rapidjson::Document::AllocatorType;
 
 /// The value at a dotted path (`.spec.replicas` or `spec.replicas`), or nullptr.
 const json* find_path(const json& root, std::string_view path);
+/// The member `key` of an object (dots and all: not a path), or nullptr when `object` is null, no
+/// object, or has no such member.
+const json* member_of(const json* object, std::string_view key);
 /// Sets the value at a dotted path, creating objects on the way (fails when a step is not an
 /// object).
 bool set_path(json& root, std::string_view path, json value, json_alloc& a);

@@ -13,6 +13,8 @@
 
 namespace hpaplus::sim {
 
+struct schema_rules; // sim/apiserver/cel_rules.hpp
+
 struct printer_column {
     std::string name;
     std::string type;      ///< integer | number | string | boolean | date
@@ -51,6 +53,9 @@ struct resource_type {
     bool create_only = false; ///< reviews (TokenReview, SubjectAccessReview): answered, not stored
     std::shared_ptr<const json_doc> schema =
         nullptr; ///< a CRD version's openAPIV3Schema (sim/apiserver/schema.hpp)
+    /// Its compiled x-kubernetes-validations (sim/apiserver/cel_rules.hpp), keyed by nodes of
+    /// `schema`; null when it has none.
+    std::shared_ptr<const schema_rules> rules = nullptr;
     /// Other group-versions served from the same objects by conversion (sim/apiserver/conversion:
     /// HPAs as autoscaling/v1, Events as events.k8s.io/v1).
     std::vector<served_version> converted;

@@ -5,6 +5,7 @@
 #include "kube/yaml_json.hpp"
 #include "net/json_parse.hpp"
 #include "sim/apiserver/admission.hpp"
+#include "sim/apiserver/cel_rules.hpp"
 #include "sim/apiserver/conversion.hpp"
 #include "sim/apiserver/defaults.hpp"
 #include "sim/apiserver/openapi.hpp"
@@ -260,7 +261,7 @@ http_response api_server::impl::objects(http_request& r, target t) {
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
         if (auto e = validate_builtin(c->type, t.name, body)) return error_response(*e);
     }
-    if (auto e = check_schema(r, c->type, t.name, body)) return error_response(*e);
+    if (auto e = check_schema(r, c->type, t.name, body, &current->doc)) return error_response(*e);
     if (auto e = prepare_webhook_configuration(c->type, t.name, body)) return error_response(*e);
     const write_origin origin = origin_of(r, c->type, t);
     auto stored = store.update(*c, t.ns, t.name, std::move(body),
@@ -407,7 +408,8 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
     const json_doc managed = clone(*find_path(body, "metadata.managedFields"));
     write_origin origin = origin_of(r, c.type, t);
     origin.applied_fields = &managed;
-    if (auto e = check_schema(r, c.type, t.name, body)) return error_response(*e);
+    if (auto e = check_schema(r, c.type, t.name, body, current ? &current->doc : nullptr))
+        return error_response(*e);
     if (!current) {
         if (auto e = prepare_webhook_configuration(c.type, t.name, body)) return error_response(*e);
         auto stored = store.create(c, t.ns, std::move(body), &origin);
@@ -426,10 +428,18 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
 // `fieldValidation=Strict` (what kubectl sends by default) an unknown field is refused.
 std::optional<api_error> api_server::impl::check_schema(const http_request& r,
                                                         const resource_type& type,
-                                                        const std::string& name, json_doc& body) {
+                                                        const std::string& name, json_doc& body,
+                                                        const json* old) {
     if (!type.schema) return std::nullopt;
     std::vector<std::string> unknown;
-    auto errors = apply_schema(*type.schema, body, body.GetAllocator(), &unknown);
+    bool blocked = false;
+    auto errors = apply_schema(*type.schema, body, body.GetAllocator(), &unknown, &blocked);
+    // The CEL rules run once the object has the schema's shape (strategy.go's hasBlockingErr).
+    if (type.rules && blocked) errors.emplace_back("<nil>", rules_not_checked);
+    if (type.rules && !blocked) {
+        auto broken = check_rules(*type.rules, *type.schema, body, old);
+        errors.insert(errors.end(), broken.begin(), broken.end());
+    }
     if (!errors.empty()) return invalid(type, name, std::move(errors));
     if (unknown.empty() || r.query_param("fieldValidation") != "Strict") return std::nullopt;
     std::string message = "strict decoding error: ";

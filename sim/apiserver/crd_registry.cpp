@@ -2,6 +2,8 @@
 // the real server, and reports NamesAccepted and Established.
 #include "sim/apiserver/server.hpp"
 
+#include "sim/apiserver/cel_rules.hpp"
+
 #include <boost/asio/post.hpp>
 
 #include <cctype>
@@ -50,6 +52,7 @@ std::optional<resource_type> api_server::impl::crd_type(const json& crd) const {
         schema && schema->IsObject()) {
         auto copy = std::make_shared<json_doc>();
         copy->CopyFrom(*schema, copy->GetAllocator());
+        t.rules = compile_rules(*copy, "").rules; // keyed by the copy's nodes
         t.schema = std::move(copy);
     }
     if (const json* cols = find_path(*chosen, "additionalPrinterColumns");

@@ -8,9 +8,7 @@ namespace hpaplus::sim {
 namespace {
 
 const json* member(const json& v, const char* name) {
-    if (!v.IsObject()) return nullptr;
-    const auto it = v.FindMember(name);
-    return it == v.MemberEnd() ? nullptr : &it->value;
+    return member_of(&v, name);
 }
 
 bool flag(const json& schema, const char* name) {
@@ -49,8 +47,16 @@ struct walker {
     field_errors errors;
     std::vector<std::string>* unknown = nullptr; ///< paths of the unknown fields pruned
 
+    bool blocking = false; ///< an error that keeps CEL rules from running (hasBlockingErr)
+
     void fail(const std::string& path, std::string message) {
         errors.emplace_back(path, std::move(message));
+    }
+    // Type, required, enum, maxLength and maxItems errors: the object lacks the shape its
+    // validation rules were written for.
+    void block(const std::string& path, std::string message) {
+        blocking = true;
+        fail(path, std::move(message));
     }
 
     void check_bounds(const json& schema, const json& v, const std::string& path) {
@@ -73,14 +79,14 @@ struct walker {
                                " in body should be at least " + text(*min) + " chars long");
             if (const json* max = member(schema, "maxLength");
                 max && max->IsUint() && length > max->GetUint())
-                fail(path, "Too long: may not be longer than " + text(*max));
+                block(path, "Too long: may not be longer than " + text(*max));
         }
         if (v.IsArray()) {
             const auto size = v.Size();
             if (const json* max = member(schema, "maxItems");
                 max && max->IsUint() && size > max->GetUint())
-                fail(path, "Too many: " + std::to_string(size) + ": must have at most " +
-                               text(*max) + " items");
+                block(path, "Too many: " + std::to_string(size) + ": must have at most " +
+                                text(*max) + " items");
             if (const json* min = member(schema, "minItems");
                 min && min->IsUint() && size < min->GetUint())
                 fail(path, "Invalid value: " + std::to_string(size) + ": " + path +
@@ -94,23 +100,23 @@ struct walker {
                 supported += (supported.empty() ? "" : ", ") + text(e);
             }
             if (!found)
-                fail(path, "Unsupported value: " + text(v) + ": supported values: " + supported);
+                block(path, "Unsupported value: " + text(v) + ": supported values: " + supported);
         }
     }
 
     void walk(const json& schema, json& v, const std::string& path) {
         if (flag(schema, "x-kubernetes-int-or-string")) {
             if (!v.IsString() && !(v.IsInt64() || v.IsUint64()))
-                fail(path, "Invalid value: " + text(v) + ": " + path +
-                               " in body must be of type integer,string: \"" + type_of(v) + "\"");
+                block(path, "Invalid value: " + text(v) + ": " + path +
+                                " in body must be of type integer,string: \"" + type_of(v) + "\"");
             return;
         }
         if (v.IsNull() && flag(schema, "nullable")) return; // an array's null item, say
         const json* type = member(schema, "type");
         if (type && type->IsString() && !has_type(v, type->GetString())) {
-            fail(path, "Invalid value: \"" + std::string(type_of(v)) + "\": " + path +
-                           " in body must be of type " + type->GetString() + ": \"" + type_of(v) +
-                           "\"");
+            block(path, "Invalid value: \"" + std::string(type_of(v)) + "\": " + path +
+                            " in body must be of type " + type->GetString() + ": \"" + type_of(v) +
+                            "\"");
             return;
         }
         check_bounds(schema, v, path);
@@ -163,7 +169,7 @@ struct walker {
         if (const json* required = member(schema, "required"); required && required->IsArray()) {
             for (const auto& r : required->GetArray())
                 if (r.IsString() && !v.HasMember(r.GetString()))
-                    fail(prefix + r.GetString(), "Required value");
+                    block(prefix + r.GetString(), "Required value");
         }
     }
 };
@@ -171,12 +177,13 @@ struct walker {
 } // namespace
 
 field_errors apply_schema(const json& schema, json& object, json_alloc& a,
-                          std::vector<std::string>* unknown_fields) {
+                          std::vector<std::string>* unknown_fields, bool* blocks_rules) {
     walker w{a, {}, unknown_fields};
     if (!object.IsObject())
         w.fail("", "Invalid value: the object must be a JSON object");
     else
         w.walk_object(schema, object, "", true);
+    if (blocks_rules) *blocks_rules = w.blocking || !object.IsObject();
     return w.errors;
 }
 

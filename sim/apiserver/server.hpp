@@ -134,9 +134,11 @@ struct api_server::impl {
                                          json_doc& base);
 
     // A custom resource is pruned, defaulted and validated against its CRD's schema; with
-    // `fieldValidation=Strict` (what kubectl sends by default) an unknown field is refused.
+    // `fieldValidation=Strict` (what kubectl sends by default) an unknown field is refused. Its
+    // CEL rules run then, with `old` (the stored object) on an update.
     static std::optional<api_error> check_schema(const http_request& r, const resource_type& type,
-                                                 const std::string& name, json_doc& body);
+                                                 const std::string& name, json_doc& body,
+                                                 const json* old = nullptr);
 
     object_ptr mark_terminating(collection& namespaces, const object_ptr& ns);
     // DeleteOptions, from the query and the body (a JSON DeleteOptions); 400 when the body is

@@ -25,22 +25,16 @@ std::string_view name_of(const json& member_name) {
     return {member_name.GetString(), member_name.GetStringLength()};
 }
 
-const json* member(const json* object, std::string_view key) {
-    if (!object || !object->IsObject()) return nullptr;
-    const auto it = object->FindMember(json(rapidjson::StringRef(key.data(), key.size())));
-    return it == object->MemberEnd() ? nullptr : &it->value;
-}
-
 /// The schema of field `key` inside `schema` (unresolved, so its own extensions can be read).
 const json* field_schema(const json* schema, std::string_view key) {
-    return member(member(resolve_builtin_ref(schema), "properties"), key);
+    return member_of(member_of(resolve_builtin_ref(schema), "properties"), key);
 }
 
 patch_meta meta_of(const json* field) {
     patch_meta m;
-    if (const json* key = member(field, "x-kubernetes-patch-merge-key"); key && key->IsString())
+    if (const json* key = member_of(field, "x-kubernetes-patch-merge-key"); key && key->IsString())
         m.merge_key = key->GetString();
-    if (const json* s = member(field, "x-kubernetes-patch-strategy"); s && s->IsString()) {
+    if (const json* s = member_of(field, "x-kubernetes-patch-strategy"); s && s->IsString()) {
         const std::string_view strategy = s->GetString();
         m.merge = strategy.find("merge") != std::string_view::npos;
         m.replace = strategy == "replace";
@@ -65,7 +59,7 @@ json fresh(const json& patch, const json* schema, json_alloc& a, int depth,
 }
 
 bool same_key(const json& element, const std::string& key, const json& value) {
-    const json* v = member(&element, key);
+    const json* v = member_of(&element, key);
     return v && equal(*v, value);
 }
 
@@ -73,7 +67,7 @@ std::optional<std::string> merge_list(json& target, const json& patch, const pat
                                       const json* items, json_alloc& a, int depth) {
     std::optional<std::string> error;
     for (const auto& e : patch.GetArray()) // `{"$patch": "replace"}` among the elements
-        if (const json* p = member(&e, "$patch");
+        if (const json* p = member_of(&e, "$patch");
             p && p->IsString() && std::string_view(p->GetString()) == "replace") {
             json replaced(rapidjson::kArrayType);
             for (const auto& x : patch.GetArray())
@@ -90,11 +84,11 @@ std::optional<std::string> merge_list(json& target, const json& patch, const pat
             if (error) return error;
             continue;
         }
-        const json* key = member(&e, meta.merge_key);
+        const json* key = member_of(&e, meta.merge_key);
         if (!key)
             return "map: " + to_string(e) +
                    " does not contain declared merge key: " + meta.merge_key;
-        const json* directive = member(&e, "$patch");
+        const json* directive = member_of(&e, "$patch");
         const bool remove = directive && directive->IsString() &&
                             std::string_view(directive->GetString()) == "delete";
         bool found = false;
@@ -123,7 +117,7 @@ void set_order(json& list, const json& order, const std::string& merge_key, json
     if (!list.IsArray() || !order.IsArray()) return;
     auto matches = [&](const json& element, const json& entry) {
         if (merge_key.empty() || !entry.IsObject()) return equal(element, entry);
-        const json* k = member(&entry, merge_key);
+        const json* k = member_of(&entry, merge_key);
         return k && same_key(element, merge_key, *k);
     };
     json ordered(rapidjson::kArrayType);
@@ -144,7 +138,7 @@ std::optional<std::string> merge_map(json& target, const json& patch, const json
     if (depth > max_depth) return std::string("the patch is nested too deeply");
     if (!patch.IsObject()) return std::string("a strategic merge patch must be a JSON object");
     if (!target.IsObject()) target.SetObject();
-    if (const json* p = member(&patch, "$patch"); p) {
+    if (const json* p = member_of(&patch, "$patch"); p) {
         const std::string_view kind = p->IsString() ? p->GetString() : "";
         if (kind == "replace") {
             json replaced(rapidjson::kObjectType);
@@ -157,7 +151,7 @@ std::optional<std::string> merge_map(json& target, const json& patch, const json
         if (kind != "merge" && kind != "delete")
             return "unknown patch type: " + std::string(kind) + " in map: " + to_string(patch);
     }
-    if (const json* keep = member(&patch, "$retainKeys"); keep) {
+    if (const json* keep = member_of(&patch, "$retainKeys"); keep) {
         if (!keep->IsArray()) return std::string("$retainKeys must be a list of field names");
         for (auto it = target.MemberBegin(); it != target.MemberEnd();) {
             bool kept = false;
@@ -187,7 +181,7 @@ std::optional<std::string> merge_map(json& target, const json& patch, const json
             continue;
         }
         if (m.value.IsObject()) {
-            if (const json* p = member(&m.value, "$patch");
+            if (const json* p = member_of(&m.value, "$patch");
                 p && p->IsString() && std::string_view(p->GetString()) == "delete") {
                 if (existing != target.MemberEnd()) target.EraseMember(existing);
                 continue;
@@ -201,7 +195,7 @@ std::optional<std::string> merge_map(json& target, const json& patch, const json
             }
         }
         const patch_meta meta = meta_of(field);
-        const json* items = member(resolve_builtin_ref(field), "items");
+        const json* items = member_of(resolve_builtin_ref(field), "items");
         std::optional<std::string> error;
         if (m.value.IsArray() && meta.merge && existing != target.MemberEnd() &&
             existing->value.IsArray()) {

@@ -3,6 +3,8 @@
 // field.Error's formatting of the bad values.
 #include "sim/apiserver/validation.hpp"
 
+#include "sim/apiserver/cel_rules.hpp"
+
 #include "sim/pod_state.hpp"
 
 #include <algorithm>
@@ -238,6 +240,34 @@ std::string go_string_map(const json& object) {
     return out + "}";
 }
 
+namespace {
+
+// Every x-kubernetes-validations rule of every version's schema compiles (the CRD strategy
+// compiles them on write).
+void check_crd_rules(const json& crd, causes& found) {
+    const json* versions = find_path(crd, "spec.versions");
+    if (!versions || !versions->IsArray() || versions->Empty()) return;
+    // Versions that share one schema are validated as the internal type holds them: once, as
+    // `spec.validation`.
+    const json* first = find_path((*versions)[0], "schema.openAPIV3Schema");
+    bool shared = first != nullptr;
+    for (const auto& v : versions->GetArray()) {
+        const json* schema = find_path(v, "schema.openAPIV3Schema");
+        shared = shared && schema && equal(*schema, *first);
+    }
+    for (rapidjson::SizeType i = 0; i < (shared ? 1 : versions->Size()); ++i) {
+        const json* schema = find_path((*versions)[i], "schema.openAPIV3Schema");
+        if (!schema || !schema->IsObject()) continue;
+        auto compiled = compile_rules(*schema, shared ? "spec.validation.openAPIV3Schema"
+                                                      : "spec.versions[" + std::to_string(i) +
+                                                            "].schema.openAPIV3Schema");
+        for (auto& e : compiled.errors)
+            found.push_back(std::move(e));
+    }
+}
+
+} // namespace
+
 std::optional<api_error> validate_builtin(const resource_type& type, const std::string& name,
                                           const json& object) {
     if (type.custom) return std::nullopt;
@@ -248,6 +278,8 @@ std::optional<api_error> validate_builtin(const resource_type& type, const std::
     } else if (type.group.empty() && type.plural == "pods") {
         check_pod(object, found);
     }
+    if (type.group == "apiextensions.k8s.io" && type.plural == "customresourcedefinitions")
+        check_crd_rules(object, found);
     if (type.group == "apps" && (type.plural == "deployments" || type.plural == "replicasets" ||
                                  type.plural == "statefulsets"))
         check_workload(type, object, found);
