@@ -251,6 +251,33 @@ TEST_P(KubectlOnSim, MigratedHpasApplyAsHpaPluses) {
         "5/FreezeScaleDown/600");
 }
 
+// The CRD's CEL rules refuse what breaks them, with their messages, as kubectl shows a real
+// server's answer: each object of crd_rules_breaking.yaml, the cause its annotation names.
+TEST_P(KubectlOnSim, TheCrdsCelRulesRefuseWhatBreaksThem) {
+    ASSERT_EQ(
+        kubectl("apply -f " + std::string(HPAPLUS_SOURCE_DIR) + "/crds/hpaplus.yaml").exit_code, 0);
+    const std::string file =
+        std::string(HPAPLUS_SOURCE_DIR) + "/tests/unit/manifests/crd_rules_breaking.yaml";
+    const auto r = kubectl("apply -f " + file);
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    std::ifstream in(file);
+    std::string line, name;
+    int refusals = 0;
+    const std::string key = "test.hpaplus.io/refused-with: '";
+    while (std::getline(in, line)) {
+        if (const auto at = line.find("  name: "); at == 0) name = line.substr(8);
+        const auto at = line.find(key);
+        if (at == std::string::npos) continue;
+        const std::string cause = line.substr(at + key.size(), line.size() - at - key.size() - 1);
+        EXPECT_NE(r.output.find("\"" + name + "\" is invalid: " + cause), std::string::npos)
+            << name << ": " << cause << "\n"
+            << r.output;
+        ++refusals;
+    }
+    EXPECT_EQ(refusals, 11);
+    EXPECT_NE(kubectl("get hpapluses inverted-bounds").exit_code, 0) << "nothing was created";
+}
+
 // `kubectl apply -k deploy/` installs the base (CRDs, namespace, ServiceAccount, RBAC, Service,
 // controller Deployment, PDB, FlowSchema) as on a real cluster; the controller rolls out; applying
 // again changes nothing (a PodDisruptionBudget's selector has patch strategy `replace`, so newer

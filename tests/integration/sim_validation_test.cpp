@@ -1,7 +1,10 @@
 // Integration tests: built-in objects the real API server refuses are refused, in its words
 // (shared/reference/kubernetes-wire.md §13 "Validation wording"): HPA replica bounds, workload
-// replicas and selectors, ConfigMap keys, names per kind, server-side apply without a type.
+// replicas and selectors, ConfigMap keys, names per kind, server-side apply without a type; and
+// the CRDs' CEL rules (x-kubernetes-validations) on create and update, with their options.
+#include "../support/build_paths.hpp"
 #include "../support/json_access.hpp"
+#include "../support/manifest_files.hpp"
 #include "../support/sim_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -31,10 +34,14 @@ std::string deployment(const std::string& name, const std::string& replicas,
 struct SimValidation : ::testing::Test {
     test::sim_fixture sim;
 
+    test::http_result patch(const std::string& path, const std::string& body) {
+        return sim.request("PATCH", path, body, "application/merge-patch+json");
+    }
+
     // The 422's message (the test fails when the answer is anything else).
     std::string refused(const std::string& method, const std::string& path,
                         const std::string& body) {
-        const auto r = sim.request(method, path, body);
+        const auto r = method == "PATCH" ? patch(path, body) : sim.request(method, path, body);
         EXPECT_EQ(r.status, 422) << method << " " << path << ": " << r.body;
         EXPECT_EQ(str(parse(r.body), "/reason"), "Invalid");
         return str(parse(r.body), "/message");
@@ -158,6 +165,123 @@ TEST_F(SimValidation, ServerSideApplyOfABodyWithoutItsTypeIsABadRequest) {
     EXPECT_EQ(r.status, 400) << r.body;
     EXPECT_EQ(str(parse(r.body), "/message"), "invalid object type: /, Kind=");
     EXPECT_EQ(sim.get(test::paths::configmaps + "/c").status, 404) << "nothing created";
+}
+
+const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const std::string hpapluses = "/apis/autoscaling.hpaplus.io/v1alpha1/namespaces/default/hpapluses";
+const std::string widgets = "/apis/test.hpaplus.io/v1/namespaces/default/widgets";
+
+std::string hpaplus(const std::string& name, const std::string& bounds) {
+    return R"({"apiVersion":"autoscaling.hpaplus.io/v1alpha1","kind":"HPAPlus","metadata":{"name":")" +
+           name + R"("},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web"},)" + bounds +
+           "}}";
+}
+
+// A CRD of the test's own: one rule of each option on spec and its fields; `max_rules` are
+// spec.max's.
+std::string widget_crd(const std::string& max_rules = "[]") {
+    return R"j({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"widgets.test.hpaplus.io"},"spec":{"group":"test.hpaplus.io",
+      "scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+      "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":
+      {"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[
+        {"rule":"self.replicas <= self.max",
+         "messageExpression":"'replicas ' + string(self.replicas) + ' exceed ' + string(self.max)",
+         "fieldPath":".replicas","reason":"FieldValueForbidden"},
+        {"rule":"!has(self.divisor) || self.max / self.divisor >= 0","message":"max / divisor"}],
+      "properties":{"replicas":{"type":"integer"},"divisor":{"type":"integer"},
+        "max":{"type":"integer","x-kubernetes-validations":)j" +
+           max_rules + R"j(},
+        "name":{"type":"string","maxLength":20,"x-kubernetes-validations":[
+          {"rule":"self == oldSelf","message":"name is immutable"}]},
+        "tags":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":10},
+          "x-kubernetes-validations":[{"rule":"self.size() <= 3"}]}}}}}}}]}})j";
+}
+
+std::string widget(const std::string& name, const std::string& spec) {
+    return R"({"apiVersion":"test.hpaplus.io/v1","kind":"Widget","metadata":{"name":")" + name +
+           R"("},"spec":)" + spec + "}";
+}
+
+TEST_F(SimValidation, TheHpaplusCrdsCelRulesRefuseInTheServersWords) {
+    auto docs = kube::yaml_documents_to_json(
+        test::read_file(std::string(HPAPLUS_SOURCE_DIR) + "/crds/hpaplus.yaml"));
+    ASSERT_TRUE(docs);
+    for (const auto& crd : *docs)
+        ASSERT_EQ(sim.request("POST", crds, crd).status, 201);
+    EXPECT_EQ(refused("POST", hpapluses, hpaplus("inverted", R"("minReplicas":9,"maxReplicas":2)")),
+              "HPAPlus.autoscaling.hpaplus.io \"inverted\" is invalid: spec: Invalid value: "
+              "\"object\": minReplicas must be less than or equal to maxReplicas");
+    // On update too, by patch and by PUT.
+    ASSERT_EQ(
+        sim.request("POST", hpapluses, hpaplus("web", R"("minReplicas":1,"maxReplicas":2)")).status,
+        201);
+    EXPECT_NE(refused("PATCH", hpapluses + "/web", R"({"spec":{"minReplicas":9}})")
+                  .find("minReplicas must be less than or equal to maxReplicas"),
+              std::string::npos);
+    EXPECT_NE(
+        refused("PUT", hpapluses + "/web", hpaplus("web", R"("minReplicas":3,"maxReplicas":2)"))
+            .find("minReplicas must be less than or equal to maxReplicas"),
+        std::string::npos);
+    EXPECT_EQ(patch(hpapluses + "/web", R"({"spec":{"maxReplicas":9}})").status, 200);
+    // A type error keeps the rules from running, as strategy.go's hasBlockingErr.
+    EXPECT_EQ(
+        refused("POST", hpapluses, hpaplus("typo", R"("minReplicas":"nine","maxReplicas":2)")),
+        "HPAPlus.autoscaling.hpaplus.io \"typo\" is invalid: [spec.minReplicas: Invalid "
+        "value: \"string\": spec.minReplicas in body must be of type integer: \"string\", "
+        "<nil>: Invalid value: \"null\": some validation rules were not checked because "
+        "the object was invalid; correct the existing errors to complete validation]");
+}
+
+TEST_F(SimValidation, CelRulesWithMessageExpressionReasonFieldPathAndOldSelf) {
+    ASSERT_EQ(sim.request("POST", crds, widget_crd()).status, 201);
+    EXPECT_EQ(refused("POST", widgets, widget("a", R"({"replicas":9,"max":3})")),
+              "Widget.test.hpaplus.io \"a\" is invalid: spec.replicas: Forbidden: replicas 9 "
+              "exceed 3");
+    EXPECT_EQ(
+        refused("POST", widgets, widget("b", R"({"replicas":1,"max":3,"tags":["a","b","c","d"]})")),
+        "Widget.test.hpaplus.io \"b\" is invalid: spec.tags: Invalid value: \"array\": "
+        "failed rule: self.size() <= 3");
+    EXPECT_EQ(refused("POST", widgets, widget("c", R"({"replicas":1,"max":3,"divisor":0})")),
+              "Widget.test.hpaplus.io \"c\" is invalid: spec: Invalid value: \"object\": "
+              "division by zero evaluating rule: max / divisor");
+    // A transition rule runs on updates only, where the old object has the value.
+    ASSERT_EQ(
+        sim.request("POST", widgets, widget("d", R"({"replicas":1,"max":30,"name":"x"})")).status,
+        201);
+    EXPECT_EQ(refused("PATCH", widgets + "/d", R"({"spec":{"name":"y"}})"),
+              "Widget.test.hpaplus.io \"d\" is invalid: spec.name: Invalid value: \"string\": "
+              "name is immutable");
+    EXPECT_EQ(patch(widgets + "/d", R"({"spec":{"replicas":2}})").status, 200);
+    // A rule added later leaves unchanged values be (ratcheting) and holds changed ones to it.
+    const auto current = parse(sim.get(crds + "/widgets.test.hpaplus.io").body);
+    auto updated = parse(widget_crd(R"([{"rule":"self <= 10","message":"max is at most 10"}])"));
+    updated["metadata"].AddMember(
+        "resourceVersion",
+        rapidjson::Value(str(current, "/metadata/resourceVersion").c_str(), updated.GetAllocator()),
+        updated.GetAllocator());
+    ASSERT_EQ(sim.request("PUT", crds + "/widgets.test.hpaplus.io", sim::to_string(updated)).status,
+              200);
+    EXPECT_EQ(patch(widgets + "/d", R"({"spec":{"replicas":3}})").status, 200);
+    EXPECT_EQ(refused("PATCH", widgets + "/d", R"({"spec":{"max":31}})"),
+              "Widget.test.hpaplus.io \"d\" is invalid: spec.max: Invalid value: \"integer\": "
+              "max is at most 10");
+    EXPECT_EQ(refused("POST", widgets, widget("e", R"({"replicas":1,"max":11})")),
+              "Widget.test.hpaplus.io \"e\" is invalid: spec.max: Invalid value: \"integer\": "
+              "max is at most 10");
+}
+
+TEST_F(SimValidation, ACrdWhoseRuleDoesNotCompileIsRefused) {
+    std::string crd = widget_crd(R"([{"rule":"self.replica <= 1"}])");
+    EXPECT_EQ(refused("POST", crds, crd),
+              "CustomResourceDefinition.apiextensions.k8s.io \"widgets.test.hpaplus.io\" is "
+              "invalid: spec.validation.openAPIV3Schema.properties[spec].properties[max]."
+              "x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{"
+              "Rule:\"self.replica <= 1\", Message:\"\", MessageExpression:\"\", "
+              "Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:\"\", "
+              "OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:5: type "
+              "'int' does not support field selection\n | self.replica <= 1\n | ....^");
+    EXPECT_EQ(sim.get("/apis/test.hpaplus.io/v1").status, 404) << "the kind is not served";
 }
 
 } // namespace
