@@ -4,11 +4,41 @@
 #include "sim/json_util.hpp"
 
 namespace hpaplus::sim {
-namespace {
 
-std::string quoted(const std::string& s) {
-    return "\"" + s + "\"";
+std::string go_quoted(std::string_view s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+                static constexpr char hex[] = "0123456789abcdef";
+                out += "\\x";
+                out += hex[(static_cast<unsigned char>(c) >> 4) & 0xF];
+                out += hex[static_cast<unsigned char>(c) & 0xF];
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
 }
+
+namespace {
 
 api_error with_details(int code, std::string reason, std::string message, const resource_type& t,
                        const std::string& name) {
@@ -56,19 +86,19 @@ std::string status_json(const api_error& e) {
 }
 
 api_error not_found(const resource_type& t, const std::string& name) {
-    return with_details(404, "NotFound", t.qualified_plural() + " " + quoted(name) + " not found",
-                        t, name);
+    return with_details(404, "NotFound",
+                        t.qualified_plural() + " " + go_quoted(name) + " not found", t, name);
 }
 
 api_error already_exists(const resource_type& t, const std::string& name) {
     return with_details(409, "AlreadyExists",
-                        t.qualified_plural() + " " + quoted(name) + " already exists", t, name);
+                        t.qualified_plural() + " " + go_quoted(name) + " already exists", t, name);
 }
 
 api_error conflict(const resource_type& t, const std::string& name) {
     return with_details(409, "Conflict",
                         "Operation cannot be fulfilled on " + t.qualified_plural() + " " +
-                            quoted(name) +
+                            go_quoted(name) +
                             ": the object has been modified; please apply your changes to the "
                             "latest version and try again",
                         t, name);
@@ -78,8 +108,8 @@ api_error invalid(const resource_type& t, const std::string& name,
                   std::vector<std::pair<std::string, std::string>> causes) {
     // errors.NewInvalid: the kind qualified by its group (`Deployment.apps`), one error as it is,
     // more as an aggregate in brackets.
-    std::string message =
-        (t.group.empty() ? t.kind : t.kind + "." + t.group) + " " + quoted(name) + " is invalid: ";
+    std::string message = (t.group.empty() ? t.kind : t.kind + "." + t.group) + " " +
+                          go_quoted(name) + " is invalid: ";
     if (causes.size() > 1) message += "[";
     for (std::size_t i = 0; i < causes.size(); ++i)
         message += (i ? ", " : "") + causes[i].first + ": " + causes[i].second;
@@ -115,7 +145,7 @@ api_error expired(std::string message) {
 api_error method_not_supported(const resource_type& t, const std::string& verb) {
     return with_details(
         405, "MethodNotAllowed",
-        verb + " is not supported on resources of kind " + quoted(t.qualified_plural()), t, "");
+        verb + " is not supported on resources of kind " + go_quoted(t.qualified_plural()), t, "");
 }
 
 api_error unsupported_media_type(std::string message) {

@@ -7,10 +7,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace hpaplus::sim {
+
+/// Go's %q of a string, as upstream's messages quote names and values: quotes, backslashes and
+/// control characters escaped.
+std::string go_quoted(std::string_view s);
 
 /// One entry of a Status's details.causes.
 struct status_cause {

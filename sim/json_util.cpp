@@ -38,6 +38,12 @@ json::ConstMemberIterator find_member(const json& obj, std::string_view key) {
 
 // Walks the path's parts as split_path splits them, without building the list: the workload
 // model reads a few paths of every pod each tick (perf: the tick's samples fell by ~18 %).
+std::string ascii_lower(std::string s) {
+    for (auto& c : s)
+        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return s;
+}
+
 const json* member_of(const json* object, std::string_view key) {
     if (!object || !object->IsObject()) return nullptr;
     const auto it = object->FindMember(json(rapidjson::StringRef(key.data(), key.size())));

@@ -50,6 +50,10 @@ void merge_patch(json& target, const json& patch, json_alloc& a);
 /// RFC 6902 on `target`; returns an error text, or nullopt on success (target unchanged on error).
 std::optional<std::string> json_patch(json_doc& target, const json& operations);
 
+/// `s` with A-Z lowered (kinds to singulars, resource names): ASCII only, as upstream's
+/// strings.ToLower on the names it allows.
+std::string ascii_lower(std::string s);
+
 /// Serializes compactly.
 std::string to_string(const json& v);
 

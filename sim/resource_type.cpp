@@ -19,9 +19,7 @@ struct builtin {
 };
 
 resource_type make(const builtin& b) {
-    std::string singular = b.kind;
-    for (auto& c : singular)
-        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    const std::string singular = ascii_lower(b.kind);
     resource_type t;
     t.group = b.group;
     t.version = b.version;

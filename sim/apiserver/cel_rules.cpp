@@ -2,6 +2,8 @@
 // object, in apiextensions-apiserver's words.
 #include "sim/apiserver/cel_rules.hpp"
 
+#include "sim/api_error.hpp"
+
 #include <algorithm>
 
 namespace hpaplus::sim {
@@ -11,40 +13,6 @@ std::string trimmed(std::string_view s) {
     const auto first = s.find_first_not_of(" \t\n\r\f\v");
     if (first == std::string_view::npos) return "";
     return std::string(s.substr(first, s.find_last_not_of(" \t\n\r\f\v") - first + 1));
-}
-
-// Go's %q of a string (the CRD errors print the rule as a Go struct).
-std::string go_quoted(std::string_view s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                static const char* hex = "0123456789abcdef";
-                out += "\\x";
-                out += hex[(c >> 4) & 0xF];
-                out += hex[c & 0xF];
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
 }
 
 std::string rule_struct(const json& r) {

@@ -19,11 +19,7 @@ std::optional<resource_type> api_server::impl::crd_type(const json& crd) const {
     t.kind = string_at(crd, "spec.names.kind");
     t.list_kind = string_at(crd, "spec.names.listKind");
     if (t.list_kind.empty()) t.list_kind = t.kind + "List";
-    if (t.singular.empty()) {
-        t.singular = t.kind;
-        for (auto& ch : t.singular)
-            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
+    if (t.singular.empty()) t.singular = ascii_lower(t.kind);
     t.namespaced = string_at(crd, "spec.scope") != "Cluster";
     for (const char* path : {"spec.names.shortNames", "spec.names.categories"}) {
         if (const json* list = find_path(crd, path); list && list->IsArray())

@@ -19,21 +19,6 @@ bool has_or_star(const std::vector<std::string>& list, std::string_view value) {
                        [&](const std::string& v) { return v == "*" || v == value; });
 }
 
-std::string quoted(std::string_view s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    return s;
-}
-
 } // namespace
 
 std::string service_account_user(const std::string& ns, const std::string& name) {
@@ -57,7 +42,7 @@ sim_user service_account(const std::string& ns, const std::string& name) {
 access_request access_of(const net::http_request& r) {
     access_request a;
     a.path = r.path;
-    a.verb = lower(r.method); // a non-resource request's verb is its method
+    a.verb = ascii_lower(r.method); // a non-resource request's verb is its method
     const auto parts = split(r.path);
     if (parts.size() < 3 || (parts[0] != "api" && parts[0] != "apis")) return a;
     std::size_t at = 2;
@@ -214,15 +199,15 @@ const rbac_authorizer::role* rbac_authorizer::role_of(const binding& b, std::str
     if (b.role_kind == "ClusterRole") {
         if (auto it = cluster_roles_.find(b.role_name); it != cluster_roles_.end())
             return &it->second;
-        error = "clusterrole.rbac.authorization.k8s.io " + quoted(b.role_name) + " not found";
+        error = "clusterrole.rbac.authorization.k8s.io " + go_quoted(b.role_name) + " not found";
         return nullptr;
     }
     if (b.role_kind == "Role" && !b.ns.empty()) {
         if (auto it = roles_.find(b.ns + "/" + b.role_name); it != roles_.end()) return &it->second;
-        error = "role.rbac.authorization.k8s.io " + quoted(b.role_name) + " not found";
+        error = "role.rbac.authorization.k8s.io " + go_quoted(b.role_name) + " not found";
         return nullptr;
     }
-    error = "unsupported role reference kind: " + quoted(b.role_kind);
+    error = "unsupported role reference kind: " + go_quoted(b.role_kind);
     return nullptr;
 }
 
@@ -240,8 +225,8 @@ void rbac_authorizer::visit(const sim_user& user, const std::string& ns, Visit&&
     };
     auto describe = [](const subject& s, const std::string& binding_ns) {
         if (s.kind == "ServiceAccount")
-            return s.kind + " " + quoted(s.name + "/" + (s.ns.empty() ? binding_ns : s.ns));
-        return s.kind + " " + quoted(s.name);
+            return s.kind + " " + go_quoted(s.name + "/" + (s.ns.empty() ? binding_ns : s.ns));
+        return s.kind + " " + go_quoted(s.name);
     };
     auto walk = [&](const std::vector<binding>& bindings) {
         for (const binding& b : bindings)
@@ -255,10 +240,10 @@ void rbac_authorizer::visit(const sim_user& user, const std::string& ns, Visit&&
                 }
                 const std::string source =
                     b.ns.empty()
-                        ? "ClusterRoleBinding " + quoted(b.name) + " of " + b.role_kind + " " +
-                              quoted(b.role_name) + " to " + describe(s, b.ns)
-                        : "RoleBinding " + quoted(b.name + "/" + b.ns) + " of " + b.role_kind +
-                              " " + quoted(b.role_name) + " to " + describe(s, b.ns);
+                        ? "ClusterRoleBinding " + go_quoted(b.name) + " of " + b.role_kind + " " +
+                              go_quoted(b.role_name) + " to " + describe(s, b.ns)
+                        : "RoleBinding " + go_quoted(b.name + "/" + b.ns) + " of " + b.role_kind +
+                              " " + go_quoted(b.role_name) + " to " + describe(s, b.ns);
                 const std::string role_key = b.role_kind == "ClusterRole"
                                                  ? "ClusterRole/" + b.role_name
                                                  : "Role/" + b.ns + "/" + b.role_name;
@@ -347,13 +332,13 @@ std::vector<granted_rule> rbac_authorizer::rules_for(const sim_user& user, const
 api_error forbidden(const sim_user& user, const access_request& a, const std::string& reason) {
     std::string why;
     if (!a.resource_request) {
-        why = "User " + quoted(user.name) + " cannot " + a.verb + " path " + quoted(a.path);
+        why = "User " + go_quoted(user.name) + " cannot " + a.verb + " path " + go_quoted(a.path);
     } else {
         const std::string resource =
             a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
-        why = "User " + quoted(user.name) + " cannot " + a.verb + " resource " + quoted(resource) +
-              " in API group " + quoted(a.api_group) +
-              (a.ns.empty() ? " at the cluster scope" : " in the namespace " + quoted(a.ns));
+        why = "User " + go_quoted(user.name) + " cannot " + a.verb + " resource " +
+              go_quoted(resource) + " in API group " + go_quoted(a.api_group) +
+              (a.ns.empty() ? " at the cluster scope" : " in the namespace " + go_quoted(a.ns));
     }
     if (!reason.empty()) why += ": " + reason;
     api_error e;
@@ -364,8 +349,8 @@ api_error forbidden(const sim_user& user, const access_request& a, const std::st
         return e;
     }
     const std::string qualified = a.api_group.empty() ? a.resource : a.resource + "." + a.api_group;
-    e.message =
-        (a.name.empty() ? qualified : qualified + " " + quoted(a.name)) + " is forbidden: " + why;
+    e.message = (a.name.empty() ? qualified : qualified + " " + go_quoted(a.name)) +
+                " is forbidden: " + why;
     e.group = a.api_group;
     e.kind = a.resource;
     e.name = a.name;

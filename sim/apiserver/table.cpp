@@ -187,10 +187,9 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
                  [](const json& o, json_alloc& a) { return str(string_at(o, "reason"), a); }},
                 {"Object", "string", 0,
                  [](const json& o, json_alloc& a) {
-                     std::string kind = string_at(o, "involvedObject.kind");
-                     for (auto& c : kind)
-                         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-                     return str(kind + "/" + string_at(o, "involvedObject.name"), a);
+                     return str(ascii_lower(string_at(o, "involvedObject.kind")) + "/" +
+                                    string_at(o, "involvedObject.name"),
+                                a);
                  }},
                 {"Message", "string", 0,
                  [](const json& o, json_alloc& a) { return str(string_at(o, "message"), a); }}};

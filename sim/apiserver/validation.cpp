@@ -17,15 +17,6 @@ namespace {
 
 using causes = std::vector<std::pair<std::string, std::string>>;
 
-std::string quoted(std::string_view s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
 void check_hpa(const json& o, causes& out) {
     // The HPAScaleToZero feature gate is off by default: minReplicas is at least 1.
     const json* min = find_path(o, "spec.minReplicas");
@@ -60,7 +51,7 @@ void check_scaling_rules(const json& rules, const std::string& path, causes& out
     }
     if (const std::string select = string_at(rules, "selectPolicy");
         !select.empty() && select != "Max" && select != "Min" && select != "Disabled")
-        out.emplace_back(path + ".selectPolicy", "Unsupported value: " + quoted(select) +
+        out.emplace_back(path + ".selectPolicy", "Unsupported value: " + go_quoted(select) +
                                                      ": supported values: \"Disabled\", "
                                                      "\"Max\", \"Min\"");
     const json* policies = find_path(rules, "policies");
@@ -72,7 +63,7 @@ void check_scaling_rules(const json& rules, const std::string& path, causes& out
         const json& p = (*policies)[static_cast<rapidjson::SizeType>(i)];
         const std::string at = index(path + ".policies", i);
         if (const std::string type = string_at(p, "type"); type != "Pods" && type != "Percent")
-            out.emplace_back(at + ".type", "Unsupported value: " + quoted(type) +
+            out.emplace_back(at + ".type", "Unsupported value: " + go_quoted(type) +
                                                ": supported values: \"Percent\", \"Pods\"");
         const std::int64_t value = int_at(p, "value", 0), period = int_at(p, "periodSeconds", 0);
         if (value <= 0)
@@ -108,7 +99,7 @@ void check_metric(const json& m, const std::string& at, causes& out) {
                                  "metric source");
             return;
         }
-    out.emplace_back(at + ".type", "Unsupported value: " + quoted(type) +
+    out.emplace_back(at + ".type", "Unsupported value: " + go_quoted(type) +
                                        ": supported values: \"ContainerResource\", \"External\", "
                                        "\"Object\", \"Pods\", \"Resource\"");
 }
@@ -143,7 +134,7 @@ void check_pod(const json& o, causes& out) {
             if (name.empty())
                 out.emplace_back(at + ".name", "Required value");
             else if (std::find(names.begin(), names.end(), name) != names.end())
-                out.emplace_back(at + ".name", "Duplicate value: " + quoted(name));
+                out.emplace_back(at + ".name", "Duplicate value: " + go_quoted(name));
             names.push_back(name);
             if (string_at(c, "image").empty()) out.emplace_back(at + ".image", "Required value");
             const json* requests = find_path(c, "resources.requests");
@@ -154,7 +145,7 @@ void check_pod(const json& o, causes& out) {
                 const auto limit = quantity_of(container_resource(c, "limits", resource.c_str()));
                 if (request && limit && *request > *limit)
                     out.emplace_back(at + ".resources.requests[" + resource + "]",
-                                     "Invalid value: " + quoted(request->to_string()) +
+                                     "Invalid value: " + go_quoted(request->to_string()) +
                                          ": must be less than or equal to " + resource +
                                          " limit of " + limit->to_string());
             }
@@ -176,9 +167,7 @@ void check_workload(const resource_type& t, const json& o, causes& out) {
     const bool empty = (!labels || !labels->IsObject() || labels->ObjectEmpty()) &&
                        (!expressions || !expressions->IsArray() || expressions->Empty());
     if (empty) {
-        std::string singular = t.kind;
-        for (auto& c : singular)
-            c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        const std::string singular = ascii_lower(t.kind);
         out.emplace_back("spec.selector",
                          "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
                          "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is "
@@ -219,7 +208,7 @@ void check_keys(const json& o, causes& out) {
             const std::string key(k.GetString(), k.GetStringLength());
             if (std::string why = config_key_error(key); !why.empty())
                 out.emplace_back(std::string(map) + "[" + key + "]",
-                                 "Invalid value: " + quoted(key) + ": " + why);
+                                 "Invalid value: " + go_quoted(key) + ": " + why);
         }
     }
 }
@@ -234,7 +223,7 @@ std::string go_string_map(const json& object) {
     std::string out = "map[string]string{";
     bool first = true;
     for (const auto& [k, v] : sorted) {
-        out += (first ? "" : ", ") + quoted(k) + ":" + quoted(v);
+        out += (first ? "" : ", ") + go_quoted(k) + ":" + go_quoted(v);
         first = false;
     }
     return out + "}";
