@@ -259,7 +259,8 @@ http_response api_server::impl::objects(http_request& r, target t) {
     if (t.sub.empty()) {
         apply_defaults(c->type, body);
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
-        if (auto e = validate_builtin(c->type, t.name, body)) return error_response(*e);
+        if (auto e = validate_builtin(c->type, t.name, body, &current->doc))
+            return error_response(*e);
     }
     if (auto e = check_schema(r, c->type, t.name, body, &current->doc)) return error_response(*e);
     if (auto e = prepare_webhook_configuration(c->type, t.name, body)) return error_response(*e);
@@ -404,7 +405,8 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
     set_path(body, "metadata.name", json(t.name.c_str(), body.GetAllocator()), body.GetAllocator());
     if (converted) convert_to_stored(c.type, t.group, t.version, body);
     apply_defaults(c.type, body);
-    if (auto e = validate_builtin(c.type, t.name, body)) return error_response(*e);
+    if (auto e = validate_builtin(c.type, t.name, body, current ? &current->doc : nullptr))
+        return error_response(*e);
     const json_doc managed = clone(*find_path(body, "metadata.managedFields"));
     write_origin origin = origin_of(r, c.type, t);
     origin.applied_fields = &managed;

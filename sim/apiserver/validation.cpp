@@ -116,20 +116,20 @@ void check_hpa_metrics_and_behavior(const json& o, causes& out) {
 }
 
 // ValidatePodSpec's containers: at least one, each named (a DNS-1123 label) once, with an image,
-// and no request above its limit.
-void check_pod(const json& o, causes& out) {
-    const json* containers = find_path(o, "spec.containers");
+// and no request above its limit. `path` names the spec (`spec`, `spec.template.spec`).
+void check_pod_spec(const json* spec, const std::string& path, causes& out) {
+    const json* containers = spec ? member_of(spec, "containers") : nullptr;
     if (!containers || !containers->IsArray() || containers->Empty()) {
-        out.emplace_back("spec.containers", "Required value");
+        out.emplace_back(path + ".containers", "Required value");
         return;
     }
     std::vector<std::string> names;
-    for (const char* list : {"spec.containers", "spec.initContainers"}) {
-        const json* cs = find_path(o, list);
+    for (const char* list : {"containers", "initContainers"}) {
+        const json* cs = member_of(spec, list);
         if (!cs || !cs->IsArray()) continue;
         for (std::size_t i = 0; i < cs->Size(); ++i) {
             const json& c = (*cs)[static_cast<rapidjson::SizeType>(i)];
-            const std::string at = index(list, i);
+            const std::string at = index(path + "." + list, i);
             const std::string name = string_at(c, "name");
             if (name.empty())
                 out.emplace_back(at + ".name", "Required value");
@@ -153,10 +153,42 @@ void check_pod(const json& o, causes& out) {
     }
 }
 
+// A Deployment's strategy (ValidateDeploymentStrategy): a known type, no rollingUpdate with
+// Recreate, and not both maxUnavailable and maxSurge 0.
+void check_strategy(const json& o, causes& out) {
+    const std::string type = string_at(o, "spec.strategy.type");
+    if (!type.empty() && type != "Recreate" && type != "RollingUpdate")
+        out.emplace_back("spec.strategy.type", "Unsupported value: " + go_quoted(type) +
+                                                   ": supported values: \"Recreate\", "
+                                                   "\"RollingUpdate\"");
+    const json* rolling = find_path(o, "spec.strategy.rollingUpdate");
+    if (!rolling || !rolling->IsObject()) return;
+    if (type == "Recreate") {
+        out.emplace_back("spec.strategy.rollingUpdate",
+                         "Forbidden: may not be specified when strategy `type` is 'Recreate'");
+        return;
+    }
+    auto zero = [&](const char* field) {
+        const json* v = member_of(rolling, field);
+        return v && ((v->IsInt64() && v->GetInt64() == 0) ||
+                     (v->IsString() && std::string_view(v->GetString()) == "0%"));
+    };
+    if (zero("maxUnavailable") && zero("maxSurge")) {
+        const json* v = member_of(rolling, "maxUnavailable");
+        out.emplace_back(
+            "spec.strategy.rollingUpdate.maxUnavailable",
+            std::string("Invalid value: intstr.IntOrString{Type:") +
+                (v->IsString() ? "1, IntVal:0, StrVal:\"0%\"}" : "0, IntVal:0, StrVal:\"\"}") +
+                ": may not be 0 when `maxSurge` is 0");
+    }
+}
+
 void check_workload(const resource_type& t, const json& o, causes& out) {
     if (const json* r = find_path(o, "spec.replicas"); r && r->IsInt64() && r->GetInt64() < 0)
         out.emplace_back("spec.replicas", "Invalid value: " + std::to_string(r->GetInt64()) +
                                               ": must be greater than or equal to 0");
+    if (t.plural == "deployments") check_strategy(o, out);
+    check_pod_spec(find_path(o, "spec.template.spec"), "spec.template.spec", out);
     const json* selector = find_path(o, "spec.selector");
     if (!selector || selector->IsNull()) {
         out.emplace_back("spec.selector", "Required value");
@@ -198,6 +230,61 @@ std::string config_key_error(const std::string& key) {
     if (key == "..") return "must not be '..'";
     if (key.rfind("..", 0) == 0) return "must not start with '..'";
     return "";
+}
+
+// Go's %#v of a metav1.LabelSelector, as field.Invalid prints one.
+std::string go_label_selector(const json& selector) {
+    const json* labels = member_of(&selector, "matchLabels");
+    std::string out = "v1.LabelSelector{MatchLabels:";
+    out += labels && labels->IsObject() && !labels->ObjectEmpty() ? go_string_map(*labels)
+                                                                  : "map[string]string(nil)";
+    out += ", MatchExpressions:";
+    const json* expressions = member_of(&selector, "matchExpressions");
+    if (!expressions || !expressions->IsArray() || expressions->Empty())
+        return out + "[]v1.LabelSelectorRequirement(nil)}";
+    out += "[]v1.LabelSelectorRequirement{";
+    for (rapidjson::SizeType i = 0; i < expressions->Size(); ++i) {
+        const json& e = (*expressions)[i];
+        out += std::string(i ? ", " : "") +
+               "v1.LabelSelectorRequirement{Key:" + go_quoted(string_at(e, "key")) +
+               ", Operator:" + go_quoted(string_at(e, "operator")) + ", Values:";
+        const auto values = strings_at(e, "values");
+        if (values.empty()) {
+            out += "[]string(nil)}";
+            continue;
+        }
+        out += "[]string{";
+        for (std::size_t j = 0; j < values.size(); ++j)
+            out += (j ? ", " : "") + go_quoted(values[j]);
+        out += "}}";
+    }
+    return out + "}}";
+}
+
+// ValidateLeaseSpec: a duration above 0 and no negative transition count.
+void check_lease(const json& o, causes& out) {
+    if (const json* d = find_path(o, "spec.leaseDurationSeconds");
+        d && d->IsInt64() && d->GetInt64() <= 0)
+        out.emplace_back("spec.leaseDurationSeconds",
+                         "Invalid value: " + std::to_string(d->GetInt64()) +
+                             ": must be greater than 0");
+    if (const json* n = find_path(o, "spec.leaseTransitions");
+        n && n->IsInt64() && n->GetInt64() < 0)
+        out.emplace_back("spec.leaseTransitions",
+                         "Invalid value: " + std::to_string(n->GetInt64()) +
+                             ": must be greater than or equal to 0");
+}
+
+// A core/v1 Event without eventTime (legacyValidateEvent): its involvedObject lives in the
+// Event's namespace (an object without one: only an Event in "" or "default").
+void check_legacy_event(const json& o, causes& out) {
+    if (find_path(o, "eventTime") && !find_path(o, "eventTime")->IsNull()) return;
+    const std::string ns = string_at(o, "metadata.namespace");
+    const std::string involved = string_at(o, "involvedObject.namespace");
+    const bool matches = involved.empty() ? (ns.empty() || ns == "default") : ns == involved;
+    if (!matches)
+        out.emplace_back("involvedObject.namespace", "Invalid value: " + go_quoted(involved) +
+                                                         ": does not match event.namespace");
 }
 
 void check_keys(const json& o, causes& out) {
@@ -258,14 +345,26 @@ void check_crd_rules(const json& crd, causes& found) {
 } // namespace
 
 std::optional<api_error> validate_builtin(const resource_type& type, const std::string& name,
-                                          const json& object) {
+                                          const json& object, const json* old) {
     if (type.custom) return std::nullopt;
     causes found;
+    if (type.group == "coordination.k8s.io" && type.plural == "leases") check_lease(object, found);
+    if (type.group.empty() && type.plural == "events") check_legacy_event(object, found);
+    // apps/v1 selectors are immutable (ValidateDeploymentUpdate and its siblings).
+    if (old && type.group == "apps" &&
+        (type.plural == "deployments" || type.plural == "replicasets" ||
+         type.plural == "statefulsets")) {
+        const json* before = find_path(*old, "spec.selector");
+        const json* after = find_path(object, "spec.selector");
+        if (before && after && !equal(*before, *after))
+            found.emplace_back("spec.selector", "Invalid value: " + go_label_selector(*after) +
+                                                    ": field is immutable");
+    }
     if (type.group == "autoscaling" && type.plural == "horizontalpodautoscalers") {
         check_hpa(object, found);
         check_hpa_metrics_and_behavior(object, found);
     } else if (type.group.empty() && type.plural == "pods") {
-        check_pod(object, found);
+        check_pod_spec(find_path(object, "spec"), "spec", found);
     }
     if (type.group == "apiextensions.k8s.io" && type.plural == "customresourcedefinitions")
         check_crd_rules(object, found);

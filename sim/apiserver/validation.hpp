@@ -1,6 +1,8 @@
 // sim/apiserver/validation.hpp — the built-in kinds' validation on create and update, as their
 // registry strategies run it (pkg/apis/*/validation), in upstream's words: HPAs' replica bounds,
-// workloads' replicas and selectors, ConfigMap and Secret keys. What is not here is accepted.
+// workloads' replicas, selectors (immutable on update), strategies and pod templates, pods'
+// containers, Leases, legacy Events, ConfigMap and Secret keys, CRDs' CEL rules. What is not here
+// is accepted.
 #pragma once
 
 #include "sim/api_error.hpp"
@@ -12,9 +14,10 @@
 
 namespace hpaplus::sim {
 
-/// 422 Invalid with every violation of `object` (the stored form, defaults applied), or nullopt.
+/// 422 Invalid with every violation of `object` (the stored form, defaults applied), or nullopt;
+/// `old` is the stored object on an update (immutable fields).
 std::optional<api_error> validate_builtin(const resource_type& type, const std::string& name,
-                                          const json& object);
+                                          const json& object, const json* old = nullptr);
 
 /// Go's `%#v` of a map[string]string, as field.Invalid prints a label set:
 /// `map[string]string{"app":"web", "tier":"db"}` (keys sorted).

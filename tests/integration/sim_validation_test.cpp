@@ -133,6 +133,71 @@ TEST_F(SimValidation, WorkloadReplicasAndSelectorsAsValidateDeployment) {
     EXPECT_EQ(r.status, 422) << r.body;
 }
 
+TEST_F(SimValidation, WorkloadTemplatesStrategiesAndImmutableSelectors) {
+    const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+    auto with = [](const std::string& name, const std::string& spec_extra,
+                   const std::string& containers) {
+        return R"({"metadata":{"name":")" + name + R"("},"spec":{)" + spec_extra +
+               R"("selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":)"
+               R"({"app":"web"}},"spec":{"containers":)" +
+               containers + "}}}}";
+    };
+    const std::string app = R"([{"name":"app","image":"nginx"}])";
+    // The pod template is a pod spec, validated as one.
+    EXPECT_EQ(refused("POST", deployments, with("imageless", "", R"([{"name":"app"}])")),
+              "Deployment.apps \"imageless\" is invalid: spec.template.spec.containers[0].image: "
+              "Required value");
+    EXPECT_EQ(refused("POST", deployments, with("empty", "", "[]")),
+              "Deployment.apps \"empty\" is invalid: spec.template.spec.containers: Required "
+              "value");
+    EXPECT_EQ(
+        refused("POST", deployments, with("blue", R"("strategy":{"type":"BlueGreen"},)", app)),
+        "Deployment.apps \"blue\" is invalid: spec.strategy.type: Unsupported value: "
+        "\"BlueGreen\": supported values: \"Recreate\", \"RollingUpdate\"");
+    EXPECT_EQ(
+        refused("POST", deployments,
+                with("recreate",
+                     R"("strategy":{"type":"Recreate","rollingUpdate":{"maxSurge":1}},)", app)),
+        "Deployment.apps \"recreate\" is invalid: spec.strategy.rollingUpdate: Forbidden: "
+        "may not be specified when strategy `type` is 'Recreate'");
+    EXPECT_EQ(refused("POST", deployments,
+                      with("stuck",
+                           R"("strategy":{"type":"RollingUpdate","rollingUpdate":)"
+                           R"({"maxSurge":0,"maxUnavailable":0}},)",
+                           app)),
+              "Deployment.apps \"stuck\" is invalid: spec.strategy.rollingUpdate.maxUnavailable: "
+              "Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}: may not be 0 when "
+              "`maxSurge` is 0");
+    // apps/v1 selectors do not change.
+    ASSERT_EQ(sim.request("POST", deployments, with("web", "", app)).status, 201);
+    EXPECT_EQ(refused("PATCH", deployments + "/web",
+                      R"({"spec":{"selector":{"matchLabels":{"app":"web","tier":"1"}},)"
+                      R"("template":{"metadata":{"labels":{"app":"web","tier":"1"}}}}})"),
+              "Deployment.apps \"web\" is invalid: spec.selector: Invalid value: "
+              "v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"web\", \"tier\":\"1\"}, "
+              "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable");
+    EXPECT_EQ(patch(deployments + "/web", R"({"spec":{"replicas":3}})").status, 200);
+}
+
+TEST_F(SimValidation, LeasesAndLegacyEvents) {
+    EXPECT_EQ(refused("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+                      R"({"metadata":{"name":"l"},"spec":{"leaseDurationSeconds":0,)"
+                      R"("leaseTransitions":-1}})"),
+              "Lease.coordination.k8s.io \"l\" is invalid: [spec.leaseDurationSeconds: Invalid "
+              "value: 0: must be greater than 0, spec.leaseTransitions: Invalid value: -1: must be "
+              "greater than or equal to 0]");
+    EXPECT_EQ(refused("POST", "/api/v1/namespaces/default/events",
+                      R"({"metadata":{"name":"e"},"involvedObject":{"kind":"Pod",)"
+                      R"("namespace":"other","name":"p"},"reason":"R","message":"m"})"),
+              "Event \"e\" is invalid: involvedObject.namespace: Invalid value: \"other\": does "
+              "not match event.namespace");
+    EXPECT_EQ(sim.request("POST", "/api/v1/namespaces/default/events",
+                          R"({"metadata":{"name":"node"},"involvedObject":{"kind":"Node",)"
+                          R"("name":"n"},"reason":"R","message":"m"})")
+                  .status,
+              201);
+}
+
 TEST_F(SimValidation, ConfigMapKeysAndNamesPerKind) {
     EXPECT_EQ(refused("POST", test::paths::configmaps,
                       R"({"metadata":{"name":"c"},"data":{"bad key":"v","good.key":"v"}})"),
