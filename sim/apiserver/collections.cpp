@@ -290,6 +290,10 @@ http_response api_server::impl::collection_request(const http_request& r, collec
             convert_to_stored(c.type, t.group, t.version, body);
         }
         apply_defaults(c.type, body);
+        // The namespace of the path is the object's before it is validated (rest.BeforeCreate).
+        if (c.type.namespaced && string_at(body, "metadata.namespace").empty())
+            set_path(body, "metadata.namespace", json(t.ns.c_str(), body.GetAllocator()),
+                     body.GetAllocator());
         // Validated once it is known to be this kind (a wrong kind is the store's 400 first).
         if (const std::string kind = string_at(body, "kind"); kind.empty() || kind == c.type.kind)
             if (auto e = validate_builtin(c.type, name, body)) return error_response(*e);
@@ -405,6 +409,9 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
     set_path(body, "metadata.name", json(t.name.c_str(), body.GetAllocator()), body.GetAllocator());
     if (converted) convert_to_stored(c.type, t.group, t.version, body);
     apply_defaults(c.type, body);
+    if (c.type.namespaced && string_at(body, "metadata.namespace").empty())
+        set_path(body, "metadata.namespace", json(t.ns.c_str(), body.GetAllocator()),
+                 body.GetAllocator());
     if (auto e = validate_builtin(c.type, t.name, body, current ? &current->doc : nullptr))
         return error_response(*e);
     const json_doc managed = clone(*find_path(body, "metadata.managedFields"));

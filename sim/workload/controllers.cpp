@@ -577,26 +577,37 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
         const std::int64_t i = missing[next++];
         return factory.create_pod(*set, stateful_pod(*set, i, update_revision), key(i));
     });
+    // A terminating pod is neither Ready nor replaced until it is gone (its name comes back), and
+    // OrderedReady waits for it, as upstream's controller does.
     bool all_ready = !waiting;
-    for (const auto& [i, p] : by_ordinal)
-        all_ready = all_ready && pod_ready(*p);
-    // Remove ordinals beyond the replicas, highest first (OrderedReady: one at a time, and only
-    // while every other pod is Ready).
+    bool terminating = false;
+    for (const auto& [i, p] : by_ordinal) {
+        terminating = terminating || pod_terminating(*p);
+        all_ready = all_ready && pod_ready(*p) && !pod_terminating(*p);
+    }
+    // Remove ordinals beyond the replicas, highest first, gracefully as through the API
+    // (OrderedReady: one at a time, and only while every other pod is Ready).
+    const auto now = core::wall_now();
     std::vector<std::int64_t> condemned;
     for (auto it = by_ordinal.rbegin(); it != by_ordinal.rend() && it->first >= desired; ++it)
         condemned.push_back(it->first);
     for (const std::int64_t i : condemned) {
+        if (pod_terminating(*by_ordinal[i])) {
+            if (!parallel) break; // the one going is waited for
+            continue;
+        }
         if (!parallel && !all_ready) break;
-        (void)store.remove(*pods, set->namespace_, by_ordinal[i]->name);
+        (void)delete_pod(store, *pods, by_ordinal[i], std::nullopt, now);
         by_ordinal.erase(i);
         if (!parallel) break;
     }
     // A rolling update replaces one pod at a time, from the highest ordinal down to the partition,
     // once every pod is Ready; the creation above brings it back at the new revision.
-    if (rolling && all_ready && static_cast<std::int64_t>(by_ordinal.size()) == desired) {
+    if (rolling && all_ready && !terminating &&
+        static_cast<std::int64_t>(by_ordinal.size()) == desired) {
         for (auto it = by_ordinal.rbegin(); it != by_ordinal.rend(); ++it) {
             if (it->first < partition || revision(it->second) == update_revision) continue;
-            (void)store.remove(*pods, it->second->namespace_, it->second->name);
+            (void)delete_pod(store, *pods, it->second, std::nullopt, now);
             by_ordinal.erase(it->first);
             break;
         }
@@ -604,7 +615,7 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
 
     std::int64_t ready = 0, current = 0, updated = 0;
     for (const auto& [i, p] : by_ordinal) {
-        ready += pod_ready(*p) ? 1 : 0;
+        ready += pod_ready(*p) && !pod_terminating(*p) ? 1 : 0;
         current += revision(p) == current_revision ? 1 : 0;
         updated += revision(p) == update_revision ? 1 : 0;
     }

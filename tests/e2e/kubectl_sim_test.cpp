@@ -144,7 +144,7 @@ TEST_P(JavaScriptClientOnSim, ListsPagesWatchesScalesTopsDeletesAndAppliesServer
           "applied 1 [\"js-a:Apply\"]",
           "conflict 409 Apply failed with 1 conflict: conflict with \"js-a\": .data.replicas "
           ".data.replicas",
-          "forced 2 [\"js-a\",\"js-b\"]"})
+          "forced 2 [\"js-a\",\"js-b\"]", "created pod Pending BestEffort"})
         EXPECT_NE(r.output.find(line), std::string::npos) << "missing: " << line << "\n"
                                                           << r.output;
 }

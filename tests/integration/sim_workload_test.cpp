@@ -4,8 +4,10 @@
 #include "../support/sim_fixture.hpp"
 
 #include <gtest/gtest.h>
+
 #include <rapidjson/document.h>
 #include <rapidjson/pointer.h>
+#include <set>
 
 #include <cstring>
 #include <map>
@@ -291,12 +293,27 @@ TEST_F(SimWorkload, StatefulSetsCreateInOrderScaleAndRollByPartition) {
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_NE(r.body.find(R"("selector":"app=db")"), std::string::npos) << r.body;
     ASSERT_TRUE(eventually([&] { return sim_pods().size() == 4; }));
+    // Scaling down deletes as through the API: db-3 is Terminating first, and OrderedReady waits
+    // for it to be gone before db-2 goes.
     sim.request("PATCH", statefulsets + "/db/scale", R"({"spec":{"replicas":2}})",
                 "application/merge-patch+json");
-    ASSERT_TRUE(eventually([&] {
-        const auto now = sim_pods();
-        return now.size() == 2 && now.count("db-0") && now.count("db-1");
-    }));
+    bool seen_terminating = false, overlapped = false;
+    ASSERT_TRUE(eventually(
+        [&] {
+            std::set<std::string> terminating, present;
+            const auto list = parse(sim.get(pods + "?labelSelector=app%3Ddb").body);
+            for (const auto& p : list["items"].GetArray()) {
+                present.insert(str(p, "/metadata/name"));
+                if (rapidjson::Pointer("/metadata/deletionTimestamp").Get(p))
+                    terminating.insert(str(p, "/metadata/name"));
+            }
+            seen_terminating = seen_terminating || terminating.count("db-3");
+            overlapped = overlapped || (terminating.count("db-2") && present.count("db-3"));
+            return present == std::set<std::string>{"db-0", "db-1"};
+        },
+        10s, 20ms));
+    EXPECT_TRUE(seen_terminating);
+    EXPECT_FALSE(overlapped);
 
     // A new template with partition 1: only db-1 moves to the new revision.
     r = sim.request("PATCH", statefulsets + "/db",

@@ -137,6 +137,12 @@ await eventually('the StatefulSet and its pods to go', async () =>
   (await apps.listNamespacedStatefulSet({ namespace })).items.length === 0);
 console.log('foreground done');
 
+// A created pod answers with the status its registry sets (a typed client reads status.phase).
+const bare = await core.createNamespacedPod({
+  namespace, body: { metadata: { name: 'bare' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } },
+});
+console.log('created pod', bare.status.phase, bare.status.qosClass);
+await core.deleteNamespacedPod({ name: 'bare', namespace, gracePeriodSeconds: 0 });
 // Server-side apply: creates, records the manager, refuses another manager's field unless forced.
 const manifest = (replicas, env) => ({
   apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace }, data: { replicas, env },
