@@ -37,7 +37,7 @@ struct replica {
             const std::string& identity, std::size_t shards)
         : client(io.get_executor(), config) {
         controller::leader_election_options o;
-        o.lease_namespace = "default";
+        o.lease_namespace = "hpaplus-system";
         o.lease_duration = 2s;
         o.renew_deadline = 1500ms;
         o.retry_period = 200ms;
@@ -65,9 +65,15 @@ class ShardCoordinators : public ::testing::Test {
         }
         return true;
     }
+    // As deployed: the controller's ServiceAccount with deploy/sharded's RBAC, whose Role holds the
+    // shard Leases in hpaplus-system.
     kube::cluster_config config() {
-        return kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
+        auto c = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "").value();
+        if (token.empty()) token = sim.shipped_token("hpaplus-controller", "sharded");
+        c.token = token;
+        return c;
     }
+    std::string token;
     // Each key's shard is held by exactly one of `replicas`, and only that one may write for it.
     void expect_one_writer_per_key(const std::vector<replica*>& replicas) {
         for (int i = 0; i < 50; ++i) {
@@ -97,6 +103,14 @@ TEST_F(ShardCoordinators, ReplicasShareShardsOutHandThemOverAndFenceEachShard) {
     EXPECT_TRUE(a.coordinator->may_write("")); // an Event: any held shard will do
     EXPECT_GT(a.changes, 0);
 
+    // Under the shipped identity: Leases are the controller's in hpaplus-system only.
+    kube::lease_info outside{"a", 15, "", "", 0, ""};
+    EXPECT_EQ(
+        test::run_awaitable(io, kube::create(a.client, kube::resources::leases, "default",
+                                             kube::lease_body("default", "elsewhere", outside), ""))
+            .ec,
+        kube::errc::forbidden);
+
     // The fence in the client: a write for an object of B's shards never leaves A.
     a.client.set_write_fence([&](std::string_view key) { return a.coordinator->may_write(key); });
     std::string mine, theirs;
@@ -106,9 +120,9 @@ TEST_F(ShardCoordinators, ReplicasShareShardsOutHandThemOverAndFenceEachShard) {
     }
     const auto write_for = [&](const std::string& key, const std::string& lease) {
         kube::lease_info probe{"a", 15, "", "", 0, ""};
-        return test::run_awaitable(io,
-                                   kube::create(a.client, kube::resources::leases, "default",
-                                                kube::lease_body("default", lease, probe), key));
+        return test::run_awaitable(
+            io, kube::create(a.client, kube::resources::leases, "hpaplus-system",
+                             kube::lease_body("hpaplus-system", lease, probe), key));
     };
     EXPECT_TRUE(write_for(mine, "probe-mine"));
     EXPECT_EQ(write_for(theirs, "probe-theirs").ec, kube::errc::not_leader);
