@@ -2,8 +2,8 @@
 // cel-spec suite) so that tests/unit/manifests/crd_rules_test.cpp can compare the simulated
 // cluster's evaluator with it. Input (argv[2]): a JSON array of {expr, self?, oldSelf?} with values
 // in the test's encoding (ints {"$int":"N"}, uints {"$uint":"N"}, doubles {"$double":N or "NaN"},
-// maps {"$map":[[k,v],…]}, lists as arrays). Output: a JSON array, per case its result in the same
-// encoding, or {"$error": message}.
+// maps {"$map":[[k,v],…]}, lists as arrays; bytes by their size, {"$bytes-size":"N"}). Output: a
+// JSON array, per case its result in the same encoding, or {"$error": message}.
 import { readFileSync } from "node:fs";
 import { run, isCelError, isCelMap, isCelList, isCelUint, celUint } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
@@ -26,7 +26,7 @@ function encode(v) {
   if (typeof v === "number") return { $double: Number.isFinite(v) ? v : String(v) };
   if (isCelList(v)) return [...v].map(encode);
   if (isCelMap(v)) return { $map: [...v.entries()].map(([k, x]) => [encode(k), encode(x)]) };
-  if (v instanceof Uint8Array) return { $bytes: Buffer.from(v).toString("base64") };
+  if (v instanceof Uint8Array) return { "$bytes-size": String(v.length) };
   if (v && typeof v.name === "string") return { $type: v.name };
   return { $error: "unencodable result" };
 }

@@ -29,6 +29,14 @@ namespace cel = sim::cel;
 namespace fs = std::filesystem;
 using writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// {"TAG": text}, how the encoding marks what JSON cannot tell apart.
+void tagged(writer& w, const char* tag, const std::string& text) {
+    w.StartObject();
+    w.Key(tag);
+    w.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
+    w.EndObject();
+}
+
 // The tests' encoding of a CEL value, which cel_crosscheck.mjs reads and writes.
 void encode(const cel::value& v, writer& w) {
     using k = cel::value::kind;
@@ -43,46 +51,31 @@ void encode(const cel::value& v, writer& w) {
         w.String(v.s.c_str(), static_cast<rapidjson::SizeType>(v.s.size()));
         return;
     case k::integer:
-        w.StartObject();
-        w.Key("$int");
-        w.String(std::to_string(v.i).c_str());
-        w.EndObject();
+        tagged(w, "$int", std::to_string(v.i));
         return;
     case k::uinteger:
-        w.StartObject();
-        w.Key("$uint");
-        w.String(std::to_string(v.u).c_str());
-        w.EndObject();
+        tagged(w, "$uint", std::to_string(v.u));
+        return;
+    case k::type:
+        tagged(w, "$type", v.s);
+        return;
+    case k::error:
+        tagged(w, "$error", v.s);
+        return;
+    case k::bytes:
+        tagged(w, "$bytes-size", std::to_string(v.s.size()));
         return;
     case k::real:
+        if (std::isnan(v.d) || std::isinf(v.d)) {
+            tagged(w, "$double", std::isnan(v.d) ? "NaN" : v.d > 0 ? "Infinity" : "-Infinity");
+            return;
+        }
         w.StartObject();
         w.Key("$double");
-        if (std::isnan(v.d))
-            w.String("NaN");
-        else if (std::isinf(v.d))
-            w.String(v.d > 0 ? "Infinity" : "-Infinity");
-        else if (v.d == std::trunc(v.d) && std::abs(v.d) < 1e15)
+        if (v.d == std::trunc(v.d) && std::abs(v.d) < 1e15)
             w.Int64(static_cast<std::int64_t>(v.d)); // JSON.stringify writes 3, not 3.0
         else
             w.Double(v.d);
-        w.EndObject();
-        return;
-    case k::type:
-        w.StartObject();
-        w.Key("$type");
-        w.String(v.s.c_str());
-        w.EndObject();
-        return;
-    case k::error:
-        w.StartObject();
-        w.Key("$error");
-        w.String(v.s.c_str());
-        w.EndObject();
-        return;
-    case k::bytes:
-        w.StartObject();
-        w.Key("$bytes-size");
-        w.Uint64(v.s.size());
         w.EndObject();
         return;
     case k::list:
