@@ -163,6 +163,33 @@ std::string format_double(double d) {
     return out + digits.substr(0, point) + "." + digits.substr(point);
 }
 
+// Binds a comprehension's variable in `scope` for its body and restores what it shadowed.
+template <class Map> class binding {
+  public:
+    binding(Map& scope, const std::string& name, typename Map::mapped_type value)
+        : scope_(scope), name_(name) {
+        if (const auto it = scope_.find(name_); it != scope_.end()) {
+            had_ = true;
+            old_ = std::move(it->second);
+        }
+        scope_[name_] = std::move(value);
+    }
+    binding(const binding&) = delete;
+    binding& operator=(const binding&) = delete;
+    ~binding() {
+        if (had_)
+            scope_[name_] = std::move(old_);
+        else
+            scope_.erase(name_);
+    }
+
+  private:
+    Map& scope_;
+    std::string name_;
+    bool had_ = false;
+    typename Map::mapped_type old_{};
+};
+
 // ---------------------------------------------------------------------------------------------
 // Tokens.
 
@@ -1097,21 +1124,17 @@ class checker {
             return fail(n,
                         "expression of type '" + std::string(ctype_name(range)) +
                             "' cannot be range of a comprehension (must be list, map, or dynamic)");
-        auto saved =
-            scope.find(n.var) != scope.end() ? std::optional<ctype>(scope[n.var]) : std::nullopt;
-        scope[n.var] = element_of(range);
         ctype result{ctype::k::boolean};
-        for (std::size_t i = 1; i < n.args.size(); ++i) {
-            const ctype t = check(*n.args[i], scope);
-            const bool transform = n.name == "map" && i + 1 == n.args.size();
-            if (!transform && t.kind != ctype::k::boolean && t.kind != ctype::k::dyn)
-                fail(*n.args[i], "found no matching overload for '_&&_' applied to '(bool, " +
-                                     std::string(ctype_name(t)) + ")'");
+        {
+            const binding bound(scope, n.var, element_of(range));
+            for (std::size_t i = 1; i < n.args.size(); ++i) {
+                const ctype t = check(*n.args[i], scope);
+                const bool transform = n.name == "map" && i + 1 == n.args.size();
+                if (!transform && t.kind != ctype::k::boolean && t.kind != ctype::k::dyn)
+                    fail(*n.args[i], "found no matching overload for '_&&_' applied to '(bool, " +
+                                         std::string(ctype_name(t)) + ")'");
+            }
         }
-        if (saved)
-            scope[n.var] = *saved;
-        else
-            scope.erase(n.var);
         if (n.name == "map" || n.name == "filter") {
             result = {ctype::k::list};
             if (n.name == "filter")
@@ -1459,14 +1482,8 @@ struct evaluator {
         if (range.is_error()) return range;
         if (range.k != vk::list && range.k != vk::map) return no_overload();
         const std::size_t count = size_of(range);
-        auto saved =
-            vars.find(n.var) != vars.end() ? std::optional<value>(vars[n.var]) : std::nullopt;
-        const value result = iterate(n, range, count);
-        if (saved)
-            vars[n.var] = *saved;
-        else
-            vars.erase(n.var);
-        return result;
+        const binding bound(vars, n.var, value{});
+        return iterate(n, range, count);
     }
 
     // all/exists: a false (true) decides whatever errors other elements gave, as `&&` (`||`)
@@ -1989,16 +2006,12 @@ struct bounds {
                                     "`: a list or map walked without maxItems/maxProperties");
             c += cost(*n.args[0], scope);
             const json* element = items_of(range);
-            auto saved =
-                scope.count(n.var) ? std::optional<const json*>(scope[n.var]) : std::nullopt;
-            scope[n.var] = element;
             std::uint64_t body = 0;
-            for (std::size_t i = 1; i < n.args.size(); ++i)
-                body += cost(*n.args[i], scope);
-            if (saved)
-                scope[n.var] = *saved;
-            else
-                scope.erase(n.var);
+            {
+                const binding bound(scope, n.var, element);
+                for (std::size_t i = 1; i < n.args.size(); ++i)
+                    body += cost(*n.args[i], scope);
+            }
             const std::uint64_t iterations = n.args[0]->o == node::op::list
                                                  ? n.args[0]->args.size()
                                                  : items.value_or(from_document ? 0 : 1);
