@@ -64,7 +64,39 @@ class escaped_message final : public spdlog::custom_flag_formatter {
     }
 };
 
+// The `%J` of the pattern: the level by the name HPAPLUS_LOG_LEVEL takes (`warn`, not spdlog's
+// `warning`), so that a line says its level as the docs and the variable spell it.
+class level_name final : public spdlog::custom_flag_formatter {
+  public:
+    void format(const spdlog::details::log_msg& msg, const std::tm&,
+                spdlog::memory_buf_t& out) override {
+        static constexpr std::string_view names[] = {"trace", "debug",    "info", "warn",
+                                                     "error", "critical", "off"};
+        const auto i = static_cast<std::size_t>(msg.level);
+        const std::string_view name = i < std::size(names) ? names[i] : "info";
+        out.append(name.data(), name.data() + name.size());
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<level_name>();
+    }
+};
+
 } // namespace
+
+std::optional<spdlog::level::level_enum> log_level_of(std::string_view text) {
+    std::string name(text);
+    for (auto& c : name)
+        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    using spdlog::level::level_enum;
+    if (name == "trace") return level_enum::trace;
+    if (name == "debug") return level_enum::debug;
+    if (name == "info") return level_enum::info;
+    if (name == "warn" || name == "warning") return level_enum::warn;
+    if (name == "error" || name == "err") return level_enum::err;
+    if (name == "critical") return level_enum::critical;
+    if (name == "off") return level_enum::off;
+    return std::nullopt;
+}
 
 std::string escape_log_text(std::string_view text) {
     std::string out;
@@ -74,7 +106,8 @@ std::string escape_log_text(std::string_view text) {
 
 std::unique_ptr<spdlog::formatter> log_formatter() {
     auto f = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
-    f->add_flag<escaped_message>('*').set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %*");
+    f->add_flag<escaped_message>('*').add_flag<level_name>('J').set_pattern(
+        "%Y-%m-%dT%H:%M:%S.%eZ %J %*");
     return f;
 }
 
@@ -82,8 +115,16 @@ void configure_logging() {
     auto logger = spdlog::stderr_logger_mt("hpaplus");
     logger->set_formatter(log_formatter());
     spdlog::set_default_logger(logger);
-    if (const char* level = std::getenv("HPAPLUS_LOG_LEVEL"))
-        spdlog::set_level(spdlog::level::from_str(level));
+    const char* wanted = std::getenv("HPAPLUS_LOG_LEVEL");
+    if (!wanted) return;
+    if (const auto level = log_level_of(wanted)) {
+        spdlog::set_level(*level);
+        return;
+    }
+    // Unknown: say so and keep info (spdlog's own parser would turn every line off).
+    logger->warn("HPAPLUS_LOG_LEVEL={} is not a level (trace, debug, info, warn, error, critical, "
+                 "off, in any case): logging at info",
+                 escape_log_text(wanted));
 }
 
 std::map<std::string, std::string> environment() {

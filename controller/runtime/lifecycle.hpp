@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <spdlog/fwd.h>
@@ -18,8 +19,12 @@ class io_context;
 namespace hpaplus::controller {
 
 /// Log lines as `TIME LEVEL message` on stderr (the object key leads every per-object message);
-/// $HPAPLUS_LOG_LEVEL sets the level.
+/// $HPAPLUS_LOG_LEVEL sets the level (log_level_of; an unknown one is reported, info kept).
 void configure_logging();
+
+/// The level a name gives, in any case: trace, debug, info, warn (or warning), error (or err),
+/// critical, off; nullopt for anything else.
+std::optional<spdlog::level::level_enum> log_level_of(std::string_view text);
 
 /// The formatter of configure_logging's lines: `TIME LEVEL message`, the message with its control
 /// characters escaped (a user's string can neither end a line nor reach the terminal as a control).

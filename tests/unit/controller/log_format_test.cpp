@@ -53,9 +53,27 @@ TEST(LogFormat, ALineIsTimeLevelAndTheEscapedMessage) {
     const auto lines = sink->last_formatted();
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_TRUE(std::regex_match(
-        lines[0], std::regex("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z warning "
+        lines[0], std::regex("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z warn "
                              "default/victim: job b\\\\n2026-01-01T00:00:00\\.000Z info forged\n")))
         << lines[0];
+}
+
+// HPAPLUS_LOG_LEVEL in any case, and spdlog's own spellings; anything else is no level (spdlog's
+// from_str gives `off` for it: `INFO` used to silence every line).
+TEST(LogLevel, NamesInAnyCaseAndNothingElse) {
+    using spdlog::level::level_enum;
+    EXPECT_EQ(log_level_of("INFO"), level_enum::info);
+    EXPECT_EQ(log_level_of("Debug"), level_enum::debug);
+    EXPECT_EQ(log_level_of("warn"), level_enum::warn);
+    EXPECT_EQ(log_level_of("WARNING"), level_enum::warn);
+    EXPECT_EQ(log_level_of("err"), level_enum::err);
+    EXPECT_EQ(log_level_of("error"), level_enum::err);
+    EXPECT_EQ(log_level_of("trace"), level_enum::trace);
+    EXPECT_EQ(log_level_of("critical"), level_enum::critical);
+    EXPECT_EQ(log_level_of("off"), level_enum::off);
+    EXPECT_EQ(log_level_of("verbose"), std::nullopt);
+    EXPECT_EQ(log_level_of(""), std::nullopt);
+    EXPECT_EQ(log_level_of("4"), std::nullopt);
 }
 
 } // namespace
