@@ -220,6 +220,12 @@ std::optional<lease_info> decode_lease(const json_node& root) {
     l.renew_time = d.opt_string(spec["renewTime"]).value_or("");
     l.transitions = d.opt_int32(spec["leaseTransitions"], 0).value_or(0);
     l.resource_version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
+    const auto shards =
+        d.opt_string(root["metadata"]["annotations"][lease_shards_annotation]).value_or("");
+    // A decimal count of at most six digits; anything else is "not recorded".
+    if (!shards.empty() && shards.size() <= 6 && shards[0] != '0' &&
+        shards.find_first_not_of("0123456789") == std::string::npos)
+        l.shards = static_cast<std::size_t>(std::stoul(shards));
     if (!d.ok()) return std::nullopt;
     return l;
 }
@@ -252,6 +258,12 @@ std::string lease_body(const std::string& ns, const std::string& name, const lea
     rapidjson::Document doc(rapidjson::kObjectType);
     object_header(doc, "coordination.k8s.io/v1", "Lease", name, ns, l.resource_version);
     auto& a = doc.GetAllocator();
+    if (l.shards > 0) {
+        rapidjson::Value annotations(rapidjson::kObjectType);
+        annotations.AddMember(rapidjson::StringRef(lease_shards_annotation),
+                              str(std::to_string(l.shards), a), a);
+        doc["metadata"].AddMember("annotations", annotations, a);
+    }
     rapidjson::Value spec(rapidjson::kObjectType);
     spec.AddMember("holderIdentity", str(l.holder, a), a);
     spec.AddMember("leaseDurationSeconds", l.duration_seconds, a);

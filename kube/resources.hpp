@@ -115,7 +115,13 @@ struct lease_info {
     std::int32_t transitions = 0;
     std::string resource_version;
     std::string name = {}; ///< metadata.name, as parsed (lease_body takes the name apart)
+    /// The shard count (--shards) of the replica that wrote it, the annotation
+    /// autoscaling.hpaplus.io/shards; 0 when absent or not a count (an older release, someone
+    /// else).
+    std::size_t shards = 0;
 };
+/// The annotation a Lease of HPAPlus's records the writer's shard count in.
+inline constexpr const char* lease_shards_annotation = "autoscaling.hpaplus.io/shards";
 std::optional<lease_info> parse_lease(const std::string& json);
 /// The items of a LeaseList; nullopt when it is not one (or an item is not a Lease).
 std::optional<std::vector<lease_info>> parse_lease_list(const std::string& json);

@@ -31,6 +31,11 @@ std::string micro_time(std::chrono::system_clock::time_point t) {
 
 } // namespace
 
+bool leader_elector::is_mine(const kube::lease_info& lease) const {
+    return options_.shared ? !lease.holder.empty() && lease.shards == options_.shards
+                           : lease.holder == options_.identity;
+}
+
 std::string host_name() {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0) return "hpaplus";
@@ -69,6 +74,7 @@ void leader_elector::watch_deadline(const asio::any_io_executor& executor) {
 }
 
 asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
+    contended_ = false;
     const auto& ns = options_.lease_namespace;
     const auto& name = options_.lease_name;
     const auto now = std::chrono::steady_clock::now();
@@ -78,6 +84,7 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
                                       .count()));
     kube::lease_info next;
     next.holder = options_.identity;
+    next.shards = options_.shards;
     next.duration_seconds = duration_seconds;
     next.renew_time = micro_time(std::chrono::system_clock::now());
 
@@ -97,6 +104,7 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
         next.acquire_time = next.renew_time;
         std::string body = kube::lease_body(ns, name, next);
         auto created = co_await kube::create(client_, kube::resources::leases, ns, std::move(body));
+        contended_ = created.ec == kube::errc::already_exists;
         if (!created) {
             settle("cannot create the " + lease_name + ": " + created.message());
             co_return false;
@@ -121,9 +129,13 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
         observed_at_ = now;
     }
     const auto held_for = std::chrono::seconds(lease->duration_seconds);
-    const bool mine = lease->holder == options_.identity;
+    const bool mine = is_mine(*lease);
     if (!mine && !lease->holder.empty() && observed_at_ + held_for > now) {
-        settle({}, lease->holder);
+        settle({}, lease->shards == options_.shards || lease->shards == 0
+                       ? lease->holder
+                       : lease->holder + " (--shards " + std::to_string(lease->shards) + ")");
+        // Taken by another while this replica led: it stops at once, not at its deadline.
+        if (leading_) stop_leading(("saw the Lease held by " + standing_by_).c_str());
         co_return false;
     }
     if (!mine && !may_take) {
@@ -138,6 +150,7 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     const std::string no_sub; // named: GCC 12 mishandles temporaries in co_await calls
     auto updated =
         co_await kube::update(client_, kube::resources::leases, ns, name, std::move(body), no_sub);
+    contended_ = updated.ec == kube::errc::conflict;
     if (!updated) {
         settle("cannot update the " + lease_name + ": " + updated.message());
         co_return false;
@@ -147,8 +160,6 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     co_return true;
 }
 
-// While not leading, say why: an API error as a warning, standing by for another replica as
-// information; each when it changes and at least once a minute while it lasts.
 void leader_elector::report_waiting() {
     const std::string what = !problem_.empty() ? problem_
                              : !standing_by_.empty()
@@ -178,7 +189,10 @@ asio::awaitable<void> leader_elector::step(bool may_take) {
     // Frozen (or starved) past the deadline: stop before anything else runs on a stale belief.
     if (leading_ && attempt >= valid_until_.load())
         stop_leading("let the renew deadline pass without a renewal");
-    const bool held = co_await try_acquire_or_renew(may_take || leading_);
+    bool held = co_await try_acquire_or_renew(may_take || leading_);
+    // A shared Lease is renewed by several replicas: one that lost the race reads it again.
+    if (!held && options_.shared && contended_)
+        held = co_await try_acquire_or_renew(may_take || leading_);
     // A renewal that came back after its deadline proves nothing: the timer has stepped down.
     const bool in_time = std::chrono::steady_clock::now() < attempt + options_.renew_deadline;
     if (held && in_time && !stopped_) {
@@ -214,7 +228,7 @@ asio::awaitable<void> leader_elector::release() {
     const auto& name = options_.lease_name;
     auto current = co_await kube::get(client_, kube::resources::leases, ns, name);
     auto lease = current ? kube::parse_lease(current.body) : std::nullopt;
-    if (!lease || lease->holder != options_.identity) co_return;
+    if (!lease || !is_mine(*lease)) co_return;
     // As client-go's ReleaseOnCancel: no holder, a one-second duration.
     lease->holder.clear();
     lease->duration_seconds = 1;

@@ -25,6 +25,10 @@
 #include <memory>
 #include <string>
 
+namespace hpaplus::kube {
+struct lease_info;
+}
+
 namespace hpaplus::controller {
 
 class leader_elector {
@@ -59,7 +63,13 @@ class leader_elector {
     /// a problem: this one stands by.
     const std::string& problem() const { return problem_; }
 
+    /// While not leading, logs why: an API error as a warning, standing by for another replica
+    /// as information; each when it changes and at least once a minute while it lasts.
+    void report_waiting();
+
   private:
+    /// Holder this replica (or, shared, a replica of the same shard count).
+    bool is_mine(const kube::lease_info& lease) const;
     boost::asio::awaitable<bool> try_acquire_or_renew(bool may_take);
     void stop_leading(const char* why);
     /// Steps down when the renew deadline passes, on its own timer: a renewal request that hangs
@@ -73,6 +83,7 @@ class leader_elector {
     std::function<void()> on_started_;
     std::function<void()> on_stopped_;
     bool stopped_ = false;
+    bool contended_ = false; ///< the last write lost a race (409) for the Lease
     std::atomic<bool> leading_ = false;
     std::string observed_record_; ///< holder + renewTime + resourceVersion last seen
     std::chrono::steady_clock::time_point observed_at_{};
@@ -82,7 +93,6 @@ class leader_elector {
     std::string standing_by_; ///< the holder while not leading
     std::string logged_;      ///< what was last logged, and when
     std::chrono::steady_clock::time_point logged_at_{};
-    void report_waiting();
 };
 
 /// This machine's host name ("hpaplus" when it cannot be read): Events' source host.

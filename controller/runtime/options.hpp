@@ -26,6 +26,13 @@ struct leader_election_options {
     /// What holding the Lease makes this replica, for the log ("the leader", "the holder of shard
     /// 3").
     std::string role = "the leader";
+    /// The shard count this replica works under (--shards), recorded on every Lease it writes
+    /// (kube::lease_shards_annotation): replicas of another count know the Lease is not theirs.
+    std::size_t shards = 1;
+    /// A Lease all replicas of `shards` renew together (the layout Lease of a sharded layout,
+    /// controller/runtime/shards.hpp) instead of one replica holding it: it counts as this
+    /// replica's while it records the same shard count.
+    bool shared = false;
 };
 
 /// Which plain HorizontalPodAutoscalers HPAPlus reconciles (the drop-in replacement).

@@ -105,7 +105,8 @@ struct controller_process::impl {
                              [this] {
                                  metrics.observe_pools(objects.pools());
                                  metrics.set_leader(objects.acting());
-                                 if (shards) metrics.set_shards(held_shards(), shards->members());
+                                 if (shards && shards->shard_count() > 1)
+                                     metrics.set_shards(held_shards(), shards->members());
                                  return metrics.exposition();
                              }});
         }
@@ -126,21 +127,14 @@ struct controller_process::impl {
             lease_options.max_idle_connections = 1;
             lease_client =
                 std::make_unique<kube::api_client>(io.get_executor(), config, lease_options);
-            if (options.shards > 1) {
-                shards = std::make_unique<shard_coordinator>(
-                    *lease_client, options.leader, static_cast<std::size_t>(options.shards),
-                    [this] { shards_changed(); });
-                objects.set_owner([this](std::string_view key) { return shards->owns(key); });
-                set_write_fence([this](std::string_view key) { return shards->may_write(key); });
-            } else {
-                elector = std::make_unique<leader_elector>(
-                    *lease_client, options.leader,
-                    [this] {
-                        if (!stopping) objects.start_workers();
-                    },
-                    [this] { objects.stop_workers(); });
-                set_write_fence([this](std::string_view) { return elector->holds_lease(); });
-            }
+            // One leader (--shards 1) or the objects shared out; either way under the layout
+            // Lease that says which shard count is in force (shards.hpp).
+            shards = std::make_unique<shard_coordinator>(
+                *lease_client, options.leader,
+                static_cast<std::size_t>(std::max(1, options.shards)),
+                [this] { shards_changed(); });
+            objects.set_owner([this](std::string_view key) { return shards->owns(key); });
+            set_write_fence([this](std::string_view key) { return shards->may_write(key); });
         }
     }
 
@@ -203,15 +197,11 @@ struct controller_process::impl {
             spdlog::info("pod admission webhook at {}", webhook->url());
         }
         if (stopping) co_return;
-        if (shards) {
-            co_await shards->run();
-            co_return;
-        }
-        if (!elector) {
+        if (!shards) {
             objects.start_workers();
             co_return;
         }
-        co_await elector->run();
+        co_await shards->run();
     }
 
     // A shard was gained or lost: workers for the objects of the held shards, none for others.
@@ -236,11 +226,9 @@ struct controller_process::impl {
     asio::awaitable<void> stop() {
         spdlog::info("shutting down: finishing in-flight reconciles (at most {} ms)",
                      options.shutdown_grace.count());
-        if (elector) elector->stop();
         if (shards) shards->stop();
         objects.stop_workers();
         co_await objects.drain(options.shutdown_grace);
-        if (elector) co_await elector->release();
         if (shards) co_await shards->release();
         objects.stop_caches();
         if (ops) ops->stop();
@@ -258,8 +246,6 @@ struct controller_process::impl {
     // The /readyz answer: caches first, then a Lease this replica cannot even try to take.
     std::string not_ready() const {
         if (!ready) return "caches not synced";
-        if (elector && !elector->leading() && !elector->problem().empty())
-            return elector->problem();
         if (shards && shards->held().empty() && !shards->problem().empty())
             return shards->problem();
         return "";
@@ -289,8 +275,7 @@ struct controller_process::impl {
     manager objects;
     std::unique_ptr<ops_server> ops;
     std::unique_ptr<vertical::pod_admission_server> webhook;
-    std::unique_ptr<leader_elector> elector;
-    std::unique_ptr<shard_coordinator> shards; ///< with --shards N > 1, instead of elector
+    std::unique_ptr<shard_coordinator> shards; ///< with leader election (--leader-elect)
     std::function<void(int)> on_exit;
     bool ready = false;
     bool stopping = false;

@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -37,58 +38,87 @@ std::size_t shard_of(std::string_view key, std::size_t shards) {
 
 shard_coordinator::shard_coordinator(kube::api_client& client, leader_election_options options,
                                      std::size_t shards, std::function<void()> on_change)
-    : client_(client), options_(std::move(options)), on_change_(std::move(on_change)) {
+    : client_(client), options_(std::move(options)), on_change_(std::move(on_change)),
+      confirmed_(std::max<std::size_t>(shards, 1)) {
     if (options_.identity.empty()) options_.identity = default_identity();
+    options_.shards = confirmed_.size();
     live_.assign(1, options_.identity);
+    const std::string count = std::to_string(options_.shards);
+    const auto lost = [this](std::size_t i) {
+        return [this, i] {
+            confirmed_[i] = false;
+            on_change_();
+        };
+    };
+    auto layout = options_;
+    if (options_.shards == 1) {
+        layout_ = std::make_unique<leader_elector>(
+            client_, layout, [] {}, lost(0));
+        return;
+    }
+    layout.shared = true;
+    layout.role = "a replica of the " + count + "-shard layout";
+    layout_ = std::make_unique<leader_elector>(
+        client_, layout, [] {},
+        [this] {
+            for (auto& c : confirmed_)
+                c = false;
+            on_change_();
+        });
     auto member = options_;
     member.lease_name = member_name(options_);
-    member.role = "a member of the " + std::to_string(shards) + " shards' replicas";
+    member.role = "a member of the " + count + " shards' replicas";
     member_ = std::make_unique<leader_elector>(
         client_, member, [] {}, [] {});
-    for (std::size_t i = 0; i < shards; ++i) {
+    for (std::size_t i = 0; i < options_.shards; ++i) {
         auto shard = options_;
         shard.lease_name = options_.lease_name + "-shard-" + std::to_string(i);
-        shard.role = "the holder of shard " + std::to_string(i);
+        shard.role = "the holder of shard " + std::to_string(i) + " of " + count;
         electors_.push_back(std::make_unique<leader_elector>(
-            client_, shard, [this] { on_change_(); }, [this] { on_change_(); }));
+            client_, shard, [] {}, lost(i)));
     }
 }
 
 shard_coordinator::~shard_coordinator() = default;
 
 bool shard_coordinator::holds(std::size_t shard) const {
-    return shard < electors_.size() && electors_[shard]->leading();
+    return shard < shard_count() && confirmed_[shard] && layout_->leading() &&
+           shard_lease(shard).leading();
 }
 
 bool shard_coordinator::may_write(std::string_view key) const {
-    if (!key.empty()) return electors_[shard_of(key, electors_.size())]->holds_lease();
-    for (const auto& e : electors_)
-        if (e->holds_lease()) return true;
+    if (!layout_->holds_lease()) return false;
+    const auto fenced = [this](std::size_t i) {
+        return confirmed_[i] && shard_lease(i).holds_lease();
+    };
+    if (!key.empty()) return fenced(shard_of(key, shard_count()));
+    for (std::size_t i = 0; i < shard_count(); ++i)
+        if (fenced(i)) return true;
     return false;
 }
 
 std::vector<std::size_t> shard_coordinator::held() const {
     std::vector<std::size_t> out;
-    for (std::size_t i = 0; i < electors_.size(); ++i)
-        if (electors_[i]->leading()) out.push_back(i);
+    for (std::size_t i = 0; i < shard_count(); ++i)
+        if (holds(i)) out.push_back(i);
     return out;
 }
 
-// Counts the members whose Lease changed within its duration (this replica always counts) and the
-// shards each holds, and deletes the member Leases of replicas gone for ten lease durations (no one
-// else would).
-asio::awaitable<void> shard_coordinator::survey() {
+// Counts the live members of this count (this replica always counts) and the shards each holds,
+// finds the shard Leases another count still holds, and deletes the member Leases of replicas gone
+// for ten lease durations (no one else would).
+asio::awaitable<bool> shard_coordinator::survey() {
     const auto& ns = options_.lease_namespace;
     const std::string every, from_start; // named: GCC 12 mishandles temporaries in co_await calls
     auto listed = co_await kube::list(client_, kube::resources::leases, ns, every, 0, from_start);
     if (!listed) {
-        problem_ = "cannot list the Leases of " + ns + ": " + listed.message();
-        co_return;
+        round_problem_ = "cannot list the Leases of " + ns + ": " + listed.message();
+        co_return false;
     }
     const auto leases = kube::parse_lease_list(listed.body);
     if (!leases) {
-        problem_ = "the Leases of " + ns + " are not a LeaseList the server should send";
-        co_return;
+        round_problem_ = "the Leases of " + ns + " are not a LeaseList the server should send";
+        co_return false;
     }
     const auto now = std::chrono::steady_clock::now();
     const std::string members = member_prefix(options_);
@@ -98,29 +128,41 @@ asio::awaitable<void> shard_coordinator::survey() {
     std::vector<std::string> gone;
     live_.assign(1, options_.identity);
     shards_of_.clear();
+    foreign_.clear();
     for (const auto& l : *leases) {
-        if (l.name.compare(0, shards.size(), shards) == 0 && !l.holder.empty())
-            ++shards_of_[l.holder];
-        if (l.name.compare(0, members.size(), members) != 0 || l.name == self) continue;
+        const bool shard = l.name.compare(0, shards.size(), shards) == 0;
+        const bool member = l.name.compare(0, members.size(), members) == 0;
+        if ((!shard && !member) || l.name == self) continue;
         std::string record = l.holder + "\n" + l.renew_time + "\n" + l.resource_version;
-        const auto it = seen_members_.find(l.name);
+        const auto it = seen_.find(l.name);
         const auto changed =
-            it != seen_members_.end() && it->second.record == record ? it->second.changed : now;
+            it != seen_.end() && it->second.record == record ? it->second.changed : now;
         next.emplace(l.name, seen{std::move(record), changed});
-        if (!l.holder.empty() && now < changed + std::chrono::seconds(l.duration_seconds))
+        const bool live =
+            !l.holder.empty() && now < changed + std::chrono::seconds(l.duration_seconds);
+        const bool ours = l.shards == options_.shards;
+        if (shard) {
+            if (ours && !l.holder.empty()) ++shards_of_[l.holder];
+            if (!ours && live)
+                foreign_ += (foreign_.empty() ? "" : ", ") + l.name + " (" + l.holder +
+                            (l.shards ? ", --shards " + std::to_string(l.shards) : "") + ")";
+            continue;
+        }
+        if (live && ours)
             live_.push_back(l.holder);
-        else if (now - changed > 10 * options_.lease_duration)
+        else if (!live && now - changed > 10 * options_.lease_duration)
             gone.push_back(l.name);
     }
-    seen_members_ = std::move(next);
+    seen_ = std::move(next);
     std::size_t held = 0;
     for (const auto& [holder, count] : shards_of_)
         held += count;
     free_ = electors_.size() > held ? electors_.size() - held : 0;
     for (const auto& name : gone) {
         auto removed = co_await kube::remove(client_, kube::resources::leases, ns, name);
-        if (removed || removed.ec == kube::errc::not_found) seen_members_.erase(name);
+        if (removed || removed.ec == kube::errc::not_found) seen_.erase(name);
     }
+    co_return true;
 }
 
 // How many shards this replica gives up now: all above the share ⌈N / M⌉; and one more when it is
@@ -148,51 +190,107 @@ std::size_t shard_coordinator::surplus(std::size_t held) const {
     return starved && free_ == 0 ? 1 : 0;
 }
 
-asio::awaitable<void> shard_coordinator::run() {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
+void shard_coordinator::confirm(const std::vector<bool>& held_before) {
+    if (!layout_->leading() || !quiet_) return;
+    bool changed = false;
+    for (std::size_t i = 0; i < shard_count(); ++i) {
+        if (confirmed_[i] || !shard_lease(i).leading() || (!electors_.empty() && !held_before[i]))
+            continue;
+        confirmed_[i] = true;
+        changed = true;
+        spdlog::info("shards: {} acts on shard {} of {}", options_.identity, i, shard_count());
+    }
+    if (changed) on_change_();
+}
+
+void shard_coordinator::report_foreign() {
+    if (foreign_ == foreign_reported_) return;
+    foreign_reported_ = foreign_;
+    if (!foreign_.empty())
+        spdlog::info("shards: {} (--shards {}) waits until these Leases are released or expire: {}",
+                     options_.identity, shard_count(), foreign_);
+}
+
+// The shards' share-out among this count's replicas: gives surplus shards up, takes free or
+// expired ones up to the share, renews the rest.
+asio::awaitable<void> shard_coordinator::share_out() {
     const std::size_t n = electors_.size();
+    std::size_t held = 0;
+    for (const auto& e : electors_)
+        held += e->leading() ? 1 : 0;
+    for (std::size_t give = surplus(held), i = n; give > 0 && i-- > 0 && !stopped_;) {
+        if (!electors_[i]->leading()) continue;
+        spdlog::info("shards: {} gives shard {} up ({} live replicas share {} shards)",
+                     options_.identity, i, live_.size(), n);
+        co_await electors_[i]->release();
+        gave_up_at_ = std::chrono::steady_clock::now();
+        --held;
+        --give;
+    }
+    // The first round only announces this replica: replicas that start together see each other
+    // before any of them takes a share. One that gave a shard up takes none for a lease duration,
+    // so that the replica it gave way to has the time to take it (it would otherwise take it
+    // straight back, its share not being full). None is taken while another count holds one.
+    const bool may_take = rounds_ > 1 && quiet_ &&
+                          std::chrono::steady_clock::now() >= gave_up_at_ + options_.lease_duration;
+    const std::size_t share = (n + live_.size() - 1) / live_.size();
     // Replicas try free shards in different orders, so that they seldom race for the same one.
     const std::size_t offset = fnv1a(options_.identity) % n;
+    for (std::size_t k = 0; k < n && !stopped_; ++k) {
+        leader_elector& e = *electors_[(offset + k) % n];
+        const bool before = e.leading();
+        co_await e.step(may_take && held < share);
+        if (e.leading() && !before) ++held;
+        if (!e.leading() && before) --held;
+        if (round_problem_.empty()) round_problem_ = e.problem();
+    }
+}
+
+asio::awaitable<void> shard_coordinator::run() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    std::vector<bool> held_before(shard_count());
     while (!stopped_) {
-        problem_.clear();
-        co_await member_->step(true);
-        if (!member_->problem().empty()) problem_ = member_->problem();
-        co_await survey();
-        std::size_t held = this->held().size();
-        for (std::size_t give = surplus(held), i = n; give > 0 && i-- > 0 && !stopped_;) {
-            if (!electors_[i]->leading()) continue;
-            spdlog::info("shards: {} gives shard {} up ({} live replicas share {} shards)",
-                         options_.identity, i, live_.size(), n);
-            co_await electors_[i]->release();
-            gave_up_at_ = std::chrono::steady_clock::now();
-            --held;
-            --give;
+        round_problem_.clear();
+        ++rounds_;
+        for (std::size_t i = 0; i < shard_count(); ++i)
+            held_before[i] = shard_lease(i).leading();
+        if (member_) {
+            co_await member_->step(true);
+            round_problem_ = member_->problem();
         }
-        // The first round only announces this replica: replicas that start together see each
-        // other before any of them takes a share. One that gave a shard up takes none for a lease
-        // duration, so that the replica it gave way to has the time to take it (it would otherwise
-        // take it straight back, its share not being full).
-        const bool may_take = ++rounds_ > 1 && std::chrono::steady_clock::now() >=
-                                                   gave_up_at_ + options_.lease_duration;
-        const std::size_t share = (n + live_.size() - 1) / live_.size();
-        for (std::size_t k = 0; k < n && !stopped_; ++k) {
-            leader_elector& e = *electors_[(offset + k) % n];
-            const bool before = e.leading();
-            co_await e.step(may_take && held < share);
-            if (e.leading() && !before) ++held;
-            if (!e.leading() && before) --held;
-            if (problem_.empty() && !e.problem().empty()) problem_ = e.problem();
+        // Renewed (or taken) before the shards are looked at: a shard held before this renewal
+        // is confirmed by it.
+        co_await layout_->step(true);
+        // Unsurveyed, no other count's Leases are known to be gone: nothing new is confirmed or
+        // taken, what is held is renewed.
+        quiet_ = co_await survey() && foreign_.empty();
+        if (!layout_->leading()) {
+            // Another count's layout is in force: nothing of this replica's may stay held.
+            for (auto& e : electors_)
+                co_await e->release();
+            layout_->report_waiting();
+        } else {
+            confirm(held_before);
+            report_foreign();
+            if (!electors_.empty()) co_await share_out();
         }
+        problem_ = std::move(round_problem_);
         timer.expires_after(options_.retry_period);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
 }
 
+std::string shard_coordinator::problem() const {
+    return layout_->problem().empty() ? problem_ : layout_->problem();
+}
+
 asio::awaitable<void> shard_coordinator::release() {
     for (auto& e : electors_)
         co_await e->release();
-    if (!member_->leading()) co_return;
+    // Another live replica of this count still renews the layout: it stays this count's.
+    if (live_.size() <= 1) co_await layout_->release();
+    if (!member_ || !member_->leading()) co_return;
     const std::string name = member_name(options_);
     co_await kube::remove(client_, kube::resources::leases, options_.lease_namespace, name);
 }

@@ -11,6 +11,8 @@
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 namespace hpaplus {
@@ -35,7 +37,7 @@ TEST(ShardOf, IsStableAndSpreadsKeys) {
 struct replica {
     replica(boost::asio::io_context& io, const kube::cluster_config& config,
             const std::string& identity, std::size_t shards)
-        : client(io.get_executor(), config) {
+        : client(io.get_executor(), config), identity(identity) {
         controller::leader_election_options o;
         o.lease_namespace = "hpaplus-system";
         o.lease_duration = 2s;
@@ -51,6 +53,7 @@ struct replica {
     std::size_t held() const { return coordinator->held().size(); }
 
     kube::api_client client;
+    std::string identity;
     std::unique_ptr<controller::shard_coordinator> coordinator;
     int changes = 0;
 };
@@ -155,6 +158,141 @@ TEST_F(ShardCoordinators, ReplicasShareShardsOutHandThemOverAndFenceEachShard) {
     expect_one_writer_per_key({&c});
     EXPECT_TRUE(run_until([&] { return c.coordinator->members() == 1; }, 10s));
     c.coordinator->stop();
+    io.run_for(500ms);
+}
+
+// Issue 71: replicas of 4 shards, then of 6, then one leader, then 3 shards, each rollout a
+// rolling restart (a new replica starts, then an old one leaves cleanly) under the shipped RBAC.
+// At every instant at most one replica may write for each object, and each object is writable
+// again within a lease duration and a few retry periods of the last old replica leaving.
+TEST_F(ShardCoordinators, ChangingTheShardCountNeverGivesAnObjectTwoWriters) {
+    std::vector<std::unique_ptr<replica>> running;
+    std::vector<std::unique_ptr<replica>> stopped; // kept: a stopped one's fence must stay shut
+    std::vector<std::string> keys;
+    for (int i = 0; i < 60; ++i)
+        keys.push_back("ns-" + std::to_string(i % 5) + "/app-" + std::to_string(i));
+    int generation = 0;
+    int started = 0;
+    std::string overlap;
+    // Since when each key has had no writer (absent: it has one).
+    std::map<std::string, std::chrono::steady_clock::time_point> unwritable_since;
+    std::chrono::steady_clock::duration longest_gap{};
+    const auto check = [&] {
+        const auto now = std::chrono::steady_clock::now();
+        for (const auto& key : keys) {
+            std::string writers;
+            for (const auto* list : {&running, &stopped})
+                for (const auto& r : *list)
+                    if (r->coordinator->may_write(key)) writers += " " + r->identity;
+            if (std::count(writers.begin(), writers.end(), ' ') > 1 && overlap.empty())
+                overlap = key + " writable by" + writers;
+            if (!writers.empty()) {
+                if (const auto it = unwritable_since.find(key); it != unwritable_since.end()) {
+                    longest_gap = std::max(longest_gap, now - it->second);
+                    unwritable_since.erase(it);
+                }
+            } else {
+                unwritable_since.try_emplace(key, now);
+            }
+        }
+    };
+    const auto step_until = [&](const std::function<bool()>& done) {
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        while (!done() && std::chrono::steady_clock::now() < deadline) {
+            io.run_for(20ms);
+            check();
+        }
+        return done();
+    };
+    // Every key has exactly one writer among the running replicas.
+    const auto settled = [&] {
+        for (const auto& key : keys) {
+            int writers = 0;
+            for (const auto& r : running)
+                writers += r->coordinator->may_write(key) && r->coordinator->owns(key) ? 1 : 0;
+            if (writers != 1) return false;
+        }
+        return true;
+    };
+    const auto start = [&](std::size_t shards) {
+        running.push_back(std::make_unique<replica>(
+            io, config(), "g" + std::to_string(generation) + "-" + std::to_string(++started),
+            shards));
+    };
+    const auto leave = [&](std::size_t index) {
+        auto& r = running[index];
+        r->coordinator->stop();
+        bool released = false;
+        boost::asio::co_spawn(io, r->coordinator->release(),
+                              [&](std::exception_ptr) { released = true; });
+        EXPECT_TRUE(step_until([&] { return released; }));
+        stopped.push_back(std::move(r));
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(index));
+    };
+    for (int i = 0; i < 3; ++i)
+        start(4);
+    ASSERT_TRUE(step_until(settled));
+    for (const std::size_t next : {6u, 1u, 3u}) {
+        ++generation;
+        longest_gap = {};
+        for (int i = 0; i < 3; ++i) {
+            start(next);
+            for (int k = 0; k < 10; ++k) { // the new one stands by while the old ones work
+                io.run_for(20ms);
+                check();
+            }
+            EXPECT_FALSE(running.back()->coordinator->may_write(keys[0])) << "took over early";
+            leave(0);
+        }
+        ASSERT_TRUE(step_until(settled)) << "to " << next << " shards";
+        EXPECT_EQ(overlap, "") << "to " << next << " shards";
+        // Lease duration 2 s, retry period 0.2 s: the last old replica released everything, so
+        // the new ones need two rounds (take the layout and the shards, then confirm), not an
+        // expiry.
+        EXPECT_LT(longest_gap, 2s)
+            << "to " << next << " shards: "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(longest_gap).count()
+            << " ms without a writer";
+        for (const auto& key : keys) {
+            std::size_t owners = 0;
+            for (const auto& r : running)
+                owners += r->coordinator->owns(key) ? 1 : 0;
+            EXPECT_EQ(owners, 1u) << key;
+        }
+    }
+    // The Leases say which count each was written under.
+    const auto layout =
+        test::run_awaitable(io, kube::get(running[0]->client, kube::resources::leases,
+                                          "hpaplus-system", "hpaplus-controller"));
+    ASSERT_TRUE(layout) << layout.message();
+    EXPECT_EQ(kube::parse_lease(layout.body)->shards, 3u);
+    for (auto& r : running)
+        r->coordinator->stop();
+    io.run_for(500ms);
+}
+
+// A replica of another count that finds the layout Lease expired (the old replicas were killed,
+// nothing released) takes over after the lease duration, and the killed ones' fences stay shut.
+TEST_F(ShardCoordinators, ANewCountTakesOverFromKilledReplicasOnceTheirLeasesExpire) {
+    replica a(io, config(), "old-a", 3);
+    replica b(io, config(), "old-b", 3);
+    ASSERT_TRUE(run_until([&] { return a.held() + b.held() == 3; }));
+    replica leader(io, config(), "leader", 1);
+    io.run_for(1s);
+    EXPECT_TRUE(leader.coordinator->held().empty()) << "the layout of 3 shards is in force";
+    a.coordinator->stop();
+    b.coordinator->stop();
+    const auto killed_at = std::chrono::steady_clock::now();
+    ASSERT_TRUE(run_until([&] { return leader.held() == 1; }));
+    // Expiry of the layout Lease and then of the shard Leases: at least one lease duration.
+    EXPECT_GE(std::chrono::steady_clock::now() - killed_at, 2s);
+    for (int i = 0; i < 20; ++i) {
+        const std::string key = "default/app-" + std::to_string(i);
+        EXPECT_TRUE(leader.coordinator->may_write(key));
+        EXPECT_FALSE(a.coordinator->may_write(key));
+        EXPECT_FALSE(b.coordinator->may_write(key));
+    }
+    leader.coordinator->stop();
     io.run_for(500ms);
 }
 
