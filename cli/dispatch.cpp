@@ -11,16 +11,13 @@
 #include "cli/replay_command.hpp"
 #include "cli/sim_command.hpp"
 #include "controller/runtime/lifecycle.hpp"
+#include "core/build_info.hpp"
 
 #include <spdlog/formatter.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <string_view>
-
-#ifndef HPAPLUS_VERSION
-#define HPAPLUS_VERSION "0.1.0"
-#endif
 
 namespace hpaplus::cli {
 namespace {
@@ -41,7 +38,7 @@ constexpr const char* usage =
     "  recommend FILE|-  run the VPAPlus recommender offline on recorded usage (JSON)\n"
     "  replay            replay autoscalers and variants over recorded load (what-if)\n"
     "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
-    "  version           print the version\n"
+    "  version           print the version, the git commit and its date\n"
     "\n"
     "Run 'hpaplus COMMAND --help' for a command's options.\n"
     "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.\n";
@@ -59,7 +56,7 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     if (command == "version" || command == "--version") {
-        std::printf("hpaplus %s\n", HPAPLUS_VERSION);
+        std::printf("%s\n", core::version_line().c_str());
         return 0;
     }
     // Every command's log lines escape what users wrote (the controller's and the demo's logger

@@ -19,10 +19,11 @@ packages=(
   libboost1.81-dev libssl-dev rapidjson-dev libspdlog-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libhowardhinnant-date-dev tzdata prometheus-cpp-dev libfftw3-dev
 )
-# What only the tests use: real Prometheus and InfluxDB, Clang for the fuzzers, debootstrap for the
-# image check, the official Python Kubernetes client as a typed client of the sim (and kubectl below).
+# What only the tests use: real Prometheus and InfluxDB, Clang for the fuzzers, buildah and
+# debootstrap for the image build (scripts/image-build.sh), the official Python Kubernetes client as
+# a typed client of the sim (and kubectl below).
 ((demo_only)) || packages+=(prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev debootstrap
-  python3-kubernetes)
+  buildah python3-kubernetes)
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi

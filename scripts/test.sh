@@ -7,7 +7,7 @@
 #
 # Three builds, each serving what only it can show:
 #   build/        GCC 12, warnings as errors, RelWithDebInfo: the binary we ship. It compiles
-#                 everything (tests and bench too) and runs the unit tests, the image check and a
+#                 everything (tests and bench too) and runs the unit tests, the image build and a
 #                 demo smoke run; its other tests would only repeat the sanitizer build's.
 #   build-asan/   Clang 14, ASan + UBSan (float-cast-overflow included) + libFuzzer's coverage,
 #                 warnings as errors: every test (unit, integration, end-to-end) and every fuzz
@@ -128,7 +128,8 @@ fi
 stage "set-up: packages, kubectl" env HPAPLUS_SETUP=packages ./scripts/setup.sh
 stage "build build/: GCC, -Werror, everything" env HPAPLUS_CMAKE_ARGS="-DHPAPLUS_WERROR=ON" ./scripts/setup.sh
 stage "unit tests and memory figures (build/)" unit_tests
-stage "image check (scripts/image-check.sh build/hpaplus)" ./scripts/image-check.sh build/hpaplus
+stage "image built from the Dockerfile with buildah and run (scripts/image-build.sh --prebuilt build/hpaplus)" \
+  ./scripts/image-build.sh --prebuilt build/hpaplus
 stage "demo smoke run (build/hpaplus demo --duration 30)" demo_smoke
 stage "build build-asan/: Clang, ASan+UBSan+fuzzer coverage, -Werror, everything" \
   env HPAPLUS_BUILD_DIR=build-asan HPAPLUS_PRESET=asan-ubsan ./scripts/setup.sh

@@ -7,6 +7,7 @@
 #include "controller/runtime/run_and_wait.hpp"
 #include "controller/runtime/shards.hpp"
 #include "controller/runtime/telemetry.hpp"
+#include "core/build_info.hpp"
 #include "kube/api_client.hpp"
 #include "metrics/metric_sources.hpp"
 #include "net/listen_address.hpp"
@@ -174,6 +175,7 @@ struct controller_process::impl {
     }
 
     asio::awaitable<void> run() {
+        spdlog::info("{} starting", core::version_line());
         const bool synced = co_await objects.start_caches();
         if (!synced) {
             spdlog::error("the caches did not sync within {} ms ({}); are the CRDs installed "

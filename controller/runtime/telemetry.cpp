@@ -1,6 +1,8 @@
 // controller/runtime/telemetry.cpp — metric families and their updates.
 #include "controller/runtime/telemetry.hpp"
 
+#include "core/build_info.hpp"
+
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
@@ -109,6 +111,16 @@ struct telemetry::impl {
             .Help("With --shards: the live replicas this one sees (itself included)")
             .Register(*registry)
             .Add({});
+    /// Always 1; the labels say which build is running (kube-state-metrics' and Go's habit).
+    prometheus::Gauge& build_info =
+        prometheus::BuildGauge()
+            .Name("hpaplus_build_info")
+            .Help("1, labelled with the version, git commit and "
+                  "compiler of this build")
+            .Register(*registry)
+            .Add({{"version", std::string(core::this_build().version)},
+                  {"revision", std::string(core::this_build().revision)},
+                  {"compiler", std::string(core::this_build().compiler)}});
 };
 
 // One lane's handles: found once by labels, then updated directly (a lookup by labels hashes them
@@ -138,7 +150,9 @@ const std::string& object_key(const std::string& kind, const std::string& ns,
 }
 } // namespace
 
-telemetry::telemetry() : impl_(std::make_unique<impl>()) {}
+telemetry::telemetry() : impl_(std::make_unique<impl>()) {
+    impl_->build_info.Set(1);
+}
 telemetry::~telemetry() = default;
 
 std::unique_ptr<telemetry::recorder> telemetry::new_recorder() {

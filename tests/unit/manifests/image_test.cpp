@@ -3,7 +3,12 @@
 #include "../../support/build_paths.hpp"
 #include "../../support/process.hpp"
 
+#include "controller/runtime/telemetry.hpp"
+#include "core/build_info.hpp"
+
 #include <gtest/gtest.h>
+
+#include <regex>
 
 #include <fstream>
 #include <set>
@@ -68,6 +73,55 @@ TEST(Image, TheRuntimeStageInstallsAPackageForEveryLibraryTheBinaryLoads) {
             << "not install";
     }
     EXPECT_GE(libraries, 5u) << ldd.output;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::string first_line(std::string text) {
+    return text.substr(0, text.find('\n'));
+}
+
+// The one place the version is written: CMakeLists.txt's project(hpaplus VERSION x.y.z ...).
+std::string project_version() {
+    const std::string cmake = read_file(std::string(HPAPLUS_SOURCE_DIR) + "/CMakeLists.txt");
+    std::smatch m;
+    if (!std::regex_search(cmake, m, std::regex(R"(project\(hpaplus VERSION ([0-9.]+))")))
+        return "";
+    return m[1];
+}
+
+// Issue 71: `hpaplus version` names the version, the commit it was built from and that commit's
+// date; the tests run on a git checkout, so both are known here.
+TEST(Image, VersionNamesTheProjectVersionTheCommitAndItsDate) {
+    const std::string git = "git -C '" + std::string(HPAPLUS_SOURCE_DIR) + "' ";
+    const auto head = hpaplus::test::run_command(git + "rev-parse --short=12 HEAD");
+    ASSERT_EQ(head.exit_code, 0) << head.output;
+    const auto date = hpaplus::test::run_command(git + "log -1 --format=%cs HEAD");
+    ASSERT_EQ(date.exit_code, 0) << date.output;
+    const std::string version = project_version();
+    ASSERT_FALSE(version.empty());
+
+    const auto out = hpaplus::test::run_command(std::string(HPAPLUS_BINARY) + " version");
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    // "-dirty" while the tree has uncommitted changes (a developer's build, never CI's clone).
+    const std::regex expected("hpaplus " + version + R"( \(commit )" + first_line(head.output) +
+                              "(-dirty)?, " + first_line(date.output) +
+                              R"(, (GNU|Clang) [0-9.]+.*\))");
+    EXPECT_TRUE(std::regex_match(first_line(out.output), expected)) << out.output;
+    EXPECT_EQ(first_line(out.output), hpaplus::core::version_line());
+}
+
+// The same identity on /metrics, as hpaplus_build_info{version,revision,compiler} 1.
+TEST(Image, MetricsCarryTheBuildInfo) {
+    const auto& build = hpaplus::core::this_build();
+    const std::string text = hpaplus::controller::telemetry().exposition();
+    const std::string series = "hpaplus_build_info{compiler=\"" + std::string(build.compiler) +
+                               "\",revision=\"" + std::string(build.revision) + "\",version=\"" +
+                               project_version() + "\"} 1";
+    EXPECT_NE(text.find(series), std::string::npos) << series << "\nnot in\n" << text;
 }
 
 } // namespace
