@@ -229,11 +229,28 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
         if (!body_ns.empty() && body_ns != ns)
             return bad_request("the namespace of the provided object does not match the namespace "
                                "sent on the request");
-        if (collection* namespaces = find("", "v1", "namespaces");
-            namespaces && !get(*namespaces, "", ns))
-            return api_error{404, "NotFound",  "namespaces \"" + ns + "\" not found",
-                             ns,  "",          "namespaces",
-                             {},  std::nullopt};
+        if (collection* namespaces = find("", "v1", "namespaces"); namespaces) {
+            const object_ptr owner = get(*namespaces, "", ns);
+            if (!owner)
+                return api_error{404, "NotFound",  "namespaces \"" + ns + "\" not found",
+                                 ns,  "",          "namespaces",
+                                 {},  std::nullopt};
+            // NamespaceLifecycle admission: nothing new in a namespace being deleted.
+            if (find_path(owner->doc, "metadata.deletionTimestamp")) {
+                const std::string what = t.plural + (name.empty() ? "" : " \"" + name + "\"");
+                return api_error{
+                    403,
+                    "Forbidden",
+                    what + " is forbidden: unable to create new content in namespace " + ns +
+                        " because it is being terminated",
+                    name,
+                    t.group,
+                    t.plural,
+                    {{"NamespaceTerminating", "namespace " + ns + " is being terminated",
+                      "metadata.namespace"}},
+                    std::nullopt};
+            }
+        }
     }
     const std::string object_ns = t.namespaced ? ns : "";
     if (c.objects.count(key(object_ns, name))) return already_exists(t, name);

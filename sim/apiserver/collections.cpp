@@ -209,13 +209,23 @@ http_response api_server::impl::objects(http_request& r, target t) {
         if (!options) return error_response(options.error());
         if (auto e = check_preconditions(c->type, *current, *options)) return error_response(*e);
         if (c->type.plural == "namespaces" && c->type.group.empty()) {
-            // Through Terminating, as the namespace controller does it: watchers see the phase
-            // change, then the contents go, then the namespace.
-            const object_ptr terminating = mark_terminating(*c, current);
-            delete_namespace_contents(t.name);
-            auto removed = store.remove(*c, t.ns, t.name);
-            if (!removed) return error_response(removed.error());
-            return ok(served_text(c->type, t, *terminating));
+            // Terminating: the namespace controller (sim/workload/namespaces.cpp) deletes what is
+            // in it, then the namespace, as kube-controller-manager's does, a little later.
+            // NamespaceLifecycle: the namespaces every cluster has are immortal.
+            if (t.name == "default" || t.name == "kube-system" || t.name == "kube-public")
+                return error_response(api_error{403,
+                                                "Forbidden",
+                                                "namespaces \"" + t.name +
+                                                    "\" is forbidden: this namespace may not be "
+                                                    "deleted",
+                                                t.name,
+                                                "",
+                                                "namespaces",
+                                                {},
+                                                std::nullopt});
+            if (find_path(current->doc, "metadata.deletionTimestamp"))
+                return ok(served_text(c->type, t, *current));
+            return ok(served_text(c->type, t, *mark_terminating(*c, current)));
         }
         if (pod) {
             // Graceful, as the pod strategy deletes: Terminating until the kubelet is done.
@@ -579,17 +589,6 @@ object_ptr api_server::impl::mark_terminating(collection& namespaces, const obje
     auto terminating =
         store.update(namespaces, "", ns->name, std::move(status), write_mode::internal_status);
     return terminating ? *terminating : *marked;
-}
-
-void api_server::impl::delete_namespace_contents(const std::string& ns) {
-    for (collection* c : store.collections()) {
-        if (!c->type.namespaced) continue;
-        std::vector<object_ptr> doomed;
-        for (const auto& [k, o] : c->objects)
-            if (o->namespace_ == ns) doomed.push_back(o);
-        for (const auto& o : doomed)
-            (void)store.remove(*c, ns, o->name);
-    }
 }
 
 // Mutating admission of a create: the webhooks' patches end up in the request body, which

@@ -156,7 +156,6 @@ struct api_server::impl {
     std::vector<std::pair<collection*, object_ptr>> dependents_of(const std::string& ns,
                                                                   const std::string& uid);
     object_ptr delete_propagating(collection& c, const object_ptr& owner, bool orphan);
-    void delete_namespace_contents(const std::string& ns);
 
     // Mutating admission of a create: the webhooks' patches end up in the request body, which
     // the create then stores (after schema validation, as on the real server).

@@ -7,6 +7,7 @@
 #include "sim/apiserver/defaults.hpp"
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
+#include "sim/workload/namespaces.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -123,6 +124,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         if (!synced || restores_seen != store.restores()) resync();
         reconcile_changed_workloads();
         collect_garbage(*pods);
+        finalize_terminating_namespaces(store, core::wall_now());
         // One step, one time: the wall-clock text is formatted once, not once per pod.
         const auto step_time = clock::now();
         const std::string step_text = now_text();

@@ -144,7 +144,8 @@ TEST_P(JavaScriptClientOnSim, ListsPagesWatchesScalesTopsDeletesAndAppliesServer
           "applied 1 [\"js-a:Apply\"]",
           "conflict 409 Apply failed with 1 conflict: conflict with \"js-a\": .data.replicas "
           ".data.replicas",
-          "forced 2 [\"js-a\",\"js-b\"]", "created pod Pending BestEffort"})
+          "forced 2 [\"js-a\",\"js-b\"]",
+          "created pod Pending BestEffort"})
         EXPECT_NE(r.output.find(line), std::string::npos) << "missing: " << line << "\n"
                                                           << r.output;
 }
@@ -278,13 +279,23 @@ TEST_P(KubectlOnSim, TheCrdsCelRulesRefuseWhatBreaksThem) {
     EXPECT_NE(kubectl("get hpapluses inverted-bounds").exit_code, 0) << "nothing was created";
 }
 
-// `kubectl apply -k deploy/` installs the base (CRDs, namespace, ServiceAccount, RBAC, Service,
-// controller Deployment, PDB, FlowSchema) as on a real cluster; the controller rolls out; applying
-// again changes nothing (a PodDisruptionBudget's selector has patch strategy `replace`, so newer
-// kubectl sends it on every apply and says "configured", against a real server too).
+// `kubectl apply -k crds/` then `kubectl apply -k deploy/` installs the CRDs and then the base
+// (namespace, ServiceAccount, RBAC, Service, controller Deployment, PDB, FlowSchema) as on a real
+// cluster; the controller rolls out; applying again changes nothing (a PodDisruptionBudget's
+// selector has patch strategy `replace`, so newer kubectl sends it on every apply and says
+// "configured", against a real server too).
 TEST_P(KubectlOnSim, ApplyKustomizeInstallsTheBase) {
-    const std::string deploy = std::string(HPAPLUS_SOURCE_DIR) + "/deploy/";
-    auto r = kubectl("apply -k " + deploy);
+    const std::string source = std::string(HPAPLUS_SOURCE_DIR);
+    auto r = kubectl("apply -k " + source + "/crds/");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* crd : {"hpapluses", "cronhpas", "vpapluses"})
+        EXPECT_NE(r.output.find(std::string("customresourcedefinition.apiextensions.k8s.io/") +
+                                crd + ".autoscaling.hpaplus.io created"),
+                  std::string::npos)
+            << crd << "\n"
+            << r.output;
+    const std::string deploy = source + "/deploy/";
+    r = kubectl("apply -k " + deploy);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     for (const char* created :
          {"namespace/hpaplus-system created", "serviceaccount/hpaplus-controller created",
@@ -293,9 +304,9 @@ TEST_P(KubectlOnSim, ApplyKustomizeInstallsTheBase) {
           "rolebinding.rbac.authorization.k8s.io/hpaplus-leader-election created",
           "service/hpaplus-controller-metrics created",
           "deployment.apps/hpaplus-controller created",
-          "flowschema.flowcontrol.apiserver.k8s.io/hpaplus-controller created",
-          "customresourcedefinition.apiextensions.k8s.io/hpapluses.autoscaling.hpaplus.io created"})
+          "flowschema.flowcontrol.apiserver.k8s.io/hpaplus-controller created"})
         EXPECT_NE(r.output.find(created), std::string::npos) << created << "\n" << r.output;
+    EXPECT_EQ(r.output.find("customresourcedefinition"), std::string::npos) << r.output;
     r = kubectl("-n hpaplus-system rollout status deployment/hpaplus-controller --timeout=30s");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     r = kubectl("-n hpaplus-system get service hpaplus-controller-metrics");
@@ -307,6 +318,44 @@ TEST_P(KubectlOnSim, ApplyKustomizeInstallsTheBase) {
         if (line.rfind("#", 0) == 0 || line.find(" unchanged") != std::string::npos) continue;
         EXPECT_EQ(line, "poddisruptionbudget.policy/hpaplus-controller configured") << r.output;
     }
+}
+
+// Issue 71: the CRDs live apart from the controller. `kubectl delete -k deploy/` (what a GitOps
+// prune of the controller's application does) removes the controller, its namespace and its RBAC,
+// and leaves every CRD and every team's HPAPlus, CronHPA and VPAPlus where they were.
+TEST_P(KubectlOnSim, DeletingTheControllerLeavesTheCrdsAndEveryObject) {
+    const std::string source = std::string(HPAPLUS_SOURCE_DIR);
+    ASSERT_EQ(kubectl("apply -k " + source + "/crds/").exit_code, 0);
+    auto r = kubectl("apply -k " + source + "/deploy/vertical");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char* example :
+         {"hpaplus-cpu.yaml", "cronhpa-deployment.yaml", "vpaplus-inplace.yaml"}) {
+        r = kubectl("apply -f " + source + "/crds/examples/" + example);
+        ASSERT_EQ(r.exit_code, 0) << example << ": " << r.output;
+    }
+    const auto objects = [&] {
+        return kubectl("-n default get hpapluses,cronhpas,vpapluses -o name").output;
+    };
+    const std::string before = objects();
+    ASSERT_EQ(std::count(before.begin(), before.end(), '\n'), 3) << before;
+
+    r = kubectl("delete -k " + source + "/deploy/vertical --wait=true --timeout=60s");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("customresourcedefinition"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("deployment.apps \"hpaplus-controller\" deleted"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("clusterrole.rbac.authorization.k8s.io \"hpaplus-vertical\" deleted"),
+              std::string::npos)
+        << r.output;
+    EXPECT_TRUE(test::eventually(
+        [&] { return kubectl("get namespace hpaplus-system").exit_code != 0; }, 30s, 200ms))
+        << kubectl("get namespace hpaplus-system -o yaml").output;
+    r = kubectl("get customresourcedefinitions -o name");
+    for (const char* crd : {"hpapluses", "cronhpas", "vpapluses"})
+        EXPECT_NE(r.output.find(std::string(crd) + ".autoscaling.hpaplus.io"), std::string::npos)
+            << crd << "\n"
+            << r.output;
+    EXPECT_EQ(objects(), before);
 }
 
 TEST_P(KubectlOnSim, PodsAndEvents) {

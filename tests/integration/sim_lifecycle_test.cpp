@@ -100,6 +100,54 @@ TEST_F(SimLifecycle, ARunningPodIsTerminatingUntilTheKubeletIsDone) {
     EXPECT_EQ(sim.get(pods + "/db").status, 404);
 }
 
+// A deleted namespace stays Terminating while the namespace controller empties it (its pods stop
+// gracefully); meanwhile nothing new may be created in it (NamespaceLifecycle), and then it goes.
+// The namespaces every cluster needs may not be deleted at all.
+TEST_F(SimLifecycle, ATerminatingNamespaceRefusesNewContentUntilItsPodsAreGone) {
+    create("/api/v1/namespaces", R"({"metadata":{"name":"shop"}})");
+    const std::string shop_pods = "/api/v1/namespaces/shop/pods";
+    create(shop_pods, R"({"metadata":{"name":"db","annotations":)"
+                      R"({"sim.hpaplus.io/termination-seconds":"2"}},)"
+                      R"("spec":{"containers":[{"name":"app","image":"nginx"}]}})");
+    ASSERT_TRUE(test::eventually(
+        [&] { return str(parse(sim.get(shop_pods + "/db").body), "/status/phase") == "Running"; }));
+    auto r = sim.request("DELETE", "/api/v1/namespaces/shop");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/status/phase"), "Terminating");
+    // The pod is stopping (2 s), so the namespace is still there.
+    EXPECT_TRUE(test::eventually([&] {
+        return str(parse(sim.get(shop_pods + "/db").body), "/metadata/deletionTimestamp") !=
+               "<missing>";
+    }));
+    EXPECT_EQ(sim.get("/api/v1/namespaces/shop").status, 200);
+    r = sim.request("POST", "/api/v1/namespaces/shop/configmaps", R"({"metadata":{"name":"cfg"}})");
+    EXPECT_EQ(r.status, 403) << r.body;
+    const auto refused = parse(r.body);
+    EXPECT_EQ(str(refused, "/reason"), "Forbidden");
+    EXPECT_EQ(str(refused, "/message"),
+              "configmaps \"cfg\" is forbidden: unable to create new content in namespace shop "
+              "because it is being terminated");
+    EXPECT_EQ(str(refused, "/details/causes/0/reason"), "NamespaceTerminating");
+    EXPECT_EQ(str(refused, "/details/causes/0/field"), "metadata.namespace");
+    // A second delete changes nothing.
+    EXPECT_EQ(sim.request("DELETE", "/api/v1/namespaces/shop").status, 200);
+    EXPECT_TRUE(
+        test::eventually([&] { return sim.get("/api/v1/namespaces/shop").status == 404; }, 10s));
+    EXPECT_EQ(sim.get(shop_pods + "/db").status, 404);
+
+    for (const char* immortal : {"default", "kube-system", "kube-public"}) {
+        r = sim.request("DELETE", std::string("/api/v1/namespaces/") + immortal);
+        EXPECT_EQ(r.status, 403) << immortal << ": " << r.body;
+        EXPECT_EQ(str(parse(r.body), "/message"),
+                  std::string("namespaces \"") + immortal +
+                      "\" is forbidden: this namespace may not be deleted")
+            << r.body;
+        EXPECT_EQ(str(parse(sim.get(std::string("/api/v1/namespaces/") + immortal).body),
+                      "/status/phase"),
+                  "Active");
+    }
+}
+
 TEST_F(SimLifecycle, GracePeriodZeroGoesAtOnceAndASecondDeleteOnlyShortens) {
     running_pod("now");
     auto r = sim.request("DELETE", pods + "/now?gracePeriodSeconds=0");

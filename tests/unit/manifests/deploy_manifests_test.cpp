@@ -63,8 +63,9 @@ std::vector<std::string> kubectls() {
     return out;
 }
 
-const char* const overlays[] = {"deploy",          "deploy/webhook",         "deploy/adapter",
-                                "deploy/complete", "deploy/other-namespace", "deploy/sharded"};
+const char* const overlays[] = {"deploy",         "deploy/vertical", "deploy/webhook",
+                                "deploy/adapter", "deploy/complete", "deploy/other-namespace",
+                                "deploy/sharded"};
 
 // The controller's arguments as the kubelet passes them: $(VAR) from the container's env, whose
 // fieldRef metadata.namespace is the pod's namespace.
@@ -130,31 +131,56 @@ TEST(DeployManifests, AllPartsArePresentAndParse) {
                             "ClusterRole/hpaplus-adapter-metrics-reader",
                             "Certificate/hpaplus-adapter",
                             "NetworkPolicy/hpaplus-adapter",
-                            "CustomResourceDefinition/hpapluses.autoscaling.hpaplus.io",
-                            "CustomResourceDefinition/cronhpas.autoscaling.hpaplus.io",
-                            "CustomResourceDefinition/vpapluses.autoscaling.hpaplus.io"})
+                            "ClusterRole/hpaplus-vertical",
+                            "ClusterRoleBinding/hpaplus-vertical"})
         EXPECT_EQ(m.count(key), 1u) << key;
 }
 
-// `kubectl apply -k deploy/` installs the base: the CRDs, the namespace, RBAC, the backends
-// ConfigMap, the controller and its FlowSchema — no webhook, no adapter.
+// Issue 71: the CRDs are their own kustomization, and no overlay of the controller carries one, so
+// deleting or pruning the controller never deletes the CRDs (and every object made of them).
+TEST(DeployManifests, TheCrdsAreInstalledApartFromEveryOverlay) {
+    for (const auto& kubectl : kubectls()) {
+        std::set<std::string> crds;
+        for (const auto& [key, doc] : manifests("crds", kubectl))
+            crds.insert(key);
+        EXPECT_EQ(crds, (std::set<std::string>{
+                            "CustomResourceDefinition/cronhpas.autoscaling.hpaplus.io",
+                            "CustomResourceDefinition/hpapluscheckpoints.autoscaling.hpaplus.io",
+                            "CustomResourceDefinition/hpapluses.autoscaling.hpaplus.io",
+                            "CustomResourceDefinition/vpapluscheckpoints.autoscaling.hpaplus.io",
+                            "CustomResourceDefinition/vpapluses.autoscaling.hpaplus.io"}))
+            << kubectl;
+        for (const char* dir : overlays)
+            for (const auto& [key, doc] : manifests(dir, kubectl))
+                EXPECT_NE(key.rfind("CustomResourceDefinition/", 0), 0u) << kubectl << " " << dir;
+    }
+}
+
+// `kubectl apply -k deploy/` installs the base: the namespace, RBAC, the backends ConfigMap, the
+// horizontal controller and its FlowSchema — no CRD, no vertical module, no webhook, no adapter.
 TEST(DeployManifests, TheBaseIsWhatApplyKInstalls) {
     const auto m = manifests("deploy");
     std::set<std::string> kinds;
     for (const auto& [key, doc] : m)
         kinds.insert(key.substr(0, key.find('/')));
-    EXPECT_EQ(kinds, (std::set<std::string>{"ClusterRole", "ClusterRoleBinding", "ConfigMap",
-                                            "CustomResourceDefinition", "Deployment", "FlowSchema",
-                                            "Namespace", "PodDisruptionBudget", "Role",
-                                            "RoleBinding", "Service", "ServiceAccount"}));
+    EXPECT_EQ(kinds,
+              (std::set<std::string>{"ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment",
+                                     "FlowSchema", "Namespace", "PodDisruptionBudget", "Role",
+                                     "RoleBinding", "Service", "ServiceAccount"}));
     EXPECT_EQ(m.count("Service/hpaplus-webhook"), 0u);
     EXPECT_EQ(m.count("Deployment/hpaplus-adapter"), 0u);
-    // Without the webhook the controller neither serves nor mounts it.
+    EXPECT_EQ(m.count("ClusterRole/hpaplus-vertical"), 0u);
+    // Without the webhook the controller neither serves nor mounts it; without deploy/vertical it
+    // runs no VPAPlus.
     const auto args = controller_args(m.at("Deployment/hpaplus-controller"));
-    for (const auto& a : args)
+    for (const auto& a : args) {
         EXPECT_EQ(a.find("webhook"), std::string::npos) << a;
+        EXPECT_EQ(a.find("vertical"), std::string::npos) << a;
+    }
     bool help = false;
-    EXPECT_TRUE(cli::parse_controller_flags(args, help));
+    const auto options = cli::parse_controller_flags(args, help);
+    ASSERT_TRUE(options);
+    EXPECT_FALSE(options->enable_vertical);
 }
 
 // Every overlay renders with every kubectl we support, and the one for another namespace leaves
@@ -230,6 +256,8 @@ TEST(DeployManifests, TheShardedOverlayRunsReplicasThatMayUseEveryShardLease) {
     EXPECT_EQ(options->leader.lease_namespace, role["metadata"]["namespace"].GetString());
 }
 
+// Issue 71: the base grants what the horizontal controller calls and, like kube-controller-
+// manager's system:controller:horizontal-pod-autoscaler, nothing that writes a pod.
 TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
     const auto m = manifests("deploy");
     const auto& role = m.at("ClusterRole/hpaplus-controller");
@@ -251,13 +279,7 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
         {"custom.metrics.k8s.io", "pods/qps", "get"},
         {"external.metrics.k8s.io", "queue_length", "list"},
         {"", "events", "create"},
-        {"", "events", "patch"},
-        {"autoscaling.hpaplus.io", "vpapluses", "watch"},
-        {"autoscaling.hpaplus.io", "vpapluses/status", "patch"},
-        {"autoscaling.hpaplus.io", "vpapluscheckpoints", "create"},
-        {"autoscaling.hpaplus.io", "vpapluscheckpoints/status", "patch"},
-        {"", "pods/resize", "patch"},
-        {"", "pods/eviction", "create"}};
+        {"", "events", "patch"}};
     for (const auto& [group, resource, verb] : calls)
         EXPECT_TRUE(grants(role, group, resource, verb)) << group << " " << resource << " " << verb;
     EXPECT_FALSE(grants(role, "", "secrets", "get"));
@@ -265,13 +287,57 @@ TEST(DeployManifests, RbacGrantsEveryCallTheControllerMakes) {
     EXPECT_FALSE(grants(role, "apps", "statefulsets", "update"));
     EXPECT_FALSE(grants(role, "autoscaling", "horizontalpodautoscalers", "update"))
         << "the spec is the user's; HPAPlus writes only the status";
-    EXPECT_FALSE(grants(role, "", "pods", "delete")) << "pods go only through the Eviction API";
     // Status is merge-patched, never read or replaced (the suite's RBAC record shows it).
     EXPECT_FALSE(grants(role, "autoscaling", "horizontalpodautoscalers/status", "update"));
     EXPECT_FALSE(grants(role, "autoscaling.hpaplus.io", "hpapluses/status", "get"));
+    // Nothing of the vertical module's: patching a pod's labels can detach it from its Service.
+    for (const auto& [resource, verb] :
+         std::vector<std::pair<std::string, std::string>>{{"pods", "patch"},
+                                                          {"pods", "update"},
+                                                          {"pods", "delete"},
+                                                          {"pods/eviction", "create"},
+                                                          {"pods/resize", "patch"}})
+        EXPECT_FALSE(grants(role, "", resource, verb)) << resource << " " << verb;
+    EXPECT_FALSE(grants(role, "autoscaling.hpaplus.io", "vpapluses", "list"));
     const auto& lease_role = m.at("Role/hpaplus-leader-election");
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "create"));
     EXPECT_TRUE(grants(lease_role, "coordination.k8s.io", "leases", "update"));
+    // No other ClusterRole in the base.
+    for (const auto& [key, doc] : m) {
+        if (key.rfind("ClusterRole/", 0) == 0) {
+            EXPECT_EQ(key, "ClusterRole/hpaplus-controller");
+        }
+    }
+}
+
+// deploy/vertical turns VPAPlus on and grants its calls in a ClusterRole of its own, bound to the
+// controller's ServiceAccount (the workers run in its process).
+TEST(DeployManifests, TheVerticalOverlayAddsOnlyTheVerticalModulesRules) {
+    for (const char* dir : {"deploy/vertical", "deploy/webhook", "deploy/complete"}) {
+        const auto m = manifests(dir);
+        bool help = false;
+        const auto options = cli::parse_controller_flags(
+            controller_args(m.at("Deployment/hpaplus-controller")), help);
+        ASSERT_TRUE(options) << dir;
+        EXPECT_TRUE(options->enable_vertical) << dir;
+        const auto& role = m.at("ClusterRole/hpaplus-vertical");
+        const std::tuple<const char*, const char*, const char*> calls[] = {
+            {"autoscaling.hpaplus.io", "vpapluses", "watch"},
+            {"autoscaling.hpaplus.io", "vpapluses/status", "patch"},
+            {"autoscaling.hpaplus.io", "vpapluscheckpoints", "create"},
+            {"autoscaling.hpaplus.io", "vpapluscheckpoints/status", "patch"},
+            {"", "pods", "patch"},
+            {"", "pods/resize", "patch"},
+            {"", "pods/eviction", "create"}};
+        for (const auto& [group, resource, verb] : calls)
+            EXPECT_TRUE(grants(role, group, resource, verb))
+                << dir << " " << resource << " " << verb;
+        EXPECT_FALSE(grants(role, "", "pods", "delete")) << "pods go only through the Eviction API";
+        EXPECT_FALSE(grants(role, "apps", "deployments/scale", "update"));
+        const auto& binding = m.at("ClusterRoleBinding/hpaplus-vertical");
+        EXPECT_STREQ(binding["roleRef"]["name"].GetString(), "hpaplus-vertical");
+        EXPECT_STREQ(binding["subjects"][0]["name"].GetString(), "hpaplus-controller");
+    }
 }
 
 // The shipped backends file is valid, and the controller and the adapter read it where it is
