@@ -136,6 +136,28 @@ TEST(DeployManifests, AllPartsArePresentAndParse) {
         EXPECT_EQ(m.count(key), 1u) << key;
 }
 
+// The image tags deploy/ ships are the version CMakeLists.txt's project(VERSION) names (the one
+// place the version is written; docs/releasing.md).
+TEST(DeployManifests, EveryImageIsTheProjectVersion) {
+    std::ifstream in(std::string(HPAPLUS_SOURCE_DIR) + "/CMakeLists.txt");
+    const std::string cmake((std::istreambuf_iterator<char>(in)), {});
+    const std::string prefix = "project(hpaplus VERSION ";
+    const auto at = cmake.find(prefix);
+    ASSERT_NE(at, std::string::npos);
+    const auto from = at + prefix.size();
+    const std::string version = cmake.substr(from, cmake.find(' ', from) - from);
+    std::size_t images = 0;
+    for (const auto& [key, doc] : manifests("deploy/complete")) {
+        if (key.rfind("Deployment/", 0) != 0) continue;
+        for (const auto& c : doc["spec"]["template"]["spec"]["containers"].GetArray()) {
+            const std::string image = c["image"].GetString();
+            EXPECT_EQ(image.substr(image.rfind(':') + 1), version) << key << ": " << image;
+            ++images;
+        }
+    }
+    EXPECT_EQ(images, 2u);
+}
+
 // Issue 71: the CRDs are their own kustomization, and no overlay of the controller carries one, so
 // deleting or pruning the controller never deletes the CRDs (and every object made of them).
 TEST(DeployManifests, TheCrdsAreInstalledApartFromEveryOverlay) {
