@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r.path = r.target.substr(0, question);
     if (question != std::string::npos) r.query = net::parse_query(r.target.substr(question + 1));
     const sim::access_request a = sim::access_of(r);
-    const sim::sim_user user{"fuzz", {"system:authenticated"}, {}};
+    const sim::sim_user user{"fuzz", {"system:authenticated"}, {}, {}};
     fuzz::require(sim::forbidden(user, a, "").message.find("cannot " + a.verb) != std::string::npos,
                   "a refusal names the verb");
     sim::json_doc everything;

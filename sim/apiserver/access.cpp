@@ -68,7 +68,7 @@ json rule_json(const policy_rule& rule, json_alloc& a) {
 void api_server::impl::bootstrap_authentication() {
     front_proxy = net::issue_client_certificate(net::make_self_signed({"front-proxy-ca"}),
                                                 "front-proxy-client");
-    tokens[admin_token] = {admin_token, {"system:masters", "system:authenticated"}, {}};
+    tokens[admin_token] = {admin_token, {"system:masters", "system:authenticated"}, {}, {}};
     collection* configmaps = store.find("", "v1", "configmaps");
     json_doc doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
@@ -135,7 +135,9 @@ api_result<sim_user> api_server::impl::impersonate(const http_request& r, sim_us
         if (d.allowed) return std::nullopt;
         return forbidden(caller, a, d.reason);
     };
-    sim_user acting{user, groups, uid};
+    sim_user acting{user, groups, uid, {}};
+    for (const auto& [key, value] : extra)
+        acting.extra[key].push_back(value);
     if (const auto account = service_account_of(user)) {
         const auto& [ns, name] = *account;
         if (auto e = check({"", true, "", "serviceaccounts", "", ns, name, ""})) return *e;
@@ -223,8 +225,10 @@ http_response api_server::impl::review(const http_request& r, const target& t,
                 "or resourceAttributes must be specified"));
         sim_user subject = user;
         if (t.plural != "selfsubjectaccessreviews")
-            subject = {string_at(body, "spec.user"), strings_at(body, "spec.groups"),
-                       string_at(body, "spec.uid")};
+            subject = {string_at(body, "spec.user"),
+                       strings_at(body, "spec.groups"),
+                       string_at(body, "spec.uid"),
+                       {}};
         if (t.plural == "localsubjectaccessreviews") {
             if (!body.HasMember("metadata"))
                 body.AddMember("metadata", json(rapidjson::kObjectType), a);
@@ -281,9 +285,52 @@ http_response api_server::impl::token_request(const http_request& r, const targe
         return error_response(invalid(
             accounts->type, t.name,
             {{"spec.expirationSeconds", "may not specify a duration less than 10 minutes"}}));
-    const std::string token = "sim-sa-" + new_uid();
     sim_user user = service_account(t.ns, t.name);
     user.uid = string_at(account->doc, "metadata.uid");
+    // A token bound to a pod (what the kubelet's projected tokens are) names it in user.extra, so
+    // the audit log tells the replicas of one ServiceAccount apart; it is refused for a pod that
+    // is not there, or not the one the uid names.
+    json bound(rapidjson::kNullType);
+    if (const json* ref = body.IsObject() ? find_path(body, "spec.boundObjectRef") : nullptr;
+        ref && ref->IsObject()) {
+        const std::string kind = string_at(*ref, "kind");
+        const std::string version = string_at(*ref, "apiVersion");
+        if (kind != "Pod" || version != "v1")
+            return error_response(bad_request(
+                "cannot bind token to object of type " +
+                (version.empty() ? std::string("/") : version + ", ") + "Kind=" + kind));
+        collection* pods = store.find("", "v1", "pods");
+        const std::string pod_name = string_at(*ref, "name");
+        const object_ptr pod = pods ? store.get(*pods, t.ns, pod_name) : nullptr;
+        if (!pod)
+            return error_response(pods ? not_found(pods->type, pod_name)
+                                       : bad_request("this cluster serves no pods"));
+        const std::string pod_uid = string_at(pod->doc, "metadata.uid");
+        if (const std::string want = string_at(*ref, "uid"); !want.empty() && want != pod_uid)
+            return error_response(api_error{
+                409,
+                "Conflict",
+                "Operation cannot be fulfilled on Pod \"" + pod_name +
+                    "\": the UID in the bound object reference (" + want +
+                    ") does not match the UID in record. The object might have been deleted and "
+                    "then recreated",
+                pod_name,
+                "",
+                "Pod",
+                {},
+                std::nullopt});
+        user.extra["authentication.kubernetes.io/pod-name"] = {pod_name};
+        user.extra["authentication.kubernetes.io/pod-uid"] = {pod_uid};
+        if (const std::string node = string_at(pod->doc, "spec.nodeName"); !node.empty())
+            user.extra["authentication.kubernetes.io/node-name"] = {node};
+        bound.SetObject();
+        auto& ba = body.GetAllocator();
+        bound.AddMember("kind", "Pod", ba);
+        bound.AddMember("apiVersion", "v1", ba);
+        bound.AddMember("name", json(pod_name.c_str(), ba), ba);
+        bound.AddMember("uid", json(pod_uid.c_str(), ba), ba);
+    }
+    const std::string token = "sim-sa-" + new_uid();
     tokens[token] = user;
     json_doc doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
@@ -303,7 +350,7 @@ http_response api_server::impl::token_request(const http_request& r, const targe
                        : string_array({"https://kubernetes.default.svc.cluster.local"}, a),
                    a);
     spec.AddMember("expirationSeconds", seconds, a);
-    spec.AddMember("boundObjectRef", json(rapidjson::kNullType), a);
+    spec.AddMember("boundObjectRef", json(bound, a), a);
     doc.AddMember("spec", spec, a);
     json status(rapidjson::kObjectType);
     status.AddMember("token", json(token.c_str(), a), a);
@@ -328,7 +375,7 @@ std::optional<http_response> api_server::impl::auth_control(const http_request& 
             for (const auto& g : service_account(account->first, account->second).groups)
                 if (!contains(groups, g)) groups.push_back(g);
         if (!contains(groups, "system:authenticated")) groups.emplace_back("system:authenticated");
-        tokens[token] = {user, std::move(groups), {}};
+        tokens[token] = {user, std::move(groups), {}, {}};
         return ok(R"({"added":true})");
     }
     if (what == "rbac-usage") {

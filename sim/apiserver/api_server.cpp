@@ -35,6 +35,30 @@ core::time_point api_server::impl::now_time() {
     return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now());
 }
 
+void api_server::impl::audit_write(const http_request& r, const target& t, const sim_user& user,
+                                   const http_response& answer, core::time_point received) {
+    audit_event e;
+    e.verb = access_of(r).verb;
+    e.user = user;
+    e.user_agent = std::string(r.header("user-agent"));
+    e.group = t.group;
+    e.version = t.version;
+    e.resource = t.plural;
+    e.subresource = t.sub;
+    e.ns = t.ns;
+    e.name = t.name;
+    if (e.name.empty() && answer.status < 300) { // a create: the name is the stored object's
+        json_doc created;
+        created.Parse(answer.body.c_str(), answer.body.size());
+        if (!created.HasParseError() && created.IsObject())
+            e.name = string_at(created, "metadata.name");
+    }
+    e.code = answer.status;
+    e.received = received;
+    e.completed = now_time();
+    audit.record(std::move(e));
+}
+
 asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& out) {
     if (std::getenv("HPAPLUS_SIM_TRACE"))
         std::fprintf(stderr, "sim: %s %s [%s] accept=[%s] %zu bytes\n", r.method.c_str(),
@@ -57,6 +81,7 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         co_await out.send(control(r, parts));
         co_return;
     }
+    const core::time_point received = now_time();
     const auto answer_latency = co_await apply_faults(r, parts, out);
     if (!answer_latency) co_return;
     const api_result<sim_user> user = admit_caller(r);
@@ -117,6 +142,7 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         }
     }
     http_response answer = objects(r, *t);
+    if (r.method != "GET") audit_write(r, *t, *user, answer, received);
     if (answer_latency->count() > 0) { // carried out, but the client hears of it late
         asio::steady_timer timer(executor, *answer_latency);
         co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));

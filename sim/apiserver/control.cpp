@@ -126,6 +126,20 @@ http_response api_server::impl::control(const http_request& r,
         return ok(R"({"expired":true})");
     }
     if (auto answer = auth_control(r, what)) return std::move(*answer);
+    if (what == "audit" && sub.empty()) {
+        if (r.method == "DELETE") {
+            audit.clear();
+            return ok(audit.event_list("", 0));
+        }
+        if (r.method != "GET") return error_response(bad_request("GET or DELETE /sim/v1/audit"));
+        std::uint64_t after = 0;
+        if (const auto a = r.query_param("after")) {
+            const auto [end, ec] = std::from_chars(a->data(), a->data() + a->size(), after);
+            if (ec != std::errc() || end != a->data() + a->size())
+                return error_response(bad_request("after: not a number"));
+        }
+        return ok(audit.event_list(r.query_param("resource").value_or(""), after));
+    }
     if (what == "prometheus" && r.method == "GET" && prometheus)
         return http_response{200, "text/plain; version=0.0.4; charset=utf-8", prometheus(), {}};
     if (what == "snapshot" && r.method == "POST") {

@@ -36,6 +36,7 @@ std::optional<std::pair<std::string, std::string>> service_account_of(const std:
 sim_user service_account(const std::string& ns, const std::string& name) {
     return {service_account_user(ns, name),
             {"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+            {},
             {}};
 }
 

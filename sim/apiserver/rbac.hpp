@@ -22,6 +22,9 @@ struct sim_user {
     std::string name;
     std::vector<std::string> groups;
     std::string uid;
+    /// user.extra: a pod-bound ServiceAccount token's `authentication.kubernetes.io/pod-name`
+    /// and `pod-uid`, or what Impersonate-Extra-* headers set.
+    std::map<std::string, std::vector<std::string>> extra;
 };
 
 /// `system:serviceaccount:NS:NAME`, and its groups (`system:serviceaccounts`,

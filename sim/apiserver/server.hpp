@@ -5,6 +5,7 @@
 
 #include "net/tls.hpp"
 #include "sim/apiserver/api_server.hpp"
+#include "sim/apiserver/audit.hpp"
 #include "sim/apiserver/rbac.hpp"
 #include "sim/apiserver/request.hpp"
 
@@ -57,6 +58,11 @@ struct api_server::impl {
     std::map<std::string, sim_user> tokens; ///< bearer token → user (set in bootstrap and tests)
     std::vector<deny_rule> deny_rules;      ///< SubjectAccessReview: denied before RBAC is asked
     rbac_authorizer rbac;                   ///< every request but the admin's
+    audit_log audit;                        ///< every write answered (GET /sim/v1/audit)
+
+    // Records a write (any method but GET) of `t` that `user` sent and `answer` answered.
+    void audit_write(const http_request& r, const target& t, const sim_user& user,
+                     const http_response& answer, core::time_point received);
 
     // --- lifecycle and routing (api_server.cpp)
 

@@ -1,14 +1,20 @@
 // End-to-end: three `hpaplus controller --shards 3` processes against `hpaplus sim` share the
-// objects out; one is killed, its shard moves to the others and every object keeps scaling.
+// objects out; one is killed, its shard moves to the others and every object keeps scaling. And
+// three replicas rolled from 4 to 6 to 1 to 3 shards never write one object from two replicas,
+// counted from the sim's audit log.
 #include "../support/build_paths.hpp"
+#include "../support/json_access.hpp"
 #include "../support/process.hpp"
 #include "../support/shipped_identity.hpp"
+#include "core/time.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace hpaplus {
 namespace {
@@ -45,13 +51,15 @@ class Shards : public ::testing::Test {
     bool eventually(const std::function<bool()>& f, std::chrono::seconds limit = 30s) {
         return test::eventually(f, limit, 200ms);
     }
-    void start(const std::string& identity) {
+    // A replica: `identity` is also the name of the pod its token is bound to (as a Deployment's
+    // pods each have their own projected token), so the audit log names the writer.
+    void start(const std::string& identity, int shards = 3) {
         auto p = std::make_unique<test::child_process>(std::vector<std::string>{
             HPAPLUS_BINARY, "controller", "--kubeconfig",
-            test::shipped_kubeconfig(dir.path(), test::controller_account, "sharded"), "--shards=3",
-            "--ops-listen=127.0.0.1:0", "--leader-elect-identity=" + identity,
-            "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1500ms",
-            "--leader-elect-retry-period=200ms",
+            test::shipped_kubeconfig(dir.path(), test::controller_account, "sharded", identity),
+            "--shards=" + std::to_string(shards), "--ops-listen=127.0.0.1:0",
+            "--leader-elect-identity=" + identity, "--leader-elect-lease-duration=2s",
+            "--leader-elect-renew-deadline=1500ms", "--leader-elect-retry-period=200ms",
             "--horizontal-pod-autoscaler-cpu-initialization-period=1s", "--cronhpa=false",
             "--default-sync-period=1s"});
         ops[identity] = test::url_in(p->wait_for_line("serving /healthz", 20s));
@@ -166,6 +174,143 @@ TEST_F(Shards, ThreeReplicasShareTheShardsAndTheSurvivorsTakeOverAKilledOnesShar
         kubectl("annotate deployment" + names + " sim.hpaplus.io/cpu-load=2000m --overwrite");
     ASSERT_EQ(annotated.exit_code, 0) << annotated.output;
     EXPECT_TRUE(eventually([&] { return all_at(8); }, 60s)) << report();
+}
+
+// One write the sim's audit log recorded: who (the pod its token is bound to), of which object,
+// when the server received it.
+struct recorded_write {
+    std::string writer, object;
+    core::time_point at;
+};
+
+// Issue 71: three replicas rolled from 4 to 6 to 1 to 3 shards, one at a time with a surge (the
+// new pod starts, then the old one stops, as a Deployment's rolling update does), while the load
+// of every app changes every half second, so that every pass of an object writes its status. The
+// sim's audit log gives every status and /scale write with its writer; per object:
+// - never two writers: the writers' runs may go A → B (a hand-over), but A does not come back
+//   within a lease duration of its last write (two replicas acting at once make A B A B …);
+// - never unreconciled: no gap between two writes longer than the lease duration (2 s) plus the
+//   period (1 s) plus the churn's step (0.5 s) and 0.5 s for the audit's and kubectl's own timing.
+TEST_F(Shards, RollingTheShardCountFrom4To6To1To3NeverGivesAnObjectTwoWriters) {
+    const auto applied = kubectl("apply -f " + source + "/examples/shards-on-sim/apps.yaml");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    std::string names;
+    for (const auto& app : apps)
+        names += " " + app;
+
+    int generation = 0;
+    std::vector<std::string> live;
+    for (int i = 0; i < 3; ++i) {
+        live.push_back("n4-" + std::to_string(generation++));
+        start(live.back(), 4);
+    }
+    // Every app settles at 5 replicas (1.2 cores over 500m requests at 50 %).
+    ASSERT_TRUE(eventually([&] { return all_at(5); }, 60s)) << report();
+
+    // The churn: a new load every 0.5 s, seven values 50m apart (2 % of utilization each).
+    std::atomic<bool> churning{true};
+    std::thread churn([&] {
+        for (int step = 0; churning; ++step) {
+            const int milli = 1050 + 50 * (step % 7);
+            (void)kubectl("annotate deployment" + names +
+                          " sim.hpaplus.io/cpu-load=" + std::to_string(milli) + "m --overwrite");
+            std::this_thread::sleep_for(500ms);
+        }
+    });
+    ASSERT_EQ(kubectl("get --raw /sim/v1/audit").exit_code, 0);
+    const auto first_id = [&] {
+        const auto all = test::parse(kubectl("get --raw /sim/v1/audit").output);
+        const auto& items = all["items"];
+        return items.Size() ? test::str(items[items.Size() - 1], "/auditID") : std::string("0");
+    }();
+    std::this_thread::sleep_for(3s);
+
+    std::string failure;
+    for (const int shards : {6, 1, 3}) {
+        for (int i = 0; i < 3 && failure.empty(); ++i) {
+            const std::string identity =
+                "n" + std::to_string(shards) + "-" + std::to_string(generation++);
+            start(identity, shards);
+            std::this_thread::sleep_for(1500ms);
+            const std::string old = live.front();
+            live.erase(live.begin());
+            if (replicas[old]->terminate(10000ms) != 0) failure = old + " did not stop on SIGTERM";
+            replicas.erase(old);
+            live.push_back(identity);
+            std::this_thread::sleep_for(2500ms);
+        }
+    }
+    std::this_thread::sleep_for(3s);
+    churning = false;
+    churn.join();
+    ASSERT_EQ(failure, "");
+
+    // Every status and /scale write since the churn began, in the order the server took them.
+    std::vector<recorded_write> writes;
+    for (const char* resource : {"hpapluses", "deployments"}) {
+        const auto r = kubectl(std::string("get --raw /sim/v1/audit?resource=") + resource +
+                               "&after=" + first_id);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const auto list = test::parse(r.output);
+        for (const auto& e : list["items"].GetArray()) {
+            const std::string sub = test::str(e, "/objectRef/subresource");
+            if (sub != "status" && sub != "scale") continue;
+            if (std::stoi(test::str(e, "/responseStatus/code")) >= 300) continue;
+            const std::string writer =
+                test::str(e, "/user/extra/authentication.kubernetes.io~1pod-name/0");
+            ASSERT_NE(writer, "<missing>") << test::json_text(e);
+            const auto at = core::parse_rfc3339(test::str(e, "/requestReceivedTimestamp"));
+            ASSERT_TRUE(at) << test::json_text(e);
+            writes.push_back({writer, test::str(e, "/objectRef/name"), *at});
+        }
+    }
+    std::map<std::string, std::vector<recorded_write>> by_object;
+    for (const auto& w : writes)
+        by_object[w.object].push_back(w);
+    ASSERT_EQ(by_object.size(), apps.size());
+    std::set<std::string> writers_seen;
+    for (auto& [object, list] : by_object) {
+        std::sort(list.begin(), list.end(),
+                  [](const auto& a, const auto& b) { return a.at < b.at; });
+        // Runs of one writer: writer, first and last write.
+        struct run {
+            std::string writer;
+            core::time_point first, last;
+        };
+        std::vector<run> runs;
+        for (const auto& w : list) {
+            writers_seen.insert(w.writer);
+            if (runs.empty() || runs.back().writer != w.writer)
+                runs.push_back({w.writer, w.at, w.at});
+            runs.back().last = w.at;
+        }
+        std::string story;
+        for (const auto& r : runs)
+            story += " " + r.writer + "[" + core::format_rfc3339_nano(r.first).substr(11, 12) +
+                     "…" + core::format_rfc3339_nano(r.last).substr(11, 12) + "]";
+        for (std::size_t i = 0; i + 2 < runs.size(); ++i) {
+            if (runs[i].writer == runs[i + 2].writer) {
+                EXPECT_GE(runs[i + 2].first - runs[i].last, 2s)
+                    << object << ": " << runs[i].writer << " wrote again while "
+                    << runs[i + 1].writer << " did:" << story;
+            }
+        }
+        for (std::size_t i = 1; i < list.size(); ++i)
+            EXPECT_LE(list[i].at - list[i - 1].at, 4s)
+                << object << " unwritten for "
+                << std::chrono::duration_cast<std::chrono::milliseconds>(list[i].at -
+                                                                         list[i - 1].at)
+                       .count()
+                << " ms:" << story;
+        // The last count's replicas write it in the end.
+        EXPECT_EQ(runs.back().writer.rfind("n3-", 0), 0u) << object << ":" << story;
+        EXPECT_GE(list.size(), 30u) << object << ":" << story;
+    }
+    // The objects were handed from replica to replica: writers of every count wrote.
+    for (const char* count : {"n4-", "n6-", "n1-", "n3-"})
+        EXPECT_TRUE(std::any_of(writers_seen.begin(), writers_seen.end(),
+                                [&](const std::string& w) { return w.rfind(count, 0) == 0; }))
+            << count;
 }
 
 } // namespace

@@ -115,6 +115,71 @@ TEST_F(SimRbac, TheControllersTokenMayDoWhatDeployGrantsAndIsRefusedTheRestInUps
     EXPECT_EQ(str(usage, ("/refused/" + controller_user + "/count").c_str()), "5");
 }
 
+// A TokenRequest bound to a pod (what the kubelet's projected tokens are) authenticates as the
+// ServiceAccount with the pod in user.extra, as kube-apiserver's does; and the audit log records
+// every write answered, with that user, so the replicas of one ServiceAccount are told apart.
+TEST_F(SimRbac, APodBoundTokenNamesItsPodAndTheAuditLogRecordsItsWrites) {
+    const std::string ns = "/api/v1/namespaces/hpaplus-system";
+    create(ns + "/pods", R"({"metadata":{"name":"ctrl-0"},"spec":{"containers":[{"name":"c",)"
+                         R"("image":"hpaplus"}]}})");
+    const std::string pod_uid = str(parse(sim.get(ns + "/pods/ctrl-0").body), "/metadata/uid");
+    const std::string token_path = ns + "/serviceaccounts/hpaplus-controller/token";
+    const auto request = [&](const std::string& ref) {
+        return sim.request("POST", token_path,
+                           R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                           R"("spec":{"boundObjectRef":)" +
+                               ref + "}}");
+    };
+    auto r = request(R"({"kind":"Pod","apiVersion":"v1","name":"ctrl-0"})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    const auto answer = parse(r.body);
+    EXPECT_EQ(str(answer, "/spec/boundObjectRef/uid"), pod_uid);
+    const std::string bound = str(answer, "/status/token");
+
+    r = request(R"({"kind":"Pod","apiVersion":"v1","name":"nope"})");
+    EXPECT_EQ(r.status, 404) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/message"), "pods \"nope\" not found");
+    r = request(R"({"kind":"Pod","apiVersion":"v1","name":"ctrl-0","uid":"other"})");
+    EXPECT_EQ(r.status, 409) << r.body;
+    EXPECT_NE(str(parse(r.body), "/message")
+                  .find("the UID in the bound object reference (other) "
+                        "does not match the UID in record"),
+              std::string::npos)
+        << r.body;
+    r = request(R"({"kind":"Deployment","apiVersion":"apps/v1","name":"web"})");
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "cannot bind token to object of type apps/v1, Kind=Deployment");
+
+    ASSERT_EQ(sim.request("DELETE", "/sim/v1/audit").status, 200);
+    const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/hpaplus-system/leases";
+    const std::string lease = R"({"metadata":{"name":"hpaplus-controller"},"spec":{}})";
+    EXPECT_EQ(as(bound, "POST", leases, lease).status, 201);
+    EXPECT_EQ(as(bound, "POST", leases, lease).status, 409) << "answered, so recorded too";
+    EXPECT_EQ(as(bound, "GET", leases + "/hpaplus-controller").status, 200) << "a read: not";
+    const auto audit = parse(sim.get("/sim/v1/audit?resource=leases").body);
+    EXPECT_EQ(str(audit, "/kind"), "EventList");
+    EXPECT_EQ(str(audit, "/apiVersion"), "audit.k8s.io/v1");
+    ASSERT_EQ(audit["items"].Size(), 2u) << sim.get("/sim/v1/audit").body;
+    const auto& first = audit["items"][0];
+    EXPECT_EQ(str(first, "/verb"), "create");
+    EXPECT_EQ(str(first, "/user/username"), controller_user);
+    EXPECT_EQ(str(first, "/user/extra/authentication.kubernetes.io~1pod-name/0"), "ctrl-0");
+    EXPECT_EQ(str(first, "/user/extra/authentication.kubernetes.io~1pod-uid/0"), pod_uid);
+    EXPECT_EQ(str(first, "/objectRef/resource"), "leases");
+    EXPECT_EQ(str(first, "/objectRef/namespace"), "hpaplus-system");
+    EXPECT_EQ(str(first, "/objectRef/name"), "hpaplus-controller");
+    EXPECT_EQ(str(first, "/objectRef/apiGroup"), "coordination.k8s.io");
+    EXPECT_EQ(str(first, "/responseStatus/code"), "201");
+    EXPECT_EQ(str(audit["items"][1], "/responseStatus/code"), "409");
+    // Only what came after a given event.
+    const std::string id = str(first, "/auditID");
+    const auto later = parse(sim.get("/sim/v1/audit?resource=leases&after=" + id).body);
+    ASSERT_EQ(later["items"].Size(), 1u);
+    EXPECT_EQ(str(later["items"][0], "/responseStatus/code"), "409");
+    EXPECT_EQ(sim.get("/sim/v1/audit?after=x").status, 400);
+}
+
 TEST_F(SimRbac, BindingsReachUsersGroupsAndServiceAccountsWithinTheirScope) {
     add_token("alice", "alice", R"(["team-a"])");
     add_token("bob", "bob");

@@ -53,7 +53,7 @@ const std::vector<std::string>& shipped_rbac_documents(const std::string& overla
 }
 
 std::string shipped_kubeconfig(const std::string& dir, const std::string& account,
-                               const std::string& overlay) {
+                               const std::string& overlay, const std::string& pod) {
     const std::string manifest = dir + "/shipped-rbac-" + overlay + ".yaml";
     {
         std::ofstream out(manifest);
@@ -62,10 +62,22 @@ std::string shipped_kubeconfig(const std::string& dir, const std::string& accoun
     }
     auto r = run_kubectl(dir, "apply -f " + manifest);
     if (r.exit_code != 0) throw std::runtime_error("applying deploy/'s RBAC failed: " + r.output);
+    std::string bound;
+    if (!pod.empty()) {
+        const std::string pod_manifest = dir + "/pod-" + pod + ".yaml";
+        std::ofstream(pod_manifest)
+            << "apiVersion: v1\nkind: Pod\nmetadata: {name: " << pod
+            << ", namespace: " << shipped_namespace << "}\nspec:\n  serviceAccountName: " << account
+            << "\n  containers: [{name: controller, image: hpaplus}]\n";
+        r = run_kubectl(dir, "apply -f " + pod_manifest);
+        if (r.exit_code != 0) throw std::runtime_error("creating pod " + pod + ": " + r.output);
+        bound = R"(,"boundObjectRef":{"kind":"Pod","apiVersion":"v1","name":")" + pod + "\"}";
+    }
     // A TokenRequest, as `kubectl create token` (1.24+) sends it: kubectl 1.20 has only --raw.
     const std::string request = dir + "/token-request.json";
     std::ofstream(request) << R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
-                              R"("spec":{"expirationSeconds":86400}})";
+                              R"("spec":{"expirationSeconds":86400)"
+                           << bound << "}}";
     r = run_kubectl(dir, "create --raw /api/v1/namespaces/" + shipped_namespace +
                              "/serviceaccounts/" + account + "/token -f " + request);
     const std::string key = "\"token\":\"";
@@ -83,7 +95,7 @@ std::string shipped_kubeconfig(const std::string& dir, const std::string& accoun
     if (at == std::string::npos)
         throw std::runtime_error("the simulated cluster's kubeconfig has no admin token");
     text.replace(at, admin_token.size(), "token: " + token);
-    const std::string path = dir + "/" + account + ".kubeconfig";
+    const std::string path = dir + "/" + account + (pod.empty() ? "" : "-" + pod) + ".kubeconfig";
     std::ofstream(path) << text;
     return path;
 }

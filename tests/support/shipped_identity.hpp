@@ -23,8 +23,13 @@ const std::vector<std::string>& shipped_rbac_documents(const std::string& overla
 /// End-to-end: applies those documents with kubectl through `DIR/kubeconfig` (the admin's),
 /// creates a token of `account` (a TokenRequest), and writes `DIR/ACCOUNT.kubeconfig`:
 /// the admin kubeconfig with that token. Returns its path; throws when a step fails.
+/// With `pod`, the token is bound to a pod of that name in the shipped namespace (created here,
+/// as the kubelet's projected tokens are bound to theirs): the sim's audit log then names the pod
+/// in user.extra, which tells replicas of one ServiceAccount apart. The file is
+/// `DIR/ACCOUNT-POD.kubeconfig`.
 std::string shipped_kubeconfig(const std::string& dir, const std::string& account,
-                               const std::string& overlay = "complete");
+                               const std::string& overlay = "complete",
+                               const std::string& pod = "");
 
 /// End-to-end: what the simulated cluster refused `account` (403) since it started, as
 /// `{"count":N,"first":"MESSAGE"}` ("" = nothing), read through `DIR/kubeconfig`.
