@@ -63,6 +63,15 @@ json rule_json(const policy_rule& rule, json_alloc& a) {
     return out;
 }
 
+// A UserInfo's `extra` (a pod-bound token's pod), when the user has any.
+void add_extra(json& info, const sim_user& user, json_alloc& a) {
+    if (user.extra.empty()) return;
+    json extra(rapidjson::kObjectType);
+    for (const auto& [key, values] : user.extra)
+        extra.AddMember(json(key.c_str(), a), string_array(values, a), a);
+    info.AddMember("extra", extra, a);
+}
+
 } // namespace
 
 void api_server::impl::bootstrap_authentication() {
@@ -191,6 +200,7 @@ http_response api_server::impl::review(const http_request& r, const target& t,
             info.AddMember("username", json(it->second.name.c_str(), a), a);
             if (!it->second.uid.empty()) info.AddMember("uid", json(it->second.uid.c_str(), a), a);
             info.AddMember("groups", string_array(it->second.groups, a), a);
+            add_extra(info, it->second, a);
             status.AddMember("user", info, a);
         }
         if (const json* audiences = find_path(body, "spec.audiences"))
@@ -200,6 +210,7 @@ http_response api_server::impl::review(const http_request& r, const target& t,
         info.AddMember("username", json(user.name.c_str(), a), a);
         if (!user.uid.empty()) info.AddMember("uid", json(user.uid.c_str(), a), a);
         info.AddMember("groups", string_array(user.groups, a), a);
+        add_extra(info, user, a);
         status.AddMember("userInfo", info, a);
     } else if (t.plural == "selfsubjectrulesreviews") {
         const std::string ns = string_at(body, "spec.namespace");

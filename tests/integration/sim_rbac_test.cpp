@@ -151,6 +151,15 @@ TEST_F(SimRbac, APodBoundTokenNamesItsPodAndTheAuditLogRecordsItsWrites) {
     EXPECT_EQ(str(parse(r.body), "/message"),
               "cannot bind token to object of type apps/v1, Kind=Deployment");
 
+    // A TokenReview (what the adapter asks about its callers) says the same.
+    r = sim.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                    R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview",)"
+                    R"("spec":{"token":")" +
+                        bound + R"("}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/status/user/extra/authentication.kubernetes.io~1pod-name/0"),
+              "ctrl-0");
+
     ASSERT_EQ(sim.request("DELETE", "/sim/v1/audit").status, 200);
     const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/hpaplus-system/leases";
     const std::string lease = R"({"metadata":{"name":"hpaplus-controller"},"spec":{}})";
