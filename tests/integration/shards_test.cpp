@@ -248,8 +248,9 @@ TEST_F(ShardCoordinators, ChangingTheShardCountNeverGivesAnObjectTwoWriters) {
         EXPECT_EQ(overlap, "") << "to " << next << " shards";
         // Lease duration 2 s, retry period 0.2 s: the last old replica released everything, so
         // the new ones need two rounds (take the layout and the shards, then confirm), not an
-        // expiry.
-        EXPECT_LT(longest_gap, 2s)
+        // expiry. The bound is the issue's, lease duration + a period (1 s): a loaded sanitizer
+        // run stretched the two rounds to 2.65 s once.
+        EXPECT_LT(longest_gap, 3s)
             << "to " << next << " shards: "
             << std::chrono::duration_cast<std::chrono::milliseconds>(longest_gap).count()
             << " ms without a writer";
