@@ -38,14 +38,17 @@ bool empty_namespace(object_store& store, const std::string& ns, core::time_poin
 
 } // namespace
 
-void finalize_terminating_namespaces(object_store& store, core::time_point now) {
+bool namespace_terminating(const stored_object& ns) {
+    return find_path(ns.doc, "metadata.deletionTimestamp") != nullptr;
+}
+
+bool finalize_namespace(object_store& store, const std::string& ns, core::time_point now) {
     collection* namespaces = store.find("", "v1", "namespaces");
-    if (!namespaces) return;
-    std::vector<std::string> terminating;
-    for (const auto& [key, o] : namespaces->objects)
-        if (find_path(o->doc, "metadata.deletionTimestamp")) terminating.push_back(o->name);
-    for (const std::string& ns : terminating)
-        if (empty_namespace(store, ns, now)) (void)store.remove(*namespaces, "", ns);
+    const object_ptr current = namespaces ? store.get(*namespaces, "", ns) : nullptr;
+    if (!current) return true;
+    if (!namespace_terminating(*current) || !empty_namespace(store, ns, now)) return false;
+    (void)store.remove(*namespaces, "", ns);
+    return true;
 }
 
 } // namespace hpaplus::sim

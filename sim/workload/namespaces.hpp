@@ -9,7 +9,11 @@
 
 namespace hpaplus::sim {
 
-/// One pass over every Terminating namespace.
-void finalize_terminating_namespaces(object_store& store, core::time_point now);
+/// Whether the namespace is marked for deletion (the API server's Terminating).
+bool namespace_terminating(const stored_object& ns);
+
+/// One pass of the namespace controller over `ns`: deletes what it holds and, once nothing is
+/// left, the namespace. True when the namespace is gone (or was never there).
+bool finalize_namespace(object_store& store, const std::string& ns, core::time_point now);
 
 } // namespace hpaplus::sim

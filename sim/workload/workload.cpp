@@ -106,6 +106,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     std::uint64_t restores_seen = 0;
     bool synced = false;
     std::unique_ptr<asio::steady_timer> timer;
+    /// Namespaces marked for deletion that the namespace controller still has to empty.
+    std::set<std::string> terminating_namespaces;
     bool stopped = false;
     std::uint32_t next_ip = 10;
     admission* admission_chain = nullptr;
@@ -124,7 +126,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         if (!synced || restores_seen != store.restores()) resync();
         reconcile_changed_workloads();
         collect_garbage(*pods);
-        finalize_terminating_namespaces(store, core::wall_now());
+        for (auto it = terminating_namespaces.begin(); it != terminating_namespaces.end();)
+            it = finalize_namespace(store, *it, core::wall_now()) ? terminating_namespaces.erase(it)
+                                                                  : std::next(it);
         // One step, one time: the wall-clock text is formatted once, not once per pod.
         const auto step_time = clock::now();
         const std::string step_text = now_text();
@@ -150,6 +154,10 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                            &moving_pods, &changed_pods, &new_replica_sets, &new_pods})
             keys->clear();
         deleted_owners.clear();
+        terminating_namespaces.clear();
+        if (collection* namespaces = store.find("", "v1", "namespaces"))
+            for (const auto& [key, ns] : namespaces->objects)
+                if (namespace_terminating(*ns)) terminating_namespaces.insert(ns->name);
         for (const auto& [plural, into] : {std::pair{"deployments", &dirty_deployments},
                                            std::pair{"replicasets", &dirty_replica_sets},
                                            std::pair{"statefulsets", &dirty_stateful_sets}})
@@ -243,6 +251,11 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             }
             for (const stored_object* version : {e.object.get(), e.previous.get()})
                 if (version) mark_pod_owners(*version);
+            return;
+        }
+        if (type.group.empty() && type.plural == "namespaces") {
+            if (!deleted && namespace_terminating(*e.object))
+                terminating_namespaces.insert(e.object->name);
             return;
         }
         if (type.group != "apps") return;
