@@ -5,6 +5,7 @@
 #include "adapter/auth.hpp"
 #include "adapter/delegation.hpp"
 #include "cli/flags.hpp"
+#include "cli/log_flags.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "kube/config.hpp"
 #include "net/http_server.hpp"
@@ -64,6 +65,8 @@ struct adapter_flags {
     std::string client_ca_file;
     std::string always_allow_paths = "/healthz,/readyz,/livez";
     std::string kubeconfig;
+    std::string log_level;
+    std::string log_format;
 };
 
 std::vector<std::string> comma_list(const std::string& text) {
@@ -79,6 +82,7 @@ std::vector<std::string> comma_list(const std::string& text) {
 void add_adapter_flags(flag_table& flags, adapter_flags& f) {
     flags.text("metric-backends", "the backends file (docs/metrics-backends.md); required",
                f.backends_path, false);
+    add_log_flags(flags, f.log_level, f.log_format);
     flags.listen("listen", "HTTPS address (port 0 = any free port)", f.listen, "0.0.0.0:6443",
                  false);
     flags.text("tls-cert-file",
@@ -270,6 +274,7 @@ int run_adapter(int argc, char** argv) {
         std::printf("%s%s", adapter_usage, flags.help().c_str());
         return 0;
     }
+    if (!start_logging("hpaplus adapter", f.log_level, f.log_format)) return 2;
     const std::string& backends_path = f.backends_path;
     const std::string& cert_file = f.cert_file;
     const std::string& key_file = f.key_file;

@@ -3,6 +3,7 @@
 
 #include "cli/controller_flags.hpp"
 #include "cli/flags.hpp"
+#include "cli/log_flags.hpp"
 #include "controller/runtime/lifecycle.hpp"
 #include "controller/runtime/process.hpp"
 
@@ -43,7 +44,7 @@ int run_controller(int argc, char** argv) {
         std::fprintf(stderr, "hpaplus controller: %s\n", config.error().text.c_str());
         return 2;
     }
-    controller::configure_logging();
+    if (!start_logging("hpaplus controller", options->log_level, options->log_format)) return 2;
     try {
         boost::asio::io_context io(1);
         controller::controller_process process(io, std::move(*config), std::move(*options));

@@ -4,6 +4,7 @@
 
 #include "cli/client_flags.hpp"
 #include "cli/flags.hpp"
+#include "cli/log_flags.hpp"
 
 #include <sched.h>
 
@@ -19,11 +20,39 @@ namespace {
 
 using core::error_message;
 
+// --feature-gates as component-base parses it: comma-separated key=bool pairs, each key a gate of
+// this release, the value true or false in any case (Go's ParseBool spellings too).
+std::optional<std::string> parse_feature_gates(std::string_view text,
+                                               policy::controller_config& config) {
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const std::string_view pair = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+        if (pair.empty()) continue;
+        const auto eq = pair.find('=');
+        if (eq == std::string_view::npos) return "missing bool value for " + std::string(pair);
+        const std::string_view key = pair.substr(0, eq), value = pair.substr(eq + 1);
+        std::optional<bool> on;
+        for (const char* t : {"1", "t", "T", "TRUE", "true", "True"})
+            if (value == t) on = true;
+        for (const char* f : {"0", "f", "F", "FALSE", "false", "False"})
+            if (value == f) on = false;
+        if (!on)
+            return "invalid value of " + std::string(key) + "=" + std::string(value) +
+                   ": want true or false";
+        if (key != "HPAScaleToZero")
+            return "unrecognized feature gate: " + std::string(key) + " (known: HPAScaleToZero)";
+        config.scale_to_zero = *on;
+    }
+    return std::nullopt;
+}
+
 void add_controller_flags(flag_table& flags, controller_options& o) {
     using namespace std::chrono_literals;
     flags.text("kubeconfig", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",
                o.kubeconfig, false);
     flags.text("context", "kubeconfig context (default: its current-context)", o.context, false);
+    add_log_flags(flags, o.log_level, o.log_format);
     flags.text("namespace", "watch only this namespace (default: all)", o.watch_namespace, false);
     flags.duration("default-sync-period",
                    "period of an autoscaler without its own (spec.syncPeriodSeconds, annotation)",
@@ -41,6 +70,11 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.duration("horizontal-pod-autoscaler-initial-readiness-delay",
                    "readiness flips within this time after start are ignored (upstream flag)",
                    o.policy.initial_readiness_delay, 0s);
+    flags.custom("feature-gates",
+                 "kube-controller-manager's gates for native HPAs, as key=bool pairs: "
+                 "HPAScaleToZero (alpha, off: no ScaledToZero condition, zero replicas disable "
+                 "scaling; HPAPlus objects always have it on)",
+                 "", [&o](std::string_view v) { return parse_feature_gates(v, o.policy); });
     flags.integer("scale-write-attempts",
                   "attempts to write /scale after conflicts, each on fresh data",
                   o.scale_write_attempts, 1, 100);
@@ -85,6 +119,10 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
     flags.boolean("native-hpa-force-takeover",
                   "reconcile HPAs even when another controller wrote their status recently",
                   o.native_hpas.force_takeover);
+    flags.text("native-hpa-event-source",
+               "the source.component of native HPAs' Events (kube-controller-manager's name by "
+               "default, so event filters keyed on it keep working)",
+               o.native_hpas.event_source);
     flags.boolean("cronhpa",
                   "run CronHPA objects (watched for until crds/cronhpa.yaml is installed)",
                   o.enable_cronhpa);

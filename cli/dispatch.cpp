@@ -10,7 +10,7 @@
 #include "cli/recommend_command.hpp"
 #include "cli/replay_command.hpp"
 #include "cli/sim_command.hpp"
-#include "controller/runtime/lifecycle.hpp"
+#include "controller/runtime/logging.hpp"
 #include "core/build_info.hpp"
 
 #include <spdlog/formatter.h>

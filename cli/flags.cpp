@@ -128,6 +128,12 @@ core::outcome<bool> flag_table::parse(const std::vector<std::string>& args,
     for (std::size_t i = 1; i < args.size(); ++i) {
         std::string_view arg = args[i];
         if (arg == "--help" || arg == "-h") return true;
+        // klog's `-v=N`, as kube-controller-manager takes it, for a table that has --v.
+        std::string dashed;
+        if ((arg == "-v" || arg.starts_with("-v=")) && find("v")) {
+            dashed = "-" + std::string(arg);
+            arg = dashed;
+        }
         if (arg.substr(0, 2) != "--") {
             if (!positional)
                 return core::error_message("unexpected argument '" + std::string(arg) + "'" +

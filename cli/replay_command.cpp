@@ -281,8 +281,7 @@ int run_replay(int argc, char** argv) {
                 snapshots_written &= write_file(base + ".decision.json", encode_decision(d));
             };
         }
-        variants.push_back(
-            {a.hpa, policy::replay(a.hpa, load, policy::controller_config{}, observe)});
+        variants.push_back({a.hpa, policy::replay(a.hpa, load, a.config, observe)});
     }
     if (!snapshots_written)
         return usage_error(command, "--snapshots: cannot write into " + f.snapshots);

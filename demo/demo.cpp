@@ -5,6 +5,7 @@
 
 #include "controller/hpaplus/worker.hpp"
 #include "controller/runtime/lifecycle.hpp"
+#include "controller/runtime/logging.hpp"
 #include "controller/runtime/manager.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/process.hpp"
@@ -519,8 +520,14 @@ int run_demo(const demo_options& flags) {
         std::fprintf(stderr, "hpaplus demo: %s\n", error->c_str());
         return 1;
     }
-    controller::configure_logging();
-    if (!std::getenv("HPAPLUS_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);
+    // Quieter than the controller: the demo's own progress lines are what it shows.
+    controller::log_options logs;
+    logs.level = spdlog::level::warn;
+    if (auto wrong = controller::resolve_log_options("", "", controller::environment(), logs)) {
+        std::fprintf(stderr, "hpaplus demo: %s\n", wrong->c_str());
+        return 2;
+    }
+    controller::configure_logging(logs);
     try {
         asio::io_context io(1);
         sim::cluster_options cluster_options;

@@ -14,6 +14,11 @@ namespace hpaplus::kube {
 /// An autoscaling/v2 HorizontalPodAutoscaler or an autoscaling.hpaplus.io/v1alpha1 HPAPlus.
 policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n);
 
+/// True when `n`, an object decode_autoscaler reads, is an HPAPlus (its kind, or without one its
+/// apiVersion, says so): it then runs with the HPAScaleToZero gate on
+/// (policy::controller_config::scale_to_zero).
+bool is_hpaplus(const json_node& n);
+
 /// A `{kind, name, apiVersion}` reference (scaleTargetRef, describedObject), strictly.
 policy::object_reference decode_reference(json_decoder& d, const json_node& n);
 

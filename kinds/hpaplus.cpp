@@ -349,6 +349,14 @@ std::vector<condition> decode_conditions(json_decoder& d, const json_node& n) {
     return out;
 }
 
+bool is_hpaplus(const json_node& n) {
+    json_decoder d;
+    const std::string api_version = d.opt_string(n["apiVersion"]).value_or("autoscaling/v2");
+    return d.opt_string(n["kind"]).value_or(api_version == hpaplus_api_version
+                                                ? "HPAPlus"
+                                                : "HorizontalPodAutoscaler") == "HPAPlus";
+}
+
 policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
     autoscaler a;
     if (!d.object(n)) {

@@ -99,9 +99,9 @@ boost::asio::awaitable<void> event_recorder::record(const involved_object& objec
         spdlog::debug("{}/{}: updating Event {} failed: {}", object.namespace_, object.name,
                       event_name, response.status.message);
     }
-    std::string body = kube::event_body(object.namespace_, object.kind, object.name, object.uid,
-                                        object.api_version, e.type, e.reason, e.message,
-                                        {"hpaplus", host_}, now_text);
+    std::string body = kube::event_body(
+        object.namespace_, object.kind, object.name, object.uid, object.api_version, e.type,
+        e.reason, e.message, object.source.value_or(event_source{"hpaplus", host_}), now_text);
     auto response = co_await kube::create(client_, kube::resources::events, object.namespace_,
                                           std::move(body), {}, priority);
     if (!response) {

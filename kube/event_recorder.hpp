@@ -7,11 +7,13 @@
 #include "core/kubernetes.hpp"
 #include "core/time.hpp"
 #include "kube/api_client.hpp"
+#include "kube/resources.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace hpaplus::kube {
@@ -22,6 +24,10 @@ struct involved_object {
     std::string uid;
     std::string kind = "HPAPlus";
     std::string api_version = "autoscaling.hpaplus.io/v1alpha1";
+    /// Who reports, when not the recorder's own source (component `hpaplus`, this host): native
+    /// HorizontalPodAutoscalers' Events come from `horizontal-pod-autoscaler` with no host, as
+    /// kube-controller-manager's do, so `describe hpa` and event-based alerts see no difference.
+    std::optional<event_source> source;
 };
 
 /// A token bucket per key (an object and a reason): `burst` Events at once, then one more per

@@ -204,7 +204,7 @@ std::string event_body(const std::string& ns, const std::string& kind, const std
     if (!source.host.empty()) src.AddMember("host", str(source.host, a), a);
     doc.AddMember("source", src, a);
     doc.AddMember("reportingComponent", str(source.component, a), a);
-    doc.AddMember("reportingInstance", str(source.host, a), a);
+    if (!source.host.empty()) doc.AddMember("reportingInstance", str(source.host, a), a);
     return to_json_text(doc);
 }
 

@@ -263,8 +263,41 @@ asio::awaitable<range_answer> http_backend::query_range(std::string query, core:
     co_return out;
 }
 
+void fetch_latency::observe(std::chrono::nanoseconds took) {
+    const double seconds = std::chrono::duration<double>(took).count();
+    const auto at = std::lower_bound(bounds.begin(), bounds.end(), seconds);
+    ++counts[static_cast<std::size_t>(at - bounds.begin())];
+    ++count;
+    sum += seconds;
+}
+
+void fetch_latency::add(const fetch_latency& other) {
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        counts[i] += other.counts[i];
+    count += other.count;
+    sum += other.sum;
+}
+
+void backend_stats::add(const backend_stats& other) {
+    sent += other.sent;
+    coalesced += other.coalesced;
+    short_circuited += other.short_circuited;
+    failed += other.failed;
+    unavailable += other.unavailable;
+    bad_answers += other.bad_answers;
+    latency.add(other.latency);
+    // Each lane has its own breaker: the backend shows open while any lane's is.
+    using state = circuit_breaker::state;
+    if (breaker == state::open || other.breaker == state::open)
+        breaker = state::open;
+    else if (breaker == state::half_open || other.breaker == state::half_open)
+        breaker = state::half_open;
+}
+
 backend_stats http_backend::stats() const {
-    return impl_->stats;
+    backend_stats s = impl_->stats;
+    s.breaker = impl_->breaker.current();
+    return s;
 }
 
 std::size_t http_backend::remembered() const {
@@ -311,13 +344,17 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
     }
 
     ++self->stats.sent;
+    const auto sent_at = clock::now();
     auto response = co_await self->client.send(std::move(*request));
+    self->stats.latency.observe(clock::now() - sent_at);
     backend_answer answer = self->decode(response);
     if (!answer.error.empty()) answer.error = self->redact(std::move(answer.error));
     const bool backend_failed = answer.kind == answer_kind::unavailable ||
                                 (response && answer.kind == answer_kind::bad_answer);
     if (backend_failed) {
         ++self->stats.failed;
+        ++(answer.kind == answer_kind::unavailable ? self->stats.unavailable
+                                                   : self->stats.bad_answers);
         self->breaker.record_failure(clock::now());
     } else {
         self->breaker.record_success();

@@ -5,11 +5,13 @@
 
 #include "metrics/backend_answer.hpp"
 #include "metrics/backend_config.hpp"
+#include "metrics/circuit_breaker.hpp"
 #include "metrics/query_template.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -19,11 +21,28 @@
 
 namespace hpaplus::metrics {
 
+/// Request durations in the buckets /metrics shows them in (seconds, Prometheus's `le`):
+/// counts per bucket, not cumulative. Nothing allocates.
+struct fetch_latency {
+    static constexpr std::array<double, 15> bounds = {
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+    std::array<std::uint64_t, bounds.size() + 1> counts{}; ///< the last: above every bound
+    std::uint64_t count = 0;
+    double sum = 0; ///< seconds
+    void observe(std::chrono::nanoseconds took);
+    void add(const fetch_latency& other);
+};
+
 struct backend_stats {
     std::uint64_t sent = 0;            ///< requests that went to the backend
     std::uint64_t coalesced = 0;       ///< answered by a request in flight or a fresh answer
     std::uint64_t short_circuited = 0; ///< refused at once because the circuit was open
     std::uint64_t failed = 0;          ///< unavailable or unreadable answers
+    std::uint64_t unavailable = 0;     ///< of `failed`: unreachable, timed out, 5xx
+    std::uint64_t bad_answers = 0;     ///< of `failed`: refused the query, or unreadable
+    fetch_latency latency;             ///< of the requests sent, until their answer
+    circuit_breaker::state breaker = circuit_breaker::state::closed; ///< as stats() was read
+    void add(const backend_stats& other);
 };
 
 class http_backend {

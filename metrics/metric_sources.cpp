@@ -46,6 +46,17 @@ struct metric_sources::impl {
     shared_pod_metrics pod_metrics;
     http_backends backends;
     std::vector<std::string> metrics_api_names; ///< backends of type metricsAPI
+    backend_stats metrics_api;                  ///< reads from the metrics APIs
+
+    /// Counts one read from the metrics APIs that started at `started`.
+    void count_metrics_api(std::chrono::steady_clock::time_point started, bool failed) {
+        ++metrics_api.sent;
+        metrics_api.latency.observe(std::chrono::steady_clock::now() - started);
+        if (failed) {
+            ++metrics_api.failed;
+            ++metrics_api.unavailable;
+        }
+    }
 
     bool is_metrics_api(const std::string& name) const {
         return name.empty() || std::find(metrics_api_names.begin(), metrics_api_names.end(),
@@ -61,16 +72,20 @@ asio::awaitable<void>
 fetch_pod_metrics(std::shared_ptr<metric_sources::impl> self, std::shared_ptr<gather> state,
                   std::string ns, std::string selector, std::vector<std::string_view> pod_names,
                   std::uint64_t after_read, std::shared_ptr<const core::label_selector> parsed) {
+    const auto started = std::chrono::steady_clock::now();
     state->pod_metrics = co_await self->pod_metrics.read(
         std::move(ns), std::move(selector), std::move(pod_names), after_read, std::move(parsed));
+    self->count_metrics_api(started, !state->pod_metrics.error.empty());
 }
 
 asio::awaitable<void> fetch_from_api(std::shared_ptr<metric_sources::impl> self,
                                      std::shared_ptr<gather> state, std::size_t index,
                                      std::string ns, std::string selector,
                                      policy::metric_spec spec) {
+    const auto started = std::chrono::steady_clock::now();
     state->readings[index] = co_await read_custom_or_external(self->cluster, std::move(ns),
                                                               std::move(selector), std::move(spec));
+    self->count_metrics_api(started, state->readings[index].error.has_value());
 }
 
 // `keep` holds the backend alive while the request is out.
@@ -165,6 +180,7 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
         // The usual autoscaler reads only the pods' metrics: nothing to wait for alongside, so
         // the read needs no task (and no copies) of its own. A throw is reported as a spawned
         // read's would be.
+        const auto started = std::chrono::steady_clock::now();
         try {
             state->pod_metrics =
                 co_await impl_->pod_metrics.read(hpa.namespace_, pod_selector, std::move(pod_names),
@@ -173,6 +189,7 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
             state->pod_metrics = pod_metrics_answer{};
             state->pod_metrics.error = internal_error;
         }
+        impl_->count_metrics_api(started, !state->pod_metrics.error.empty());
     } else if (need_pod_metrics) {
         spawn(fetch_pod_metrics(impl_, state, hpa.namespace_, pod_selector, pod_names,
                                 pod_metrics_read, std::move(parsed_selector)),
@@ -191,6 +208,15 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
 
 http_backend* metric_sources::backend(const std::string& name) const {
     return find_backend(impl_->backends, name);
+}
+
+std::vector<backend_summary> metric_sources::backend_summaries() const {
+    std::vector<backend_summary> out;
+    out.reserve(impl_->backends.size() + 1);
+    out.push_back({"metricsAPI", to_string(backend_type::metrics_api), impl_->metrics_api});
+    for (const auto& b : impl_->backends)
+        out.push_back({b->config().name, to_string(b->config().type), b->stats()});
+    return out;
 }
 
 } // namespace hpaplus::metrics

@@ -19,6 +19,13 @@
 
 namespace hpaplus::metrics {
 
+/// One backend as /metrics shows it.
+struct backend_summary {
+    std::string name; ///< the configured name; "metricsAPI" for the cluster's metrics APIs
+    std::string type; ///< metricsAPI | prometheus | monitor
+    backend_stats stats;
+};
+
 class metric_sources {
   public:
     /// `cluster` serves metrics with no backend and `metricsAPI` backends; the objects of a
@@ -52,6 +59,10 @@ class metric_sources {
 
     /// The prometheus or monitor backend named `name`, or null.
     http_backend* backend(const std::string& name) const;
+    /// Every backend's counts: the metrics APIs first (every read an object made from them, a
+    /// shared PodMetrics list once per object it answered), then each prometheus and monitor
+    /// backend in the order of the file. Call on the executor.
+    std::vector<backend_summary> backend_summaries() const;
 
     struct impl; // the fetch coroutines keep it alive while they run
 

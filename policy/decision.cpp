@@ -449,11 +449,12 @@ std::int32_t effective_min_replicas(const autoscaler_spec& spec,
 }
 
 bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale,
-                   const std::optional<cron_floor>& floor) {
+                   const std::optional<cron_floor>& floor, const controller_config& config) {
     if (!scale) return false;
     const std::int32_t current = scale->spec_replicas;
     const std::int32_t min = effective_min_replicas(hpa.spec, floor);
     if (current == 0) {
+        if (!config.scale_to_zero) return false;
         const bool cond = scaled_to_zero(hpa.status);
         return (min != 0 && cond) || (cond && has_object_or_external(hpa.spec));
     }
@@ -507,8 +508,9 @@ decision decide(const reconcile_input& in, decision&& recycled) {
     bool rescale = true;
     // At zero replicas either scaling is disabled or the metrics decide (raised to minReplicas
     // below); the out-of-range shortcuts are for a running target only, as upstream.
-    if (current == 0 && !needs_metrics(in.hpa, in.scale, in.floor)) {
+    if (current == 0 && !needs_metrics(in.hpa, in.scale, in.floor, in.config)) {
         rescale = false;
+        if (!in.config.scale_to_zero) remove_condition(conditions, "ScaledToZero");
         set_condition(conditions, "ScalingActive", false_, "ScalingDisabled",
                       "scaling is disabled since the replica count of the target is zero", in.now);
     } else if (current != 0 && current > spec.max_replicas) {
@@ -661,7 +663,9 @@ void finish(decision& d, const reconcile_input& in, const std::optional<std::str
                         "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason});
     if (spec.behavior) store_scale_event(d.hist, *spec.behavior, current, desired, in.now);
     const std::int32_t min = spec.min_replicas.value_or(1);
-    if (current > 0 && desired == 0 && min == 0 && has_object_or_external(spec)) {
+    if (!in.config.scale_to_zero) {
+        remove_condition(conditions, "ScaledToZero");
+    } else if (current > 0 && desired == 0 && min == 0 && has_object_or_external(spec)) {
         set_condition(conditions, "ScaledToZero", true_, "ScaledToZero",
                       "the HPA controller scaled the workload to zero", in.now);
     } else {

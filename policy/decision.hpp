@@ -122,7 +122,7 @@ struct decision {
 
 /// True when this reconcile will read metrics (so the caller fetches them only then).
 bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& scale,
-                   const std::optional<cron_floor>& floor = std::nullopt);
+                   const std::optional<cron_floor>& floor, const controller_config& config);
 
 /// minReplicas raised to the cron floor (the floor capped at maxReplicas).
 std::int32_t effective_min_replicas(const autoscaler_spec& spec,

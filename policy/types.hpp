@@ -310,6 +310,11 @@ struct controller_config {
     std::chrono::seconds initial_readiness_delay{30};
     double scale_up_limit_factor = 2.0;
     double scale_up_limit_minimum = 4.0;
+    /// kube-controller-manager's HPAScaleToZero feature gate (alpha, off by default). On: the
+    /// ScaledToZero condition is written after each rescale, and a workload the autoscaler scaled
+    /// to zero is scaled up from it by its metrics (KEP-2021). Off: neither, the condition is
+    /// removed, and zero replicas disable scaling. HPAPlus objects always run with it on.
+    bool scale_to_zero = false;
 };
 
 } // namespace hpaplus::policy

@@ -69,7 +69,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     vpaplus_status status = record->status;
     status.observed_generation = v.generation;
     const auto now = core::wall_now();
-    const involved_object involved{ns, name, v.uid, "VPAPlus", vpaplus_api_version};
+    const involved_object involved{ns, name, v.uid, "VPAPlus", vpaplus_api_version, {}};
     auto& conditions = status.conditions;
     if (record->invalid) {
         out.error = "invalid spec: " + *record->invalid;

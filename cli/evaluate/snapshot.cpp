@@ -42,7 +42,13 @@ void decode_config(json_decoder& d, const json_node& n, policy::controller_confi
     if (!d.object(n)) return;
     d.known_fields(n, {"tolerance", "downscaleStabilizationWindowSeconds",
                        "cpuInitializationPeriodSeconds", "initialReadinessDelaySeconds",
-                       "scaleUpLimitFactor", "scaleUpLimitMinimum"});
+                       "scaleUpLimitFactor", "scaleUpLimitMinimum", "featureGates"});
+    // kube-controller-manager's --feature-gates; an HPAPlus runs with HPAScaleToZero on whatever
+    // this says (decode_document).
+    if (n["featureGates"].present() && d.object(n["featureGates"])) {
+        d.known_fields(n["featureGates"], {"HPAScaleToZero"});
+        c.scale_to_zero = d.opt_bool(n["featureGates"]["HPAScaleToZero"]).value_or(false);
+    }
     auto non_negative = [&](const json_node& field, double fallback, double max) {
         const auto v = d.opt_number(field);
         if (v && (*v < 0 || *v > max))
@@ -326,6 +332,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     if (!root["hpa"].present()) d.fail(root["hpa"], "required field is missing");
     in.hpa = kube::decode_autoscaler(d, root["hpa"]);
     if (!d.ok()) return d.error();
+    if (kube::is_hpaplus(root["hpa"])) in.config.scale_to_zero = true;
 
     policy::apply_defaults(in.hpa.spec);
     if (auto errors = policy::validate(in.hpa.spec); !errors.empty())

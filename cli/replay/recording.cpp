@@ -29,6 +29,7 @@ core::outcome<replay_autoscaler> decode_replay_autoscaler(std::string_view text)
     replay_autoscaler out;
     out.hpa = kube::decode_autoscaler(d, kube::json_node{&doc, ""});
     if (!d.ok()) return core::error_message(d.error().to_string());
+    out.config.scale_to_zero = kube::is_hpaplus(kube::json_node{&doc, ""});
     policy::apply_defaults(out.hpa.spec);
     if (auto errors = policy::validate(out.hpa.spec); !errors.empty())
         return core::error_message(errors.front().field + ": " + errors.front().message);

@@ -18,7 +18,8 @@ inline constexpr std::chrono::hours max_recording{24 * 35};
 /// evaluate snapshots). Errors name the field.
 struct replay_autoscaler {
     policy::autoscaler hpa;
-    std::string json; ///< the object as JSON
+    std::string json;                 ///< the object as JSON
+    policy::controller_config config; ///< an HPAPlus runs with the HPAScaleToZero gate on
 };
 core::outcome<replay_autoscaler> decode_replay_autoscaler(std::string_view text);
 

@@ -197,6 +197,9 @@ Value config_value(const policy::controller_config& c, json_allocator& a) {
                 static_cast<std::int64_t>(c.initial_readiness_delay.count()), a);
     v.AddMember("scaleUpLimitFactor", c.scale_up_limit_factor, a);
     v.AddMember("scaleUpLimitMinimum", c.scale_up_limit_minimum, a);
+    Value gates(rapidjson::kObjectType);
+    gates.AddMember("HPAScaleToZero", c.scale_to_zero, a);
+    v.AddMember("featureGates", gates, a);
     return v;
 }
 

@@ -116,8 +116,8 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
     }
     const kube::status_tree stored = record->stored_status; // alive across the waits below
     kube::cronhpa c = record->c;                            // its status changes as the wake goes
-    const kube::involved_object involved{ns, name, c.uid, "CronHPA",
-                                         "autoscaling.hpaplus.io/v1alpha1"};
+    const kube::involved_object involved{
+        ns, name, c.uid, "CronHPA", "autoscaling.hpaplus.io/v1alpha1", {}};
 
     const date::time_zone* zone = record->invalid ? nullptr : cron::find_zone(c.spec.time_zone);
     if (!zone) {

@@ -2,6 +2,7 @@
 #include "controller/hpaplus/reconciler.hpp"
 
 #include "controller/coordination.hpp"
+#include "controller/runtime/logging.hpp"
 #include "kinds/cronhpa.hpp"
 #include "kinds/hpaplus_status.hpp"
 #include "kinds/native_hpa.hpp"
@@ -171,6 +172,126 @@ void follow_wall_clock(object_memory& memory, core::time_point now, const std::s
     memory.steady_seen = steady;
 }
 
+// Logs a problem of the object once: when `key` (what identifies it; "" = no problem) differs from
+// the one `last` logged — `what` and `detail` at `level` when it appears or changes, `ended` and
+// `detail` at info when it goes. A problem that lasts is in the object's status and Events every
+// period, not in the log. Nothing is built while nothing changes.
+const std::string no_problem; // log_on_change's key when nothing is wrong
+
+void log_on_change(std::string& last, const std::string& key, spdlog::level::level_enum level,
+                   const log_subject& subject, std::string_view what, std::string_view detail,
+                   std::string_view ended) {
+    if (key == last) return;
+    if (!key.empty())
+        log_about(level, subject, "{}{}", what, detail);
+    else
+        log_about(spdlog::level::info, subject, "{}{}", ended, detail);
+    last = key;
+}
+
+// The failing metrics of a decision as a key ("0,2"), and their errors as one message.
+std::pair<std::string, std::string> metric_failures(const policy::decision& d) {
+    std::string key, message;
+    for (const policy::metric_record& m : d.metrics) {
+        if (!m.error) continue;
+        key += (key.empty() ? "" : ",") + std::to_string(m.index);
+        message += (message.empty() ? "" : "; ") + std::string("metric ") +
+                   std::to_string(m.index) + " (" + policy::to_string(m.type) + "): " + *m.error;
+    }
+    return {key, message};
+}
+
+// The name /metrics gives a metric: its resource, its metric's name, or a Formula's name.
+const std::string& series_metric_name(const policy::metric_spec& m) {
+    switch (m.type) {
+    case policy::metric_source_type::resource:
+    case policy::metric_source_type::container_resource:
+        return m.resource_name;
+    case policy::metric_source_type::formula:
+        return m.name;
+    default:
+        return m.metric.name;
+    }
+}
+
+std::string_view target_type_name(policy::metric_target_type t) {
+    switch (t) {
+    case policy::metric_target_type::utilization:
+        return "Utilization";
+    case policy::metric_target_type::value:
+        return "Value";
+    case policy::metric_target_type::average_value:
+        return "AverageValue";
+    }
+    return "";
+}
+
+// A target or a current value in the unit /metrics gives it: percent for utilization, else the
+// quantity in its base unit (cores, bytes, the metric's own).
+std::optional<double> value_of(policy::metric_target_type t,
+                               const std::optional<std::int32_t>& utilization,
+                               const std::optional<policy::quantity>& value,
+                               const std::optional<policy::quantity>& average_value) {
+    switch (t) {
+    case policy::metric_target_type::utilization:
+        if (utilization) return *utilization;
+        break;
+    case policy::metric_target_type::value:
+        if (value) return value->as_double();
+        break;
+    case policy::metric_target_type::average_value:
+        if (average_value) return average_value->as_double();
+        break;
+    }
+    return std::nullopt;
+}
+
+std::string_view action_of(std::int32_t proposed, std::int32_t current) {
+    return proposed > current ? "scale_up" : proposed < current ? "scale_down" : "none";
+}
+
+// What /metrics shows of a pass that decided, written over the last one's storage.
+void fill_report(pass_report& r, const policy::reconcile_input& in, const policy::decision& d) {
+    const auto& spec = in.hpa.spec;
+    r.min_replicas = spec.min_replicas.value_or(1);
+    r.max_replicas = spec.max_replicas;
+    r.action = d.scale_updated ? action_of(d.target_replicas, d.current_replicas) : "none";
+    r.error = d.error ? "internal" : "none";
+    r.metrics.resize(spec.metrics.size());
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
+        const policy::metric_spec& m = spec.metrics[i];
+        pass_report::metric& out = r.metrics[i];
+        out.type = policy::to_string(m.type);
+        out.name = series_metric_name(m);
+        out.target_type = target_type_name(m.target.type);
+        out.target = m.target_set ? value_of(m.target.type, m.target.average_utilization,
+                                             m.target.value, m.target.average_value)
+                                  : std::nullopt;
+        out.computed = false;
+        out.current.reset();
+    }
+    // Upstream labels a metric's computation against the status's replicas before the pass.
+    const std::int32_t before = in.hpa.status.current_replicas;
+    for (const policy::metric_record& record : d.metrics) {
+        if (record.index >= r.metrics.size()) continue;
+        pass_report::metric& out = r.metrics[record.index];
+        out.computed = true;
+        out.error = record.error ? "internal" : "none";
+        out.action =
+            record.error || !record.proposal ? "none" : action_of(*record.proposal, before);
+        if (record.status) {
+            const auto& c = record.status->current;
+            out.current = value_of(spec.metrics[record.index].target.type, c.average_utilization,
+                                   c.value, c.average_value);
+        }
+    }
+    r.conditions.resize(d.status.conditions.size());
+    for (std::size_t i = 0; i < d.status.conditions.size(); ++i) {
+        r.conditions[i].first = d.status.conditions[i].type;
+        r.conditions[i].second = d.status.conditions[i].status;
+    }
+}
+
 } // namespace
 
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
@@ -200,9 +321,12 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     policy::reconcile_input in;
     // `known.hpa` is not read again below: the input holds it until the reconcile ends.
     const lent hpa_lent(memory.decoded.hpa, in.hpa);
+    const log_subject subject{kind.name, ns, name};
     // Made only when an Event is recorded (most passes record none).
     const auto involved = [&] {
-        return kube::involved_object{ns, name, record->uid, kind.name, kind.api_version};
+        kube::involved_object who{ns, name, record->uid, kind.name, kind.api_version, {}};
+        if (kind.native) who.source = kube::event_source{env.options.native_hpas.event_source, {}};
+        return who;
     };
 
     if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
@@ -217,7 +341,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                 "; HPAPlus leaves this HorizontalPodAutoscaler alone while another controller "
                 "runs it (turn off kube-controller-manager's HPA controller, or start HPAPlus "
                 "with --native-hpa-force-takeover)";
-            spdlog::warn("{}: {}", object->key, message);
+            log_on_change(memory.logged.standing_back, *writer, spdlog::level::warn, subject, "",
+                          message, "");
             // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
             const policy::event e{"Warning", "StandingBack", message};
             const auto who = involved();
@@ -226,12 +351,24 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             co_return out;
         }
     }
+    memory.logged.standing_back.clear();
+    {
+        std::string problems;
+        for (const auto& problem : record->annotation_problems)
+            problems += (problems.empty() ? "" : "; ") + problem;
+        log_on_change(memory.logged.annotations, problems, spdlog::level::warn, subject,
+                      "invalid annotations (their defaults apply): ", problems,
+                      "its annotations are valid again");
+    }
     for (const auto& problem : record->annotation_problems) {
         const policy::event e{"Warning", "InvalidAnnotation", problem};
         const auto who = involved();
         co_await env.events.record(who, e, now);
         ++out.events;
     }
+    const std::string& invalid = record->invalid ? *record->invalid : no_problem;
+    log_on_change(memory.logged.invalid_spec, invalid, spdlog::level::warn, subject,
+                  "invalid spec: ", invalid, "its spec is valid again");
     if (record->invalid) {
         out.valid = false;
         out.error = "invalid spec: " + *record->invalid;
@@ -249,6 +386,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             out.error = ref.kind + "/" + ref.name + " is also scaled by " + other_kind + " " + ns +
                         "/" + other;
             const std::string message = *out.error + "; neither scales it until one is deleted";
+            log_on_change(memory.logged.multiple, other, spdlog::level::warn, subject, "", message,
+                          "");
             const auto who = involved();
             co_await block(env, kind, *object, *record, in.hpa.spec, who, "MultipleAutoscalers",
                            message, now, out);
@@ -256,6 +395,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         }
     }
 
+    log_on_change(memory.logged.multiple, no_problem, spdlog::level::warn, subject, "", "",
+                  "no other autoscaler scales its target any more");
     const auto& ref = in.hpa.spec.scale_target_ref;
     out.target = &memory.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
     // A Deployment still at the version last read is in memory already: no wait, no copy.
@@ -270,6 +411,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     const lent rollout_lent(memory.target.rollout, in.rollout);
     in.scale_error = memory.target.error;
     in.config = env.options.policy;
+    if (!kind.native) in.config.scale_to_zero = true; // HPAPlus: minReplicas 0 is its own feature
     const lent history_lent(memory.hist, in.hist);
     in.now = now;
     if (env.cronhpas && env.cronhpas->size() > 0) {
@@ -301,7 +443,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             in.peers = memory.peers;
         }
     }
-    if (policy::needs_metrics(in.hpa, in.scale, in.floor)) {
+    if (policy::needs_metrics(in.hpa, in.scale, in.floor, in.config)) {
         const auto started = std::chrono::steady_clock::now();
         in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods,
                                                 memory.pod_metrics_read, in.scale_selector);
@@ -331,8 +473,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         if ((response.ec != kube::errc::conflict || last) && !unanswered) break;
         // The target changed since we read it, or the write got no answer and may have landed:
         // read it again, and decide again on what it is now.
-        spdlog::info("{}: /scale {}, reading the target again", object->key,
-                     unanswered ? "write unanswered" : "conflict");
+        log_about(spdlog::level::info, subject, "/scale {}, reading the target again",
+                  unanswered ? "write unanswered" : "conflict");
         reread = co_await kube::read_target(env.client, &env.deployments, ns, ref, true);
         version = &reread.resource_version;
         // The decision rescales, so the target was not at this size when it was read.
@@ -363,6 +505,18 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
 
     out.current_replicas = decision.current_replicas;
     out.desired_replicas = decision.desired_replicas;
+    fill_report(memory.report, in, decision);
+    out.report = &memory.report;
+    if (!decision.stopped_early || !decision.metrics.empty()) {
+        const auto [failing, errors] = metric_failures(decision);
+        log_on_change(memory.logged.metrics, failing, spdlog::level::warn, subject,
+                      "metrics failed: ", errors, "every metric is read again");
+    }
+    if (const auto* c = policy::find_condition(decision.status.conditions, "FallbackActive")) {
+        const bool active = c->status == policy::condition_status::true_;
+        log_on_change(memory.logged.fallback, active ? c->reason : no_problem, spdlog::level::warn,
+                      subject, "fallback engaged: ", c->message, "fallback ended: ");
+    }
     out.rescaled = decision.scale_updated;
     out.error = decision.error;
     // A pass that could not decide (a target or metrics it cannot read) reports from the backlog
@@ -384,9 +538,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                 if (gone && co_await deleted_on_server(env.client, kind, ns, name)) {
                     // The cache missed its deletion (a watch event lost): stop here, not every
                     // period until a relist tells.
-                    spdlog::info("{}: gone from the API server though still cached; its worker "
-                                 "stops",
-                                 object->key);
+                    log_about(spdlog::level::info, subject,
+                              "gone from the API server though still cached; its worker stops");
                     out.exists = false;
                     give_back(std::move(decision));
                     co_return out;
@@ -407,15 +560,16 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         if (e.reason == "StartupBoostIgnored") {
             // Once per set of pods, as the Event: a forged record is an attack on the decision.
             out.untrusted_boosts = decision.stages.ignored_boosts.size();
-            spdlog::warn("{}: {}", object->key, e.message);
+            log_about(spdlog::level::warn, subject, "{}", e.message);
         }
         const auto who = involved();
         co_await env.events.record(who, e, now, reporting);
         ++out.events;
     }
     if (decision.scale_updated)
-        spdlog::info("{}: scaled {}/{} from {} to {}: {}", object->key, ref.kind, ref.name,
-                     decision.current_replicas, decision.target_replicas, decision.rescale_reason);
+        log_about(spdlog::level::info, subject, "scaled {}/{} from {} to {}: {}", ref.kind,
+                  ref.name, decision.current_replicas, decision.target_replicas,
+                  decision.rescale_reason);
     give_back(std::move(decision));
     co_return out;
 }

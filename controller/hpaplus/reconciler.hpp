@@ -32,6 +32,41 @@ struct decoded_autoscaler {
     policy::autoscaler hpa;                                ///< record->hpa, lent to each pass
 };
 
+/// What /metrics shows of an object's last pass that decided (telemetry reads it). Kept in the
+/// object's memory and refilled in place each pass, so steady passes allocate nothing for it.
+struct pass_report {
+    std::int32_t min_replicas = 0;
+    std::int32_t max_replicas = 0;
+    /// kube-controller-manager's reconcile labels: scale_up | scale_down | none, and
+    /// internal | none (a spec error never gets this far).
+    std::string_view action = "none";
+    std::string_view error = "none";
+    struct metric {
+        bool computed = false;         ///< the pass computed it (upstream observes only those)
+        std::string_view type;         ///< spec.metrics[i].type as the API spells it
+        std::string name;              ///< cpu, memory, or the metric's name
+        std::string_view target_type;  ///< Utilization | Value | AverageValue
+        std::optional<double> target;  ///< percent for Utilization, else the base unit
+        std::optional<double> current; ///< as the status reports it, in the target's unit
+        std::string_view action;       ///< its proposal against status.currentReplicas before
+        std::string_view error;        ///< internal | none
+    };
+    std::vector<metric> metrics; ///< one per spec.metrics entry
+    /// The status conditions after the pass: type and status.
+    std::vector<std::pair<std::string, policy::condition_status>> conditions;
+};
+
+/// What was last logged of each of an object's problems ("" = none), so that a problem is logged
+/// once when it appears or changes and once when it ends, not every period.
+struct logged_problems {
+    std::string standing_back; ///< who else writes the HPA's status
+    std::string invalid_spec;
+    std::string annotations;
+    std::string multiple; ///< the other autoscaler on the target
+    std::string metrics;  ///< the indexes of the failing metrics
+    std::string fallback; ///< the FallbackActive condition's status and reason
+};
+
 /// What the controller keeps per object (upstream keeps the same in memory; after a restart the
 /// first reconcile seeds it again).
 struct object_memory {
@@ -59,6 +94,8 @@ struct object_memory {
     std::uint64_t pod_metrics_read = 0;
     /// spec.prediction: the named metric's past and the last forecast.
     prediction_memory prediction;
+    pass_report report; ///< what /metrics shows of the last pass that decided
+    logged_problems logged;
     /// What the selected pods' start-up boost records must agree with (made when one has one).
     policy::boost_authority boosts;
     /// Both clocks as the last pass read them: a wall-clock step since then moves `hist` with it.
@@ -116,8 +153,11 @@ struct reconcile_outcome {
     /// A plain HPA left alone: another controller wrote its status recently (who, and when).
     std::optional<std::string> stood_back;
     std::size_t events = 0;
-    /// Time spent reading metrics, per backend ("metricsAPI" for the Kubernetes APIs); 0 = none.
+    /// Time spent reading the object's metrics (every backend at once); 0 = none read.
     std::chrono::nanoseconds metrics_latency{0};
+    /// The pass decided: what /metrics shows of it (in the object's memory, valid until its next
+    /// pass); null when it stopped before deciding (invalid spec, standing back, held).
+    const pass_report* report = nullptr;
     /// Records users may write that this pass reported not believed (each set reported once):
     /// pods' start-up boost records, and the HPAPlusCheckpoint.
     std::size_t untrusted_boosts = 0;

@@ -13,7 +13,8 @@
 
 namespace hpaplus::controller {
 lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
-           metrics::metric_sources& sources, lane_caches caches, const controller_options& options)
+           metrics::metric_sources& sources, lane_caches caches, const controller_options& options,
+           const std::string& name)
     : executor_(std::move(executor)), caches_(caches) {
     pod_cache_ = std::make_unique<pod_cache>(caches.pods);
     events_ = std::make_unique<kube::event_recorder>(client, host_name(),
@@ -22,7 +23,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
         cronhpa_rules_ = std::make_unique<cronhpa_rules>(
             cron_env{client, *caches.cronhpas, caches.hpapluses, caches.hpas, caches.deployments,
                      *events_, options, caches.current});
-        cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_);
+        cronhpa_workers_ = std::make_unique<worker_pool>("CronHPA", *cronhpa_rules_, name);
         caches.cronhpas->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
                 on_cronhpa(what, o, prev);
@@ -50,7 +51,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                 return sharing_for(v, use);
             },
             *events_, options.vertical, history, sample_recorder_.get(), caches.current});
-        vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_);
+        vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_, name);
         caches.vpapluses->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
                 vpaplus_workers_->on_change(what, o, prev);
@@ -62,7 +63,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
         *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", caches.hpapluses,
                                kube::resources::hpapluses, false, caches.hpas});
-    hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_);
+    hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_, name);
     caches.hpapluses.on_change(
         [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
             hpapluses_workers_->on_change(what, o, prev);
@@ -71,7 +72,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
         hpa_rules_ = std::make_unique<hpaplus_rules>(
             *env_, autoscaler_kind{"HorizontalPodAutoscaler", "autoscaling/v2", *caches.hpas,
                                    kube::resources::hpas, true, &caches.hpapluses});
-        hpa_workers_ = std::make_unique<worker_pool>("HorizontalPodAutoscaler", *hpa_rules_);
+        hpa_workers_ = std::make_unique<worker_pool>("HorizontalPodAutoscaler", *hpa_rules_, name);
         caches.hpas->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
                 hpa_workers_->on_change(what, o, prev);

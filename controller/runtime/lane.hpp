@@ -56,9 +56,11 @@ struct lane_caches {
 
 class lane {
   public:
-    /// `client` and `sources` are this lane's, used on `executor` only.
+    /// `client` and `sources` are this lane's, used on `executor` only; `name` ("lane 1/2") leads
+    /// its log lines.
     lane(boost::asio::any_io_executor executor, kube::api_client& client,
-         metrics::metric_sources& sources, lane_caches caches, const controller_options& options);
+         metrics::metric_sources& sources, lane_caches caches, const controller_options& options,
+         const std::string& name = "lane 1/1");
     ~lane();
     lane(const lane&) = delete;
     lane& operator=(const lane&) = delete;

@@ -118,7 +118,10 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
                            *view(pods_.get()),        *view(deployments_.get()),
                            *view(replicasets_.get()), view(cronhpas_.get()),
                            view(vpapluses_.get()),    [this] { return caches_current(); }};
-        lanes_.push_back(std::make_unique<lane>(r.executor, r.client, r.sources, caches, options));
+        const std::string lane_name =
+            "lane " + std::to_string(lanes_.size() + 1) + "/" + std::to_string(lanes.size());
+        lanes_.push_back(
+            std::make_unique<lane>(r.executor, r.client, r.sources, caches, options, lane_name));
         if (r.recorder) lanes_.back()->add_observer(r.recorder);
     }
     if (threaded_) {

@@ -49,9 +49,16 @@ struct native_hpa_options {
     std::chrono::seconds foreign_status_window{600};
     /// Reconcile HPAs even when another manager wrote their status recently.
     bool force_takeover = false;
+    /// The `source.component` (and `reportingComponent`) of their Events: kube-controller-manager's
+    /// name by default, with no host, as its Events carry none.
+    std::string event_source = "horizontal-pod-autoscaler";
 };
 
 struct controller_options {
+    /// --log-level and --log-format as given ("" = not given: $HPAPLUS_LOG_LEVEL and
+    /// $HPAPLUS_LOG_FORMAT, then info and text; controller/runtime/logging.hpp).
+    std::string log_level;
+    std::string log_format;
     std::string kubeconfig; ///< "" = $KUBECONFIG, in-cluster, ~/.kube/config (in that order)
     std::string context;
     std::string watch_namespace; ///< "" = all namespaces

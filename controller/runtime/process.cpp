@@ -105,6 +105,7 @@ struct controller_process::impl {
                 ops_handlers{[this] { return not_ready(); },
                              [this] {
                                  metrics.observe_pools(objects.pools());
+                                 metrics.observe_backends(backend_summaries());
                                  metrics.set_leader(objects.acting());
                                  if (shards && shards->shard_count() > 1)
                                      metrics.set_shards(held_shards(), shards->members());
@@ -150,6 +151,22 @@ struct controller_process::impl {
             out.push_back(
                 std::make_unique<lane_context>(config, options, backends, metrics, exchange));
         return out;
+    }
+
+    // Every backend's counts, each lane's read on its own thread and added up.
+    std::vector<metrics::backend_summary> backend_summaries() {
+        if (sources) return sources->backend_summaries();
+        std::vector<metrics::backend_summary> all;
+        for (auto& l : lanes) {
+            auto each = l->ask([&l] { return l->sources.backend_summaries(); });
+            if (all.empty()) {
+                all = std::move(each);
+                continue;
+            }
+            for (std::size_t i = 0; i < all.size() && i < each.size(); ++i)
+                all[i].stats.add(each[i].stats); // every lane has the same backends, in order
+        }
+        return all;
     }
 
     // With one lane the objects run on this thread and use its client and sources.

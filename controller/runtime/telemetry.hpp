@@ -1,12 +1,14 @@
 // controller/runtime/telemetry.hpp — the controller's Prometheus metrics (prometheus-cpp registry,
-// text exposition): reconciles and errors per object, reconcile duration, desired and current
-// replicas per object, metric fetch latency per backend, API requests by verb and code, workers,
-// reconciles and errors of every kind (HPAPlus, CronHPA, VPAPlus), leadership, held shards.
+// text exposition; docs/metrics.md lists every family): reconciles, errors, replicas, bounds,
+// per-metric values and conditions per object; kube-controller-manager's HPA controller families
+// for native HPAs; every metric backend's requests, errors, latency and circuit breaker; API
+// requests; workers and passes of every kind; leadership and shards; build and process.
 // prometheus-cpp stays out of this header.
 #pragma once
 
 #include "controller/hpaplus/worker.hpp"
 #include "controller/runtime/workers.hpp"
+#include "metrics/metric_sources.hpp"
 
 #include <memory>
 #include <string>
@@ -34,7 +36,12 @@ class telemetry {
       private:
         friend class telemetry;
         struct series;
+        struct object_series;
         explicit recorder(telemetry& owner);
+        void observe_metrics(object_series& s, const std::string& kind, const std::string& ns,
+                             const std::string& name, const pass_report& report);
+        void observe_conditions(object_series& s, const std::string& kind, const std::string& ns,
+                                const std::string& name, const pass_report& report);
         std::unique_ptr<series> series_;
     };
     /// A recorder for one lane; it must not outlive this.
@@ -42,6 +49,8 @@ class telemetry {
 
     /// The workers, passes and errors of every kind (at scrape time).
     void observe_pools(const std::vector<pool_summary>& pools);
+    /// Every metric backend's counts, the lanes' added up (at scrape time).
+    void observe_backends(const std::vector<metrics::backend_summary>& backends);
     void set_leader(bool leading);
     /// With --shards: whether each shard is held here (`held[i]`), and the live replicas seen.
     void set_shards(const std::vector<bool>& held, std::size_t members);

@@ -21,8 +21,8 @@ void log_failure(const std::string& what, std::exception_ptr e) {
     }
 }
 
-worker_pool::worker_pool(std::string kind, worker_rules& rules)
-    : kind_(std::move(kind)), rules_(rules) {}
+worker_pool::worker_pool(std::string kind, worker_rules& rules, std::string lane)
+    : kind_(std::move(kind)), lane_(std::move(lane)), rules_(rules) {}
 
 worker_pool::~worker_pool() {
     stop();
@@ -36,7 +36,7 @@ void worker_pool::start(asio::any_io_executor ex, std::atomic<std::size_t>& runn
     acting_ = true;
     for (const auto& [key, object] : objects)
         if (wanted(*object)) spawn(object->namespace_(), object->name(), true);
-    spdlog::info("acting on {} {} objects", workers_.size(), kind_);
+    spdlog::info("{}: acting on {} {} objects", lane_, workers_.size(), kind_);
 }
 
 void worker_pool::resync(const kube::snapshot& objects) {
@@ -51,8 +51,8 @@ void worker_pool::resync(const kube::snapshot& objects) {
         if (!workers_.count(key) && wanted(*object))
             spawn(object->namespace_(), object->name(), true);
     if (!unowned.empty() || workers_.size() != before)
-        spdlog::info("{} objects: {} workers ({} new, {} handed over)", kind_, workers_.size(),
-                     workers_.size() - before, unowned.size());
+        spdlog::info("{}: {} objects: {} workers ({} new, {} handed over)", lane_, kind_,
+                     workers_.size(), workers_.size() - before, unowned.size());
 }
 
 void worker_pool::stop() {

@@ -124,8 +124,9 @@ class worker_rules {
 
 class worker_pool {
   public:
-    /// `kind` names the workers in logs and metrics ("CronHPA").
-    worker_pool(std::string kind, worker_rules& rules);
+    /// `kind` names the workers in logs and metrics ("CronHPA"); `lane` the lane they run on in
+    /// logs ("lane 1/2").
+    worker_pool(std::string kind, worker_rules& rules, std::string lane = "lane 1/1");
     ~worker_pool();
     worker_pool(const worker_pool&) = delete;
     worker_pool& operator=(const worker_pool&) = delete;
@@ -167,6 +168,7 @@ class worker_pool {
     }
 
     std::string kind_;
+    std::string lane_;
     worker_rules& rules_;
     boost::asio::any_io_executor executor_;
     std::atomic<std::size_t>* running_ = nullptr;

@@ -9,7 +9,9 @@
 #include "net/tls.hpp"
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -189,7 +191,32 @@ class MetricBackendsE2E : public ::testing::Test {
             "--horizontal-pod-autoscaler-cpu-initialization-period=1s"};
         args.insert(args.end(), extra.begin(), extra.end());
         controller = std::make_unique<test::child_process>(args);
-        ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+        log.clear();
+        ops_url.clear();
+        // Read as it comes: what it logs is checked, and a full pipe would stop it.
+        ASSERT_TRUE(eventually(
+            [&] {
+                read_log();
+                return std::any_of(log.begin(), log.end(), [](const std::string& l) {
+                    return l.find("caches synced") != std::string::npos;
+                });
+            },
+            20s));
+        for (const std::string& line : log)
+            if (line.find("serving /healthz") != std::string::npos) {
+                ops_url = test::url_in(line);
+                if (const auto q = ops_url.find('"'); q != std::string::npos) ops_url.resize(q);
+            }
+    }
+    void read_log() {
+        if (!controller) return;
+        for (auto& line : controller->read_lines(0ms))
+            log.push_back(std::move(line));
+    }
+    std::size_t count_logged(const std::string& text) const {
+        return static_cast<std::size_t>(std::count_if(log.begin(), log.end(), [&](const auto& l) {
+            return l.find(text) != std::string::npos;
+        }));
     }
 
     test::command_result kubectl(const std::string& args) {
@@ -220,6 +247,8 @@ class MetricBackendsE2E : public ::testing::Test {
     std::unique_ptr<test::child_process> prometheus;
     std::unique_ptr<test::child_process> influx;
     std::unique_ptr<test::child_process> controller;
+    std::vector<std::string> log; ///< the controller's lines so far (read_log)
+    std::string ops_url;          ///< with --ops-listen: where /metrics is
 };
 
 // A Deployment with `requests.cpu: 500m`, a total CPU load, and a per-pod custom metric.
@@ -440,7 +469,8 @@ TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsI
         return prometheus_query("sim_pod_cpu_usage_cores{pod=~\"web-.*\"}")
                    .output.find("\"value\"") != std::string::npos;
     }));
-    start_controller();
+    start_controller({"--ops-listen=127.0.0.1:0", "--log-format=json"});
+    ASSERT_FALSE(ops_url.empty());
     // 1 core over 2 × 0.5 at 50 % → 4 pods.
     ASSERT_TRUE(eventually([&] { return jsonpath("deployment web", "{.spec.replicas}") == "4"; }))
         << kubectl("get hpap web -o yaml").output;
@@ -450,6 +480,20 @@ TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsI
     prometheus->terminate();
     prometheus.reset();
     // Backend down: after staleAfterSeconds the fallback's 5 replicas apply, and it says why.
+    // /metrics shows it under the backend's name: its errors, its breaker open.
+    const auto scraped = [&](const std::string& series) {
+        const std::string body = test::run_command("curl -s " + ops_url + "/metrics").output;
+        const auto at = body.find("\n" + series + " "); // a sample's line, not its # HELP
+        return at == std::string::npos ? -1.0 : std::stod(body.substr(at + series.size() + 2));
+    };
+    EXPECT_TRUE(eventually([&] {
+        read_log();
+        return scraped("hpaplus_backend_errors_total{backend=\"prom\",reason=\"unavailable\"}") >
+                   0 &&
+               scraped("hpaplus_backend_circuit_breaker_state{backend=\"prom\",state=\"open\"}") ==
+                   1;
+    })) << test::run_command("curl -s " + ops_url + "/metrics").output;
+    EXPECT_GT(scraped("hpaplus_metric_fetch_duration_seconds_count{backend=\"prom\"}"), 0);
     EXPECT_TRUE(eventually([&] {
         return condition("hpap web", "FallbackActive", "status") == "True" &&
                jsonpath("deployment web", "{.spec.replicas}") == "5";
@@ -469,6 +513,25 @@ TEST_F(MetricBackendsE2E, StoppingPrometheusTriggersTheFallbackAndItsReturnEndsI
         << kubectl("get hpap web -o yaml").output;
     EXPECT_TRUE(eventually([&] { return jsonpath("deployment web", "{.spec.replicas}") != "5"; }))
         << kubectl("get hpap web -o yaml").output;
+
+    // The log: JSON lines, the fallback engaged once and ended once, each about the object.
+    EXPECT_TRUE(eventually([&] {
+        read_log();
+        return count_logged("fallback ended") == 1;
+    }));
+    EXPECT_EQ(count_logged("fallback engaged"), 1);
+    for (const std::string& line : log) {
+        rapidjson::Document doc;
+        doc.Parse(line.c_str());
+        ASSERT_TRUE(doc.IsObject() && doc.HasMember("ts") && doc.HasMember("level") &&
+                    doc.HasMember("msg"))
+            << line;
+        const std::string msg = doc["msg"].GetString();
+        if (msg.rfind("fallback", 0) != 0) continue;
+        EXPECT_EQ(std::string(doc["kind"].GetString()), "HPAPlus") << line;
+        EXPECT_EQ(std::string(doc["namespace"].GetString()), "default") << line;
+        EXPECT_EQ(std::string(doc["name"].GetString()), "web") << line;
+    }
 }
 
 // Issue 50: a query answering -1 used to saturate to INT64_MAX and scale to maxReplicas. A negative

@@ -1,7 +1,7 @@
 // Integration tests of CronHPA: the real controller against the simulated cluster, with
 // schedules a few seconds ahead of the wall clock. Every wait has a deadline; the assertions are
 // about order and end state.
-#include "controller/runtime/lifecycle.hpp"
+#include "controller/runtime/logging.hpp"
 #include "core/time.hpp"
 #include "cron/exclusions.hpp"
 #include "integration/controller_fixture.hpp"

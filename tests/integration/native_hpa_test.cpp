@@ -25,15 +25,21 @@ class NativeHpaTest : public ControllerTest {
     /// The message of the newest Event `reason` about `kind` `name` ("" when there is none).
     std::string event_message(const std::string& kind, const std::string& name,
                               const std::string& reason) {
+        return event_field(kind, name, reason, "/message");
+    }
+    /// The field at `pointer` of the newest Event `reason` about `kind` `name` ("" when there is
+    /// none, "<missing>" when it has no such field).
+    std::string event_field(const std::string& kind, const std::string& name,
+                            const std::string& reason, const char* pointer) {
         const auto doc = get_json(sim, "/api/v1/namespaces/default/events");
-        std::string message;
-        if (!doc.IsObject()) return message;
+        std::string field;
+        if (!doc.IsObject()) return field;
         for (const auto& e : doc["items"].GetArray())
             if (kind == e["involvedObject"]["kind"].GetString() &&
                 name == e["involvedObject"]["name"].GetString() &&
                 reason == e["reason"].GetString())
-                message = e["message"].GetString();
-        return message;
+                field = str(e, pointer);
+        return field;
     }
     /// The field managers metadata.managedFields names for the status subresource.
     std::vector<std::string> status_managers(const std::string& name) {
@@ -51,7 +57,9 @@ TEST_F(NativeHpaTest, ScalesUpAndDownUnderLoadAndWritesStatusAsKubeControllerMan
     apply_manifest(sim, deployment("web", 2, "400m"));
     apply_manifest(sim, hpa("web", one_second,
                             "  behavior:\n    scaleDown: {stabilizationWindowSeconds: 3}\n"));
-    controller_runner controller(sim, test_controller_options());
+    auto options = test_controller_options();
+    options.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, options);
     ASSERT_TRUE(eventually([&] { return hpa_status("web", "/status/desiredReplicas") == "2"; }))
         << sim.get(hpas + "web").body;
     EXPECT_EQ(replicas("web"), 2); // 40 % of requests: within range
@@ -80,6 +88,39 @@ TEST_F(NativeHpaTest, ScalesUpAndDownUnderLoadAndWritesStatusAsKubeControllerMan
     EXPECT_EQ(hpa_status("web", "/status/lastDecision"), "<missing>");
     EXPECT_EQ(hpa_status("web", "/status/reference"), "<missing>");
     EXPECT_EQ(status_managers("web"), std::vector<std::string>{"hpaplus"});
+    // From kube-controller-manager's recorder: its component, no host (`From:` in describe hpa).
+    const auto from = [&](const char* pointer) {
+        return event_field("HorizontalPodAutoscaler", "web", "SuccessfulRescale", pointer);
+    };
+    EXPECT_EQ(from("/source/component"), "horizontal-pod-autoscaler");
+    EXPECT_EQ(from("/source/host"), "<missing>");
+    EXPECT_EQ(from("/reportingComponent"), "horizontal-pod-autoscaler");
+    // KCM writes ScaledToZero only with the alpha HPAScaleToZero gate, off by default.
+    EXPECT_EQ(hpa_condition("web", "ScaledToZero"), "");
+    // kube-controller-manager's own families, so its dashboards keep working.
+    const auto scraped = [&](const std::string& series) {
+        const std::string body = http_get(controller.ops_url() + "/metrics").body;
+        const auto at = body.find("\n" + series + " "); // a sample's line, not its # HELP
+        return at == std::string::npos ? -1.0 : std::stod(body.substr(at + series.size() + 2));
+    };
+    const std::string kcm = "horizontal_pod_autoscaler_controller_";
+    EXPECT_GE(scraped(kcm + "reconciliations_total{action=\"scale_up\",error=\"none\"}"), 1);
+    EXPECT_GE(scraped(kcm + "reconciliations_total{action=\"none\",error=\"none\"}"), 1);
+    EXPECT_GE(scraped(kcm + "reconciliation_duration_seconds_count{action=\"scale_up\","
+                            "error=\"none\"}"),
+              1);
+    EXPECT_GE(scraped(kcm + "metric_computation_total{action=\"scale_up\",error=\"none\","
+                            "metric_type=\"Resource\"}"),
+              1);
+    // (Against status.currentReplicas before the pass: 0 on the first, so that one scales up.)
+    EXPECT_GE(scraped(kcm + "metric_computation_duration_seconds_bucket{action=\"scale_up\","
+                            "error=\"none\",metric_type=\"Resource\",le=\"+Inf\"}"),
+              1);
+    EXPECT_EQ(scraped(kcm + "num_horizontal_pod_autoscalers"), 1);
+    EXPECT_TRUE(eventually([&] {
+        return scraped(kcm + "desired_replicas{hpa_name=\"web\",namespace=\"default\"}") ==
+               replicas("web");
+    }));
 
     const int peak = replicas("web");
     set_load("web", "200m");

@@ -70,6 +70,27 @@ std::string child_process::wait_for_line(const std::string& needle,
     return {};
 }
 
+std::vector<std::string> child_process::read_lines(std::chrono::milliseconds wait) {
+    std::vector<std::string> lines;
+    const auto end = std::chrono::steady_clock::now() + wait;
+    for (bool first = true;; first = false) {
+        pollfd p{out_fd_, POLLIN, 0};
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            end - std::chrono::steady_clock::now());
+        const int timeout = first ? static_cast<int>(std::max<long long>(0, left.count())) : 0;
+        if (poll(&p, 1, timeout) <= 0) break;
+        std::array<char, 4096> buf{};
+        const ssize_t n = read(out_fd_, buf.data(), buf.size());
+        if (n <= 0) break;
+        buffered_.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    for (std::size_t nl; (nl = buffered_.find('\n')) != std::string::npos;) {
+        lines.push_back(buffered_.substr(0, nl));
+        buffered_.erase(0, nl + 1);
+    }
+    return lines;
+}
+
 int child_process::terminate(std::chrono::milliseconds grace) {
     if (reaped_ || pid_ <= 0) return status_;
     kill(pid_, SIGTERM);

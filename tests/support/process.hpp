@@ -19,6 +19,9 @@ class child_process {
 
     /// Reads stdout until a line containing `needle` (returned) or the deadline ("" then).
     std::string wait_for_line(const std::string& needle, std::chrono::milliseconds deadline);
+    /// The lines it wrote (stdout and stderr together) that were not read yet, waiting up to
+    /// `wait` for output when there is none.
+    std::vector<std::string> read_lines(std::chrono::milliseconds wait);
     /// SIGTERM and wait; returns the exit status (-1 if it had to be killed).
     int terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
     /// SIGKILL at once (a crashed or killed process: nothing gets cleaned up).

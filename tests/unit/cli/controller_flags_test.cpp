@@ -57,6 +57,17 @@ TEST(ControllerFlags, DefaultsAreUpstreamsAndEveryFlagSetsItsField) {
     EXPECT_EQ(o->cron_max_sleep, 5s);
 }
 
+// kube-controller-manager's HPAScaleToZero gate (alpha): off unless the flag turns it on.
+TEST(ControllerFlags, FeatureGatesAsKubeControllerManagerTakesThem) {
+    EXPECT_FALSE(parse({})->policy.scale_to_zero);
+    const auto on = parse({"--feature-gates=HPAScaleToZero=true"});
+    ASSERT_TRUE(on) << on.error().text;
+    EXPECT_TRUE(on->policy.scale_to_zero);
+    const auto off = parse({"--feature-gates", "HPAScaleToZero=true,HPAScaleToZero=False"});
+    ASSERT_TRUE(off) << off.error().text;
+    EXPECT_FALSE(off->policy.scale_to_zero);
+}
+
 TEST(ControllerFlags, VerticalModuleFlags) {
     const auto d = parse({});
     ASSERT_TRUE(d);
@@ -154,6 +165,10 @@ TEST(ControllerFlags, BadValuesNameTheFlag) {
         {{"--namespace"}, "--namespace: a value is required"},
         {{"positional"}, "unexpected argument 'positional'"},
         {{"--leader-elect-renew-deadline=20s"}, "--leader-elect-renew-deadline must be shorter"},
+        {{"--feature-gates=HPAScaleToZero"}, "--feature-gates: missing bool value for"},
+        {{"--feature-gates=HPAScaleToZero=yes"}, "invalid value of HPAScaleToZero=yes"},
+        {{"--feature-gates=InPlacePodVerticalScaling=true"},
+         "unrecognized feature gate: InPlacePodVerticalScaling"},
     };
     for (const auto& [args, expect] : rows) {
         const auto r = parse(args);

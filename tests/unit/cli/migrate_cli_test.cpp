@@ -88,6 +88,19 @@ TEST(Migrate, TheHpaPlusDecidesWhatTheHpaDecides) {
         snapshot.Parse(input.c_str());
         ASSERT_TRUE(snapshot.IsObject()) << name;
         ASSERT_STREQ(snapshot["hpa"]["kind"].GetString(), "HorizontalPodAutoscaler") << name;
+        // An HPAPlus runs with kube-controller-manager's HPAScaleToZero gate on: the HPA it came
+        // from decides the same under that gate (without it, only ScaledToZero is missing).
+        auto& a = snapshot.GetAllocator();
+        if (!snapshot.HasMember("config"))
+            snapshot.AddMember("config", rapidjson::Value(rapidjson::kObjectType), a);
+        rapidjson::Value gates(rapidjson::kObjectType);
+        gates.AddMember("HPAScaleToZero", true, a);
+        snapshot["config"].RemoveMember("featureGates");
+        snapshot["config"].AddMember("featureGates", gates, a);
+        rapidjson::StringBuffer gated_text;
+        rapidjson::Writer<rapidjson::StringBuffer> gated_writer(gated_text);
+        snapshot.Accept(gated_writer);
+        const std::string gated = gated_text.GetString();
 
         rapidjson::StringBuffer hpa_text;
         rapidjson::Writer<rapidjson::StringBuffer> writer(hpa_text);
@@ -102,7 +115,7 @@ TEST(Migrate, TheHpaPlusDecidesWhatTheHpaDecides) {
         snapshot.Accept(w2);
 
         const auto now = core::wall_now();
-        const evaluate_result with_hpa = evaluate_document(input, now);
+        const evaluate_result with_hpa = evaluate_document(gated, now);
         const evaluate_result with_hpaplus = evaluate_document(migrated_snapshot.GetString(), now);
         ASSERT_EQ(with_hpa.exit_code, 0) << name << ": " << with_hpa.error;
         EXPECT_EQ(with_hpaplus.exit_code, 0) << name << ": " << with_hpaplus.error;

@@ -139,7 +139,7 @@ void expect_every_decision_matches_evaluate(const std::string& autoscaler,
     ASSERT_TRUE(load) << load.error().text;
     std::size_t compared = 0;
     policy::replay(
-        a->hpa, *load, policy::controller_config{},
+        a->hpa, *load, a->config,
         [&](std::size_t step, const policy::reconcile_input& in, const policy::decision& d) {
             const auto evaluated =
                 evaluate_document(encode_snapshot(in, a->json), core::time_point{});

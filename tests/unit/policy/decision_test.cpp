@@ -101,10 +101,9 @@ TEST_F(Reconcile, ScaleUpSucceeds) {
     std::vector<std::string> types;
     for (const auto& c : d.status.conditions)
         types.push_back(c.type);
-    EXPECT_EQ(types, (std::vector<std::string>{"AbleToScale", "ScalingActive", "ScalingLimited",
-                                               "ScaledToZero"}));
+    // No ScaledToZero: kube-controller-manager writes it only with its HPAScaleToZero gate on.
+    EXPECT_EQ(types, (std::vector<std::string>{"AbleToScale", "ScalingActive", "ScalingLimited"}));
     EXPECT_EQ(cond(d, "AbleToScale").reason, "SucceededRescale");
-    EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
     EXPECT_EQ(d.status.last_scale_time, now());
     ASSERT_EQ(d.hist.recommendations.size(), 2u); // the seed (3) and this recommendation (5)
     EXPECT_EQ(d.hist.recommendations[0].replicas, 3);
@@ -140,7 +139,7 @@ TEST_F(Reconcile, ScaleWriteFailureKeepsDesired) {
 
 TEST_F(Reconcile, ZeroReplicasDisablesScaling) {
     in.scale = scale_snapshot{0, 0, "app=web"};
-    EXPECT_FALSE(needs_metrics(in.hpa, in.scale));
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale, std::nullopt, in.config));
     const decision d = run();
     EXPECT_FALSE(d.rescale);
     EXPECT_EQ(d.desired_replicas, 0);
@@ -151,7 +150,7 @@ TEST_F(Reconcile, ZeroReplicasDisablesScaling) {
 TEST_F(Reconcile, AboveMaxGoesToMaxWithoutMetrics) {
     in.scale = scale_snapshot{12, 12, "app=web"};
     in.readings.clear();
-    EXPECT_FALSE(needs_metrics(in.hpa, in.scale));
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale, std::nullopt, in.config));
     const decision d = run();
     EXPECT_EQ(d.target_replicas, 10);
     EXPECT_EQ(d.rescale_reason, "Current number of replicas above Spec.MaxReplicas");
@@ -259,6 +258,7 @@ TEST_F(Reconcile, PeersThatPickOtherPodsAreNoAmbiguity) {
 }
 
 TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
+    in.config.scale_to_zero = true; // the HPAScaleToZero gate
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.readings = {external({0})};
@@ -271,13 +271,14 @@ TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
 }
 
 TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
+    in.config.scale_to_zero = true; // the HPAScaleToZero gate
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.hpa.status.conditions = {
         {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
     in.scale = scale_snapshot{0, 0, "app=web"};
     in.readings = {external({2000})};
-    EXPECT_TRUE(needs_metrics(in.hpa, in.scale));
+    EXPECT_TRUE(needs_metrics(in.hpa, in.scale, std::nullopt, in.config));
     const decision d = run();
     EXPECT_EQ(d.target_replicas, 2); // ceil(2000/1000) from zero, no tolerance, no pods
     EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
@@ -287,6 +288,7 @@ TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
 // with ScaledToZero=True and minReplicas raised, the metrics are evaluated and normalization
 // raises the result to minReplicas — not the "below Spec.MinReplicas" shortcut.
 TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
+    in.config.scale_to_zero = true; // the HPAScaleToZero gate
     in.hpa.spec.min_replicas = 3;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.hpa.status.conditions = {
@@ -305,6 +307,7 @@ TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
 }
 
 TEST_F(Reconcile, ZeroWithoutConditionStaysDisabled) {
+    in.config.scale_to_zero = true; // the HPAScaleToZero gate
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.scale = scale_snapshot{0, 0, "app=web"};
@@ -312,6 +315,32 @@ TEST_F(Reconcile, ZeroWithoutConditionStaysDisabled) {
     const decision d = run();
     EXPECT_FALSE(d.rescale);
     EXPECT_EQ(cond(d, "ScalingActive").reason, "ScalingDisabled");
+}
+
+// The gate off (kube-controller-manager's default): a workload at zero stays disabled even with
+// ScaledToZero=True, the condition goes, and a rescale writes none.
+TEST_F(Reconcile, WithoutTheGateZeroDisablesScalingAndTheConditionGoes) {
+    in.hpa.spec.min_replicas = 0;
+    in.hpa.spec.metrics = {external_metric(1000)};
+    in.hpa.status.conditions = {
+        {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+    in.scale = scale_snapshot{0, 0, "app=web"};
+    in.readings = {external({5000})};
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale, std::nullopt, in.config));
+    const decision d = run();
+    EXPECT_FALSE(d.rescale);
+    EXPECT_EQ(cond(d, "ScalingActive").reason, "ScalingDisabled");
+    EXPECT_EQ(find_condition(d.status.conditions, "ScaledToZero"), nullptr);
+}
+
+TEST_F(Reconcile, WithoutTheGateARescaleToZeroWritesNoCondition) {
+    in.hpa.spec.min_replicas = 0;
+    in.hpa.spec.metrics = {external_metric(1000)};
+    in.readings = {external({0})};
+    in.hist.recommendations = {{ago(400), 3}};
+    const decision d = run();
+    EXPECT_EQ(d.target_replicas, 0);
+    EXPECT_EQ(find_condition(d.status.conditions, "ScaledToZero"), nullptr);
 }
 
 TEST_F(Reconcile, NegativeProposalEndsAtMin) {
@@ -630,7 +659,7 @@ cron_floor floor_of(std::int32_t replicas) {
 
 TEST_F(Reconcile, CronFloorRaisesReplicasAtOnce) {
     in.floor = floor_of(6);
-    EXPECT_FALSE(needs_metrics(in.hpa, in.scale, in.floor));
+    EXPECT_FALSE(needs_metrics(in.hpa, in.scale, in.floor, in.config));
     const decision d = run();
     EXPECT_TRUE(d.scale_updated);
     EXPECT_EQ(d.target_replicas, 6);
