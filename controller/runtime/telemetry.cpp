@@ -441,7 +441,9 @@ void telemetry::recorder::observe_conditions(object_series& object, const std::s
                 remove_series(shared.condition, g);
         return !kept;
     });
-    for (const auto& [type, status] : report.conditions) {
+    for (const auto& condition : report.conditions) {
+        const std::string& type = condition.first; // (a lambda may not capture a binding: Clang 14)
+        const auto status = condition.second;
         auto it =
             std::find_if(all.begin(), all.end(), [&](const auto& c) { return c.type == type; });
         if (it == all.end()) {

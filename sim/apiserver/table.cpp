@@ -3,6 +3,8 @@
 
 #include "sim/apiserver/hpa_versions.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <functional>
 
 namespace hpaplus::sim {
@@ -224,9 +226,78 @@ std::vector<column> builtin_columns(const resource_type& t, core::time_point now
     return {name, age};
 }
 
+// Whether `v` equals the JSONPath literal `literal` ("x", 'x', a number, true or false).
+bool equals_literal(const json* v, std::string_view literal) {
+    if (!v || literal.empty()) return false;
+    if (literal.size() >= 2 && (literal.front() == '"' || literal.front() == '\'') &&
+        literal.back() == literal.front())
+        return v->IsString() && std::string_view(v->GetString(), v->GetStringLength()) ==
+                                    literal.substr(1, literal.size() - 2);
+    if (literal == "true" || literal == "false")
+        return v->IsBool() && v->GetBool() == (literal == "true");
+    double number = 0;
+    const auto [end, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), number);
+    return ec == std::errc() && end == literal.data() + literal.size() && v->IsNumber() &&
+           v->GetDouble() == number;
+}
+
+// The first value a CRD printer column's JSONPath finds, as kube-apiserver's table convertor
+// prints the first of client-go's jsonpath results (missing keys allowed): `.field`, `[N]` (from
+// the end when negative), `[*]`, and the filter `[?(@.path==LITERAL)]` or `!=`. Anything else
+// finds nothing. Linear in the path; each array is walked at most once per step.
+const json* first_match(const json& v, std::string_view path) {
+    if (path.empty()) return &v;
+    if (path.front() == '.') {
+        path.remove_prefix(1);
+        const auto end = std::min(path.find_first_of(".["), path.size());
+        if (!v.IsObject()) return nullptr;
+        const std::string_view name = path.substr(0, end);
+        const auto it =
+            v.FindMember(json(name.data(), static_cast<rapidjson::SizeType>(name.size())));
+        return it == v.MemberEnd() ? nullptr : first_match(it->value, path.substr(end));
+    }
+    if (path.front() != '[' || !v.IsArray()) return nullptr;
+    const bool filter = path.starts_with("[?(");
+    const auto close = filter ? path.find(")]") : path.find(']');
+    if (close == std::string_view::npos) return nullptr;
+    const std::string_view inner = path.substr(1, close - 1);
+    const std::string_view rest = path.substr(close + (filter ? 2 : 1));
+    const auto items = v.GetArray();
+    if (inner == "*") {
+        for (const auto& item : items)
+            if (const json* found = first_match(item, rest)) return found;
+        return nullptr;
+    }
+    if (filter) {
+        const std::string_view test = inner.substr(2); // after "?("
+        const auto op = test.find_first_of("=!");
+        if (!test.starts_with("@") || op == std::string_view::npos || op + 1 >= test.size() ||
+            test[op + 1] != '=')
+            return nullptr;
+        const bool equal = test[op] == '=';
+        std::string_view field = test.substr(1, op - 1);
+        while (!field.empty() && field.back() == ' ')
+            field.remove_suffix(1);
+        std::string_view literal = test.substr(op + 2);
+        while (!literal.empty() && literal.front() == ' ')
+            literal.remove_prefix(1);
+        for (const auto& item : items)
+            if (equals_literal(first_match(item, field), literal) == equal)
+                if (const json* found = first_match(item, rest)) return found;
+        return nullptr;
+    }
+    long long index = 0;
+    const auto [end, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), index);
+    if (ec != std::errc() || end != inner.data() + inner.size()) return nullptr;
+    const auto size = static_cast<long long>(items.Size());
+    if (index < 0) index += size;
+    if (index < 0 || index >= size) return nullptr;
+    return first_match(items[static_cast<rapidjson::SizeType>(index)], rest);
+}
+
 // A CRD printer column: the JSON value at the path, if it has the declared type.
 json custom_cell(const json& obj, const printer_column& c, core::time_point now, json_alloc& a) {
-    const json* v = find_path(obj, c.json_path);
+    const json* v = first_match(obj, c.json_path);
     if (!v) return json(rapidjson::kNullType);
     if (c.type == "date") {
         if (!v->IsString()) return json(rapidjson::kNullType);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -87,9 +88,15 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
     EXPECT_EQ(metrics.find("code=\"403\""), std::string::npos) << metrics;
     const auto table = kubectl("get hpap web");
     ASSERT_EQ(table.exit_code, 0) << table.output;
-    for (const char* column :
-         {"REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "Deployment/web", "cpu: "})
+    // The target from the spec, replicas as `get hpa` shows them and what it decided, whether it
+    // can scale and why (the CRD's printer columns; filters on conditions as kube-apiserver
+    // evaluates them).
+    for (const char* column : {"REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "DESIRED",
+                               "ACTIVE", "REASON", " web ", "cpu: ", "True", "ValidMetricFound"})
         EXPECT_NE(table.output.find(column), std::string::npos) << column << "\n" << table.output;
+    const auto wide = kubectl("get hpap web -o wide");
+    for (const char* column : {"KIND", "ABLE", "Deployment"})
+        EXPECT_NE(wide.output.find(column), std::string::npos) << column << "\n" << wide.output;
     // The examples whose Deployments do not exist say so in a condition.
     EXPECT_TRUE(eventually([&] {
         const auto c =
@@ -222,6 +229,89 @@ TEST_F(ControllerProcess, KubectlAutoscaleIsScaledWithoutTheCrdsAndReadsAsOnARea
         },
         90s))
         << kubectl("get hpa web").output << kubectl("describe hpa web").output;
+}
+
+// `kubectl describe hpa` of an HPA HPAPlus reconciled, line by line against what
+// kube-controller-manager (1.33, default feature gates) makes kubectl print for the same object:
+// tests/golden/describe/hpa-kcm.txt. Two pods at 1 core over 500m requests are 100 % of a 50 %
+// target: one rescale to 4 (the legacy limit max(2 × 2, 4) allows it), then 4 pods at 50 %:
+// steady. The conditions KCM writes (no ScaledToZero without its gate), in its order and words;
+// the Event from `horizontal-pod-autoscaler`. Whitespace runs are compared as one space (kubectl's
+// tabwriter pads columns to their content), the creation time and the Events' age as
+// placeholders. The start-up windows are 0 s, so that which pods count is not a race with the
+// simulated kubelet (KCM would print the same for the same status). kubectl 1.20 describes autoscaling/v1 here (the server has no v2beta2), whose
+// form has no conditions section: this runs with the newest kubectl only (SKEW_FILTER).
+TEST_F(ControllerProcess, DescribeHpaPrintsWhatKubeControllerManagerWouldHaveItPrint) {
+    controller = std::make_unique<test::child_process>(std::vector<std::string>{
+        HPAPLUS_BINARY, "controller", "--kubeconfig",
+        test::shipped_kubeconfig(dir.path(), test::controller_account), "--leader-elect=false",
+        "--ops-listen=", "--horizontal-pod-autoscaler-sync-period=1s",
+        "--horizontal-pod-autoscaler-cpu-initialization-period=0s",
+        "--horizontal-pod-autoscaler-initial-readiness-delay=0s"});
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    // The workload first, with its pods measured, as an HPA usually finds it (created together,
+    // KCM's first passes would report the missing metrics as Events too).
+    std::ofstream(dir.path() + "/web.yaml") << R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, annotations: {sim.hpaplus.io/cpu-load: "1000m"}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 500m}}}]}
+)";
+    std::ofstream(dir.path() + "/hpa.yaml") << R"(apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+)";
+    ASSERT_EQ(kubectl("apply -f " + dir.path() + "/web.yaml").exit_code, 0);
+    ASSERT_TRUE(eventually([&] {
+        const std::string usage =
+            kubectl("get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods").output;
+        std::size_t measured = 0;
+        for (auto at = usage.find("\"name\":\"web-"); at != std::string::npos;
+             at = usage.find("\"name\":\"web-", at + 1))
+            ++measured;
+        return measured == 2;
+    }));
+    ASSERT_EQ(kubectl("apply -f " + dir.path() + "/hpa.yaml").exit_code, 0);
+    // Normalized as the golden file is.
+    const auto normalized = [](const std::string& text) {
+        std::vector<std::string> lines;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);) {
+            line = std::regex_replace(line, std::regex("\\s+"), " ");
+            line = std::regex_replace(line, std::regex("^ | $"), "");
+            line = std::regex_replace(line, std::regex("^CreationTimestamp: .*"),
+                                      "CreationTimestamp: <TIME>");
+            line = std::regex_replace(
+                line, std::regex("^(Normal|Warning) (\\S+) \\S+( \\(x\\d+ over \\S+\\))? "),
+                "$1 $2 <AGE> ");
+            if (!line.empty()) lines.push_back(line);
+        }
+        return lines;
+    };
+    const auto golden = normalized(read_file(source + "/tests/golden/describe/hpa-kcm.txt"));
+    ASSERT_GT(golden.size(), 15u);
+    std::vector<std::string> described;
+    EXPECT_TRUE(eventually(
+        [&] {
+            described = normalized(kubectl("describe hpa web").output);
+            return described == golden;
+        },
+        60s));
+    for (std::size_t i = 0; i < std::max(golden.size(), described.size()); ++i)
+        EXPECT_EQ(i < described.size() ? described[i] : "<none>",
+                  i < golden.size() ? golden[i] : "<none>")
+            << "line " << i + 1;
 }
 
 TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {

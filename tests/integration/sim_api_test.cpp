@@ -32,7 +32,11 @@ const std::string crd_json =
   "spec":{"group":"example.hpaplus.io","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wd"]},
   "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}},
     "subresources":{"status":{},"scale":{"specReplicasPath":".spec.replicas","statusReplicasPath":".status.replicas","labelSelectorPath":".status.selector"}},
-    "additionalPrinterColumns":[{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"},{"name":"Color","type":"string","jsonPath":".spec.color"}]}]}})";
+    "additionalPrinterColumns":[{"name":"Replicas","type":"integer","jsonPath":".spec.replicas"},{"name":"Color","type":"string","jsonPath":".spec.color"},
+      {"name":"First","type":"string","jsonPath":".spec.parts[0].name"},{"name":"Last","type":"string","jsonPath":".spec.parts[-1].name"},
+      {"name":"Ready","type":"string","jsonPath":".spec.checks[?(@.type==\"Ready\")].status"},{"name":"NotReady","type":"string","jsonPath":".spec.checks[?(@.type != 'Ready')].type"},
+      {"name":"Heavy","type":"string","jsonPath":".spec.parts[?(@.weight==2)].name"},{"name":"AnyTag","type":"string","jsonPath":".spec.parts[*].tag"},
+      {"name":"Beyond","type":"string","jsonPath":".spec.parts[5].name"}]}]}})";
 
 struct SimApi : ::testing::Test {
     test::sim_fixture sim;
@@ -469,7 +473,9 @@ TEST_F(SimApi, CustomResources) {
     const std::string widgets = "/apis/example.hpaplus.io/v1/namespaces/default/widgets";
     const auto created = sim.request(
         "POST", widgets,
-        R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":3,"color":"blue"},"status":{"replicas":9}})");
+        R"({"apiVersion":"example.hpaplus.io/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"replicas":3,"color":"blue",)"
+        R"("parts":[{"name":"a","weight":1},{"name":"b","weight":2,"tag":"x"},{"name":"c"}],)"
+        R"("checks":[{"type":"Synced","status":"True"},{"type":"Ready","status":"False"}]},"status":{"replicas":9}})");
     ASSERT_EQ(created.status, 201) << created.body;
     EXPECT_EQ(str(parse(created.body), "/status/replicas"),
               "<missing>"); // status is dropped on create
@@ -498,6 +504,15 @@ TEST_F(SimApi, CustomResources) {
     EXPECT_EQ(str(table, "/rows/0/cells/0"), "w1");
     EXPECT_EQ(str(table, "/rows/0/cells/1"), "3");
     EXPECT_EQ(str(table, "/rows/0/cells/2"), "blue");
+    // JSONPath as kube-apiserver's column printer takes it: indexes (from the end when negative),
+    // filters, wildcards; the first match, or nothing.
+    EXPECT_EQ(str(table, "/rows/0/cells/3"), "a");
+    EXPECT_EQ(str(table, "/rows/0/cells/4"), "c");
+    EXPECT_EQ(str(table, "/rows/0/cells/5"), "False");
+    EXPECT_EQ(str(table, "/rows/0/cells/6"), "Synced");
+    EXPECT_EQ(str(table, "/rows/0/cells/7"), "b");
+    EXPECT_EQ(str(table, "/rows/0/cells/8"), "x");
+    EXPECT_TRUE(table["rows"][0]["cells"][9].IsNull());
 
     EXPECT_EQ(str(parse(sim.get(widgets + "/w1/scale").body), "/spec/replicas"), "3");
     ASSERT_EQ(
