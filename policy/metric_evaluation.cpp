@@ -201,18 +201,12 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
     metric_outcome o;
     o.name = metric_name(spec);
 
-    // A sum beyond int64 is an error for this metric, so that the fallback or the other metrics
-    // decide instead of a saturated number (metric_samples.hpp, checked_sum).
-    const auto usage =
-        reading.error ? std::optional<std::int64_t>(0) : checked_sum(reading.external_values);
-    const std::string range_detail =
-        usage ? std::string()
-              : "external metric " + name + ": " + sum_out_of_range(reading.external_values.size());
+    // A sum beyond int64 saturates, as upstream's (metric_samples.hpp, saturating_sum).
+    const std::int64_t usage = reading.error ? 0 : saturating_sum(reading.external_values);
     if (spec.target.average_value) {
         const std::string wrap = "failed to get " + name + " external metric: ";
         if (reading.error) return failed(reason, fetch_detail, outer + wrap + fetch_detail);
-        if (!usage) return failed(reason, range_detail, outer + wrap + range_detail);
-        const usage_result r = per_pod_replicas(ctx.status_replicas, *usage,
+        const usage_result r = per_pod_replicas(ctx.status_replicas, usage,
                                                 spec.target.average_value->milli_value(), ctx.tol);
         o.ok = true;
         o.proposal = r.replicas;
@@ -223,15 +217,14 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
     if (spec.target.value) {
         const std::string wrap = "failed to get external metric " + name + ": ";
         if (reading.error) return failed(reason, fetch_detail, outer + wrap + fetch_detail);
-        if (!usage) return failed(reason, range_detail, outer + wrap + range_detail);
         const double ratio =
-            static_cast<double>(*usage) / static_cast<double>(spec.target.value->milli_value());
+            static_cast<double>(usage) / static_cast<double>(spec.target.value->milli_value());
         const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
         auto r = usage_ratio_replicas(calc, ratio);
         if (!r) return failed(reason, r.error().text, outer + wrap + r.error().text);
         o.ok = true;
         o.proposal = *r;
-        status.current.value = quantity::from_milli(*usage);
+        status.current.value = quantity::from_milli(usage);
         o.status = std::move(status);
         return o;
     }

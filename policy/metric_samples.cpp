@@ -2,6 +2,7 @@
 #include "policy/metric_samples.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace hpaplus::policy {
 
@@ -77,6 +78,15 @@ std::optional<std::int64_t> checked_sum(const std::vector<std::int64_t>& values)
     std::int64_t sum = 0;
     for (std::int64_t v : values)
         if (__builtin_add_overflow(sum, v, &sum)) return std::nullopt;
+    return sum;
+}
+
+std::int64_t saturating_sum(const std::vector<std::int64_t>& values) {
+    std::int64_t sum = 0;
+    for (std::int64_t v : values)
+        if (__builtin_add_overflow(sum, v, &sum))
+            return v > 0 ? std::numeric_limits<std::int64_t>::max()
+                         : std::numeric_limits<std::int64_t>::min();
     return sum;
 }
 

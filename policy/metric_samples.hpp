@@ -29,12 +29,17 @@ core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_m
 /// `GetRawMetric`'s empty-answer rule for custom (Pods) metrics.
 core::outcome<sample_set> samples_from_custom_metrics(sample_set items);
 
-/// Sum of External metric values (milli-units), whatever their sign, or nothing when the exact sum
-/// does not fit in int64 (checked arithmetic). Upstream caps a positive overflow at MaxInt64 and,
-/// for AverageValue targets, takes any negative running sum for an overflow (so one negative value
-/// scales to maxReplicas); HPAPlus keeps negative values as the Value path does and makes an
-/// overflow an error for that metric (docs/metrics.md, "Values out of range").
+/// Sum of values (milli-units), whatever their sign, or nothing when the exact sum does not fit in
+/// int64 (checked arithmetic): a Formula's External input fails rather than decide from a capped
+/// number.
 std::optional<std::int64_t> checked_sum(const std::vector<std::int64_t>& values);
+
+/// Sum of External metric values (milli-units) as upstream's GetExternalMetricReplicas adds them:
+/// in order, and at the first addition that overflows, MaxInt64 for a positive value — the rest
+/// unread. Upstream's Go wraps a negative overflow, and its AverageValue path takes any negative
+/// running sum for an overflow (so one negative value scales to maxReplicas); HPAPlus keeps the
+/// sign: a negative overflow is MinInt64 (docs/metrics.md, "Values out of range").
+std::int64_t saturating_sum(const std::vector<std::int64_t>& values);
 
 /// The error for a sum checked_sum() refused.
 std::string sum_out_of_range(std::size_t count);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace hpaplus::controller {
@@ -276,20 +277,24 @@ struct telemetry::recorder::series {
     telemetry::impl& shared;
     std::map<std::pair<std::string, int>, Counter*> requests;
     std::unordered_map<std::string, object_series> objects; ///< by kind/namespace/name
-    /// kube-controller-manager's series by their label values (a handful of combinations).
-    std::map<std::string, std::pair<Counter*, Histogram*>, std::less<>> kcm;
+    /// kube-controller-manager's series by their label values: a handful, found without building
+    /// labels (a native HPA's pass is the hot path). The values are views of static texts.
+    using kcm_key = std::tuple<bool, std::string_view, std::string_view, std::string_view>;
+    std::map<kcm_key, std::pair<Counter*, Histogram*>> kcm;
 
-    std::pair<Counter*, Histogram*>& kcm_series(family<Counter>& counters,
-                                                family<Histogram>& histograms,
-                                                const prometheus::Labels& labels) {
-        std::string key;
-        for (const auto& [k, v] : labels)
-            key.append(k).append("=").append(v).append(",");
-        key.append(counters.GetName()); // the two pairs of families share this map
-        auto& s = kcm[key];
+    /// A reconcile's series (`metric_type` empty), or a metric computation's.
+    std::pair<Counter*, Histogram*>& kcm_series(std::string_view action, std::string_view error,
+                                                std::string_view metric_type = {}) {
+        const bool metric = !metric_type.empty();
+        auto& s = kcm[{metric, action, error, metric_type}];
         if (!s.first) {
-            s.first = &counters.Add(labels);
-            s.second = &histograms.Add(labels, shared.kcm_duration_buckets);
+            prometheus::Labels labels{{"action", std::string(action)},
+                                      {"error", std::string(error)}};
+            if (metric) labels.emplace("metric_type", std::string(metric_type));
+            s.first =
+                &(metric ? shared.kcm_metric_computations : shared.kcm_reconciles).Add(labels);
+            s.second = &(metric ? shared.kcm_metric_duration : shared.kcm_reconcile_duration)
+                            .Add(labels, shared.kcm_duration_buckets);
         }
         return s;
     }
@@ -367,20 +372,14 @@ void telemetry::recorder::reconciled(const std::string& kind, const std::string&
     // kube-controller-manager's view: the error a spec gives is "spec", any other "internal".
     const std::string_view action = outcome.report ? outcome.report->action : "none";
     const std::string_view error = !outcome.valid ? "spec" : outcome.error ? "internal" : "none";
-    auto& [count, time] =
-        series_->kcm_series(shared.kcm_reconciles, shared.kcm_reconcile_duration,
-                            {{"action", std::string(action)}, {"error", std::string(error)}});
+    auto& [count, time] = series_->kcm_series(action, error);
     count->Increment();
     time->Observe(seconds);
     if (!outcome.report) return;
     // The metrics of an object are read at once: each one's computation took the read's time.
     for (const auto& m : outcome.report->metrics) {
         if (!m.computed) continue;
-        auto& [c, h] =
-            series_->kcm_series(shared.kcm_metric_computations, shared.kcm_metric_duration,
-                                {{"action", std::string(m.action)},
-                                 {"error", std::string(m.error)},
-                                 {"metric_type", std::string(m.type)}});
+        auto& [c, h] = series_->kcm_series(m.action, m.error, m.type);
         c->Increment();
         h->Observe(read_seconds);
     }

@@ -188,8 +188,13 @@ const char* const out_of_range =
     "upstream: MilliValue() of a quantity beyond int64 milli-units is not a usable number; "
     "HPAPlus fails the metric (FailedGet*Metric) so the fallback or the other metrics decide";
 const char* const sum_overflow =
-    "upstream caps an External sum at MaxInt64 (and wraps per-pod sums); HPAPlus checks the "
-    "addition and fails the metric rather than report a saturated number";
+    "upstream wraps per-pod sums (Go's int64); HPAPlus checks the addition and fails the metric "
+    "rather than report a wrapped or saturated number";
+const char* const external_sum_capped =
+    "replica_calculator.go GetExternalMetricReplicas caps the sum at MaxInt64 "
+    "(TestReplicaCalcExternalMetricUsageOverflow), and GetExternalPerPodMetricReplicas keeps a "
+    "MaxInt64 usage (TestExternalPerPodMetricUsageOverflow); the proposal saturates at MaxInt32 "
+    "(TestExternalPerPodMetricReplicaOverflow), then maxReplicas and the rate limit apply";
 
 const row rows[] = {
     // -1: every type carries the negative value and ends at minReplicas.
@@ -224,12 +229,12 @@ const row rows[] = {
     {1e308, false, kind::external_average, 2, "error", out_of_range},
     {1e308, false, kind::formula, 2, "error", out_of_range},
     // Each half fits (9e15 units = 9e18 milli), their sum does not: an overflow, found by checked
-    // addition (an Object metric has one value, so it has no sum).
+    // addition (an Object metric has one value, so it has no sum); an External sum saturates.
     {1.8e16, true, kind::resource, 2, "error", sum_overflow},
     {1.8e16, true, kind::container_resource, 2, "error", sum_overflow},
     {1.8e16, true, kind::pods, 2, "error", sum_overflow},
-    {1.8e16, true, kind::external_value, 2, "error", sum_overflow},
-    {1.8e16, true, kind::external_average, 2, "error", sum_overflow},
+    {1.8e16, true, kind::external_value, 4, "9223372036854775807m", external_sum_capped},
+    {1.8e16, true, kind::external_average, 4, "9223372036854775807m", external_sum_capped},
     {1.8e16, true, kind::formula, 2, "error", sum_overflow},
     // A negative sum of two negative halves that fits is carried as it is.
     {-4, true, kind::external_average, 1, "-2", per_pod_avg},

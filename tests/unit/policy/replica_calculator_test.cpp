@@ -1,5 +1,6 @@
 // Table tests for the replica calculator. Every expectation is worked out from the upstream rules
 // (integer percent, integer averages, ceil, rebalancing); the arithmetic is in the comments.
+#include "policy/metric_samples.hpp"
 #include "policy/replica_calculator.hpp"
 
 #include "test_support.hpp"
@@ -419,6 +420,27 @@ TEST(CeilReplicas, SaturatesAndHandlesNan) {
     EXPECT_EQ(ceil_replicas(-0.5), 0);
     EXPECT_EQ(ceil_replicas(1e300), std::numeric_limits<std::int32_t>::max());
     EXPECT_EQ(ceil_replicas(std::nan("")), 0);
+}
+
+} // namespace
+} // namespace hpaplus::policy
+
+namespace hpaplus::policy {
+namespace {
+
+// replica_calculator.go GetExternalMetricReplicas adds the values in order and, at the first
+// addition that overflows with a positive value, takes MaxInt64 and stops
+// (TestReplicaCalcExternalMetricUsageOverflow). HPAPlus keeps a negative overflow negative where
+// Go wraps it.
+TEST(ExternalSum, CapsAtTheFirstOverflowAsUpstream) {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+    EXPECT_EQ(saturating_sum({max / 2 + 1, max / 2 + 1}), max);
+    EXPECT_EQ(saturating_sum({max, 1, -5}), max); // what follows the overflow is not read
+    EXPECT_EQ(saturating_sum({max, -5, 1}), max - 4);
+    EXPECT_EQ(saturating_sum({min, -1}), min);
+    EXPECT_EQ(saturating_sum({-4, 3}), -1);
+    EXPECT_EQ(saturating_sum({}), 0);
 }
 
 } // namespace
