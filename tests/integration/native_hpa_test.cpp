@@ -213,14 +213,19 @@ TEST_F(NativeHpaTest, WithoutBehaviorTheLegacyLimitAppliesOncePerPeriod) {
     const auto seen =
         replica_history([&] { return replicas("web"); }, [](int n) { return n >= 10; }, 40s);
     const std::string text = history_text(seen);
-    ASSERT_EQ(seen.size(), 4u) << text;
-    EXPECT_EQ(seen[1].first, 4) << text;
-    EXPECT_EQ(seen[2].first, 8) << text;
-    EXPECT_EQ(seen[3].first, 10) << text;
+    // The first rescale may land before the first poll (a new object's first pass starts at once),
+    // so the 2 it started from may not be seen.
+    std::vector<int> values;
+    for (const auto& entry : seen)
+        if (entry.first != 2) values.push_back(entry.first);
+    EXPECT_EQ(values, (std::vector<int>{4, 8, 10})) << text;
     // Passes start a period (2 s) apart; a write lands a little after its pass starts, so allow
     // for the passes' own duration.
-    for (std::size_t i = 2; i < seen.size(); ++i)
-        EXPECT_GE(seen[i].second - seen[i - 1].second, 1500ms) << text;
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        if (seen[i - 1].first != 2) {
+            EXPECT_GE(seen[i].second - seen[i - 1].second, 1500ms) << text;
+        }
+    }
 }
 
 // The same for an HPAPlus with syncPeriodSeconds: 2: every rescale at least a period after the one
