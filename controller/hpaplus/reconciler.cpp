@@ -178,6 +178,17 @@ void follow_wall_clock(object_memory& memory, core::time_point now, const std::s
 // period, not in the log. Nothing is built while nothing changes.
 const std::string no_problem; // log_on_change's key when nothing is wrong
 
+// The reasons kube-controller-manager's HPA controller records (horizontal.go): a native HPA's
+// Events with them come from its component; HPAPlus's own (StandingBack, InvalidAnnotation,
+// FallbackActive, DryRunRescale, ...) say they are HPAPlus's.
+bool kcm_reason(std::string_view reason) {
+    return reason.starts_with("FailedGet") || reason == "FailedComputeMetricsReplicas" ||
+           reason == "FailedRescale" || reason == "SuccessfulRescale" ||
+           reason == "SelectorRequired" || reason == "InvalidSelector" ||
+           reason == "AmbiguousSelector" || reason == "InvalidMetricSourceType" ||
+           reason == "FailedUpdateStatus";
+}
+
 void log_on_change(std::string& last, const std::string& key, spdlog::level::level_enum level,
                    const log_subject& subject, std::string_view what, std::string_view detail,
                    std::string_view ended) {
@@ -323,9 +334,10 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     const lent hpa_lent(memory.decoded.hpa, in.hpa);
     const log_subject subject{kind.name, ns, name};
     // Made only when an Event is recorded (most passes record none).
-    const auto involved = [&] {
+    const auto involved = [&](std::string_view reason) {
         kube::involved_object who{ns, name, record->uid, kind.name, kind.api_version, {}};
-        if (kind.native) who.source = kube::event_source{env.options.native_hpas.event_source, {}};
+        if (kind.native && kcm_reason(reason))
+            who.source = kube::event_source{env.options.native_hpas.event_source, {}};
         return who;
     };
 
@@ -345,7 +357,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
                           message, "");
             // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
             const policy::event e{"Warning", "StandingBack", message};
-            const auto who = involved();
+            const auto who = involved(e.reason);
             co_await env.events.record(who, e, now, kube::request_class::backlog);
             out.events = 1;
             co_return out;
@@ -362,7 +374,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     }
     for (const auto& problem : record->annotation_problems) {
         const policy::event e{"Warning", "InvalidAnnotation", problem};
-        const auto who = involved();
+        const auto who = involved(e.reason);
         co_await env.events.record(who, e, now);
         ++out.events;
     }
@@ -372,7 +384,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     if (record->invalid) {
         out.valid = false;
         out.error = "invalid spec: " + *record->invalid;
-        const auto who = involved();
+        const auto who = involved("InvalidSpec");
         co_await block(env, kind, *object, *record, in.hpa.spec, who, "InvalidSpec",
                        *record->invalid, now, out);
         co_return out;
@@ -388,7 +400,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             const std::string message = *out.error + "; neither scales it until one is deleted";
             log_on_change(memory.logged.multiple, other, spdlog::level::warn, subject, "", message,
                           "");
-            const auto who = involved();
+            const auto who = involved("MultipleAutoscalers");
             co_await block(env, kind, *object, *record, in.hpa.spec, who, "MultipleAutoscalers",
                            message, now, out);
             co_return out;
@@ -562,7 +574,7 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
             out.untrusted_boosts = decision.stages.ignored_boosts.size();
             log_about(spdlog::level::warn, subject, "{}", e.message);
         }
-        const auto who = involved();
+        const auto who = involved(e.reason);
         co_await env.events.record(who, e, now, reporting);
         ++out.events;
     }

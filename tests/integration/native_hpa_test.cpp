@@ -401,7 +401,15 @@ TEST_F(NativeHpaTest, ABadAnnotationIsReportedAndTheHpaKeepsScalingWithDefaults)
                   .find("autoscaling.hpaplus.io/mode"),
               std::string::npos)
         << event_message("HorizontalPodAutoscaler", "odd", "InvalidAnnotation");
+    // HPAPlus's own Event says it is HPAPlus's; the rescale's is kube-controller-manager's.
+    EXPECT_EQ(
+        event_field("HorizontalPodAutoscaler", "odd", "InvalidAnnotation", "/source/component"),
+        "hpaplus");
     EXPECT_TRUE(eventually([&] { return replicas("odd") > 2; }));
+    EXPECT_TRUE(eventually([&] {
+        return event_field("HorizontalPodAutoscaler", "odd", "SuccessfulRescale",
+                           "/source/component") == "horizontal-pod-autoscaler";
+    }));
 }
 
 TEST_F(NativeHpaTest, DeletingTheHpaStopsItsWorker) {
