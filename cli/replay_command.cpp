@@ -11,7 +11,7 @@
 #include "cli/replay/recording.hpp"
 #include "cli/replay/report.hpp"
 #include "cli/replay/requests.hpp"
-#include "cli/replay/snapshot_json.hpp"
+#include "kinds/evaluate_input.hpp"
 #include "core/duration.hpp"
 #include "core/time.hpp"
 
@@ -277,7 +277,7 @@ int run_replay(int argc, char** argv) {
                 char name[64];
                 std::snprintf(name, sizeof name, "/v%zu-%05zu", v, step);
                 const std::string base = f.snapshots + name;
-                snapshots_written &= write_file(base + ".input.json", encode_snapshot(in, a.json));
+                snapshots_written &= write_file(base + ".input.json", kube::encode_evaluate_input(in, a.json));
                 snapshots_written &= write_file(base + ".decision.json", encode_decision(d));
             };
         }

@@ -5,9 +5,6 @@
 #include "kinds/metric_status.hpp"
 #include "kube/encode.hpp"
 
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
-
 namespace hpaplus::cli {
 namespace {
 
@@ -22,63 +19,6 @@ Value optional_string(const std::optional<std::string>& v, kube::json_allocator&
 }
 
 } // namespace
-
-Value encode_history(const policy::history& h, kube::json_allocator& a) {
-    Value out(rapidjson::kObjectType);
-    Value recs(rapidjson::kArrayType);
-    for (const auto& r : h.recommendations) {
-        Value v(rapidjson::kObjectType);
-        v.AddMember("time", kube::json_string(core::format_rfc3339_nano(r.time), a), a);
-        v.AddMember("replicas", r.replicas, a);
-        recs.PushBack(v, a);
-    }
-    out.AddMember("recommendations", recs, a);
-    for (auto [key, list] : {std::pair{"scaleUpEvents", &h.scale_up_events},
-                             std::pair{"scaleDownEvents", &h.scale_down_events}}) {
-        Value events(rapidjson::kArrayType);
-        for (const auto& e : *list) {
-            Value v(rapidjson::kObjectType);
-            v.AddMember("time", kube::json_string(core::format_rfc3339_nano(e.time), a), a);
-            v.AddMember("replicaChange", e.change, a);
-            events.PushBack(v, a);
-        }
-        out.AddMember(rapidjson::StringRef(key), events, a);
-    }
-    if (!h.last_known_good.empty()) {
-        Value good(rapidjson::kArrayType);
-        for (const auto& g : h.last_known_good) {
-            Value v(rapidjson::kObjectType);
-            v.AddMember("index", static_cast<std::uint64_t>(g.index), a);
-            v.AddMember("time", kube::json_string(core::format_rfc3339_nano(g.time), a), a);
-            v.AddMember("proposedReplicas", g.replicas, a);
-            good.PushBack(v, a);
-        }
-        out.AddMember("lastKnownGood", good, a);
-    }
-    if (h.prediction_voting) out.AddMember("predictionVoting", true, a);
-    // The sets of pods the last Events named (podSelection's excluded pods, boost records not
-    // believed), one name per line.
-    for (const auto& [key, lines] : {std::pair{"excludedPods", &h.excluded_pods},
-                                     std::pair{"ignoredBoosts", &h.ignored_boosts}}) {
-        if (lines->empty()) continue;
-        Value names(rapidjson::kArrayType);
-        std::string_view rest = *lines;
-        for (auto end = rest.find('\n'); end != std::string_view::npos; end = rest.find('\n')) {
-            names.PushBack(kube::json_string(rest.substr(0, end), a), a);
-            rest.remove_prefix(end + 1);
-        }
-        out.AddMember(rapidjson::StringRef(key), names, a);
-    }
-    return out;
-}
-
-std::string pretty_json(const rapidjson::Value& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-    writer.SetIndent(' ', 2);
-    v.Accept(writer);
-    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
-}
 
 std::string encode_decision(const policy::decision& dec) {
     rapidjson::Document doc(rapidjson::kObjectType);

@@ -2,6 +2,7 @@
 // (docs/evaluate.md).
 #pragma once
 
+#include "kinds/evaluate_input.hpp"
 #include "kube/encode.hpp"
 #include "policy/decision.hpp"
 
@@ -12,10 +13,7 @@ namespace hpaplus::cli {
 /// The pretty-printed JSON of every stage of one decision, newline-terminated.
 std::string encode_decision(const policy::decision& dec);
 
-/// `v` indented by two spaces, newline-terminated (what evaluate and replay write).
-std::string pretty_json(const rapidjson::Value& v);
-
-/// The autoscaler's history in the shape `evaluate` reads and prints.
-rapidjson::Value encode_history(const policy::history& h, kube::json_allocator& a);
+using kube::encode_history; // the history in the shape evaluate reads and prints
+using kube::pretty_json;
 
 } // namespace hpaplus::cli

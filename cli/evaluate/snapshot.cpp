@@ -100,6 +100,45 @@ void decode_boost_authority(json_decoder& d, const json_node& root, const policy
         out.vpaplus.clear();
 }
 
+// The authority as the controller found it (what /debug/objects writes).
+void decode_given_authority(json_decoder& d, const json_node& n, policy::boost_authority& out) {
+    if (!d.object(n)) return;
+    d.known_fields(n, {"vpaplus", "containers"});
+    out.vpaplus = d.opt_string(n["vpaplus"]).value_or("");
+    const json_node containers = n["containers"];
+    for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
+        const json_node c = containers.at(i);
+        d.known_fields(c, {"name", "cpu", "cpuLimit"});
+        auto milli = [&](const json_node& q) {
+            const auto v = d.opt_quantity(q);
+            return v ? std::optional(v->milli_value()) : std::nullopt;
+        };
+        out.containers.push_back({d.string(c["name"]), milli(c["cpu"]), milli(c["cpuLimit"])});
+    }
+}
+
+// HPAPlus: the floor a CronHPA holds (its latest fired job's targetSize).
+std::optional<policy::cron_floor> decode_cron_floor(json_decoder& d, const json_node& n) {
+    if (!n.present() || !d.object(n)) return std::nullopt;
+    d.known_fields(n, {"replicas", "cronHPA", "job", "since"});
+    if (!n["replicas"].present()) d.fail(n["replicas"], "required field is missing");
+    return policy::cron_floor{
+        d.opt_int32(n["replicas"], 0).value_or(0), d.opt_string(n["cronHPA"]).value_or(""),
+        d.opt_string(n["job"]).value_or(""), d.opt_time(n["since"]).value_or(core::time_point{})};
+}
+
+// What the controller decided from this input (its /debug/objects answer), to compare with.
+std::optional<kube::decided_outcome> decode_decided(json_decoder& d, const json_node& n) {
+    if (!n.present() || !d.object(n)) return std::nullopt;
+    d.known_fields(n, {"currentReplicas", "desiredReplicas", "scaleUpdated", "error"});
+    kube::decided_outcome out;
+    out.current_replicas = d.opt_int32(n["currentReplicas"], 0).value_or(0);
+    out.desired_replicas = d.opt_int32(n["desiredReplicas"], 0).value_or(0);
+    out.scale_updated = d.opt_bool(n["scaleUpdated"]).value_or(false);
+    out.error = d.opt_string(n["error"]);
+    return out;
+}
+
 void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
     if (!d.object(n)) return; // absent: a first reconcile, which starts the log
     h.started = true;         // present: the controller's log, even with no recommendations
@@ -319,9 +358,12 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     const json_node root{&doc, ""};
     if (!doc.IsObject()) return kube::json_error{"", "the input must be a JSON object"};
     d.known_fields(root,
-                   {"now", "config", "hpa", "scale", "pods", "podMetrics", "customMetrics",
-                    "externalMetrics", "backendValues", "failures", "history", "recommendation",
-                    "target", "otherAutoscalers", "replicaSets", "forecast", "vpapluses"});
+                   {"now",           "config",           "hpa",           "scale",
+                    "pods",          "podMetrics",       "customMetrics", "externalMetrics",
+                    "backendValues", "failures",         "history",       "recommendation",
+                    "target",        "otherAutoscalers", "replicaSets",   "forecast",
+                    "vpapluses",     "rollout",          "cronFloor",     "startupBoostAuthority",
+                    "decided"});
     if (root["backendValues"].present()) d.object(root["backendValues"]);
     auto& in = s.input;
     in.now = d.opt_time(root["now"]).value_or(default_now);
@@ -426,8 +468,18 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     }
     if (root["target"].present())
         in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
-    decode_boost_authority(d, root, in.hpa, s.boosts);
+    if (const json_node r = root["rollout"]; r.present() && d.object(r)) {
+        d.known_fields(r, {"inProgress", "message"});
+        in.rollout = policy::rollout_state{d.opt_bool(r["inProgress"]).value_or(false),
+                                           d.opt_string(r["message"]).value_or("")};
+    }
+    in.floor = decode_cron_floor(d, root["cronFloor"]);
+    if (root["startupBoostAuthority"].present())
+        decode_given_authority(d, root["startupBoostAuthority"], s.boosts);
+    else
+        decode_boost_authority(d, root, in.hpa, s.boosts);
     in.boosts = &s.boosts;
+    s.decided = decode_decided(d, root["decided"]);
     if (!d.ok()) return d.error();
     return std::nullopt;
 }

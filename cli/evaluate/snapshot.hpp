@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/time.hpp"
+#include "kinds/evaluate_input.hpp"
 #include "policy/decision.hpp"
 
 #include <optional>
@@ -20,6 +21,8 @@ struct snapshot {
     std::set<std::string, std::less<>> failures;
     /// The error a /scale write would get (failure `updateScale`); nullopt = it succeeds.
     std::optional<std::string> scale_write_error;
+    /// What the controller decided from this input (`decided`, from /debug/objects).
+    std::optional<kube::decided_outcome> decided;
 };
 
 /// Decodes one input document into `s`; on bad input, one line naming the field. `default_now`
