@@ -16,10 +16,13 @@ struct evaluate_result {
     std::string error;  ///< one line naming the field (exit 2)
 };
 
-/// Evaluates one input document. `now` is used when the document has no "now".
-evaluate_result evaluate_document(std::string_view input, core::time_point now);
+enum class evaluate_output { decision_json, explanation };
 
-/// The `evaluate` subcommand: `hpaplus evaluate FILE|-`.
+/// Evaluates one input document. `now` is used when the document has no "now".
+evaluate_result evaluate_document(std::string_view input, core::time_point now,
+                                  evaluate_output form = evaluate_output::decision_json);
+
+/// The `evaluate` subcommand: `hpaplus evaluate [--explain] FILE|-`.
 int run_evaluate(int argc, char** argv);
 
 } // namespace hpaplus::cli

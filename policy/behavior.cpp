@@ -125,6 +125,24 @@ normalization normalize_legacy(history& h, std::int32_t current, std::int32_t de
     return n;
 }
 
+policy_bound bound_of(bool up, std::int32_t current, const history& h, const scaling_policy& p,
+                      time_point now) {
+    policy_bound b;
+    b.added = change_in_period(h.scale_up_events, p.period_seconds, now);
+    b.removed = change_in_period(h.scale_down_events, p.period_seconds, now);
+    b.period_start = current - b.added + b.removed;
+    const std::int32_t start = b.period_start;
+    if (p.type == scaling_policy_type::pods) {
+        b.bound = up ? start + p.value : start - p.value;
+    } else if (up) {
+        b.bound = to_int32(std::ceil(start * (1.0 + p.value / 100.0))); // up rounds up so a
+                                                                        // small percent adds a pod
+    } else {
+        b.bound = to_int32(start * (1.0 - p.value / 100.0)); // down truncates toward zero
+    }
+    return b;
+}
+
 namespace {
 
 // calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors in one: each policy
@@ -137,19 +155,9 @@ std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const s
     const bool highest = (select == select_policy::max) == up;
     std::int32_t result = highest ? std::numeric_limits<std::int32_t>::min()
                                   : std::numeric_limits<std::int32_t>::max();
-    for (const auto& p : rules.policies.value_or(std::vector<scaling_policy>{})) {
-        const std::int32_t start = current -
-                                   change_in_period(h.scale_up_events, p.period_seconds, now) +
-                                   change_in_period(h.scale_down_events, p.period_seconds, now);
-        std::int32_t proposed = 0;
-        if (p.type == scaling_policy_type::pods) {
-            proposed = up ? start + p.value : start - p.value;
-        } else if (up) {
-            proposed = to_int32(std::ceil(
-                start * (1.0 + p.value / 100.0))); // up rounds up so a small percent adds a pod
-        } else {
-            proposed = to_int32(start * (1.0 - p.value / 100.0)); // down truncates toward zero
-        }
+    static const std::vector<scaling_policy> none;
+    for (const auto& p : rules.policies ? *rules.policies : none) {
+        const std::int32_t proposed = bound_of(up, current, h, p, now).bound;
         result = highest ? std::max(result, proposed) : std::min(result, proposed);
     }
     return result;

@@ -84,6 +84,17 @@ normalization normalize_with_behavior(history& h, std::int32_t current, std::int
                                       const behavior_spec& behavior,
                                       const controller_config& config, time_point now);
 
+/// What one scaling policy allows now: from the replica count at the start of its period (the
+/// current count less what was added within it, plus what was removed), `bound` replicas.
+struct policy_bound {
+    std::int32_t added = 0;   ///< scale-up changes within the period
+    std::int32_t removed = 0; ///< scale-down changes within the period
+    std::int32_t period_start = 0;
+    std::int32_t bound = 0;
+};
+policy_bound bound_of(bool up, std::int32_t current, const history& h, const scaling_policy& p,
+                      time_point now);
+
 /// The upper bound the scale-up policies allow now (`calculateScaleUpLimitWithScalingRules`).
 std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules,
                             time_point now);
