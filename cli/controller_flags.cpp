@@ -200,7 +200,8 @@ void add_controller_flags(flag_table& flags, controller_options& o) {
                    o.leader.renew_deadline);
     flags.duration("leader-elect-retry-period", "how often the Lease is tried and renewed",
                    o.leader.retry_period);
-    flags.listen("ops-listen", "address of /healthz, /readyz and /metrics (\"\" = off)",
+    flags.listen("ops-listen",
+                 "address of /healthz, /readyz, /metrics and /debug/objects (\"\" = off)",
                  o.ops_listen, "0.0.0.0:8080", true);
     flags.duration("shutdown-grace", "after SIGTERM, how long in-flight reconciles may take",
                    o.shutdown_grace, 0s);

@@ -10,6 +10,7 @@
 #include "cli/recommend_command.hpp"
 #include "cli/replay_command.hpp"
 #include "cli/sim_command.hpp"
+#include "cli/why_command.hpp"
 #include "controller/runtime/logging.hpp"
 #include "core/build_info.hpp"
 
@@ -33,12 +34,14 @@ constexpr const char* usage =
     "  controller        run the autoscaler against a cluster (see --help for its flags)\n"
     "  cron next         the next fire times of a cron schedule in a time zone\n"
     "  demo              run the whole thing on the simulated cluster and write a report\n"
-    "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON)\n"
+    "  evaluate FILE|-   run one reconcile offline on a snapshot and print the decision (JSON,\n"
+    "                    or in words with --explain)\n"
     "  migrate [FILE]... HorizontalPodAutoscalers in, equivalent HPAPlus objects out (JSON)\n"
     "  recommend FILE|-  run the VPAPlus recommender offline on recorded usage (JSON)\n"
     "  replay            replay autoscalers and variants over recorded load (what-if)\n"
     "  sim               run the simulated Kubernetes cluster (kubectl can talk to it)\n"
     "  version           print the version, the git commit and its date\n"
+    "  why NS/NAME       a live object's decision explained (from the controller's ops port)\n"
     "\n"
     "Run 'hpaplus COMMAND --help' for a command's options.\n"
     "Exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input.\n";
@@ -71,6 +74,7 @@ int run_cli(int argc, char** argv) {
     if (command == "recommend") return run_recommend(argc - 1, argv + 1);
     if (command == "replay") return run_replay(argc - 1, argv + 1);
     if (command == "sim") return run_sim(argc - 1, argv + 1);
+    if (command == "why") return run_why(argc - 1, argv + 1);
     std::fprintf(stderr, "hpaplus: unknown command '%.*s' (see 'hpaplus --help')\n",
                  static_cast<int>(command.size()), command.data());
     return 2;

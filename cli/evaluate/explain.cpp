@@ -228,14 +228,17 @@ void explain_stabilization(std::string& out, const policy::reconcile_input& in,
                            "last {}s\n",
                            down.count());
     const auto longest = std::max(up, down);
-    std::string entries;
+    // Stale slots are reused, so the log is not in time order.
+    std::vector<policy::timed_recommendation> held;
     for (const auto& r : in.hist.recommendations)
-        if (r.time > in.now - longest)
-            entries += fmt::format("{} {} → {}", entries.empty() ? "" : ",", clock_time(r.time),
-                                   r.replicas);
-    out += fmt::format("  remembered: {}\n  this pass: {}\n  → {}\n",
-                       entries.empty() ? std::string("none") : entries, *d.stages.recommended,
-                       *d.stages.stabilized);
+        if (r.time > in.now - longest) held.push_back(r);
+    std::sort(held.begin(), held.end(), [](auto& a, auto& b) { return a.time > b.time; });
+    std::vector<std::string> entries;
+    for (const auto& r : held)
+        entries.push_back(fmt::format("{} at {}", r.replicas, clock_time(r.time)));
+    out += fmt::format("  remembered, newest first: {}\n  this pass: {}\n  → {}\n",
+                       entries.empty() ? std::string("none") : name_list(entries),
+                       *d.stages.recommended, *d.stages.stabilized);
 }
 
 void explain_rate_limits(std::string& out, const policy::reconcile_input& in,
@@ -302,7 +305,8 @@ void explain_outcome(std::string& out, const policy::reconcile_input& in,
         out += fmt::format("Decision: none; {} replicas stay\n", current);
     else
         out += fmt::format("Decision: {} replicas stay\n", current);
-    if (!d.rescale_reason.empty()) out += "  reason: " + d.rescale_reason + "\n";
+    if ((d.rescale || d.dry_run_rescale) && !d.rescale_reason.empty())
+        out += "  reason: " + d.rescale_reason + "\n";
     if (d.error) out += "  error: " + *d.error + "\n";
     out += fmt::format("  status: currentReplicas {}, desiredReplicas {}\n", d.current_replicas,
                        d.desired_replicas);

@@ -2,8 +2,10 @@
 #include "controller/hpaplus/reconciler.hpp"
 
 #include "controller/coordination.hpp"
+#include "controller/runtime/debug_snapshots.hpp"
 #include "controller/runtime/logging.hpp"
 #include "kinds/cronhpa.hpp"
+#include "kinds/evaluate_input.hpp"
 #include "kinds/hpaplus_status.hpp"
 #include "kinds/native_hpa.hpp"
 #include "kinds/records.hpp"
@@ -150,6 +152,34 @@ boost::asio::awaitable<bool> deleted_on_server(kube::api_client& client,
                                                const std::string& name) {
     const auto r = co_await kube::get(client, kind.resource, ns, name);
     co_return r.ec == kube::errc::not_found;
+}
+
+// /debug/objects asked for this pass: its input as an `evaluate` document, with the object as the
+// API server has it now (read here, as nothing is kept of its text) when that is still the spec
+// decided from; else the next pass answers.
+boost::asio::awaitable<void> write_down_input(const reconcile_env& env, const autoscaler_kind& kind,
+                                              const kube::cached_object& object,
+                                              const policy::reconcile_input& in,
+                                              const policy::decision& d, bool write_failed) {
+    const std::string ns(object.namespace_()), name(object.name());
+    const auto r = co_await kube::get(env.client, kind.resource, ns, name);
+    if (!r) {
+        spdlog::warn("/debug/objects: reading {} {}: {}", kind.name, object.key, r.message());
+        co_return;
+    }
+    rapidjson::Document doc;
+    if (kube::parse_json(doc, r.body, "") || !doc.IsObject() || !doc.HasMember("metadata") ||
+        !doc["metadata"].IsObject())
+        co_return;
+    const auto& meta = doc["metadata"];
+    const auto generation = meta.HasMember("generation") && meta["generation"].IsInt64()
+                                ? meta["generation"].GetInt64()
+                                : 0;
+    if (generation != object.generation) co_return; // the spec changed since: the next pass
+    const kube::decided_outcome outcome{d.current_replicas, d.desired_replicas, d.scale_updated,
+                                        d.error};
+    env.snapshots->answer(kind.name, ns, name,
+                          kube::encode_evaluate_input(in, r.body, outcome, write_failed));
 }
 
 // Windows, policy periods and scale-event ages are measured on the steady clock, as upstream's Go
@@ -503,6 +533,8 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
         decision = policy::decide(in, std::move(decision));
     }
     policy::finish(decision, in, write_error);
+    if (env.snapshots && env.snapshots->wanted(kind.name, ns, name))
+        co_await write_down_input(env, kind, *object, in, decision, write_error.has_value());
     if (in.hpa.spec.prediction) {
         const auto ready = std::count_if(in.pods.begin(), in.pods.end(), [](const auto* p) {
             return p->ready == policy::condition_status::true_;

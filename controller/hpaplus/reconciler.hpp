@@ -24,6 +24,8 @@
 
 namespace hpaplus::controller {
 
+class debug_snapshots;
+
 /// The object's record (kinds/records.hpp) as last seen, with a copy of its autoscaler the
 /// reconcile lends out: made once per stored version of the object.
 struct decoded_autoscaler {
@@ -135,6 +137,8 @@ struct reconcile_env {
     /// pass decides and writes nothing (reconcile_outcome::held): not from a cache that fell
     /// behind during an outage.
     std::function<bool()> caches_current = {};
+    /// /debug/objects: a pass asked for writes down its input (null: never).
+    debug_snapshots* snapshots = nullptr;
 };
 
 struct reconcile_outcome {

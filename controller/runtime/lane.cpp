@@ -14,7 +14,7 @@
 namespace hpaplus::controller {
 lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
            metrics::metric_sources& sources, lane_caches caches, const controller_options& options,
-           const std::string& name)
+           const std::string& name, debug_snapshots* snapshots)
     : executor_(std::move(executor)), caches_(caches) {
     pod_cache_ = std::make_unique<pod_cache>(caches.pods);
     events_ = std::make_unique<kube::event_recorder>(client, host_name(),
@@ -57,9 +57,9 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                 vpaplus_workers_->on_change(what, o, prev);
             });
     }
-    env_ = std::make_unique<reconcile_env>(
-        reconcile_env{client, sources, *pod_cache_, caches.deployments, caches.replicasets,
-                      *events_, options, caches.cronhpas, caches.vpapluses, caches.current});
+    env_ = std::make_unique<reconcile_env>(reconcile_env{
+        client, sources, *pod_cache_, caches.deployments, caches.replicasets, *events_, options,
+        caches.cronhpas, caches.vpapluses, caches.current, snapshots});
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
         *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", caches.hpapluses,
                                kube::resources::hpapluses, false, caches.hpas});

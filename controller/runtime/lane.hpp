@@ -37,6 +37,7 @@ class hpaplus_rules;
 class cronhpa_rules;
 class vpaplus_rules;
 class pod_cache;
+class debug_snapshots;
 class selector_registry;
 struct reconcile_env;
 
@@ -60,7 +61,7 @@ class lane {
     /// its log lines.
     lane(boost::asio::any_io_executor executor, kube::api_client& client,
          metrics::metric_sources& sources, lane_caches caches, const controller_options& options,
-         const std::string& name = "lane 1/1");
+         const std::string& name = "lane 1/1", debug_snapshots* snapshots = nullptr);
     ~lane();
     lane(const lane&) = delete;
     lane& operator=(const lane&) = delete;

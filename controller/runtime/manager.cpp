@@ -120,8 +120,8 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
                            view(vpapluses_.get()),    [this] { return caches_current(); }};
         const std::string lane_name =
             "lane " + std::to_string(lanes_.size() + 1) + "/" + std::to_string(lanes.size());
-        lanes_.push_back(
-            std::make_unique<lane>(r.executor, r.client, r.sources, caches, options, lane_name));
+        lanes_.push_back(std::make_unique<lane>(r.executor, r.client, r.sources, caches, options,
+                                                lane_name, &snapshots_));
         if (r.recorder) lanes_.back()->add_observer(r.recorder);
     }
     if (threaded_) {

@@ -5,6 +5,7 @@
 // Everything here runs on the informers' thread (the client's executor).
 #pragma once
 
+#include "controller/runtime/debug_snapshots.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/workers.hpp"
 #include "kube/informer.hpp"
@@ -94,6 +95,8 @@ class manager {
     /// Adds another observer of every reconcile (the demo's progress view, the benchmark). It is
     /// told on this thread, also with several lanes.
     void add_observer(reconcile_observer* observer);
+    /// /debug/objects: requests for a pass's input, answered by the object's worker.
+    debug_snapshots& snapshots() { return snapshots_; }
 
   private:
     std::vector<kube::informer*> informers() const;
@@ -114,6 +117,7 @@ class manager {
     std::unique_ptr<kube::informer> replicasets_;        ///< their controllers (podSelection)
     std::unique_ptr<kube::informer> cronhpas_;           ///< null with --cronhpa=false
     std::unique_ptr<kube::informer> vpapluses_;          ///< null without --enable-vertical
+    debug_snapshots snapshots_;                          ///< before the lanes, which answer it
     std::vector<std::unique_ptr<kube::mirror>> mirrors_; ///< the lanes' copies (several lanes)
     std::vector<std::unique_ptr<reconcile_observer>> relays_;
     std::vector<std::unique_ptr<lane>> lanes_;

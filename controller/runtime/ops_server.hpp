@@ -1,5 +1,6 @@
 // controller/runtime/ops_server.hpp — /healthz (the process serves), /readyz (caches synced, Lease
-// obtainable) and /metrics (Prometheus text format) on their own port.
+// obtainable), /metrics (Prometheus text format) and /debug/objects/NAMESPACE/NAME (the input an
+// object's next pass decides from, as an `evaluate` document) on their own port.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -14,10 +15,14 @@ class http_server;
 
 namespace hpaplus::controller {
 
+class debug_snapshots;
+
 struct ops_handlers {
     /// "" when ready; otherwise why not (the /readyz body).
     std::function<std::string()> not_ready;
     std::function<std::string()> metrics;
+    /// /debug/objects/NAMESPACE/NAME (null: not served).
+    debug_snapshots* snapshots = nullptr;
 };
 
 class ops_server {
@@ -29,8 +34,10 @@ class ops_server {
     void start();
     void stop();
     std::string url() const;
+    struct state;
 
   private:
+    std::shared_ptr<state> state_;
     std::unique_ptr<net::http_server> server_;
 };
 

@@ -110,7 +110,8 @@ struct controller_process::impl {
                                  if (shards && shards->shard_count() > 1)
                                      metrics.set_shards(held_shards(), shards->members());
                                  return metrics.exposition();
-                             }});
+                             },
+                             &objects.snapshots()});
         }
         if (!options.vertical.webhook_listen.empty() && objects.vpapluses())
             webhook = std::make_unique<vertical::pod_admission_server>(

@@ -239,8 +239,9 @@ TEST_F(ControllerProcess, KubectlAutoscaleIsScaledWithoutTheCrdsAndReadsAsOnARea
 // the Event from `horizontal-pod-autoscaler`. Whitespace runs are compared as one space (kubectl's
 // tabwriter pads columns to their content), the creation time and the Events' age as
 // placeholders. The start-up windows are 0 s, so that which pods count is not a race with the
-// simulated kubelet (KCM would print the same for the same status). kubectl 1.20 describes autoscaling/v1 here (the server has no v2beta2), whose
-// form has no conditions section: this runs with the newest kubectl only (SKEW_FILTER).
+// simulated kubelet (KCM would print the same for the same status). kubectl 1.20 describes
+// autoscaling/v1 here (the server has no v2beta2), whose form has no conditions section: this runs
+// with the newest kubectl only (SKEW_FILTER).
 TEST_F(ControllerProcess, DescribeHpaPrintsWhatKubeControllerManagerWouldHaveItPrint) {
     controller = std::make_unique<test::child_process>(std::vector<std::string>{
         HPAPLUS_BINARY, "controller", "--kubeconfig",
@@ -312,6 +313,86 @@ spec:
         EXPECT_EQ(i < described.size() ? described[i] : "<none>",
                   i < golden.size() ? golden[i] : "<none>")
             << "line " << i + 1;
+}
+
+// `hpaplus why` on a live object: the controller (two lanes, so the object's worker answers from
+// another thread than the ops server's) writes down the input its next pass decides from; the
+// explanation names the pods, the band and the rate policy; and that input, fed to `evaluate`,
+// gives the decision the controller took from it.
+TEST_F(ControllerProcess, WhyExplainsALiveObjectAndItsInputDecidesAsTheControllerDid) {
+    ASSERT_EQ(kubectl("apply -f " + source + "/crds/").exit_code, 0);
+    controller = std::make_unique<test::child_process>(
+        std::vector<std::string>{HPAPLUS_BINARY, "controller", "--kubeconfig",
+                                 test::shipped_kubeconfig(dir.path(), test::controller_account),
+                                 "--leader-elect=false", "--threads=2", "--ops-listen=127.0.0.1:0",
+                                 "--horizontal-pod-autoscaler-cpu-initialization-period=0s",
+                                 "--horizontal-pod-autoscaler-initial-readiness-delay=0s"});
+    const std::string ops = test::url_in(controller->wait_for_line("serving /healthz", 20s));
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    std::ofstream(dir.path() + "/web.yaml") << R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, annotations: {sim.hpaplus.io/cpu-load: "1000m"}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 500m}}}]}
+---
+apiVersion: autoscaling.hpaplus.io/v1alpha1
+kind: HPAPlus
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 10
+  syncPeriodSeconds: 1
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  behavior:
+    scaleUp:
+      policies: [{type: Pods, value: 1, periodSeconds: 600}]
+)";
+    ASSERT_EQ(kubectl("apply -f " + dir.path() + "/web.yaml").exit_code, 0);
+    ASSERT_TRUE(eventually([&] {
+        return kubectl("get deployment web -o jsonpath={.spec.replicas}").output == "3";
+    })) << kubectl("get hpap web -o yaml").output;
+
+    const std::string snapshot = dir.path() + "/web.input.json";
+    const auto why = test::run_command(std::string(HPAPLUS_BINARY) + " why default/web --ops-url " +
+                                       ops + " --timeout 30 --snapshot " + snapshot);
+    ASSERT_EQ(why.exit_code, 0) << why.output;
+    for (const char* part :
+         {"default/web scales Deployment/web", "Metrics (a ratio within [0.9, 1.1]",
+          "#0 Resource cpu — target 50% utilization", "ready, with a sample (3): web-",
+          "Rate limits going up (selectPolicy Max)", "Pods 1 per 600s: 1 added and 0 removed",
+          "→ from 2, at most 3", "ScaleUpLimit", "the controller decided the same"})
+        EXPECT_NE(why.output.find(part), std::string::npos) << part << "\n" << why.output;
+
+    // The input as evaluate reads it, with what the controller decided from it beside it.
+    const auto evaluated = test::run_command(std::string(HPAPLUS_BINARY) + " evaluate " + snapshot);
+    ASSERT_EQ(evaluated.exit_code, 0) << evaluated.output;
+    const std::regex desired("\"desiredReplicas\": (\\d+)");
+    std::smatch controller_took, evaluate_took;
+    const std::string input = read_file(snapshot);
+    const auto decided_at = input.find("\"decided\"");
+    ASSERT_NE(decided_at, std::string::npos) << input;
+    const std::string decided = input.substr(decided_at);
+    ASSERT_TRUE(std::regex_search(decided, controller_took, desired)) << decided;
+    ASSERT_TRUE(std::regex_search(evaluated.output, evaluate_took, desired)) << evaluated.output;
+    EXPECT_EQ(evaluate_took[1], controller_took[1]) << input << evaluated.output;
+    EXPECT_EQ(controller_took[1], "3") << input; // held at 3 by the rate policy
+
+    // Names that are not an object's, and an object no replica runs, are answered as such.
+    EXPECT_NE(test::run_command("curl -s -o /dev/null -w '%{http_code}' '" + ops +
+                                "/debug/objects/default/web?kind=Pod'")
+                  .output.find("400"),
+              std::string::npos);
+    const auto absent = test::run_command(std::string(HPAPLUS_BINARY) +
+                                          " why default/nothing --timeout 2 --ops-url " + ops);
+    EXPECT_EQ(absent.exit_code, 1) << absent.output;
+    EXPECT_NE(absent.output.find("HTTP 504"), std::string::npos) << absent.output;
 }
 
 TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
