@@ -395,6 +395,59 @@ spec:
     EXPECT_NE(absent.output.find("HTTP 504"), std::string::npos) << absent.output;
 }
 
+// An invalid spec the CRD's schema lets through (a Formula's expression is parsed by the
+// controller) is an Event and a condition every period, but a log line once: when it appears, and
+// once more when the spec is valid again.
+TEST_F(ControllerProcess, AnInvalidSpecIsLoggedOnceAndItsEndOnce) {
+    ASSERT_EQ(kubectl("apply -f " + source + "/crds/").exit_code, 0);
+    controller = std::make_unique<test::child_process>(
+        std::vector<std::string>{HPAPLUS_BINARY, "controller", "--kubeconfig",
+                                 test::shipped_kubeconfig(dir.path(), test::controller_account),
+                                 "--leader-elect=false", "--ops-listen=", "--native-hpas=none"});
+    ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
+    const auto autoscaler = [&](const std::string& expression) {
+        std::ofstream(dir.path() + "/web.yaml") << R"(apiVersion: autoscaling.hpaplus.io/v1alpha1
+kind: HPAPlus
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  syncPeriodSeconds: 1
+  metrics:
+  - name: load
+    type: External
+    external: {metric: {name: queue_length}}
+  - type: Formula
+    formula: {expression: ")" + expression + R"(", target: {type: Value, value: "10"}}
+)";
+        return kubectl("apply -f " + dir.path() + "/web.yaml");
+    };
+    const auto applied = autoscaler("load * (2");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    std::vector<std::string> logged;
+    const auto count = [&](const std::string& needle) {
+        for (auto& line : controller->read_lines(100ms))
+            logged.push_back(line);
+        return std::count_if(logged.begin(), logged.end(), [&](const std::string& line) {
+            return line.find(needle) != std::string::npos && line.find("default/web") != line.npos;
+        });
+    };
+    ASSERT_TRUE(eventually([&] {
+        return kubectl("get hpap web -o "
+                       "'jsonpath={.status.conditions[?(@.type==\"ScalingActive\")].reason}'")
+                   .output == "InvalidSpec";
+    })) << kubectl("get hpap web -o yaml").output;
+    // Five periods more: the Event is recorded again (aggregated), the log says nothing new.
+    std::this_thread::sleep_for(5s);
+    EXPECT_EQ(count("invalid spec: "), 1) << testing::PrintToString(logged);
+    ASSERT_EQ(autoscaler("load * 2").exit_code, 0);
+    EXPECT_TRUE(eventually([&] { return count("its spec is valid again") == 1; }))
+        << testing::PrintToString(logged);
+    std::this_thread::sleep_for(3s);
+    EXPECT_EQ(count("invalid spec: "), 1) << testing::PrintToString(logged);
+    EXPECT_EQ(count("its spec is valid again"), 1) << testing::PrintToString(logged);
+}
+
 TEST(Demo, RunsTheScenarioAndWritesTheReportAndSummary) {
     test::temp_dir dir;
     const auto r = test::run_command(std::string(HPAPLUS_BINARY) + " demo --duration 30 --report " +
