@@ -3,9 +3,11 @@
 #include "../support/build_paths.hpp"
 #include "../support/process.hpp"
 #include "../support/shipped_identity.hpp"
+#include "kube/yaml_json.hpp"
 #include "net/tls.hpp"
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include <fstream>
 #include <regex>
@@ -24,6 +26,74 @@ std::string read_file(const std::string& path) {
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+const rapidjson::Value* at_path(const rapidjson::Value& object, const rapidjson::Value& path) {
+    const rapidjson::Value* v = &object;
+    for (const auto& step : path.GetArray()) {
+        if (!v->IsObject() || !v->HasMember(step.GetString())) return nullptr;
+        v = &(*v)[step.GetString()];
+    }
+    return v;
+}
+
+// Each series deploy/monitoring/kube-state-metrics.yaml makes of `kind` is found in `object_json`
+// as kube-state-metrics reads it: a Gauge's path holds a number (or nothing, where nilIsZero), a
+// StateSet's path a list whose entries carry its label and one of its values; every label path
+// resolves to a string.
+void expect_kube_state_metrics_read(const std::string& kind, const std::string& object_json) {
+    rapidjson::Document object;
+    object.Parse(object_json.c_str());
+    ASSERT_TRUE(object.IsObject()) << object_json;
+    const auto documents = kube::yaml_documents_to_json(
+        read_file(source + "/deploy/monitoring/kube-state-metrics.yaml"));
+    ASSERT_TRUE(documents && documents->size() == 1u);
+    rapidjson::Document map;
+    map.Parse(documents->front().c_str());
+    const auto config = kube::yaml_documents_to_json(map["data"]["hpaplus.yaml"].GetString());
+    ASSERT_TRUE(config && config->size() == 1u);
+    rapidjson::Document crs;
+    crs.Parse(config->front().c_str());
+    std::size_t read = 0;
+    for (const auto& r : crs["spec"]["resources"].GetArray()) {
+        if (r["groupVersionKind"]["kind"].GetString() != kind) continue;
+        for (const auto& label : r["labelsFromPath"].GetObject()) {
+            const auto* v = at_path(object, label.value);
+            EXPECT_TRUE(v && v->IsString()) << kind << " label " << label.name.GetString();
+        }
+        for (const auto& m : r["metrics"].GetArray()) {
+            const std::string name = m["name"].GetString();
+            const auto& each = m["each"];
+            if (std::string(each["type"].GetString()) == "Gauge") {
+                const auto& gauge = each["gauge"];
+                const auto* v = at_path(object, gauge["path"]);
+                const bool nil_is_zero =
+                    gauge.HasMember("nilIsZero") && gauge["nilIsZero"].GetBool();
+                EXPECT_TRUE(v ? v->IsNumber() : nil_is_zero) << kind << " " << name << "\n"
+                                                             << object_json;
+                ++read;
+                continue;
+            }
+            const auto& set = each["stateSet"];
+            const auto* list = at_path(object, set["path"]);
+            ASSERT_TRUE(list && list->IsArray() && !list->Empty()) << kind << " " << name << "\n"
+                                                                   << object_json;
+            for (const auto& entry : list->GetArray()) {
+                for (const auto& label : set["labelsFromPath"].GetObject()) {
+                    const auto* v = at_path(entry, label.value);
+                    EXPECT_TRUE(v && v->IsString()) << kind << " " << name;
+                }
+                const auto* value = at_path(entry, set["valueFrom"]);
+                ASSERT_TRUE(value && value->IsString()) << kind << " " << name;
+                bool listed = false;
+                for (const auto& state : set["list"].GetArray())
+                    listed |= std::string(state.GetString()) == value->GetString();
+                EXPECT_TRUE(listed) << kind << " " << name << ": " << value->GetString();
+            }
+            ++read;
+        }
+    }
+    EXPECT_GT(read, 0u) << kind;
 }
 
 class ControllerProcess : public ::testing::Test {
@@ -115,6 +185,10 @@ TEST_F(ControllerProcess, KubectlAppliesTheCrdAndExamplesAndTheControllerScales)
     for (const char* column : {"TARGET", "ZONE", "NEXT", "HPAPlus/web", "Europe/Berlin",
                                "report-worker-nightly", "America/New_York"})
         EXPECT_NE(crons.output.find(column), std::string::npos) << column << "\n" << crons.output;
+
+    // kube-state-metrics' configuration (deploy/monitoring) reads what these objects hold.
+    expect_kube_state_metrics_read("HPAPlus", kubectl("get hpap web -o json").output);
+    expect_kube_state_metrics_read("CronHPA", kubectl("get chpa web-office-hours -o json").output);
 }
 
 TEST_F(ControllerProcess, TwoProcessesElectOneLeaderAndTheOtherTakesOverWhenItIsKilled) {
