@@ -269,22 +269,28 @@ void explain_rate_limits(std::string& out, const policy::reconcile_input& in,
                            select == policy::select_policy::max   ? "Max"
                            : select == policy::select_policy::min ? "Min"
                                                                   : "Disabled");
-        if (rules && rules->policies)
-            for (const auto& p : *rules->policies) {
-                const auto b = policy::bound_of(up, current, in.hist, p, in.now);
-                out += fmt::format(
-                    "  {} {}{} per {}s: {} added and {} removed since {} → from {}, at most {}\n",
-                    p.type == policy::scaling_policy_type::pods ? "Pods" : "Percent", p.value,
-                    p.type == policy::scaling_policy_type::pods ? "" : "%", p.period_seconds,
-                    b.added, b.removed, clock_time(in.now - std::chrono::seconds(p.period_seconds)),
-                    b.period_start, b.bound);
-            }
-        const auto limit =
-            up ? policy::scale_up_limit(current, in.hist, rules ? *rules : policy::scaling_rules{},
-                                        in.now)
-               : policy::scale_down_limit(current, in.hist,
-                                          rules ? *rules : policy::scaling_rules{}, in.now);
-        out += fmt::format("  → the policies allow {} {}\n", up ? "up to" : "down to", limit);
+        const policy::scaling_rules none;
+        const policy::scaling_rules& given = rules ? *rules : none;
+        const auto limit = up ? policy::scale_up_limit(current, in.hist, given, in.now)
+                              : policy::scale_down_limit(current, in.hist, given, in.now);
+        std::string binding; // the policies whose bound is the limit
+        for (const auto& p :
+             given.policies ? *given.policies : std::vector<policy::scaling_policy>{}) {
+            const auto b = policy::bound_of(up, current, in.hist, p, in.now);
+            const std::string name = fmt::format(
+                "{} {}{} per {}s", p.type == policy::scaling_policy_type::pods ? "Pods" : "Percent",
+                p.value, p.type == policy::scaling_policy_type::pods ? "" : "%", p.period_seconds);
+            out += fmt::format("  {}: {} added and {} removed since {} → from {}, {} {}\n", name,
+                               b.added, b.removed,
+                               clock_time(in.now - std::chrono::seconds(p.period_seconds)),
+                               b.period_start, up ? "at most" : "at least", b.bound);
+            if (b.bound == limit) binding += (binding.empty() ? "" : ", ") + name;
+        }
+        if (select == policy::select_policy::disabled)
+            out += fmt::format("  → scaling {} is disabled: {}\n", up ? "up" : "down", limit);
+        else
+            out += fmt::format("  → the policies allow {} {}{}\n", up ? "up to" : "down to", limit,
+                               binding.empty() ? "" : " (" + binding + ")");
     }
     out += fmt::format("  → {} ({})\n", *d.stages.limited, d.stages.limit_reason);
 }

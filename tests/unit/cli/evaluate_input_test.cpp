@@ -8,6 +8,7 @@
 #include "cli/evaluate/decision_json.hpp"
 #include "cli/evaluate/explain.hpp"
 #include "cli/evaluate/snapshot.hpp"
+#include "cli/evaluate_command.hpp"
 #include "kinds/evaluate_input.hpp"
 #include "kube/encode.hpp"
 
@@ -89,6 +90,42 @@ TEST(EvaluateInput, EveryPodFieldComesBack) {
         EXPECT_TRUE(*again.s.pods[i].shared == *original.s.pods[i].shared)
             << original.s.pods[i].name;
     }
+}
+
+std::string explained(const std::string& name) {
+    const auto now = core::parse_rfc3339("2026-01-01T00:10:00Z").value();
+    const auto r = evaluate_document(test::read_file(golden_inputs / (name + ".input.json")), now,
+                                     evaluate_output::explanation);
+    EXPECT_EQ(r.exit_code, 0) << r.error;
+    return r.output;
+}
+
+// The explanation names which pods counted and how, and the arithmetic that bound the count.
+TEST(EvaluateExplain, NamesThePodsEachGroupHolds) {
+    const std::string text = explained("unready-and-missing-pods");
+    for (const char* part :
+         {"Decision: 4 → 8 replicas, written to /scale",
+          "ratio 3.6 to the target, outside the band", "ready, with a sample (2): web-1, web-2",
+          "unready (1): web-3 — Pending", "missing (1): web-4 — no sample",
+          "at most max(2 × 4, 4) going up", "→ 8 (DesiredWithinRange)"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+    EXPECT_NE(explained("upstream-container-missing-on-failed-pod")
+                  .find("ignored (1): web-3 — being deleted, Failed or Succeeded"),
+              std::string::npos);
+}
+
+TEST(EvaluateExplain, ShowsEachRatePolicysArithmetic) {
+    const std::string text = explained("behavior-rate-limited");
+    for (const char* part :
+         {"Rate limits going up (selectPolicy Max)",
+          "Pods 2 per 60s: 1 added and 0 removed since 2026-01-01T00:09:00Z → from 3, at most 5",
+          "→ the policies allow up to 5 (Pods 2 per 60s)", "→ 5 (ScaleUpLimit)"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+}
+
+TEST(EvaluateExplain, HoldsTheWindowsRecommendations) {
+    const std::string text = explained("scale-down-held-by-window");
+    EXPECT_NE(text.find("remembered, newest first: 4 at "), std::string::npos) << text;
 }
 
 class EvaluateInputRoundTrip : public ::testing::TestWithParam<std::string> {};
