@@ -299,7 +299,9 @@ std::vector<container_usage> containers_of(const pod_usage& p, bool resource_met
     const bool app_taken =
         std::any_of(out.begin(), out.end(), [](const auto& c) { return c.name == "app"; });
     container_usage rest{app_taken ? "hpaplus-rest" : "app", {}};
-    for (const auto& [resource, total] : p.totals) {
+    for (const auto& entry : p.totals) {
+        const std::string& resource = entry.first;
+        const std::int64_t total = entry.second;
         std::int64_t named = 0;
         for (auto& c : out) {
             auto u = std::find_if(c.usage.begin(), c.usage.end(),

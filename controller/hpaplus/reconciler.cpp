@@ -333,6 +333,370 @@ void fill_report(pass_report& r, const policy::reconcile_input& in, const policy
     }
 }
 
+// One pass of one object as named steps: gate → gather inputs → decide and write /scale →
+// publish status and Events. What the steps share lives here for the pass's length; the object's
+// autoscaler, target, rollout and history are lent from its memory into the decision's input and
+// given back when the pass ends (members are destroyed in reverse: the loans before the input).
+class pass {
+  public:
+    pass(reconcile_env& env, autoscaler_kind& kind, const std::string& ns, const std::string& name,
+         object_memory& memory, kube::object_cptr object, core::time_point now,
+         reconcile_outcome& out)
+        : env_(env), kind_(kind), ns_(ns), name_(name), memory_(memory), object_(std::move(object)),
+          record_(memory.decoded.record), now_(now), subject_{kind.name, ns, name}, out_(out) {
+        // `memory.decoded.hpa` is not read again: the input holds it until the pass ends.
+        hpa_lent_.emplace(memory.decoded.hpa, in_.hpa);
+    }
+    ~pass() {
+        if (decided_) give_back(std::move(decision_));
+    }
+    pass(const pass&) = delete;
+    pass& operator=(const pass&) = delete;
+
+    boost::asio::awaitable<void> run() {
+        if (in_.hpa.spec.sync_period_seconds && *in_.hpa.spec.sync_period_seconds > 0)
+            out_.period = std::chrono::seconds(*in_.hpa.spec.sync_period_seconds);
+        // (Each result named, not awaited inside a condition: GCC 12 miscompiles that.)
+        const bool may_decide = co_await gate();
+        if (!may_decide) co_return;
+        co_await gather_inputs();
+        co_await decide_and_write_scale();
+        co_await after_decision();
+        const bool exists = co_await publish_status();
+        if (!exists) co_return;
+        co_await publish_events();
+    }
+
+  private:
+    // Made only when an Event is recorded (most passes record none).
+    kube::involved_object involved(std::string_view reason) const {
+        kube::involved_object who{ns_, name_, record_->uid, kind_.name, kind_.api_version, {}};
+        if (kind_.native && kcm_reason(reason))
+            who.source = kube::event_source{env_.options.native_hpas.event_source, {}};
+        return who;
+    }
+
+    // Whether the pass may decide: not while another controller writes a native HPA's status,
+    // not with an invalid spec, not while another autoscaler scales the same target.
+    boost::asio::awaitable<bool> gate() {
+        const bool standing_back = co_await stood_back();
+        if (standing_back) co_return false;
+        co_await report_annotations();
+        const std::string& invalid = record_->invalid ? *record_->invalid : no_problem;
+        log_on_change(memory_.logged.invalid_spec, invalid, spdlog::level::warn, subject_,
+                      "invalid spec: ", invalid, "its spec is valid again");
+        if (record_->invalid) {
+            out_.valid = false;
+            out_.error = "invalid spec: " + *record_->invalid;
+            const auto who = involved("InvalidSpec");
+            co_await block(env_, kind_, *object_, *record_, in_.hpa.spec, who, "InvalidSpec",
+                           *record_->invalid, now_, out_);
+            co_return false;
+        }
+        const bool blocked = co_await blocked_by_other_autoscaler();
+        co_return !blocked;
+    }
+
+    // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
+    boost::asio::awaitable<bool> stood_back() {
+        if (!kind_.native || shadow(kind_, in_.hpa.spec)) {
+            memory_.logged.standing_back.clear();
+            co_return false;
+        }
+        const auto writer =
+            foreign_status_writer(record_->status_writes, env_.options.native_hpas, now_);
+        if (!writer) {
+            memory_.logged.standing_back.clear();
+            co_return false;
+        }
+        out_.stood_back = *writer;
+        const std::string message =
+            "status was written by " + *writer +
+            "; HPAPlus leaves this HorizontalPodAutoscaler alone while another controller "
+            "runs it (turn off kube-controller-manager's HPA controller, or start HPAPlus "
+            "with --native-hpa-force-takeover)";
+        log_on_change(memory_.logged.standing_back, *writer, spdlog::level::warn, subject_, "",
+                      message, "");
+        // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
+        const policy::event e{"Warning", "StandingBack", message};
+        const auto who = involved(e.reason);
+        co_await env_.events.record(who, e, now_, kube::request_class::backlog);
+        out_.events = 1;
+        co_return true;
+    }
+
+    boost::asio::awaitable<void> report_annotations() {
+        std::string problems;
+        for (const auto& problem : record_->annotation_problems)
+            problems += (problems.empty() ? "" : "; ") + problem;
+        log_on_change(memory_.logged.annotations, problems, spdlog::level::warn, subject_,
+                      "invalid annotations (their defaults apply): ", problems,
+                      "its annotations are valid again");
+        for (const auto& problem : record_->annotation_problems) {
+            const policy::event e{"Warning", "InvalidAnnotation", problem};
+            const auto who = involved(e.reason);
+            co_await env_.events.record(who, e, now_);
+            ++out_.events;
+        }
+    }
+
+    boost::asio::awaitable<bool> blocked_by_other_autoscaler() {
+        const auto& ref = in_.hpa.spec.scale_target_ref;
+        const std::string other =
+            kind_.others ? autoscaler_scaling(*kind_.others, ns_, ref) : std::string();
+        if (other.empty()) {
+            log_on_change(memory_.logged.multiple, no_problem, spdlog::level::warn, subject_, "",
+                          "", "no other autoscaler scales its target any more");
+            co_return false;
+        }
+        const char* other_kind = kind_.native ? "HPAPlus" : "HorizontalPodAutoscaler";
+        out_.target = &memory_.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
+        out_.error = ref.kind + "/" + ref.name + " is also scaled by " + other_kind + " " + ns_ +
+                     "/" + other;
+        const std::string message = *out_.error + "; neither scales it until one is deleted";
+        log_on_change(memory_.logged.multiple, other, spdlog::level::warn, subject_, "", message,
+                      "");
+        const auto who = involved("MultipleAutoscalers");
+        co_await block(env_, kind_, *object_, *record_, in_.hpa.spec, who, "MultipleAutoscalers",
+                       message, now_, out_);
+        co_return true;
+    }
+
+    // Everything the decision reads: the target's scale and rollout, the controller-wide
+    // settings, the history, the cron floor, the pods and their peers, the metrics, the forecast.
+    boost::asio::awaitable<void> gather_inputs() {
+        const auto& ref = in_.hpa.spec.scale_target_ref;
+        out_.target = &memory_.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
+        // A Deployment still at the version last read is in memory already: no wait, no copy.
+        if (!kube::target_unchanged(&env_.deployments, ns_, ref, memory_.target)) {
+            memory_.target =
+                co_await kube::read_target(env_.client, &env_.deployments, ns_, ref, false);
+            if (!memory_.target.rollout &&
+                in_.hpa.spec.rollout != policy::rollout_policy::continue_scaling)
+                memory_.target.rollout = co_await kube::read_rollout(env_.client, ns_, ref);
+        }
+        // Lent, as the autoscaler is: the input holds the target's scale and rollout for the pass.
+        scale_lent_.emplace(memory_.target.scale, in_.scale);
+        rollout_lent_.emplace(memory_.target.rollout, in_.rollout);
+        in_.scale_error = memory_.target.error;
+        in_.config = env_.options.policy;
+        if (!kind_.native) in_.config.scale_to_zero = true; // HPAPlus: minReplicas 0 is its own
+        history_lent_.emplace(memory_.hist, in_.hist);
+        in_.now = now_;
+        if (env_.cronhpas && env_.cronhpas->size() > 0) {
+            const policy::object_reference self{kind_.name, name_, kind_.api_version};
+            in_.floor = find_cron_floor(*env_.cronhpas, ns_, self, ref);
+        }
+        if (in_.scale) select_pods();
+        if (policy::needs_metrics(in_.hpa, in_.scale, in_.floor, in_.config)) {
+            const auto started = std::chrono::steady_clock::now();
+            in_.readings =
+                co_await env_.metrics.read(in_.hpa, ref.name, in_.scale->selector, in_.pods,
+                                           memory_.pod_metrics_read, in_.scale_selector);
+            out_.metrics_latency = std::chrono::steady_clock::now() - started;
+        }
+        checkpoint_.emplace(prediction_checkpoint_env{env_.client, record_->uid, object_->key,
+                                                      env_.options.prediction_checkpoint_interval});
+        if (in_.hpa.spec.prediction && in_.scale) {
+            const auto untrusted = memory_.prediction.untrusted_checkpoints;
+            in_.prediction = co_await prediction_for(env_.metrics, *checkpoint_, in_.hpa, ref.name,
+                                                     in_.scale->selector, memory_.prediction, now_);
+            out_.untrusted_checkpoints = memory_.prediction.untrusted_checkpoints - untrusted;
+        } else if (!in_.hpa.spec.prediction && memory_.prediction.history_of) {
+            memory_.prediction = {}; // spec.prediction was removed: its history goes
+        }
+    }
+
+    // The target's pods (memory.pods keeps them alive until the object's next pass), the links
+    // to their controllers, what their boost records must agree with, and the other autoscalers
+    // picking them.
+    void select_pods() {
+        const auto& ref = in_.hpa.spec.scale_target_ref;
+        const auto& pods = env_.pods.select(ns_, in_.scale->selector, memory_.pods);
+        in_.pods.reserve(pods.size());
+        for (const auto& p : pods)
+            in_.pods.push_back(p.get());
+        if (in_.hpa.spec.pods == policy::pod_selection::owner_references)
+            in_.controllers = controller_links(env_.replicasets, ns_, in_.pods);
+        if (std::any_of(in_.pods.begin(), in_.pods.end(),
+                        [](const policy::pod_info* p) { return !p->boosted.empty(); })) {
+            memory_.boosts =
+                boost_authority_for(env_.vpapluses, ns_, ref, memory_.target.template_cpu);
+            in_.boosts = &memory_.boosts;
+        }
+        if (!register_selector(kind_, ns_, name_, in_.scale->selector, memory_)) return;
+        in_.scale_selector = memory_.selector;
+        const std::uint64_t selectors = kind_.selectors.version(ns_);
+        if (memory_.peers_pods != memory_.pods.generation || memory_.peers_selectors != selectors) {
+            memory_.peers = kind_.selectors.peers_picking(ns_, name_, in_.pods);
+            memory_.peers_pods = memory_.pods.generation;
+            memory_.peers_selectors = selectors;
+        }
+        in_.peers = memory_.peers;
+    }
+
+    // Decides, and writes /scale when it rescales: a conflict (the target changed since it was
+    // read) or an unanswered write reads the target again and decides again on what it is now.
+    boost::asio::awaitable<void> decide_and_write_scale() {
+        const auto& ref = in_.hpa.spec.scale_target_ref;
+        decision_ = policy::decide(in_, take_spare_decision());
+        decided_ = true;
+        kube::target_view reread; // the target read again after a conflict
+        const std::string* version = &memory_.target.resource_version; // the precondition
+        for (int attempt = 1; decision_.rescale; ++attempt) {
+            auto response = co_await kube::write_scale(
+                env_.client, ns_, ref, decision_.target_replicas, *version, object_->key);
+            if (response) break;
+            write_error_ = response.message();
+            const bool unanswered = response.unanswered();
+            const bool last = attempt >= env_.options.scale_write_attempts;
+            if ((response.ec != kube::errc::conflict || last) && !unanswered) break;
+            log_about(spdlog::level::info, subject_, "/scale {}, reading the target again",
+                      unanswered ? "write unanswered" : "conflict");
+            reread = co_await kube::read_target(env_.client, &env_.deployments, ns_, ref, true);
+            version = &reread.resource_version;
+            // The decision rescales, so the target was not at this size when it was read.
+            if (unanswered && reread.scale &&
+                reread.scale->spec_replicas == decision_.target_replicas) {
+                write_error_.reset(); // it landed
+                break;
+            }
+            if (last) break;
+            // (The object's memory keeps the version first read, so the next pass reads the
+            // target again once the cache shows what changed.)
+            in_.scale = reread.scale;
+            in_.scale_error = reread.error;
+            write_error_.reset();
+            decision_ = policy::decide(in_, std::move(decision_));
+        }
+        policy::finish(decision_, in_, write_error_);
+    }
+
+    // What the pass leaves behind besides status and Events: /debug/objects' answer, the
+    // forecast's sample, the history, the vertical side's view, /metrics' report, the log.
+    boost::asio::awaitable<void> after_decision() {
+        if (env_.snapshots && env_.snapshots->wanted(kind_.name, ns_, name_))
+            co_await write_down_input(env_, kind_, *object_, in_, decision_,
+                                      write_error_.has_value());
+        if (in_.hpa.spec.prediction) {
+            const auto ready = std::count_if(in_.pods.begin(), in_.pods.end(), [](const auto* p) {
+                return p->ready == policy::condition_status::true_;
+            });
+            co_await record_prediction_sample(*checkpoint_, in_.hpa, decision_,
+                                              static_cast<std::int32_t>(ready), memory_.prediction,
+                                              now_);
+        }
+        std::swap(in_.hist, decision_.hist); // what history_lent_ gives back to memory; the old
+                                             // one's storage goes with the decision to the spares
+        if (env_.vpapluses)
+            note_vertical_use(*env_.vpapluses, ns_, kind_.name, in_.hpa,
+                              decision_.status.conditions, now_);
+        out_.current_replicas = decision_.current_replicas;
+        out_.desired_replicas = decision_.desired_replicas;
+        fill_report(memory_.report, in_, decision_);
+        out_.report = &memory_.report;
+        log_problems();
+        out_.rescaled = decision_.scale_updated;
+        out_.error = decision_.error;
+    }
+
+    void log_problems() {
+        if (!decision_.stopped_early || !decision_.metrics.empty()) {
+            const auto [failing, errors] = metric_failures(decision_);
+            log_on_change(memory_.logged.metrics, failing, spdlog::level::warn, subject_,
+                          "metrics failed: ", errors, "every metric is read again");
+        }
+        if (const auto* c = policy::find_condition(decision_.status.conditions, "FallbackActive")) {
+            const bool active = c->status == policy::condition_status::true_;
+            log_on_change(memory_.logged.fallback, active ? c->reason : no_problem,
+                          spdlog::level::warn, subject_, "fallback engaged: ", c->message,
+                          "fallback ended: ");
+        }
+    }
+
+    // A pass that could not decide (a target or metrics it cannot read) reports from the backlog
+    // budget, so that a crowd of broken objects never delays those that decide.
+    kube::request_class reporting() const {
+        return decision_.error ? kube::request_class::backlog : kube::request_class::report;
+    }
+
+    // Writes the status when it changed; false when the object turned out to be gone.
+    boost::asio::awaitable<bool> publish_status() {
+        if (shadow(kind_, in_.hpa.spec)) co_return true;
+        const auto form = kind_.native ? kube::status_form::hpa : kube::status_form::hpaplus;
+        // A steady pass stops at the digest: no text, no parse, no comparison.
+        const std::uint64_t digest = kube::status_digest(in_.hpa, decision_, form);
+        if (memory_.status_version == object_->resource_version && memory_.status_digest == digest)
+            co_return true;
+        const std::string status = kube::encode_status(in_.hpa, decision_, form);
+        const auto* stored = record_->stored_status.get();
+        const bool differs = kube::status_differs(stored, status);
+        if (differs) {
+            bool gone = false;
+            out_.status_written = co_await kube::write_status(env_.client, kind_.resource, *object_,
+                                                              stored, status, &gone, reporting());
+            if (gone && co_await deleted_on_server(env_.client, kind_, ns_, name_)) {
+                // The cache missed its deletion (a watch event lost): stop here, not every
+                // period until a relist tells.
+                log_about(spdlog::level::info, subject_,
+                          "gone from the API server though still cached; its worker stops");
+                out_.exists = false;
+                co_return false;
+            }
+            // Until the cache shows the version this write made, the next passes decide from
+            // the status written (a busy watch can lag a pass behind): deciding from the one
+            // before would move lastTransitionTimes forward and write the same change again.
+            if (out_.status_written)
+                in_.hpa.status = kube::written_autoscaler_status(status); // lent back to memory
+        }
+        if (!differs || out_.status_written) {
+            memory_.status_version = object_->resource_version;
+            memory_.status_digest = digest;
+        }
+        co_return true;
+    }
+
+    boost::asio::awaitable<void> publish_events() {
+        for (const auto& e : decision_.events) {
+            if (e.reason == "StartupBoostIgnored") {
+                // Once per set of pods, as the Event: a forged record is an attack on the decision.
+                out_.untrusted_boosts = decision_.stages.ignored_boosts.size();
+                log_about(spdlog::level::warn, subject_, "{}", e.message);
+            }
+            const auto who = involved(e.reason);
+            co_await env_.events.record(who, e, now_, reporting());
+            ++out_.events;
+        }
+        if (decision_.scale_updated) {
+            const auto& ref = in_.hpa.spec.scale_target_ref;
+            log_about(spdlog::level::info, subject_, "scaled {}/{} from {} to {}: {}", ref.kind,
+                      ref.name, decision_.current_replicas, decision_.target_replicas,
+                      decision_.rescale_reason);
+        }
+    }
+
+    reconcile_env& env_;
+    autoscaler_kind& kind_;
+    const std::string& ns_;
+    const std::string& name_;
+    object_memory& memory_;
+    const kube::object_cptr object_;
+    // Shared: it lives as long as the pass, across every wait for the API server.
+    const std::shared_ptr<const kube::autoscaler_record> record_;
+    const core::time_point now_;
+    const log_subject subject_;
+    reconcile_outcome& out_;
+    policy::reconcile_input in_;
+    std::optional<lent<policy::autoscaler>> hpa_lent_;
+    std::optional<lent<std::optional<policy::scale_snapshot>>> scale_lent_;
+    std::optional<lent<std::optional<policy::rollout_state>>> rollout_lent_;
+    std::optional<lent<policy::history>> history_lent_;
+    std::optional<prediction_checkpoint_env> checkpoint_;
+    policy::decision decision_;
+    bool decided_ = false;
+    std::optional<std::string> write_error_;
+};
+
 } // namespace
 
 boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscaler_kind& kind,
@@ -352,269 +716,14 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     const core::time_point now = env.options.wall_clock();
     follow_wall_clock(memory, now, object->key);
     if (memory.decoded.source != object) memory.decoded = decode(object);
-    const decoded_autoscaler& known = memory.decoded;
-    if (!known.record) {
+    if (!memory.decoded.record) {
         out.error = "the cached " + object->key + " has no autoscaler record";
         co_return out;
     }
-    // Shared: it lives as long as the reconcile, across every wait for the API server.
-    const std::shared_ptr<const kube::autoscaler_record> record = known.record;
-    policy::reconcile_input in;
-    // `known.hpa` is not read again below: the input holds it until the reconcile ends.
-    const lent hpa_lent(memory.decoded.hpa, in.hpa);
-    const log_subject subject{kind.name, ns, name};
-    // Made only when an Event is recorded (most passes record none).
-    const auto involved = [&](std::string_view reason) {
-        kube::involved_object who{ns, name, record->uid, kind.name, kind.api_version, {}};
-        if (kind.native && kcm_reason(reason))
-            who.source = kube::event_source{env.options.native_hpas.event_source, {}};
-        return who;
-    };
-
-    if (in.hpa.spec.sync_period_seconds && *in.hpa.spec.sync_period_seconds > 0)
-        out.period = std::chrono::seconds(*in.hpa.spec.sync_period_seconds);
-    if (kind.native && !shadow(kind, in.hpa.spec)) {
-        if (auto writer =
-                foreign_status_writer(record->status_writes, env.options.native_hpas, now)) {
-            // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
-            out.stood_back = *writer;
-            const std::string message =
-                "status was written by " + *writer +
-                "; HPAPlus leaves this HorizontalPodAutoscaler alone while another controller "
-                "runs it (turn off kube-controller-manager's HPA controller, or start HPAPlus "
-                "with --native-hpa-force-takeover)";
-            log_on_change(memory.logged.standing_back, *writer, spdlog::level::warn, subject, "",
-                          message, "");
-            // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
-            const policy::event e{"Warning", "StandingBack", message};
-            const auto who = involved(e.reason);
-            co_await env.events.record(who, e, now, kube::request_class::backlog);
-            out.events = 1;
-            co_return out;
-        }
-    }
-    memory.logged.standing_back.clear();
-    {
-        std::string problems;
-        for (const auto& problem : record->annotation_problems)
-            problems += (problems.empty() ? "" : "; ") + problem;
-        log_on_change(memory.logged.annotations, problems, spdlog::level::warn, subject,
-                      "invalid annotations (their defaults apply): ", problems,
-                      "its annotations are valid again");
-    }
-    for (const auto& problem : record->annotation_problems) {
-        const policy::event e{"Warning", "InvalidAnnotation", problem};
-        const auto who = involved(e.reason);
-        co_await env.events.record(who, e, now);
-        ++out.events;
-    }
-    const std::string& invalid = record->invalid ? *record->invalid : no_problem;
-    log_on_change(memory.logged.invalid_spec, invalid, spdlog::level::warn, subject,
-                  "invalid spec: ", invalid, "its spec is valid again");
-    if (record->invalid) {
-        out.valid = false;
-        out.error = "invalid spec: " + *record->invalid;
-        const auto who = involved("InvalidSpec");
-        co_await block(env, kind, *object, *record, in.hpa.spec, who, "InvalidSpec",
-                       *record->invalid, now, out);
-        co_return out;
-    }
-    if (kind.others) {
-        const auto& ref = in.hpa.spec.scale_target_ref;
-        const std::string other = autoscaler_scaling(*kind.others, ns, ref);
-        if (!other.empty()) {
-            const char* other_kind = kind.native ? "HPAPlus" : "HorizontalPodAutoscaler";
-            out.target = &memory.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
-            out.error = ref.kind + "/" + ref.name + " is also scaled by " + other_kind + " " + ns +
-                        "/" + other;
-            const std::string message = *out.error + "; neither scales it until one is deleted";
-            log_on_change(memory.logged.multiple, other, spdlog::level::warn, subject, "", message,
-                          "");
-            const auto who = involved("MultipleAutoscalers");
-            co_await block(env, kind, *object, *record, in.hpa.spec, who, "MultipleAutoscalers",
-                           message, now, out);
-            co_return out;
-        }
-    }
-
-    log_on_change(memory.logged.multiple, no_problem, spdlog::level::warn, subject, "", "",
-                  "no other autoscaler scales its target any more");
-    const auto& ref = in.hpa.spec.scale_target_ref;
-    out.target = &memory.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
-    // A Deployment still at the version last read is in memory already: no wait, no copy.
-    if (!kube::target_unchanged(&env.deployments, ns, ref, memory.target)) {
-        memory.target = co_await kube::read_target(env.client, &env.deployments, ns, ref, false);
-        if (!memory.target.rollout &&
-            in.hpa.spec.rollout != policy::rollout_policy::continue_scaling)
-            memory.target.rollout = co_await kube::read_rollout(env.client, ns, ref);
-    }
-    // Lent, as the autoscaler is: the input holds the target's scale and rollout for the pass.
-    const lent scale_lent(memory.target.scale, in.scale);
-    const lent rollout_lent(memory.target.rollout, in.rollout);
-    in.scale_error = memory.target.error;
-    in.config = env.options.policy;
-    if (!kind.native) in.config.scale_to_zero = true; // HPAPlus: minReplicas 0 is its own feature
-    const lent history_lent(memory.hist, in.hist);
-    in.now = now;
-    if (env.cronhpas && env.cronhpas->size() > 0) {
-        const policy::object_reference self{kind.name, name, kind.api_version};
-        in.floor = find_cron_floor(*env.cronhpas, ns, self, ref);
-    }
-    if (in.scale) {
-        // memory.pods keeps these pods alive until the next reconcile of this object.
-        const auto& pods = env.pods.select(ns, in.scale->selector, memory.pods);
-        in.pods.reserve(pods.size());
-        for (const auto& p : pods)
-            in.pods.push_back(p.get());
-        if (in.hpa.spec.pods == policy::pod_selection::owner_references)
-            in.controllers = controller_links(env.replicasets, ns, in.pods);
-        if (std::any_of(in.pods.begin(), in.pods.end(),
-                        [](const policy::pod_info* p) { return !p->boosted.empty(); })) {
-            memory.boosts = boost_authority_for(env.vpapluses, ns, ref, memory.target.template_cpu);
-            in.boosts = &memory.boosts;
-        }
-        if (register_selector(kind, ns, name, in.scale->selector, memory)) {
-            in.scale_selector = memory.selector;
-            const std::uint64_t selectors = kind.selectors.version(ns);
-            if (memory.peers_pods != memory.pods.generation ||
-                memory.peers_selectors != selectors) {
-                memory.peers = kind.selectors.peers_picking(ns, name, in.pods);
-                memory.peers_pods = memory.pods.generation;
-                memory.peers_selectors = selectors;
-            }
-            in.peers = memory.peers;
-        }
-    }
-    if (policy::needs_metrics(in.hpa, in.scale, in.floor, in.config)) {
-        const auto started = std::chrono::steady_clock::now();
-        in.readings = co_await env.metrics.read(in.hpa, ref.name, in.scale->selector, in.pods,
-                                                memory.pod_metrics_read, in.scale_selector);
-        out.metrics_latency = std::chrono::steady_clock::now() - started;
-    }
-    prediction_checkpoint_env checkpoint{env.client, record->uid, object->key,
-                                         env.options.prediction_checkpoint_interval};
-    if (in.hpa.spec.prediction && in.scale) {
-        const auto untrusted = memory.prediction.untrusted_checkpoints;
-        in.prediction = co_await prediction_for(env.metrics, checkpoint, in.hpa, ref.name,
-                                                in.scale->selector, memory.prediction, now);
-        out.untrusted_checkpoints = memory.prediction.untrusted_checkpoints - untrusted;
-    } else if (!in.hpa.spec.prediction && memory.prediction.history_of)
-        memory.prediction = {}; // spec.prediction was removed: its history goes
-
-    policy::decision decision = policy::decide(in, take_spare_decision());
-    std::optional<std::string> write_error;
-    kube::target_view reread; // the target read again after a conflict
-    const std::string* version = &memory.target.resource_version; // the write's precondition
-    for (int attempt = 1; decision.rescale; ++attempt) {
-        auto response = co_await kube::write_scale(env.client, ns, ref, decision.target_replicas,
-                                                   *version, object->key);
-        if (response) break;
-        write_error = response.message();
-        const bool unanswered = response.unanswered();
-        const bool last = attempt >= env.options.scale_write_attempts;
-        if ((response.ec != kube::errc::conflict || last) && !unanswered) break;
-        // The target changed since we read it, or the write got no answer and may have landed:
-        // read it again, and decide again on what it is now.
-        log_about(spdlog::level::info, subject, "/scale {}, reading the target again",
-                  unanswered ? "write unanswered" : "conflict");
-        reread = co_await kube::read_target(env.client, &env.deployments, ns, ref, true);
-        version = &reread.resource_version;
-        // The decision rescales, so the target was not at this size when it was read.
-        if (unanswered && reread.scale && reread.scale->spec_replicas == decision.target_replicas) {
-            write_error.reset(); // it landed
-            break;
-        }
-        if (last) break;
-        // (The object's memory keeps the version first read, so the next pass reads the target
-        // again once the cache shows what changed.)
-        in.scale = reread.scale;
-        in.scale_error = reread.error;
-        write_error.reset();
-        decision = policy::decide(in, std::move(decision));
-    }
-    policy::finish(decision, in, write_error);
-    if (env.snapshots && env.snapshots->wanted(kind.name, ns, name))
-        co_await write_down_input(env, kind, *object, in, decision, write_error.has_value());
-    if (in.hpa.spec.prediction) {
-        const auto ready = std::count_if(in.pods.begin(), in.pods.end(), [](const auto* p) {
-            return p->ready == policy::condition_status::true_;
-        });
-        co_await record_prediction_sample(checkpoint, in.hpa, decision,
-                                          static_cast<std::int32_t>(ready), memory.prediction, now);
-    }
-    std::swap(in.hist, decision.hist); // what history_lent gives back to memory; the old one's
-                                       // storage goes with the decision to the spares
-    if (env.vpapluses)
-        note_vertical_use(*env.vpapluses, ns, kind.name, in.hpa, decision.status.conditions, now);
-
-    out.current_replicas = decision.current_replicas;
-    out.desired_replicas = decision.desired_replicas;
-    fill_report(memory.report, in, decision);
-    out.report = &memory.report;
-    if (!decision.stopped_early || !decision.metrics.empty()) {
-        const auto [failing, errors] = metric_failures(decision);
-        log_on_change(memory.logged.metrics, failing, spdlog::level::warn, subject,
-                      "metrics failed: ", errors, "every metric is read again");
-    }
-    if (const auto* c = policy::find_condition(decision.status.conditions, "FallbackActive")) {
-        const bool active = c->status == policy::condition_status::true_;
-        log_on_change(memory.logged.fallback, active ? c->reason : no_problem, spdlog::level::warn,
-                      subject, "fallback engaged: ", c->message, "fallback ended: ");
-    }
-    out.rescaled = decision.scale_updated;
-    out.error = decision.error;
-    // A pass that could not decide (a target or metrics it cannot read) reports from the backlog
-    // budget, so that a crowd of broken objects never delays those that decide.
-    const auto reporting =
-        decision.error ? kube::request_class::backlog : kube::request_class::report;
-    if (!shadow(kind, in.hpa.spec)) {
-        const auto form = kind.native ? kube::status_form::hpa : kube::status_form::hpaplus;
-        // A steady pass stops at the digest: no text, no parse, no comparison.
-        const std::uint64_t digest = kube::status_digest(in.hpa, decision, form);
-        if (memory.status_version != object->resource_version || memory.status_digest != digest) {
-            const std::string status = kube::encode_status(in.hpa, decision, form);
-            const auto* stored = record->stored_status.get();
-            const bool differs = kube::status_differs(stored, status);
-            if (differs) {
-                bool gone = false;
-                out.status_written = co_await kube::write_status(env.client, kind.resource, *object,
-                                                                 stored, status, &gone, reporting);
-                if (gone && co_await deleted_on_server(env.client, kind, ns, name)) {
-                    // The cache missed its deletion (a watch event lost): stop here, not every
-                    // period until a relist tells.
-                    log_about(spdlog::level::info, subject,
-                              "gone from the API server though still cached; its worker stops");
-                    out.exists = false;
-                    give_back(std::move(decision));
-                    co_return out;
-                }
-                // Until the cache shows the version this write made, the next passes decide from
-                // the status written (a busy watch can lag a pass behind): deciding from the one
-                // before would move lastTransitionTimes forward and write the same change again.
-                if (out.status_written)
-                    in.hpa.status = kube::written_autoscaler_status(status); // lent back to memory
-            }
-            if (!differs || out.status_written) {
-                memory.status_version = object->resource_version;
-                memory.status_digest = digest;
-            }
-        }
-    }
-    for (const auto& e : decision.events) {
-        if (e.reason == "StartupBoostIgnored") {
-            // Once per set of pods, as the Event: a forged record is an attack on the decision.
-            out.untrusted_boosts = decision.stages.ignored_boosts.size();
-            log_about(spdlog::level::warn, subject, "{}", e.message);
-        }
-        const auto who = involved(e.reason);
-        co_await env.events.record(who, e, now, reporting);
-        ++out.events;
-    }
-    if (decision.scale_updated)
-        log_about(spdlog::level::info, subject, "scaled {}/{} from {} to {}: {}", ref.kind,
-                  ref.name, decision.current_replicas, decision.target_replicas,
-                  decision.rescale_reason);
-    give_back(std::move(decision));
+    // The pass gives back what it borrowed from the object's memory when it is destroyed, before
+    // the caller resumes.
+    pass p(env, kind, ns, name, memory, object, now, out);
+    co_await p.run();
     co_return out;
 }
 
