@@ -254,49 +254,191 @@ void predict(decision& d, const reconcile_input& in, std::int32_t current, const
     }
 }
 
-metrics_result compute_metrics(decision& d, const reconcile_input& in,
-                               const scale_snapshot& scale) {
-    metrics_result result;
+// The scale's selector, parsed here unless the caller keeps it parsed; null (and the metrics
+// fail, as upstream's validateAndParseSelector) when it is empty or does not parse.
+const core::label_selector*
+scale_selector(decision& d, const reconcile_input& in, const scale_snapshot& scale,
+               std::optional<core::outcome<core::label_selector>>& here) {
     auto& conditions = d.status.conditions;
-    const autoscaler_spec& spec = in.hpa.spec;
-
-    // validateAndParseSelector.
     if (scale.selector.empty()) {
         warn(d, "SelectorRequired", "selector is required");
         set_condition(conditions, "ScalingActive", false_, "InvalidSelector",
                       "the HPA target's scale is missing a selector", in.now);
         fail_metrics(d, in, scale.spec_replicas, "selector is required");
-        return result;
+        return nullptr;
     }
-    std::optional<core::outcome<core::label_selector>> parsed_here;
-    if (!in.scale_selector) parsed_here.emplace(core::parse_label_selector(scale.selector));
-    if (parsed_here && !*parsed_here) {
-        const auto& selector = *parsed_here;
-        const std::string msg =
-            "couldn't convert selector into a corresponding internal selector object: " +
-            selector.error().text;
-        warn(d, "InvalidSelector", msg);
-        set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
-        fail_metrics(d, in, scale.spec_replicas, msg);
-        return result;
-    }
-    const core::label_selector& selector =
-        in.scale_selector ? *in.scale_selector : parsed_here->value();
-    std::vector<const pod_info*> pods;
+    if (in.scale_selector) return in.scale_selector.get();
+    here.emplace(core::parse_label_selector(scale.selector));
+    if (*here) return &here->value();
+    const std::string msg =
+        "couldn't convert selector into a corresponding internal selector object: " +
+        here->error().text;
+    warn(d, "InvalidSelector", msg);
+    set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
+    fail_metrics(d, in, scale.spec_replicas, msg);
+    return nullptr;
+}
+
+// The pods that count: the namespace's pods the selector picks, less those podSelection
+// excludes (their samples go from `owned_readings`), with boost records vetted. False (and the
+// metrics fail) when another autoscaler picks the same pods.
+bool select_pods(decision& d, const reconcile_input& in, const scale_snapshot& scale,
+                 const core::label_selector& selector, std::vector<const pod_info*>& pods,
+                 std::vector<metric_reading>& owned_readings, std::forward_list<pod_info>& vetted) {
     pods.reserve(in.pods.size());
     for (const pod_info* p : in.pods) {
         if (p->namespace_() == in.hpa.namespace_ && selector.matches(p->labels)) pods.push_back(p);
     }
-    std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
-    if (spec.pods == pod_selection::owner_references) owned_readings = exclude_unowned(d, in, pods);
-    std::forward_list<pod_info> vetted; // pods whose boost record is not believed, without it
+    if (in.hpa.spec.pods == pod_selection::owner_references)
+        owned_readings = exclude_unowned(d, in, pods);
     vet_boost_records(d, in, pods, vetted);
     if (auto msg = ambiguity(in, scale.selector, pods)) {
         warn(d, "AmbiguousSelector", *msg);
-        set_condition(conditions, "ScalingActive", false_, "AmbiguousSelector", *msg, in.now);
+        set_condition(d.status.conditions, "ScalingActive", false_, "AmbiguousSelector", *msg,
+                      in.now);
         fail_metrics(d, in, scale.spec_replicas, *msg);
-        return result;
+        return false;
     }
+    return true;
+}
+
+// What the metrics proposed so far: the highest proposal, how many could and could not be read,
+// the first failure, what the fallbacks did.
+struct metric_tally {
+    metrics_result result;
+    std::size_t invalid = 0;
+    std::size_t valid = 0;
+    std::vector<metric_outcome> outcomes;
+    const metric_outcome* first_failure = nullptr;
+    std::vector<std::string> fallback_notes;
+};
+
+// One metric's proposal (or its fallback's), recorded in the decision and the tally.
+void propose(decision& d, const reconcile_input& in, const scale_snapshot& scale, std::size_t i,
+             const metric_reading& reading, const metric_context& ctx, formula_results* formulas,
+             metric_tally& t) {
+    const metric_spec& spec = in.hpa.spec.metrics[i];
+    metric_outcome& outcome = t.outcomes[i];
+    metric_record record;
+    record.index = i;
+    record.type = spec.type;
+    if (formulas && formulas->input_only[i]) {
+        // An input of a Formula: reported, but it does not vote (the Formula does).
+        const metric_outcome& input = *formulas->outcomes[i];
+        record.status = input.status;
+        if (!input.ok) record.error = input.error;
+        d.metrics.push_back(std::move(record));
+        return;
+    }
+    outcome = formulas && formulas->outcomes[i] ? std::move(*formulas->outcomes[i])
+                                                : evaluate_metric(spec, reading, ctx);
+    bool ignored = false;
+    if (outcome.ok) {
+        record.proposal = outcome.proposal;
+        record.status = outcome.status;
+        if (spec.fallback) remember_good(d.hist, i, in.now, outcome.proposal);
+    } else {
+        record.error = outcome.error;
+        warn(d, outcome.failure_reason, outcome.failure_detail);
+        const bool rescued = spec.fallback && apply_fallback(spec, record, in, scale.spec_replicas,
+                                                             reading.error.value_or(outcome.error),
+                                                             ignored, t.fallback_notes);
+        if (!rescued) {
+            if (t.invalid == 0) t.first_failure = &outcome;
+            ++t.invalid;
+            d.metrics.push_back(std::move(record));
+            return;
+        }
+        outcome.name = metric_name(spec) + " (fallback: " + record.fallback + ")";
+    }
+    if (!ignored) {
+        ++t.valid;
+        // Upstream: the first proposal, or any larger one, wins (so a 0 is replaced by anything).
+        if (t.result.replicas == 0 || *record.proposal > t.result.replicas) {
+            t.result.replicas = *record.proposal;
+            t.result.metric_name = std::move(outcome.name); // read no more below
+        }
+    }
+    d.metrics.push_back(std::move(record));
+}
+
+// spec.prediction's vote, or the end of it when spec.prediction was removed.
+void predict_or_forget(decision& d, const reconcile_input& in, const scale_snapshot& scale,
+                       const tolerances& tol, metric_tally& t) {
+    auto& conditions = d.status.conditions;
+    if (in.hpa.spec.prediction) {
+        predict(d, in, scale.spec_replicas, tol, t.valid, t.result);
+    } else if (d.hist.prediction_voting || find_condition(conditions, "PredictionReady")) {
+        // spec.prediction was removed: what it showed goes, and its end is said once.
+        core::remove_condition(conditions, "PredictionReady");
+        if (d.hist.prediction_voting)
+            d.events.push_back({"Normal", "PredictionStopped",
+                                "spec.prediction was removed; the forecast no longer takes part "
+                                "in the decision"});
+        d.hist.prediction_voting = false;
+    }
+}
+
+void report_fallback(decision& d, const reconcile_input& in, const metric_tally& t) {
+    const auto& metrics = in.hpa.spec.metrics;
+    if (std::none_of(metrics.begin(), metrics.end(), [](auto& m) { return m.fallback; })) return;
+    if (t.fallback_notes.empty()) {
+        set_condition(d.status.conditions, "FallbackActive", false_, "MetricsAvailable",
+                      "every metric could be read", in.now);
+        return;
+    }
+    std::string message;
+    for (const auto& n : t.fallback_notes)
+        message += (message.empty() ? "" : "; ") + n;
+    set_condition(d.status.conditions, "FallbackActive", true_, "FallbackActive", message, in.now);
+    warn(d, "FallbackActive", message);
+}
+
+// Whether the proposals decide: not when every metric failed, nor when some failed and the rest
+// would scale down (upstream); holding when every metric is ignored by its fallback.
+metrics_result conclude(decision& d, const reconcile_input& in, const scale_snapshot& scale,
+                        metric_tally& t) {
+    auto& conditions = d.status.conditions;
+    std::optional<std::string> invalid_error;
+    if (t.first_failure) {
+        invalid_error = "invalid metrics (" + std::to_string(t.invalid) + " invalid out of " +
+                        std::to_string(in.hpa.spec.metrics.size()) +
+                        "), first error is: " + t.first_failure->error;
+    }
+    if (t.first_failure && (t.valid == 0 || t.result.replicas < scale.spec_replicas)) {
+        set_condition(conditions, "ScalingActive", false_, t.first_failure->failure_reason,
+                      "the HPA was unable to compute the replica count: " +
+                          t.first_failure->failure_detail,
+                      in.now);
+        fail_metrics(d, in, scale.spec_replicas, *invalid_error);
+        return std::move(t.result);
+    }
+    if (t.valid == 0) { // every metric ignored by its fallback: nothing to decide on, hold.
+        set_condition(conditions, "ScalingActive", false_, "FallbackActive",
+                      "every metric is ignored by its fallback; holding the current replica count",
+                      in.now);
+        t.result.ok = true;
+        t.result.replicas = scale.spec_replicas;
+        return std::move(t.result);
+    }
+    set_condition(conditions, "ScalingActive", true_, "ValidMetricFound",
+                  "the HPA was able to successfully calculate a replica count from ",
+                  t.result.metric_name, in.now);
+    t.result.ok = true;
+    t.result.partial_error = invalid_error;
+    return std::move(t.result);
+}
+
+metrics_result compute_metrics(decision& d, const reconcile_input& in,
+                               const scale_snapshot& scale) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    std::optional<core::outcome<core::label_selector>> parsed_here;
+    const core::label_selector* selector = scale_selector(d, in, scale, parsed_here);
+    if (!selector) return {};
+    std::vector<const pod_info*> pods;
+    std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
+    std::forward_list<pod_info> vetted; // pods whose boost record is not believed, without it
+    if (!select_pods(d, in, scale, *selector, pods, owned_readings, vetted)) return {};
 
     const metric_context ctx{in.hpa.namespace_,
                              scale.spec_replicas,
@@ -305,13 +447,6 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
                              &pods,
                              &in.config,
                              in.now};
-    std::size_t invalid = 0;
-    std::size_t valid = 0;
-    const metric_outcome* first_failure = nullptr;
-    std::vector<metric_outcome> outcomes(spec.metrics.size());
-    std::vector<std::string> fallback_notes;
-    const bool uses_fallback =
-        std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) { return m.fallback; });
     static const metric_reading missing_reading = [] {
         metric_reading r;
         r.error = "no reading was provided for this metric";
@@ -323,115 +458,18 @@ metrics_result compute_metrics(decision& d, const reconcile_input& in,
         d.stages.excluded_pods.empty() ? in.readings : owned_readings;
     for (std::size_t i = 0; i < spec.metrics.size(); ++i)
         readings.push_back(i < given.size() ? &given[i] : &missing_reading);
-    formula_results formulas;
-    const bool uses_formulas = std::any_of(spec.metrics.begin(), spec.metrics.end(), [](auto& m) {
-        return m.type == metric_source_type::formula;
-    });
-    if (uses_formulas) formulas = evaluate_formulas(spec, readings, ctx);
+    std::optional<formula_results> formulas;
+    if (std::any_of(spec.metrics.begin(), spec.metrics.end(),
+                    [](auto& m) { return m.type == metric_source_type::formula; }))
+        formulas = evaluate_formulas(spec, readings, ctx);
 
-    for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
-        const metric_reading& reading = *readings[i];
-        metric_outcome& outcome = outcomes[i];
-        metric_record record;
-        record.index = i;
-        record.type = spec.metrics[i].type;
-        if (uses_formulas && formulas.input_only[i]) {
-            // An input of a Formula: reported, but it does not vote (the Formula does).
-            const metric_outcome& input = *formulas.outcomes[i];
-            record.status = input.status;
-            if (!input.ok) record.error = input.error;
-            d.metrics.push_back(std::move(record));
-            continue;
-        }
-        outcome = uses_formulas && formulas.outcomes[i]
-                      ? std::move(*formulas.outcomes[i])
-                      : evaluate_metric(spec.metrics[i], reading, ctx);
-        bool ignored = false;
-        if (outcome.ok) {
-            record.proposal = outcome.proposal;
-            record.status = outcome.status;
-            if (spec.metrics[i].fallback) remember_good(d.hist, i, in.now, outcome.proposal);
-        } else {
-            record.error = outcome.error;
-            warn(d, outcome.failure_reason, outcome.failure_detail);
-            const bool rescued =
-                spec.metrics[i].fallback &&
-                apply_fallback(spec.metrics[i], record, in, scale.spec_replicas,
-                               reading.error.value_or(outcome.error), ignored, fallback_notes);
-            if (!rescued) {
-                if (invalid == 0) first_failure = &outcome;
-                ++invalid;
-                d.metrics.push_back(std::move(record));
-                continue;
-            }
-            outcome.name = metric_name(spec.metrics[i]) + " (fallback: " + record.fallback + ")";
-        }
-        if (!ignored) {
-            ++valid;
-            // Upstream: the first proposal, or any larger one, wins (so a 0 is replaced by
-            // anything).
-            if (result.replicas == 0 || *record.proposal > result.replicas) {
-                result.replicas = *record.proposal;
-                result.metric_name = std::move(outcome.name); // read no more below
-            }
-        }
-        d.metrics.push_back(std::move(record));
-    }
-
-    if (spec.prediction) {
-        predict(d, in, scale.spec_replicas, ctx.tol, valid, result);
-    } else if (d.hist.prediction_voting || find_condition(conditions, "PredictionReady")) {
-        // spec.prediction was removed: what it showed goes, and its end is said once.
-        core::remove_condition(conditions, "PredictionReady");
-        if (d.hist.prediction_voting)
-            d.events.push_back({"Normal", "PredictionStopped",
-                                "spec.prediction was removed; the forecast no longer takes part "
-                                "in the decision"});
-        d.hist.prediction_voting = false;
-    }
-
-    if (uses_fallback) {
-        if (fallback_notes.empty()) {
-            set_condition(conditions, "FallbackActive", false_, "MetricsAvailable",
-                          "every metric could be read", in.now);
-        } else {
-            std::string message;
-            for (const auto& n : fallback_notes)
-                message += (message.empty() ? "" : "; ") + n;
-            set_condition(conditions, "FallbackActive", true_, "FallbackActive", message, in.now);
-            warn(d, "FallbackActive", message);
-        }
-    }
-
-    std::optional<std::string> invalid_error;
-    if (first_failure) {
-        invalid_error = "invalid metrics (" + std::to_string(invalid) + " invalid out of " +
-                        std::to_string(spec.metrics.size()) +
-                        "), first error is: " + first_failure->error;
-    }
-    // All metrics invalid (or none usable), or some invalid and the rest would scale down: abort.
-    if (first_failure && (valid == 0 || result.replicas < scale.spec_replicas)) {
-        set_condition(conditions, "ScalingActive", false_, first_failure->failure_reason,
-                      "the HPA was unable to compute the replica count: " +
-                          first_failure->failure_detail,
-                      in.now);
-        fail_metrics(d, in, scale.spec_replicas, *invalid_error);
-        return result;
-    }
-    if (valid == 0) { // every metric ignored by its fallback: nothing to decide on, hold.
-        set_condition(conditions, "ScalingActive", false_, "FallbackActive",
-                      "every metric is ignored by its fallback; holding the current replica count",
-                      in.now);
-        result.ok = true;
-        result.replicas = scale.spec_replicas;
-        return result;
-    }
-    set_condition(conditions, "ScalingActive", true_, "ValidMetricFound",
-                  "the HPA was able to successfully calculate a replica count from ",
-                  result.metric_name, in.now);
-    result.ok = true;
-    result.partial_error = invalid_error;
-    return result;
+    metric_tally t;
+    t.outcomes.resize(spec.metrics.size());
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i)
+        propose(d, in, scale, i, *readings[i], ctx, formulas ? &*formulas : nullptr, t);
+    predict_or_forget(d, in, scale, ctx.tol, t);
+    report_fallback(d, in, t);
+    return conclude(d, in, scale, t);
 }
 
 } // namespace
@@ -461,149 +499,174 @@ bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& s
     return current <= hpa.spec.max_replicas && current >= min;
 }
 
-decision decide(const reconcile_input& in, decision&& recycled) {
-    decision d;
-    // Copied into the recycled buffers: an assigned string or vector keeps its capacity.
-    d.status = std::move(recycled.status);
-    d.status = in.hpa.status;
-    d.hist = std::move(recycled.hist);
-    d.hist = in.hist;
-    d.metrics = std::move(recycled.metrics);
-    d.metrics.clear();
-    d.metrics.reserve(in.hpa.spec.metrics.size());
-    auto& conditions = d.status.conditions;
-    const autoscaler_spec& spec = in.hpa.spec;
+namespace {
 
-    if (!in.scale) {
-        warn(d, "FailedGetScale", in.scale_error);
-        set_condition(conditions, "AbleToScale", false_, "FailedGetScale",
-                      "the HPA controller was unable to get the target's current scale: " +
-                          in.scale_error,
-                      in.now);
-        d.current_replicas = in.hpa.status.current_replicas;
-        d.desired_replicas = in.hpa.status.desired_replicas;
-        d.error = "failed to query scale subresource for " + target_reference(in.hpa) + ": " +
-                  in.scale_error;
-        d.stopped_early = true;
-        return d;
-    }
-    const scale_snapshot& scale = *in.scale;
-    set_condition(conditions, "AbleToScale", true_, "SucceededGetScale",
-                  "the HPA controller was able to get the target's current scale", in.now);
-    const std::int32_t current = scale.spec_replicas;
-    seed_history(d.hist, current, in.now);
-    const std::int32_t min = effective_min_replicas(spec, in.floor);
-    const bool floor_raises_min = min > spec.min_replicas.value_or(1);
+// The bounds a decision keeps to: minReplicas raised by a cron floor, and how to say so.
+struct replica_bounds {
+    std::int32_t current = 0;
+    std::int32_t min = 0;
+    bool floor_raises_min = false;
+    std::string floor_text; ///< "the cron floor N set by CronHPA c (job j)" when it does
+};
+
+replica_bounds bounds_of(decision& d, const reconcile_input& in) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    replica_bounds b;
+    b.current = in.scale->spec_replicas;
+    b.min = effective_min_replicas(spec, in.floor);
+    b.floor_raises_min = b.min > spec.min_replicas.value_or(1);
     if (in.floor) {
         d.floor = in.floor;
         d.floor->replicas = std::min(in.floor->replicas, spec.max_replicas);
     }
-    const std::string floor_text = floor_raises_min ? "the cron floor " + std::to_string(min) +
-                                                          " set by CronHPA " + in.floor->cronhpa +
-                                                          " (job " + in.floor->job + ")"
-                                                    : std::string();
-    const bool from_zero_condition = scaled_to_zero(in.hpa.status);
+    if (b.floor_raises_min)
+        b.floor_text = "the cron floor " + std::to_string(b.min) + " set by CronHPA " +
+                       in.floor->cronhpa + " (job " + in.floor->job + ")";
+    return b;
+}
 
-    std::int32_t desired = 0;
-    bool rescale = true;
-    // At zero replicas either scaling is disabled or the metrics decide (raised to minReplicas
-    // below); the out-of-range shortcuts are for a running target only, as upstream.
-    if (current == 0 && !needs_metrics(in.hpa, in.scale, in.floor, in.config)) {
-        rescale = false;
-        if (!in.config.scale_to_zero) remove_condition(conditions, "ScaledToZero");
-        set_condition(conditions, "ScalingActive", false_, "ScalingDisabled",
-                      "scaling is disabled since the replica count of the target is zero", in.now);
-    } else if (current != 0 && current > spec.max_replicas) {
-        d.rescale_reason = "Current number of replicas above Spec.MaxReplicas";
-        desired = spec.max_replicas;
-        d.stages.limited = desired;
-        d.stages.limit_reason = "TooManyReplicas";
-    } else if (current != 0 && current < min) {
-        d.rescale_reason = floor_raises_min ? "Current number of replicas below " + floor_text
-                                            : "Current number of replicas below Spec.MinReplicas";
-        desired = min;
-        d.stages.limited = desired;
-        d.stages.limit_reason = floor_raises_min ? "CronFloor" : "TooFewReplicas";
-    } else {
-        std::int32_t metric_desired = 0;
-        std::string metric_name;
-        if (in.recommendation_override) {
-            metric_desired = *in.recommendation_override;
-            metric_name = "recommendation";
-        } else {
-            metrics_result m = compute_metrics(d, in, scale);
-            if (!m.ok) return d;
-            metric_desired = m.replicas;
-            metric_name = std::move(m.metric_name);
-            d.error = m.partial_error;
-        }
-        std::string rescale_metric;
-        if (metric_desired > desired) {
-            desired = metric_desired;
-            rescale_metric = std::move(metric_name);
-        }
-        if (desired > current) d.rescale_reason = rescale_metric + " above target";
-        if (desired < current) d.rescale_reason = "All metrics below target";
-        d.stages.recommended = desired;
-
-        normalization n = spec.behavior ? normalize_with_behavior(d.hist, current, desired, min,
-                                                                  spec.max_replicas, *spec.behavior,
-                                                                  in.config, in.now)
-                                        : normalize_legacy(d.hist, current, desired, min,
-                                                           spec.max_replicas, in.config, in.now);
-        set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
-                      in.now);
-        std::string floor_message; // what n.limit_message views when the cron floor limits
-        if (floor_raises_min && n.limit_reason == "TooFewReplicas") {
-            n.limit_reason = "CronFloor";
-            floor_message = "the desired replica count is less than " + floor_text;
-            n.limit_message = floor_message;
-        }
-        set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
-                      n.limit_reason, n.limit_message, in.now);
-        d.stages.stabilized = n.stabilized;
-        d.stages.limited = n.limited;
-        d.stages.limit_reason = n.limit_reason;
-        desired = n.limited;
-        // Scaling from zero with a raised minReplicas lands on at least minReplicas.
-        if (current == 0 && min != 0 && from_zero_condition && desired < min) {
-            desired = min;
-            if (d.rescale_reason.empty())
-                d.rescale_reason = "Current number of replicas below Spec.MinReplicas";
-        }
-
-        // HPAPlus rollout gate.
-        if (spec.rollout != rollout_policy::continue_scaling && in.rollout) {
-            set_condition(conditions, "RolloutInProgress", in.rollout->in_progress ? true_ : false_,
-                          in.rollout->in_progress ? "RolloutInProgress" : "NoRollout",
-                          "target rollout: " + in.rollout->message, in.now);
-            const bool freeze =
-                in.rollout->in_progress &&
-                ((spec.rollout == rollout_policy::freeze && desired != current) ||
-                 (spec.rollout == rollout_policy::freeze_scale_down && desired < current));
-            if (freeze) {
-                d.stages.gated = current;
-                d.stages.gate_reason = spec.rollout == rollout_policy::freeze
-                                           ? "RolloutFreeze"
-                                           : "RolloutFreezeScaleDown";
-                desired = current;
-            }
-        }
-        if (spec.mode == run_mode::off) {
-            d.stages.gated = current;
-            d.stages.gate_reason = "ModeOff";
-            desired = current;
-            // Off observes only: nothing is remembered but what its Events already said.
-            std::string reported = std::move(d.hist.excluded_pods);
-            const bool voting = d.hist.prediction_voting;
-            d.hist = in.hist;
-            d.hist.excluded_pods = std::move(reported);
-            d.hist.prediction_voting = voting;
-        }
-        rescale = desired != current;
+// Stage: the target's scale. False (and the reconcile stops) when it could not be read.
+bool read_scale(decision& d, const reconcile_input& in) {
+    auto& conditions = d.status.conditions;
+    if (in.scale) {
+        set_condition(conditions, "AbleToScale", true_, "SucceededGetScale",
+                      "the HPA controller was able to get the target's current scale", in.now);
+        return true;
     }
+    warn(d, "FailedGetScale", in.scale_error);
+    set_condition(conditions, "AbleToScale", false_, "FailedGetScale",
+                  "the HPA controller was unable to get the target's current scale: " +
+                      in.scale_error,
+                  in.now);
+    d.current_replicas = in.hpa.status.current_replicas;
+    d.desired_replicas = in.hpa.status.desired_replicas;
+    d.error =
+        "failed to query scale subresource for " + target_reference(in.hpa) + ": " + in.scale_error;
+    d.stopped_early = true;
+    return false;
+}
 
-    // Off never writes, not even to bring the replicas into [minReplicas, maxReplicas].
+// Stage: the out-of-range shortcuts upstream takes before any metric (for a running target), or
+// scaling disabled at zero replicas. nullopt: the metrics decide.
+std::optional<std::int32_t> out_of_range(decision& d, const reconcile_input& in,
+                                         const replica_bounds& b, bool& rescale) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    if (b.current == 0 && !needs_metrics(in.hpa, in.scale, in.floor, in.config)) {
+        rescale = false;
+        if (!in.config.scale_to_zero) remove_condition(d.status.conditions, "ScaledToZero");
+        set_condition(d.status.conditions, "ScalingActive", false_, "ScalingDisabled",
+                      "scaling is disabled since the replica count of the target is zero", in.now);
+        return 0;
+    }
+    if (b.current != 0 && b.current > spec.max_replicas) {
+        d.rescale_reason = "Current number of replicas above Spec.MaxReplicas";
+        d.stages.limited = spec.max_replicas;
+        d.stages.limit_reason = "TooManyReplicas";
+        return spec.max_replicas;
+    }
+    if (b.current != 0 && b.current < b.min) {
+        d.rescale_reason = b.floor_raises_min ? "Current number of replicas below " + b.floor_text
+                                              : "Current number of replicas below Spec.MinReplicas";
+        d.stages.limited = b.min;
+        d.stages.limit_reason = b.floor_raises_min ? "CronFloor" : "TooFewReplicas";
+        return b.min;
+    }
+    return std::nullopt;
+}
+
+// Stage: the metrics' recommendation (the highest proposal), or the given one. nullopt: the
+// metrics could not decide and the reconcile stops.
+std::optional<std::int32_t> recommend(decision& d, const reconcile_input& in,
+                                      const replica_bounds& b) {
+    std::int32_t metric_desired = 0;
+    std::string metric_name;
+    if (in.recommendation_override) {
+        metric_desired = *in.recommendation_override;
+        metric_name = "recommendation";
+    } else {
+        metrics_result m = compute_metrics(d, in, *in.scale);
+        if (!m.ok) return std::nullopt;
+        metric_desired = m.replicas;
+        metric_name = std::move(m.metric_name);
+        d.error = m.partial_error;
+    }
+    const std::int32_t desired = std::max(metric_desired, 0);
+    if (desired > b.current) d.rescale_reason = metric_name + " above target";
+    if (desired < b.current) d.rescale_reason = "All metrics below target";
+    d.stages.recommended = desired;
+    return desired;
+}
+
+// Stage: the stabilization windows, the rate policies and min/max (with the cron floor).
+std::int32_t normalize(decision& d, const reconcile_input& in, const replica_bounds& b,
+                       std::int32_t desired) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    auto& conditions = d.status.conditions;
+    normalization n = spec.behavior ? normalize_with_behavior(d.hist, b.current, desired, b.min,
+                                                              spec.max_replicas, *spec.behavior,
+                                                              in.config, in.now)
+                                    : normalize_legacy(d.hist, b.current, desired, b.min,
+                                                       spec.max_replicas, in.config, in.now);
+    set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
+                  in.now);
+    std::string floor_message; // what n.limit_message views when the cron floor limits
+    if (b.floor_raises_min && n.limit_reason == "TooFewReplicas") {
+        n.limit_reason = "CronFloor";
+        floor_message = "the desired replica count is less than " + b.floor_text;
+        n.limit_message = floor_message;
+    }
+    set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
+                  n.limit_reason, n.limit_message, in.now);
+    d.stages.stabilized = n.stabilized;
+    d.stages.limited = n.limited;
+    d.stages.limit_reason = n.limit_reason;
+    // Scaling from zero with a raised minReplicas lands on at least minReplicas.
+    if (b.current == 0 && b.min != 0 && scaled_to_zero(in.hpa.status) && n.limited < b.min) {
+        if (d.rescale_reason.empty())
+            d.rescale_reason = "Current number of replicas below Spec.MinReplicas";
+        return b.min;
+    }
+    return n.limited;
+}
+
+// Stage (HPAPlus): the rollout gate holds the count while the target rolls out.
+std::int32_t rollout_gate(decision& d, const reconcile_input& in, std::int32_t current,
+                          std::int32_t desired) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    if (spec.rollout == rollout_policy::continue_scaling || !in.rollout) return desired;
+    set_condition(d.status.conditions, "RolloutInProgress",
+                  in.rollout->in_progress ? true_ : false_,
+                  in.rollout->in_progress ? "RolloutInProgress" : "NoRollout",
+                  "target rollout: " + in.rollout->message, in.now);
+    const bool freeze = in.rollout->in_progress &&
+                        ((spec.rollout == rollout_policy::freeze && desired != current) ||
+                         (spec.rollout == rollout_policy::freeze_scale_down && desired < current));
+    if (!freeze) return desired;
+    d.stages.gated = current;
+    d.stages.gate_reason =
+        spec.rollout == rollout_policy::freeze ? "RolloutFreeze" : "RolloutFreezeScaleDown";
+    return current;
+}
+
+// Stage (HPAPlus): mode Off observes only — it keeps the count and remembers nothing but what
+// its Events already said.
+std::int32_t mode_off_gate(decision& d, const reconcile_input& in, std::int32_t current,
+                           std::int32_t desired) {
+    if (in.hpa.spec.mode != run_mode::off) return desired;
+    d.stages.gated = current;
+    d.stages.gate_reason = "ModeOff";
+    std::string reported = std::move(d.hist.excluded_pods);
+    const bool voting = d.hist.prediction_voting;
+    d.hist = in.hist;
+    d.hist.excluded_pods = std::move(reported);
+    d.hist.prediction_voting = voting;
+    return current;
+}
+
+// What is written: Off never writes, not even to bring the replicas into [min, max]; DryRun
+// says what it would write.
+void settle(decision& d, const autoscaler_spec& spec, std::int32_t current, std::int32_t desired,
+            bool rescale) {
     if (rescale && spec.mode == run_mode::off) {
         d.stages.gated = current;
         d.stages.gate_reason = "ModeOff";
@@ -618,6 +681,37 @@ decision decide(const reconcile_input& in, decision&& recycled) {
     d.rescale = rescale;
     d.current_replicas = current;
     d.desired_replicas = rescale || d.dry_run_rescale ? desired : current;
+}
+
+} // namespace
+
+decision decide(const reconcile_input& in, decision&& recycled) {
+    decision d;
+    // Copied into the recycled buffers: an assigned string or vector keeps its capacity.
+    d.status = std::move(recycled.status);
+    d.status = in.hpa.status;
+    d.hist = std::move(recycled.hist);
+    d.hist = in.hist;
+    d.metrics = std::move(recycled.metrics);
+    d.metrics.clear();
+    d.metrics.reserve(in.hpa.spec.metrics.size());
+
+    if (!read_scale(d, in)) return d;
+    seed_history(d.hist, in.scale->spec_replicas, in.now);
+    const replica_bounds b = bounds_of(d, in);
+    bool rescale = true;
+    std::int32_t desired = 0;
+    if (const auto shortcut = out_of_range(d, in, b, rescale)) {
+        desired = *shortcut;
+    } else {
+        const auto recommended = recommend(d, in, b);
+        if (!recommended) return d;
+        desired = normalize(d, in, b, *recommended);
+        desired = rollout_gate(d, in, b.current, desired);
+        desired = mode_off_gate(d, in, b.current, desired);
+        rescale = desired != b.current;
+    }
+    settle(d, in.hpa.spec, b.current, desired, rescale);
     return d;
 }
 
