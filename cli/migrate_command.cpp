@@ -1,5 +1,5 @@
 // cli/migrate_command.cpp — `hpaplus migrate`: reads HPAs (files or stdin), writes HPAPlus objects
-// (kube/api/migrate does one object).
+// (kinds/migrate does one object).
 #include "cli/migrate_command.hpp"
 
 #include "cli/evaluate/decision_json.hpp"

@@ -333,8 +333,9 @@ void fill_report(pass_report& r, const policy::reconcile_input& in, const policy
     }
 }
 
-// One pass of one object as named steps: gate → gather inputs → decide and write /scale →
-// publish status and Events. What the steps share lives here for the pass's length; the object's
+// One pass of one object as named steps: gate → gather inputs → decide → write /scale → finish →
+// answer /debug/objects → record the forecast's sample → remember → publish status → publish
+// Events. What the steps share lives here for the pass's length; the object's
 // autoscaler, target, rollout and history are lent from its memory into the decision's input and
 // given back when the pass ends (members are destroyed in reverse: the loans before the input).
 class pass {
@@ -346,6 +347,8 @@ class pass {
           record_(memory.decoded.record), now_(now), subject_{kind.name, ns, name}, out_(out) {
         // `memory.decoded.hpa` is not read again: the input holds it until the pass ends.
         hpa_lent_.emplace(memory.decoded.hpa, in_.hpa);
+        if (in_.hpa.spec.sync_period_seconds && *in_.hpa.spec.sync_period_seconds > 0)
+            out_.period = std::chrono::seconds(*in_.hpa.spec.sync_period_seconds);
     }
     ~pass() {
         if (decided_) give_back(std::move(decision_));
@@ -353,21 +356,10 @@ class pass {
     pass(const pass&) = delete;
     pass& operator=(const pass&) = delete;
 
-    boost::asio::awaitable<void> run() {
-        if (in_.hpa.spec.sync_period_seconds && *in_.hpa.spec.sync_period_seconds > 0)
-            out_.period = std::chrono::seconds(*in_.hpa.spec.sync_period_seconds);
-        // (Each result named, not awaited inside a condition: GCC 12 miscompiles that.)
-        const bool may_decide = co_await gate();
-        if (!may_decide) co_return;
-        co_await gather_inputs();
-        co_await decide_and_write_scale();
-        co_await after_decision();
-        const bool exists = co_await publish_status();
-        if (!exists) co_return;
-        co_await publish_events();
-    }
+    // The steps follow, in the order reconcile (below) runs them. Only the waits are coroutines,
+    // called when there is something to wait for: each coroutine called is one more frame for
+    // Asio's recycling allocator (which keeps two), so a steady pass calls few.
 
-  private:
     // Made only when an Event is recorded (most passes record none).
     kube::involved_object involved(std::string_view reason) const {
         kube::involved_object who{ns_, name_, record_->uid, kind_.name, kind_.api_version, {}};
@@ -379,9 +371,18 @@ class pass {
     // Whether the pass may decide: not while another controller writes a native HPA's status,
     // not with an invalid spec, not while another autoscaler scales the same target.
     boost::asio::awaitable<bool> gate() {
-        const bool standing_back = co_await stood_back();
-        if (standing_back) co_return false;
-        co_await report_annotations();
+        if (const auto writer = foreign_writer()) {
+            co_await stand_back(*writer);
+            co_return false;
+        }
+        memory_.logged.standing_back.clear();
+        log_annotation_problems();
+        for (const auto& problem : record_->annotation_problems) {
+            const policy::event e{"Warning", "InvalidAnnotation", problem};
+            const auto who = involved(e.reason);
+            co_await env_.events.record(who, e, now_);
+            ++out_.events;
+        }
         const std::string& invalid = record_->invalid ? *record_->invalid : no_problem;
         log_on_change(memory_.logged.invalid_spec, invalid, spdlog::level::warn, subject_,
                       "invalid spec: ", invalid, "its spec is valid again");
@@ -393,62 +394,53 @@ class pass {
                            *record_->invalid, now_, out_);
             co_return false;
         }
-        const bool blocked = co_await blocked_by_other_autoscaler();
-        co_return !blocked;
+        const std::string other =
+            kind_.others ? autoscaler_scaling(*kind_.others, ns_, in_.hpa.spec.scale_target_ref)
+                         : std::string();
+        if (!other.empty()) {
+            co_await block_for(other);
+            co_return false;
+        }
+        log_on_change(memory_.logged.multiple, no_problem, spdlog::level::warn, subject_, "", "",
+                      "no other autoscaler scales its target any more");
+        co_return true;
     }
 
-    // Never two writers: kube-controller-manager (or someone else) still runs this HPA.
-    boost::asio::awaitable<bool> stood_back() {
-        if (!kind_.native || shadow(kind_, in_.hpa.spec)) {
-            memory_.logged.standing_back.clear();
-            co_return false;
-        }
-        const auto writer =
-            foreign_status_writer(record_->status_writes, env_.options.native_hpas, now_);
-        if (!writer) {
-            memory_.logged.standing_back.clear();
-            co_return false;
-        }
-        out_.stood_back = *writer;
+    // Never two writers: who else (kube-controller-manager, say) wrote a native HPA's status
+    // recently, if anyone.
+    std::optional<std::string> foreign_writer() const {
+        if (!kind_.native || shadow(kind_, in_.hpa.spec)) return std::nullopt;
+        return foreign_status_writer(record_->status_writes, env_.options.native_hpas, now_);
+    }
+
+    boost::asio::awaitable<void> stand_back(const std::string& writer) {
+        out_.stood_back = writer;
         const std::string message =
-            "status was written by " + *writer +
+            "status was written by " + writer +
             "; HPAPlus leaves this HorizontalPodAutoscaler alone while another controller "
             "runs it (turn off kube-controller-manager's HPA controller, or start HPAPlus "
             "with --native-hpa-force-takeover)";
-        log_on_change(memory_.logged.standing_back, *writer, spdlog::level::warn, subject_, "",
+        log_on_change(memory_.logged.standing_back, writer, spdlog::level::warn, subject_, "",
                       message, "");
         // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
         const policy::event e{"Warning", "StandingBack", message};
         const auto who = involved(e.reason);
         co_await env_.events.record(who, e, now_, kube::request_class::backlog);
         out_.events = 1;
-        co_return true;
     }
 
-    boost::asio::awaitable<void> report_annotations() {
+    void log_annotation_problems() {
         std::string problems;
         for (const auto& problem : record_->annotation_problems)
             problems += (problems.empty() ? "" : "; ") + problem;
         log_on_change(memory_.logged.annotations, problems, spdlog::level::warn, subject_,
                       "invalid annotations (their defaults apply): ", problems,
                       "its annotations are valid again");
-        for (const auto& problem : record_->annotation_problems) {
-            const policy::event e{"Warning", "InvalidAnnotation", problem};
-            const auto who = involved(e.reason);
-            co_await env_.events.record(who, e, now_);
-            ++out_.events;
-        }
     }
 
-    boost::asio::awaitable<bool> blocked_by_other_autoscaler() {
+    // Another autoscaler (of the other kind) scales the same target: neither does.
+    boost::asio::awaitable<void> block_for(const std::string& other) {
         const auto& ref = in_.hpa.spec.scale_target_ref;
-        const std::string other =
-            kind_.others ? autoscaler_scaling(*kind_.others, ns_, ref) : std::string();
-        if (other.empty()) {
-            log_on_change(memory_.logged.multiple, no_problem, spdlog::level::warn, subject_, "",
-                          "", "no other autoscaler scales its target any more");
-            co_return false;
-        }
         const char* other_kind = kind_.native ? "HPAPlus" : "HorizontalPodAutoscaler";
         out_.target = &memory_.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
         out_.error = ref.kind + "/" + ref.name + " is also scaled by " + other_kind + " " + ns_ +
@@ -459,7 +451,6 @@ class pass {
         const auto who = involved("MultipleAutoscalers");
         co_await block(env_, kind_, *object_, *record_, in_.hpa.spec, who, "MultipleAutoscalers",
                        message, now_, out_);
-        co_return true;
     }
 
     // Everything the decision reads: the target's scale and rollout, the controller-wide
@@ -537,10 +528,16 @@ class pass {
 
     // Decides, and writes /scale when it rescales: a conflict (the target changed since it was
     // read) or an unanswered write reads the target again and decides again on what it is now.
-    boost::asio::awaitable<void> decide_and_write_scale() {
-        const auto& ref = in_.hpa.spec.scale_target_ref;
+    void decide() {
         decision_ = policy::decide(in_, take_spare_decision());
         decided_ = true;
+    }
+    bool rescales() const { return decision_.rescale; }
+
+    // Writes /scale: a conflict (the target changed since it was read) or an unanswered write
+    // reads the target again and decides again on what it is now.
+    boost::asio::awaitable<void> write_scale() {
+        const auto& ref = in_.hpa.spec.scale_target_ref;
         kube::target_view reread; // the target read again after a conflict
         const std::string* version = &memory_.target.resource_version; // the precondition
         for (int attempt = 1; decision_.rescale; ++attempt) {
@@ -569,23 +566,32 @@ class pass {
             write_error_.reset();
             decision_ = policy::decide(in_, std::move(decision_));
         }
-        policy::finish(decision_, in_, write_error_);
     }
 
-    // What the pass leaves behind besides status and Events: /debug/objects' answer, the
-    // forecast's sample, the history, the vertical side's view, /metrics' report, the log.
-    boost::asio::awaitable<void> after_decision() {
-        if (env_.snapshots && env_.snapshots->wanted(kind_.name, ns_, name_))
-            co_await write_down_input(env_, kind_, *object_, in_, decision_,
-                                      write_error_.has_value());
-        if (in_.hpa.spec.prediction) {
-            const auto ready = std::count_if(in_.pods.begin(), in_.pods.end(), [](const auto* p) {
-                return p->ready == policy::condition_status::true_;
-            });
-            co_await record_prediction_sample(*checkpoint_, in_.hpa, decision_,
-                                              static_cast<std::int32_t>(ready), memory_.prediction,
-                                              now_);
-        }
+    void finish() { policy::finish(decision_, in_, write_error_); }
+
+    // /debug/objects asked for this object's input.
+    bool asked_for() const {
+        return env_.snapshots && env_.snapshots->wanted(kind_.name, ns_, name_);
+    }
+    boost::asio::awaitable<void> answer_debug_request() {
+        co_await write_down_input(env_, kind_, *object_, in_, decision_, write_error_.has_value());
+    }
+
+    bool predicts() const { return in_.hpa.spec.prediction.has_value(); }
+    // spec.prediction: the metric's sample of this pass, for the forecast's history.
+    boost::asio::awaitable<void> record_forecast_sample() {
+        const auto ready = std::count_if(in_.pods.begin(), in_.pods.end(), [](const auto* p) {
+            return p->ready == policy::condition_status::true_;
+        });
+        co_await record_prediction_sample(*checkpoint_, in_.hpa, decision_,
+                                          static_cast<std::int32_t>(ready), memory_.prediction,
+                                          now_);
+    }
+
+    // What the pass leaves in the object's memory and tells its caller: the history, the
+    // vertical side's view, /metrics' report, the log.
+    void remember() {
         std::swap(in_.hist, decision_.hist); // what history_lent_ gives back to memory; the old
                                              // one's storage goes with the decision to the spares
         if (env_.vpapluses)
@@ -620,14 +626,22 @@ class pass {
         return decision_.error ? kube::request_class::backlog : kube::request_class::report;
     }
 
-    // Writes the status when it changed; false when the object turned out to be gone.
+    // Whether the status may have changed since it was last written or found equal. A steady
+    // pass stops at the digest: no text, no parse, no comparison.
+    bool status_may_differ() {
+        if (shadow(kind_, in_.hpa.spec)) return false;
+        digest_ = kube::status_digest(in_.hpa, decision_, form());
+        return memory_.status_version != object_->resource_version ||
+               memory_.status_digest != digest_;
+    }
+    kube::status_form form() const {
+        return kind_.native ? kube::status_form::hpa : kube::status_form::hpaplus;
+    }
+
+    // Writes the status when it differs; false when the object turned out to be gone.
     boost::asio::awaitable<bool> publish_status() {
-        if (shadow(kind_, in_.hpa.spec)) co_return true;
-        const auto form = kind_.native ? kube::status_form::hpa : kube::status_form::hpaplus;
-        // A steady pass stops at the digest: no text, no parse, no comparison.
-        const std::uint64_t digest = kube::status_digest(in_.hpa, decision_, form);
-        if (memory_.status_version == object_->resource_version && memory_.status_digest == digest)
-            co_return true;
+        const std::uint64_t digest = digest_;
+        const auto form = this->form();
         const std::string status = kube::encode_status(in_.hpa, decision_, form);
         const auto* stored = record_->stored_status.get();
         const bool differs = kube::status_differs(stored, status);
@@ -656,6 +670,7 @@ class pass {
         co_return true;
     }
 
+    bool has_events() const { return !decision_.events.empty() || decision_.scale_updated; }
     boost::asio::awaitable<void> publish_events() {
         for (const auto& e : decision_.events) {
             if (e.reason == "StartupBoostIgnored") {
@@ -675,6 +690,7 @@ class pass {
         }
     }
 
+  private:
     reconcile_env& env_;
     autoscaler_kind& kind_;
     const std::string& ns_;
@@ -694,6 +710,7 @@ class pass {
     std::optional<prediction_checkpoint_env> checkpoint_;
     policy::decision decision_;
     bool decided_ = false;
+    std::uint64_t digest_ = 0; ///< of the status decided (status_may_differ)
     std::optional<std::string> write_error_;
 };
 
@@ -723,7 +740,22 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     // The pass gives back what it borrowed from the object's memory when it is destroyed, before
     // the caller resumes.
     pass p(env, kind, ns, name, memory, object, now, out);
-    co_await p.run();
+    // (Each result named, not awaited inside a condition: GCC 12 miscompiles that — every pass
+    // crashed.)
+    const bool may_decide = co_await p.gate();
+    if (!may_decide) co_return out;
+    co_await p.gather_inputs();
+    p.decide();
+    if (p.rescales()) co_await p.write_scale();
+    p.finish();
+    if (p.asked_for()) co_await p.answer_debug_request();
+    if (p.predicts()) co_await p.record_forecast_sample();
+    p.remember();
+    if (p.status_may_differ()) {
+        const bool exists = co_await p.publish_status();
+        if (!exists) co_return out;
+    }
+    if (p.has_events()) co_await p.publish_events();
     co_return out;
 }
 

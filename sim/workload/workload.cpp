@@ -1,4 +1,5 @@
-// sim/workload/workload.cpp — deployment controller, pod lifecycle and usage.
+// sim/workload/workload.cpp — the simulated workload controllers (Deployments and their
+// ReplicaSets, StatefulSets), the pods' lifecycle and their usage.
 #include "sim/workload/workload.hpp"
 
 #include "core/hash.hpp"

@@ -403,32 +403,8 @@ TEST_F(ControllerProcess, WhyExplainsALiveObjectAndItsInputDecidesAsTheControlle
                                  "--horizontal-pod-autoscaler-initial-readiness-delay=0s"});
     const std::string ops = test::url_in(controller->wait_for_line("serving /healthz", 20s));
     ASSERT_FALSE(controller->wait_for_line("caches synced", 20s).empty());
-    std::ofstream(dir.path() + "/web.yaml") << R"(apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default, annotations: {sim.hpaplus.io/cpu-load: "1000m"}}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: 500m}}}]}
----
-apiVersion: autoscaling.hpaplus.io/v1alpha1
-kind: HPAPlus
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 1
-  maxReplicas: 10
-  syncPeriodSeconds: 1
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-  behavior:
-    scaleUp:
-      policies: [{type: Pods, value: 1, periodSeconds: 600}]
-)";
-    ASSERT_EQ(kubectl("apply -f " + dir.path() + "/web.yaml").exit_code, 0);
+    // The example of examples/why: 200 % of a 50 % target, one more pod per ten minutes.
+    ASSERT_EQ(kubectl("apply -f " + source + "/examples/why/web.yaml").exit_code, 0);
     ASSERT_TRUE(eventually([&] {
         return kubectl("get deployment web -o jsonpath={.spec.replicas}").output == "3";
     })) << kubectl("get hpap web -o yaml").output;
