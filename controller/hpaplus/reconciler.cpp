@@ -740,8 +740,9 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     // The pass gives back what it borrowed from the object's memory when it is destroyed, before
     // the caller resumes.
     pass p(env, kind, ns, name, memory, object, now, out);
-    // (Each result named, not awaited inside a condition: GCC 12 miscompiles that — every pass
-    // crashed.)
+    // (Each result named before it is tested: with `if (!co_await p.gate())`, and the same for
+    // the status step, GCC 12's build crashed every pass in the resumed frame. The same shape
+    // works elsewhere (sim/apiserver/watch.cpp), so the trigger is narrower; keep it named.)
     const bool may_decide = co_await p.gate();
     if (!may_decide) co_return out;
     co_await p.gather_inputs();
