@@ -11,6 +11,7 @@
 #include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace hpaplus::kube {
 namespace {
@@ -273,12 +274,14 @@ void put_usage(usage_list& list, const std::string& resource, std::int64_t milli
     if (!known) list.emplace_back(resource, milli);
 }
 
+// `index`: where each pod is in `pods` (linear in samples, however many pods).
 void add_resource_samples(const policy::metric_spec& m, const policy::metric_reading& r,
-                          std::vector<pod_usage>& pods) {
+                          std::vector<pod_usage>& pods,
+                          std::unordered_map<std::string, std::size_t>& index) {
     for (const auto& s : r.samples) {
-        auto it = std::find_if(pods.begin(), pods.end(), [&](auto& p) { return p.pod == s.pod; });
-        if (it == pods.end())
-            it = pods.insert(pods.end(), {std::string(s.pod), s.timestamp, s.window, {}, {}});
+        const auto [at, added] = index.try_emplace(std::string(s.pod), pods.size());
+        if (added) pods.push_back({std::string(s.pod), s.timestamp, s.window, {}, {}});
+        const auto it = pods.begin() + static_cast<std::ptrdiff_t>(at->second);
         if (m.type == policy::metric_source_type::resource) {
             put_usage(it->totals, m.resource_name, s.milli);
             continue;
@@ -325,10 +328,12 @@ Value pod_metrics_list(const std::vector<pod_usage>& pods, const policy::reconci
     if (in.scale)
         if (auto selector = core::parse_label_selector(in.scale->selector))
             selected = labels_selected_by(*selector);
+    std::unordered_map<std::string_view, const policy::pod_info*> known;
+    for (const auto* p : in.pods)
+        known.emplace(p->name, p);
     for (const pod_usage& p : pods) {
-        const auto pod = std::find_if(in.pods.begin(), in.pods.end(),
-                                      [&](const auto* known) { return known->name == p.pod; });
-        const core::label_map& labels = pod != in.pods.end() ? (*pod)->labels : selected;
+        const auto pod = known.find(p.pod);
+        const core::label_map& labels = pod != known.end() ? pod->second->labels : selected;
         Value item(rapidjson::kObjectType);
         item.AddMember("metadata", metadata(p.pod, in.hpa.namespace_, labels, a), a);
         item.AddMember("timestamp", time_value(p.timestamp, a), a);
@@ -459,6 +464,7 @@ Value decided_value(const decided_outcome& d, json_allocator& a) {
 void add_readings(rapidjson::Document& doc, const policy::reconcile_input& in) {
     auto& a = doc.GetAllocator();
     std::vector<pod_usage> pod_usages;
+    std::unordered_map<std::string, std::size_t> pod_index;
     Value custom(rapidjson::kObjectType);
     Value external(rapidjson::kObjectType);
     Value backends(rapidjson::kObjectType);
@@ -480,7 +486,7 @@ void add_readings(rapidjson::Document& doc, const policy::reconcile_input& in) {
         switch (m.type) {
         case policy::metric_source_type::resource:
         case policy::metric_source_type::container_resource:
-            add_resource_samples(m, r, pod_usages);
+            add_resource_samples(m, r, pod_usages, pod_index);
             break;
         case policy::metric_source_type::pods:
         case policy::metric_source_type::object:

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 namespace hpaplus::cli {
 namespace {
@@ -126,21 +127,22 @@ void explain_pod_groups(std::string& out, const policy::metric_spec& m,
                         const policy::metric_reading& r,
                         const std::vector<const policy::pod_info*>& pods,
                         const policy::reconcile_input& in) {
+    std::unordered_set<std::string_view> selected; // linear in pods and samples, not their product
+    for (const auto* p : pods)
+        selected.insert(p->name);
     policy::sample_set samples;
     for (const auto& s : r.samples)
-        if (std::any_of(pods.begin(), pods.end(), [&](auto* p) { return p->name == s.pod; }))
-            samples.push_back(s);
+        if (selected.count(s.pod)) samples.push_back(s);
     const bool cpu = m.resource_name == "cpu";
     const std::string_view resource =
         m.type == metric_source_type::pods ? std::string_view() : m.resource_name;
     const auto g = policy::group_pods(pods, samples, resource, in.config, in.now);
+    std::unordered_set<std::string_view> grouped(g.unready.begin(), g.unready.end());
+    grouped.insert(g.missing.begin(), g.missing.end());
+    grouped.insert(g.ignored.begin(), g.ignored.end());
     std::vector<std::string_view> ready;
-    for (const auto* p : pods) {
-        const auto named = [&](const auto& list) {
-            return std::find(list.begin(), list.end(), p->name) != list.end();
-        };
-        if (!named(g.unready) && !named(g.missing) && !named(g.ignored)) ready.push_back(p->name);
-    }
+    for (const auto* p : pods)
+        if (!grouped.count(p->name)) ready.push_back(p->name);
     out += fmt::format("      ready, with a sample ({}): {}\n", ready.size(), name_list(ready));
     if (!g.unready.empty())
         out += fmt::format(
