@@ -1,7 +1,7 @@
 // bench/pod_metrics_decode.cpp — `hpaplus-bench pod-metrics`: what the controller's PodMetrics
 // pipeline costs per pod, in-process and without HTTP (issue 21 item 4; docs/performance.md "CPU
 // per reconcile" puts a third of a reconcile there). One pass = decode a PodMetricsList of the
-// shape the simulated API server sends (kube::decode_pod_metrics_list), take the CPU samples of
+// shape the simulated API server sends (kinds::decode_pod_metrics_list), take the CPU samples of
 // every pod from it (policy::samples_from_pod_metrics) and drop the list.
 //
 // The baseline, measured in the same run over the same text: parsing it into a RapidJSON document,
@@ -11,7 +11,7 @@
 
 #include "json_line.hpp"
 
-#include "kube/pod_metrics_list.hpp"
+#include "kinds/pod_metrics.hpp"
 #include "policy/metric_samples.hpp"
 
 #include <rapidjson/document.h>
@@ -75,7 +75,7 @@ int pod_metrics_decode(int pods, double seconds) {
         sink += doc["items"].Size();
     };
     auto pipeline = [&] {
-        auto list = kube::decode_pod_metrics_list(text);
+        auto list = kinds::decode_pod_metrics_list(text);
         if (!list) throw std::runtime_error("the bench list is not decoded in one pass");
         auto samples = policy::samples_from_pod_metrics(*list, "cpu", "");
         if (!samples) throw std::runtime_error("the bench list has no CPU samples");

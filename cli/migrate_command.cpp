@@ -51,7 +51,7 @@ void migrate_object(const rapidjson::Value& o, rapidjson::Document& out, migrate
             migrate_object(item, out, r);
         return;
     }
-    auto migrated = kube::migrate_hpa(o);
+    auto migrated = kinds::migrate_hpa(o);
     if (!migrated) {
         r.warnings.push_back(object_name(o) + ": skipped: " + migrated.error().text);
         return;

@@ -43,7 +43,7 @@ recommend_result recommend_document(std::string_view input) {
     for (const auto& r : recorded->feed)
         histories.feed(r);
 
-    kube::vpaplus_status status;
+    kinds::vpaplus_status status;
     status.recommendations = histories.recommend(now, recorded->vpa.policies);
     const auto& history = histories.by_name;
     const auto& config = histories.config;
@@ -53,7 +53,7 @@ recommend_result recommend_document(std::string_view input) {
 
     // The status as the controller encodes it; its recommendation and conditions are the answer.
     rapidjson::Document encoded;
-    encoded.Parse(kube::encode_vpaplus_status(status).c_str());
+    encoded.Parse(kinds::encode_vpaplus_status(status).c_str());
     rapidjson::Document out(rapidjson::kObjectType);
     auto& a = out.GetAllocator();
     out.AddMember("recommendation", rapidjson::Value(encoded["recommendation"], a), a);

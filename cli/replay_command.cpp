@@ -11,9 +11,9 @@
 #include "cli/replay/recording.hpp"
 #include "cli/replay/report.hpp"
 #include "cli/replay/requests.hpp"
-#include "kinds/evaluate_input.hpp"
 #include "core/duration.hpp"
 #include "core/time.hpp"
+#include "kinds/evaluate_input.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -63,7 +63,7 @@ std::optional<std::string> time_flag(std::string_view value, core::time_point& f
     return std::nullopt;
 }
 
-std::optional<std::string> resources_flag(std::string_view value, policy::resource_list& field) {
+std::optional<std::string> resources_flag(std::string_view value, core::resource_list& field) {
     field.clear();
     while (!value.empty()) {
         const auto comma = value.find(',');
@@ -91,8 +91,8 @@ struct replay_flags {
     std::chrono::seconds vertical_step{3600};
     std::chrono::seconds readiness_delay{30};
     int initial_replicas = 1;
-    policy::resource_list requests;
-    policy::resource_list limits;
+    core::resource_list requests;
+    core::resource_list limits;
 };
 
 core::outcome<replay_autoscaler> read_autoscaler(const std::string& path) {
@@ -277,7 +277,8 @@ int run_replay(int argc, char** argv) {
                 char name[64];
                 std::snprintf(name, sizeof name, "/v%zu-%05zu", v, step);
                 const std::string base = f.snapshots + name;
-                snapshots_written &= write_file(base + ".input.json", kube::encode_evaluate_input(in, a.json));
+                snapshots_written &=
+                    write_file(base + ".input.json", kinds::encode_evaluate_input(in, a.json));
                 snapshots_written &= write_file(base + ".decision.json", encode_decision(d));
             };
         }

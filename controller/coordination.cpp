@@ -11,8 +11,8 @@ namespace hpaplus::controller {
 namespace {
 
 using core::condition_status;
-using kube::cronhpa;
-using kube::vpaplus;
+using kinds::cronhpa;
+using kinds::vpaplus;
 
 // The resources an HPAPlus scales on (Resource and ContainerResource metrics).
 horizontal_use uses_of(const policy::autoscaler& hpa) {
@@ -56,7 +56,7 @@ template <class Record>
 std::vector<std::shared_ptr<const Record>>
 aimed_at(const kube::object_cache& cache, std::string_view ns, const core::object_reference& ref) {
     std::vector<std::shared_ptr<const Record>> out;
-    for (const auto& o : cache.by_index(kube::by_target, kube::target_lookup_key(ns, ref)))
+    for (const auto& o : cache.by_index(kinds::by_target, kinds::target_lookup_key(ns, ref)))
         if (auto r = o->share<Record>(); r && !r->invalid) out.push_back(std::move(r));
     return out;
 }
@@ -68,7 +68,7 @@ struct floor_view {
 };
 
 std::optional<floor_view> floor_of(const kube::object_cptr& o) {
-    const auto* r = o ? o->as<kube::cronhpa_record>() : nullptr;
+    const auto* r = o ? o->as<kinds::cronhpa_record>() : nullptr;
     if (!r) return std::nullopt;
     return floor_view{r->c.spec.target, r->c.status.active};
 }
@@ -89,8 +89,8 @@ bool same_floor(const std::optional<floor_view>& a, const std::optional<floor_vi
 
 bool aims_at(const core::object_reference& ref, const core::object_reference& autoscaler,
              const core::object_reference& workload) {
-    if (ref.kind == kube::hpaplus_kind)
-        return autoscaler.kind == kube::hpaplus_kind && ref.name == autoscaler.name;
+    if (ref.kind == kinds::hpaplus_kind)
+        return autoscaler.kind == kinds::hpaplus_kind && ref.name == autoscaler.name;
     return ref.kind == workload.kind && ref.name == workload.name;
 }
 
@@ -100,16 +100,16 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cron
                                                   const core::object_reference& workload) {
     // A CronHPA aims at the workload, or at an HPAPlus by name (aims_at): both keys, in key order.
     std::vector<kube::object_cptr> candidates =
-        cronhpas.by_index(kube::by_target, kube::target_lookup_key(ns, workload));
-    if (autoscaler.kind == kube::hpaplus_kind) {
-        auto named = cronhpas.by_index(kube::by_target, kube::target_lookup_key(ns, autoscaler));
+        cronhpas.by_index(kinds::by_target, kinds::target_lookup_key(ns, workload));
+    if (autoscaler.kind == kinds::hpaplus_kind) {
+        auto named = cronhpas.by_index(kinds::by_target, kinds::target_lookup_key(ns, autoscaler));
         candidates.insert(candidates.end(), named.begin(), named.end());
         std::sort(candidates.begin(), candidates.end(),
                   [](const auto& a, const auto& b) { return a->key < b->key; });
     }
     std::optional<policy::cron_floor> best;
     for (const auto& object : candidates) {
-        const auto* r = object->as<kube::cronhpa_record>();
+        const auto* r = object->as<kinds::cronhpa_record>();
         if (!r || r->invalid || !r->c.status.active ||
             !aims_at(r->c.spec.target, autoscaler, workload))
             continue;
@@ -138,14 +138,14 @@ std::vector<core::object_reference> floor_changes(const kube::object_cptr& previ
 
 std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
                                const core::object_reference& workload) {
-    const auto aimed = hpapluses.by_index(kube::by_target, kube::target_lookup_key(ns, workload));
+    const auto aimed = hpapluses.by_index(kinds::by_target, kinds::target_lookup_key(ns, workload));
     return aimed.empty() ? std::string() : std::string(aimed.front()->name());
 }
 
 void note_vertical_use(const kube::object_cache& vpapluses, const std::string& ns,
                        const std::string& kind, const policy::autoscaler& hpa,
                        std::vector<core::condition>& conditions, core::time_point now) {
-    const auto aimed = aimed_at<kube::vpaplus_record>(vpapluses, ns, hpa.spec.scale_target_ref);
+    const auto aimed = aimed_at<kinds::vpaplus_record>(vpapluses, ns, hpa.spec.scale_target_ref);
     if (aimed.empty()) {
         core::remove_condition(conditions, "CoordinatedWithVPAPlus");
         return;
@@ -161,7 +161,7 @@ void note_vertical_use(const kube::object_cache& vpapluses, const std::string& n
 
 horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
                                    const std::string& ns, const core::object_reference& workload) {
-    const auto aimed = aimed_at<kube::autoscaler_record>(autoscalers, ns, workload);
+    const auto aimed = aimed_at<kinds::autoscaler_record>(autoscalers, ns, workload);
     if (aimed.empty()) return {};
     horizontal_use use = uses_of(aimed.front()->hpa);
     use.kind = kind;
@@ -177,11 +177,11 @@ vertical::horizontal_sharing sharing_for(const vpaplus& v, const horizontal_use&
 
 policy::boost_authority boost_authority_for(
     const kube::object_cache* vpapluses, const std::string& ns,
-    const policy::object_reference& workload,
+    const core::object_reference& workload,
     const std::shared_ptr<const std::vector<policy::boost_authority::container>>& template_cpu) {
     policy::boost_authority out;
     if (!vpapluses || !template_cpu) return out;
-    for (const auto& r : aimed_at<kube::vpaplus_record>(*vpapluses, ns, workload))
+    for (const auto& r : aimed_at<kinds::vpaplus_record>(*vpapluses, ns, workload))
         if (r->v.boost) {
             out.vpaplus = r->v.name;
             out.containers = *template_cpu;

@@ -19,31 +19,31 @@ namespace hpaplus::controller {
 /// target is not a cached Deployment). Without either, no record is believed.
 policy::boost_authority boost_authority_for(
     const kube::object_cache* vpapluses, const std::string& ns,
-    const policy::object_reference& workload,
+    const core::object_reference& workload,
     const std::shared_ptr<const std::vector<policy::boost_authority::container>>& template_cpu);
 
 /// True when `ref` (a CronHPA's target) names `autoscaler` (an HPAPlus; a CronHPA cannot name a
 /// plain HPA) or the workload `workload` it scales.
-bool aims_at(const policy::object_reference& ref, const policy::object_reference& autoscaler,
-             const policy::object_reference& workload);
+bool aims_at(const core::object_reference& ref, const core::object_reference& autoscaler,
+             const core::object_reference& workload);
 
 /// The floor the cached CronHPAs of `ns` hold on `autoscaler` (an HPAPlus or a plain HPA) that
 /// scales `workload`: the largest targetSize of their jobs in force (ties: the latest); nullopt
 /// when none.
 std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cronhpas,
                                                   const std::string& ns,
-                                                  const policy::object_reference& autoscaler,
-                                                  const policy::object_reference& workload);
+                                                  const core::object_reference& autoscaler,
+                                                  const core::object_reference& workload);
 
 /// The targets whose floor may have changed when a CronHPA went from `previous` to `current`
 /// (either null: created or deleted): none when neither its target nor its job in force moved.
-std::vector<policy::object_reference> floor_changes(const kube::object_cptr& previous,
-                                                    const kube::object_cptr& current);
+std::vector<core::object_reference> floor_changes(const kube::object_cptr& previous,
+                                                  const kube::object_cptr& current);
 
 /// The name of the autoscaler in `autoscalers` (HPAPlus objects or plain HPAs) of `ns` that scales
 /// `workload` ("" when none).
 std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
-                               const policy::object_reference& workload);
+                               const core::object_reference& workload);
 
 /// The resources (cpu, memory) a horizontal autoscaler scaling a workload scales on, and its name
 /// ("" when none scales it): what the VPAPlus on that workload leaves to it.
@@ -57,18 +57,18 @@ struct horizontal_use {
 /// What an autoscaler of `kind` in `autoscalers` (HPAPlus objects or plain HPAs) of `ns` scaling
 /// `workload` scales on.
 horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const std::string& kind,
-                                   const std::string& ns, const policy::object_reference& workload);
+                                   const std::string& ns, const core::object_reference& workload);
 
 /// The vertical side: what the horizontal autoscaler `h` (if any) asks of the VPAPlus `v` — the
 /// resources it keeps (unless allowSharedResources) and the CoordinatedWithHPAPlus words, the same
 /// words note_vertical_use writes on the horizontal side.
-vertical::horizontal_sharing sharing_for(const kube::vpaplus& v, const horizontal_use& h);
+vertical::horizontal_sharing sharing_for(const kinds::vpaplus& v, const horizontal_use& h);
 
 /// The horizontal side (`kind` HPAPlus or HorizontalPodAutoscaler): sets its
 /// CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes the pods of its target
 /// (says which resources stay with it), removes it otherwise.
 void note_vertical_use(const kube::object_cache& vpapluses, const std::string& ns,
                        const std::string& kind, const policy::autoscaler& hpa,
-                       std::vector<policy::condition>& conditions, core::time_point now);
+                       std::vector<core::condition>& conditions, core::time_point now);
 
 } // namespace hpaplus::controller

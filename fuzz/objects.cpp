@@ -5,6 +5,7 @@
 #include "fuzz/fuzz.hpp"
 #include "kinds/decode.hpp"
 #include "kinds/migrate.hpp"
+#include "kinds/pod_metrics.hpp"
 #include "kinds/prediction_checkpoint.hpp"
 #include "kinds/records.hpp"
 #include "kinds/vpaplus.hpp"
@@ -19,6 +20,7 @@
 namespace {
 
 using namespace hpaplus::kube;
+using namespace hpaplus::kinds;
 
 void decode(unsigned which, const rapidjson::Value& doc, const std::string& text) {
     json_decoder d;

@@ -6,7 +6,7 @@
 
 #include <rapidjson/document.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using rapidjson::Value;
@@ -74,7 +74,7 @@ cron::status decode_status(const kube::json_node& n) {
         if (hd.ok()) s.history.push_back(std::move(r));
     }
     kube::json_decoder cd;
-    auto conditions = kube::decode_conditions(cd, n["conditions"]);
+    auto conditions = kinds::decode_conditions(cd, n["conditions"]);
     if (cd.ok()) s.conditions = std::move(conditions);
     return s;
 }
@@ -101,7 +101,7 @@ cronhpa decode_cronhpa(kube::json_decoder& d, const kube::json_node& n) {
     }
     d.known_fields(
         spec, {"scaleTargetRef", "timeZone", "excludeDates", "startingDeadlineSeconds", "jobs"});
-    c.spec.target = kube::decode_reference(d, spec["scaleTargetRef"]);
+    c.spec.target = kinds::decode_reference(d, spec["scaleTargetRef"]);
     c.spec.time_zone = d.opt_string(spec["timeZone"]).value_or("UTC");
     const auto excludes = spec["excludeDates"];
     for (std::size_t i = 0, size = d.array(excludes); i < size; ++i)
@@ -184,4 +184,4 @@ std::string encode_cronhpa_status(const cronhpa& c) {
     return kube::to_json_text(doc);
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 inline constexpr std::string_view hpaplus_kind = "HPAPlus";
 
 struct cronhpa_spec {
-    policy::object_reference target;
+    core::object_reference target;
     std::string time_zone = "UTC";
     std::vector<std::string> exclude_dates;
     std::optional<std::int64_t> starting_deadline_seconds;
@@ -41,4 +41,4 @@ cronhpa decode_cronhpa(kube::json_decoder& d, const kube::json_node& n);
 /// The `status` object (JSON); fields that no longer hold are null (removed by a merge patch).
 std::string encode_cronhpa_status(const cronhpa& c);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -9,51 +9,48 @@
 
 #include <string>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 /// An autoscaling/v2 HorizontalPodAutoscaler or an autoscaling.hpaplus.io/v1alpha1 HPAPlus.
-policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n);
+policy::autoscaler decode_autoscaler(kube::json_decoder& d, const kube::json_node& n);
 
 /// True when `n`, an object decode_autoscaler reads, is an HPAPlus (its kind, or without one its
 /// apiVersion, says so): it then runs with the HPAScaleToZero gate on
 /// (policy::controller_config::scale_to_zero).
-bool is_hpaplus(const json_node& n);
+bool is_hpaplus(const kube::json_node& n);
 
 /// A `{kind, name, apiVersion}` reference (scaleTargetRef, describedObject), strictly.
-policy::object_reference decode_reference(json_decoder& d, const json_node& n);
+core::object_reference decode_reference(kube::json_decoder& d, const kube::json_node& n);
 
 /// A list of Kubernetes-style status conditions.
-std::vector<policy::condition> decode_conditions(json_decoder& d, const json_node& n);
+std::vector<core::condition> decode_conditions(kube::json_decoder& d, const kube::json_node& n);
 
 /// The status of an autoscaler alone (readable even when its spec is not).
-policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_node& n);
+policy::autoscaler_status decode_autoscaler_status(kube::json_decoder& d, const kube::json_node& n);
 
 /// The controller among an object's metadata.ownerReferences (empty kind when none).
-core::object_reference decode_controller(json_decoder& d, const json_node& metadata);
+core::object_reference decode_controller(kube::json_decoder& d, const kube::json_node& metadata);
 
 /// A v1 Pod.
-policy::pod_info decode_pod(json_decoder& d, const json_node& n);
+policy::pod_info decode_pod(kube::json_decoder& d, const kube::json_node& n);
 
 /// The cpu entry of a resource list in millicores (nullopt when there is none).
-std::optional<std::int64_t> cpu_milli(const policy::resource_list& list);
-
-/// A metrics.k8s.io/v1beta1 PodMetrics.
-core::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n);
+std::optional<std::int64_t> cpu_milli(const core::resource_list& list);
 
 /// An autoscaling/v1 Scale.
-policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n);
+policy::scale_snapshot decode_scale(kube::json_decoder& d, const kube::json_node& n);
 
 /// One item of a custom.metrics.k8s.io MetricValueList (v1beta2 `metric.name` or v1beta1
 /// `metricName`).
 struct custom_metric_item {
-    policy::object_reference described_object;
+    core::object_reference described_object;
     std::string described_namespace;
     std::string metric_name;
     core::time_point timestamp{};
     std::chrono::nanoseconds window{0};
     std::int64_t milli = 0;
 };
-custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n);
+custom_metric_item decode_custom_metric_item(kube::json_decoder& d, const kube::json_node& n);
 
 /// One item of an external.metrics.k8s.io ExternalMetricValueList.
 struct external_metric_item {
@@ -62,9 +59,10 @@ struct external_metric_item {
     core::time_point timestamp{};
     std::int64_t milli = 0;
 };
-external_metric_item decode_external_metric_item(json_decoder& d, const json_node& n);
+external_metric_item decode_external_metric_item(kube::json_decoder& d, const kube::json_node& n);
 
 /// The rollout fields of an apps/v1 Deployment (or any workload with the same status shape).
-policy::workload_rollout_status decode_rollout_status(json_decoder& d, const json_node& n);
+policy::workload_rollout_status decode_rollout_status(kube::json_decoder& d,
+                                                      const kube::json_node& n);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

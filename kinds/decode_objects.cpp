@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <iterator>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
-core::condition_status decode_condition_status(json_decoder& d, const json_node& n) {
+core::condition_status decode_condition_status(kube::json_decoder& d, const kube::json_node& n) {
     const std::string s = d.opt_string(n).value_or("Unknown");
     if (s == "True") return core::condition_status::true_;
     if (s == "False") return core::condition_status::false_;
@@ -19,7 +19,7 @@ core::condition_status decode_condition_status(json_decoder& d, const json_node&
     return core::condition_status::unknown;
 }
 
-policy::container_spec decode_container(json_decoder& d, const json_node& n) {
+policy::container_spec decode_container(kube::json_decoder& d, const kube::json_node& n) {
     policy::container_spec c;
     if (!d.object(n)) {
         d.fail(n, "expected an object");
@@ -46,7 +46,7 @@ void apply_status_resources(core::resource_list& spec, const core::resource_list
 
 // A metric's `value` in milli-units; a value whose milli-units do not fit in int64 fails the answer
 // (it would otherwise saturate and be reported as a valid number).
-std::int64_t metric_value_milli(json_decoder& d, const json_node& value) {
+std::int64_t metric_value_milli(kube::json_decoder& d, const kube::json_node& value) {
     if (!value.present()) {
         d.fail(value, "required field is missing");
         return 0;
@@ -90,15 +90,15 @@ boosts_in_force(const policy::pod_info& pod,
 
 } // namespace
 
-std::optional<std::int64_t> cpu_milli(const policy::resource_list& list) {
-    const auto* q = policy::find_resource(list, "cpu");
+std::optional<std::int64_t> cpu_milli(const core::resource_list& list) {
+    const auto* q = core::find_resource(list, "cpu");
     return q ? std::optional(q->milli_value()) : std::nullopt;
 }
 
-core::object_reference decode_controller(json_decoder& d, const json_node& metadata) {
-    const json_node owners = metadata["ownerReferences"];
+core::object_reference decode_controller(kube::json_decoder& d, const kube::json_node& metadata) {
+    const kube::json_node owners = metadata["ownerReferences"];
     for (std::size_t i = 0, size = d.array(owners); i < size; ++i) {
-        const json_node o = owners.at(i);
+        const kube::json_node o = owners.at(i);
         if (!d.opt_bool(o["controller"]).value_or(false)) continue;
         return {d.opt_string(o["kind"]).value_or(""), d.opt_string(o["name"]).value_or(""),
                 d.opt_string(o["apiVersion"]).value_or("")};
@@ -106,20 +106,20 @@ core::object_reference decode_controller(json_decoder& d, const json_node& metad
     return {};
 }
 
-policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
+policy::pod_info decode_pod(kube::json_decoder& d, const kube::json_node& n) {
     policy::pod_info pod;
     if (!d.object(n)) {
         d.fail(n, "expected a Pod object");
         return pod;
     }
-    const json_node meta = n["metadata"];
+    const kube::json_node meta = n["metadata"];
     pod.name = d.string(meta["name"]);
     pod.labels = d.string_map(meta["labels"]);
     pod.deleting = meta["deletionTimestamp"].present();
     policy::pod_template& shared = pod.own_template();
     shared.namespace_ = d.opt_string(meta["namespace"]).value_or("default");
     shared.controller = decode_controller(d, meta);
-    const json_node spec = n["spec"];
+    const kube::json_node spec = n["spec"];
     for (std::size_t i = 0, size = d.array(spec["containers"]); i < size; ++i)
         shared.containers.push_back(decode_container(d, spec["containers"].at(i)));
     for (std::size_t i = 0, size = d.array(spec["initContainers"]); i < size; ++i)
@@ -127,7 +127,7 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     shared.pod_requests = d.resources(spec["resources"]["requests"]);
     shared.pod_limits = d.resources(spec["resources"]["limits"]);
 
-    const json_node status = n["status"];
+    const kube::json_node status = n["status"];
     const std::string phase = d.opt_string(status["phase"]).value_or("Pending");
     if (phase == "Pending")
         pod.phase = policy::pod_phase::pending;
@@ -151,9 +151,9 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     if (boost)
         for (const auto& c : shared.containers)
             spec_cpu.push_back(cpu_milli(c.requests));
-    const json_node statuses = status["containerStatuses"];
+    const kube::json_node statuses = status["containerStatuses"];
     for (std::size_t i = 0, size = d.array(statuses); i < size; ++i) {
-        const json_node st = statuses.at(i);
+        const kube::json_node st = statuses.at(i);
         if (!st["resources"].present()) continue;
         const std::string name = d.opt_string(st["name"]).value_or("");
         for (auto& c : shared.containers) {
@@ -163,9 +163,9 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
         }
     }
     if (boost) pod.boosted = boosts_in_force(pod, spec_cpu, *boost);
-    const json_node conditions = status["conditions"];
+    const kube::json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
-        const json_node c = conditions.at(i);
+        const kube::json_node c = conditions.at(i);
         if (d.opt_string(c["type"]).value_or("") != "Ready") continue;
         pod.ready = decode_condition_status(d, c["status"]);
         pod.ready_transition_time = d.opt_time(c["lastTransitionTime"]);
@@ -173,30 +173,7 @@ policy::pod_info decode_pod(json_decoder& d, const json_node& n) {
     return pod;
 }
 
-core::pod_metrics decode_pod_metrics(json_decoder& d, const json_node& n) {
-    core::pod_metrics m;
-    if (!d.object(n)) {
-        d.fail(n, "expected a PodMetrics object");
-        return m;
-    }
-    m.name = d.string(n["metadata"]["name"]);
-    m.namespace_ = d.opt_string(n["metadata"]["namespace"]).value_or("default");
-    m.labels = d.string_map(n["metadata"]["labels"]);
-    m.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
-    m.window = d.opt_duration(n["window"]).value_or(std::chrono::nanoseconds{0});
-    const json_node containers = n["containers"];
-    for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
-        const json_node c = containers.at(i);
-        auto& container = m.containers.emplace_back();
-        container.name = d.string(c["name"]);
-        auto usage = d.resources(c["usage"]);
-        container.usage.assign(std::make_move_iterator(usage.begin()),
-                               std::make_move_iterator(usage.end()));
-    }
-    return m;
-}
-
-policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n) {
+policy::scale_snapshot decode_scale(kube::json_decoder& d, const kube::json_node& n) {
     policy::scale_snapshot s;
     if (!d.object(n)) {
         d.fail(n, "expected an autoscaling/v1 Scale object");
@@ -208,13 +185,13 @@ policy::scale_snapshot decode_scale(json_decoder& d, const json_node& n) {
     return s;
 }
 
-custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n) {
+custom_metric_item decode_custom_metric_item(kube::json_decoder& d, const kube::json_node& n) {
     custom_metric_item item;
     if (!d.object(n)) {
         d.fail(n, "expected a MetricValue object");
         return item;
     }
-    const json_node obj = n["describedObject"];
+    const kube::json_node obj = n["describedObject"];
     item.described_object.kind = d.opt_string(obj["kind"]).value_or("");
     item.described_object.name = d.opt_string(obj["name"]).value_or("");
     item.described_object.api_version = d.opt_string(obj["apiVersion"]).value_or("");
@@ -228,7 +205,7 @@ custom_metric_item decode_custom_metric_item(json_decoder& d, const json_node& n
     return item;
 }
 
-external_metric_item decode_external_metric_item(json_decoder& d, const json_node& n) {
+external_metric_item decode_external_metric_item(kube::json_decoder& d, const kube::json_node& n) {
     external_metric_item item;
     if (!d.object(n)) {
         d.fail(n, "expected an ExternalMetricValue object");
@@ -241,7 +218,8 @@ external_metric_item decode_external_metric_item(json_decoder& d, const json_nod
     return item;
 }
 
-policy::workload_rollout_status decode_rollout_status(json_decoder& d, const json_node& n) {
+policy::workload_rollout_status decode_rollout_status(kube::json_decoder& d,
+                                                      const kube::json_node& n) {
     policy::workload_rollout_status w;
     if (!d.object(n)) {
         d.fail(n, "expected a workload object (apps/v1 Deployment or StatefulSet)");
@@ -249,7 +227,7 @@ policy::workload_rollout_status decode_rollout_status(json_decoder& d, const jso
     }
     w.generation = d.opt_int(n["metadata"]["generation"], 0, INT64_MAX).value_or(0);
     w.spec_replicas = d.opt_int32(n["spec"]["replicas"], 0);
-    const json_node status = n["status"];
+    const kube::json_node status = n["status"];
     w.observed_generation = d.opt_int(status["observedGeneration"], 0, INT64_MAX).value_or(0);
     // Status counters omit zeros.
     w.replicas = d.opt_int32(status["replicas"], 0).value_or(0);
@@ -258,7 +236,7 @@ policy::workload_rollout_status decode_rollout_status(json_decoder& d, const jso
     if (d.opt_string(n["kind"]).value_or("") == "StatefulSet") {
         w.kind = policy::workload_kind::stateful_set;
         w.ready_replicas = d.opt_int32(status["readyReplicas"], 0).value_or(0);
-        const json_node strategy = n["spec"]["updateStrategy"];
+        const kube::json_node strategy = n["spec"]["updateStrategy"];
         w.rolling_update =
             d.opt_string(strategy["type"]).value_or("RollingUpdate") == "RollingUpdate";
         if (w.rolling_update) w.partition = d.opt_int32(strategy["rollingUpdate"]["partition"], 0);
@@ -266,9 +244,9 @@ policy::workload_rollout_status decode_rollout_status(json_decoder& d, const jso
         w.update_revision = d.opt_string(status["updateRevision"]).value_or("");
         return w;
     }
-    const json_node conditions = status["conditions"];
+    const kube::json_node conditions = status["conditions"];
     for (std::size_t i = 0, size = d.array(conditions); i < size; ++i) {
-        const json_node c = conditions.at(i);
+        const kube::json_node c = conditions.at(i);
         if (d.opt_string(c["type"]).value_or("") == "Progressing" &&
             d.opt_string(c["reason"]).value_or("") == "ProgressDeadlineExceeded")
             w.progress_deadline_exceeded = true;
@@ -276,4 +254,4 @@ policy::workload_rollout_status decode_rollout_status(json_decoder& d, const jso
     return w;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -13,38 +13,38 @@
 #include <algorithm>
 #include <unordered_map>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using rapidjson::Value;
 
-Value time_value(core::time_point t, json_allocator& a) {
-    return json_string(core::format_rfc3339_nano(t), a);
+Value time_value(core::time_point t, kube::json_allocator& a) {
+    return kube::json_string(core::format_rfc3339_nano(t), a);
 }
 
-Value quantity_value(std::int64_t milli, json_allocator& a) {
-    return json_string(core::quantity::from_milli(milli).to_string(), a);
+Value quantity_value(std::int64_t milli, kube::json_allocator& a) {
+    return kube::json_string(core::quantity::from_milli(milli).to_string(), a);
 }
 
-Value labels_value(const core::label_map& labels, json_allocator& a) {
+Value labels_value(const core::label_map& labels, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
     for (const auto& [key, value] : labels)
-        v.AddMember(json_string(key, a), json_string(value, a), a);
+        v.AddMember(kube::json_string(key, a), kube::json_string(value, a), a);
     return v;
 }
 
-Value resources_value(const policy::resource_list& list, json_allocator& a) {
+Value resources_value(const core::resource_list& list, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
     for (const auto& [name, q] : list)
-        v.AddMember(json_string(name, a), json_string(q.to_string(), a), a);
+        v.AddMember(kube::json_string(name, a), kube::json_string(q.to_string(), a), a);
     return v;
 }
 
 Value metadata(const std::string& name, const std::string& ns, const core::label_map& labels,
-               json_allocator& a) {
+               kube::json_allocator& a) {
     Value m(rapidjson::kObjectType);
-    m.AddMember("name", json_string(name, a), a);
-    m.AddMember("namespace", json_string(ns, a), a);
+    m.AddMember("name", kube::json_string(name, a), a);
+    m.AddMember("namespace", kube::json_string(ns, a), a);
     m.AddMember("labels", labels_value(labels, a), a);
     return m;
 }
@@ -65,23 +65,23 @@ const char* phase_text(policy::pod_phase phase) {
     return "Unknown";
 }
 
-const char* status_text(policy::condition_status s) {
+const char* status_text(core::condition_status s) {
     switch (s) {
-    case policy::condition_status::true_:
+    case core::condition_status::true_:
         return "True";
-    case policy::condition_status::false_:
+    case core::condition_status::false_:
         return "False";
-    case policy::condition_status::unknown:
+    case core::condition_status::unknown:
         break;
     }
     return "Unknown";
 }
 
-Value containers_value(const std::vector<policy::container_spec>& list, json_allocator& a) {
+Value containers_value(const std::vector<policy::container_spec>& list, kube::json_allocator& a) {
     Value containers(rapidjson::kArrayType);
     for (const auto& c : list) {
         Value container(rapidjson::kObjectType);
-        container.AddMember("name", json_string(c.name, a), a);
+        container.AddMember("name", kube::json_string(c.name, a), a);
         if (c.restart_always) container.AddMember("restartPolicy", "Always", a);
         Value resources(rapidjson::kObjectType);
         resources.AddMember("requests", resources_value(c.requests, a), a);
@@ -111,15 +111,15 @@ std::string boost_record_of(const policy::pod_info& p) {
 
 // A v1 Pod that decodes (kinds/decode_objects.cpp) to `p`: what it requests is what its
 // containers have now (an applied resize included).
-Value pod_value(const policy::pod_info& p, core::time_point now, json_allocator& a) {
+Value pod_value(const policy::pod_info& p, core::time_point now, kube::json_allocator& a) {
     Value pod(rapidjson::kObjectType);
     Value meta = metadata(p.name, p.namespace_(), p.labels, a);
     if (p.deleting) meta.AddMember("deletionTimestamp", time_value(now, a), a);
     if (const auto& owner = p.controller(); !owner.kind.empty()) {
         Value ref(rapidjson::kObjectType);
-        ref.AddMember("apiVersion", json_string(owner.api_version, a), a);
-        ref.AddMember("kind", json_string(owner.kind, a), a);
-        ref.AddMember("name", json_string(owner.name, a), a);
+        ref.AddMember("apiVersion", kube::json_string(owner.api_version, a), a);
+        ref.AddMember("kind", kube::json_string(owner.kind, a), a);
+        ref.AddMember("name", kube::json_string(owner.name, a), a);
         ref.AddMember("controller", true, a);
         Value refs(rapidjson::kArrayType);
         refs.PushBack(ref, a);
@@ -128,7 +128,7 @@ Value pod_value(const policy::pod_info& p, core::time_point now, json_allocator&
     if (!p.boosted.empty()) {
         Value annotations(rapidjson::kObjectType);
         annotations.AddMember(rapidjson::StringRef(vertical::boost_annotation),
-                              json_string(boost_record_of(p), a), a);
+                              kube::json_string(boost_record_of(p), a), a);
         meta.AddMember("annotations", annotations, a);
     }
     pod.AddMember("metadata", meta, a);
@@ -196,11 +196,11 @@ std::string window_text(std::chrono::nanoseconds window) {
 
 // The metric list that gives reading `r` of metric `m` to evaluate.
 Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r,
-                   const policy::reconcile_input& in, json_allocator& a) {
+                   const policy::reconcile_input& in, kube::json_allocator& a) {
     Value items(rapidjson::kArrayType);
     auto item = [&](std::int64_t milli) {
         Value v(rapidjson::kObjectType);
-        v.AddMember("metricName", json_string(m.metric.name, a), a);
+        v.AddMember("metricName", kube::json_string(m.metric.name, a), a);
         v.AddMember("timestamp", time_value(in.now, a), a);
         v.AddMember("value", quantity_value(milli, a), a);
         return v;
@@ -229,9 +229,9 @@ Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r
     } else if (m.type == policy::metric_source_type::object) {
         Value v = item(r.object_value);
         Value described(rapidjson::kObjectType);
-        described.AddMember("kind", json_string(m.described_object.kind, a), a);
-        described.AddMember("name", json_string(m.described_object.name, a), a);
-        described.AddMember("namespace", json_string(in.hpa.namespace_, a), a);
+        described.AddMember("kind", kube::json_string(m.described_object.kind, a), a);
+        described.AddMember("name", kube::json_string(m.described_object.name, a), a);
+        described.AddMember("namespace", kube::json_string(in.hpa.namespace_, a), a);
         v.AddMember("describedObject", described, a);
         items.PushBack(v, a);
     } else {
@@ -239,8 +239,8 @@ Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r
             Value v = item(s.milli);
             Value described(rapidjson::kObjectType);
             described.AddMember("kind", "Pod", a);
-            described.AddMember("name", json_string(s.pod, a), a);
-            described.AddMember("namespace", json_string(in.hpa.namespace_, a), a);
+            described.AddMember("name", kube::json_string(s.pod, a), a);
+            described.AddMember("namespace", kube::json_string(in.hpa.namespace_, a), a);
             v.AddMember("describedObject", described, a);
             v.AddMember("windowSeconds",
                         std::chrono::duration_cast<std::chrono::seconds>(s.window).count(), a);
@@ -319,7 +319,7 @@ std::vector<container_usage> containers_of(const pod_usage& p, bool resource_met
 }
 
 Value pod_metrics_list(const std::vector<pod_usage>& pods, const policy::reconcile_input& in,
-                       json_allocator& a) {
+                       kube::json_allocator& a) {
     Value list(rapidjson::kArrayType);
     const bool resource_metrics =
         std::any_of(in.hpa.spec.metrics.begin(), in.hpa.spec.metrics.end(),
@@ -337,14 +337,14 @@ Value pod_metrics_list(const std::vector<pod_usage>& pods, const policy::reconci
         Value item(rapidjson::kObjectType);
         item.AddMember("metadata", metadata(p.pod, in.hpa.namespace_, labels, a), a);
         item.AddMember("timestamp", time_value(p.timestamp, a), a);
-        item.AddMember("window", json_string(window_text(p.window), a), a);
+        item.AddMember("window", kube::json_string(window_text(p.window), a), a);
         Value containers(rapidjson::kArrayType);
         for (const auto& c : containers_of(p, resource_metrics)) {
             Value usage(rapidjson::kObjectType);
             for (const auto& [resource, milli] : c.usage)
-                usage.AddMember(json_string(resource, a), quantity_value(milli, a), a);
+                usage.AddMember(kube::json_string(resource, a), quantity_value(milli, a), a);
             Value container(rapidjson::kObjectType);
-            container.AddMember("name", json_string(c.name, a), a);
+            container.AddMember("name", kube::json_string(c.name, a), a);
             container.AddMember("usage", usage, a);
             containers.PushBack(container, a);
         }
@@ -354,7 +354,7 @@ Value pod_metrics_list(const std::vector<pod_usage>& pods, const policy::reconci
     return list;
 }
 
-Value config_value(const policy::controller_config& c, json_allocator& a) {
+Value config_value(const policy::controller_config& c, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("tolerance", c.tolerance, a);
     v.AddMember("downscaleStabilizationWindowSeconds",
@@ -371,7 +371,7 @@ Value config_value(const policy::controller_config& c, json_allocator& a) {
     return v;
 }
 
-Value status_value(const policy::autoscaler_status& s, json_allocator& a) {
+Value status_value(const policy::autoscaler_status& s, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
     if (s.last_scale_time) v.AddMember("lastScaleTime", time_value(*s.last_scale_time, a), a);
     v.AddMember("currentReplicas", s.current_replicas, a);
@@ -383,7 +383,7 @@ Value status_value(const policy::autoscaler_status& s, json_allocator& a) {
 // What a backend answered for metric `m` (evaluate's `backendValues`): pod → value for a
 // per-pod metric, the value of an Object metric, the values of an External one.
 Value backend_values(const policy::metric_spec& m, const policy::metric_reading& r,
-                     json_allocator& a) {
+                     kube::json_allocator& a) {
     const auto number = [](std::int64_t milli) { return Value(static_cast<double>(milli) / 1000); };
     switch (m.type) {
     case policy::metric_source_type::object:
@@ -397,24 +397,25 @@ Value backend_values(const policy::metric_spec& m, const policy::metric_reading&
     default: {
         Value values(rapidjson::kObjectType);
         for (const auto& s : r.samples)
-            values.AddMember(json_string(s.pod, a), number(s.milli), a);
+            values.AddMember(kube::json_string(s.pod, a), number(s.milli), a);
         return values;
     }
     }
 }
 
-Value replica_sets_value(const std::vector<policy::controller_link>& links, json_allocator& a) {
+Value replica_sets_value(const std::vector<policy::controller_link>& links,
+                         kube::json_allocator& a) {
     Value list(rapidjson::kArrayType);
     for (const auto& link : links) {
         Value owner(rapidjson::kObjectType);
-        owner.AddMember("apiVersion", json_string(link.controller.api_version, a), a);
-        owner.AddMember("kind", json_string(link.controller.kind, a), a);
-        owner.AddMember("name", json_string(link.controller.name, a), a);
+        owner.AddMember("apiVersion", kube::json_string(link.controller.api_version, a), a);
+        owner.AddMember("kind", kube::json_string(link.controller.kind, a), a);
+        owner.AddMember("name", kube::json_string(link.controller.name, a), a);
         owner.AddMember("controller", true, a);
         Value owners(rapidjson::kArrayType);
         owners.PushBack(owner, a);
         Value meta(rapidjson::kObjectType);
-        meta.AddMember("name", json_string(link.object.name, a), a);
+        meta.AddMember("name", kube::json_string(link.object.name, a), a);
         meta.AddMember("ownerReferences", owners, a);
         Value rs(rapidjson::kObjectType);
         rs.AddMember("metadata", meta, a);
@@ -423,13 +424,13 @@ Value replica_sets_value(const std::vector<policy::controller_link>& links, json
     return list;
 }
 
-Value boost_authority_value(const policy::boost_authority& b, json_allocator& a) {
+Value boost_authority_value(const policy::boost_authority& b, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
-    v.AddMember("vpaplus", json_string(b.vpaplus, a), a);
+    v.AddMember("vpaplus", kube::json_string(b.vpaplus, a), a);
     Value containers(rapidjson::kArrayType);
     for (const auto& c : b.containers) {
         Value container(rapidjson::kObjectType);
-        container.AddMember("name", json_string(c.name, a), a);
+        container.AddMember("name", kube::json_string(c.name, a), a);
         if (c.request_milli) container.AddMember("cpu", quantity_value(*c.request_milli, a), a);
         if (c.limit_milli) container.AddMember("cpuLimit", quantity_value(*c.limit_milli, a), a);
         containers.PushBack(container, a);
@@ -438,24 +439,24 @@ Value boost_authority_value(const policy::boost_authority& b, json_allocator& a)
     return v;
 }
 
-Value forecast_value(const policy::prediction_input& p, json_allocator& a) {
+Value forecast_value(const policy::prediction_input& p, kube::json_allocator& a) {
     Value forecast(rapidjson::kObjectType);
     if (p.value) forecast.AddMember("value", *p.value, a);
-    if (!p.why.empty()) forecast.AddMember("reason", json_string(p.why, a), a);
-    if (!p.message.empty()) forecast.AddMember("message", json_string(p.message, a), a);
+    if (!p.why.empty()) forecast.AddMember("reason", kube::json_string(p.why, a), a);
+    if (!p.message.empty()) forecast.AddMember("message", kube::json_string(p.message, a), a);
     if (p.period)
-        forecast.AddMember("period", json_string(core::format_go_duration(*p.period), a), a);
+        forecast.AddMember("period", kube::json_string(core::format_go_duration(*p.period), a), a);
     if (p.next_peak)
-        forecast.AddMember("nextPeak", json_string(core::format_rfc3339(*p.next_peak), a), a);
+        forecast.AddMember("nextPeak", kube::json_string(core::format_rfc3339(*p.next_peak), a), a);
     return forecast;
 }
 
-Value decided_value(const decided_outcome& d, json_allocator& a) {
+Value decided_value(const decided_outcome& d, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
     v.AddMember("currentReplicas", d.current_replicas, a);
     v.AddMember("desiredReplicas", d.desired_replicas, a);
     v.AddMember("scaleUpdated", d.scale_updated, a);
-    v.AddMember("error", d.error ? json_string(*d.error, a) : Value(rapidjson::kNullType), a);
+    v.AddMember("error", d.error ? kube::json_string(*d.error, a) : Value(rapidjson::kNullType), a);
     return v;
 }
 
@@ -475,11 +476,11 @@ void add_readings(rapidjson::Document& doc, const policy::reconcile_input& in) {
         const auto& r = in.readings[i];
         if (m.type == policy::metric_source_type::formula) continue;
         if (r.error) {
-            failures.PushBack(json_string(std::to_string(i), a), a);
+            failures.PushBack(kube::json_string(std::to_string(i), a), a);
             continue;
         }
         if (!m.backend.empty()) {
-            backends.AddMember(json_string(std::to_string(i), a), backend_values(m, r, a), a);
+            backends.AddMember(kube::json_string(std::to_string(i), a), backend_values(m, r, a), a);
             continue;
         }
         const std::string key = "#" + std::to_string(i);
@@ -490,10 +491,10 @@ void add_readings(rapidjson::Document& doc, const policy::reconcile_input& in) {
             break;
         case policy::metric_source_type::pods:
         case policy::metric_source_type::object:
-            custom.AddMember(json_string(key, a), metric_items(m, r, in, a), a);
+            custom.AddMember(kube::json_string(key, a), metric_items(m, r, in, a), a);
             break;
         case policy::metric_source_type::external:
-            external.AddMember(json_string(key, a), metric_items(m, r, in, a), a);
+            external.AddMember(kube::json_string(key, a), metric_items(m, r, in, a), a);
             break;
         case policy::metric_source_type::formula:
             break;
@@ -508,7 +509,7 @@ void add_readings(rapidjson::Document& doc, const policy::reconcile_input& in) {
 
 } // namespace
 
-Value encode_history(const policy::history& h, json_allocator& a) {
+Value encode_history(const policy::history& h, kube::json_allocator& a) {
     Value out(rapidjson::kObjectType);
     Value recs(rapidjson::kArrayType);
     for (const auto& r : h.recommendations) {
@@ -549,7 +550,7 @@ Value encode_history(const policy::history& h, json_allocator& a) {
         Value names(rapidjson::kArrayType);
         std::string_view rest = *lines;
         for (auto end = rest.find('\n'); end != std::string_view::npos; end = rest.find('\n')) {
-            names.PushBack(json_string(rest.substr(0, end), a), a);
+            names.PushBack(kube::json_string(rest.substr(0, end), a), a);
             rest.remove_prefix(end + 1);
         }
         out.AddMember(rapidjson::StringRef(key), names, a);
@@ -588,7 +589,7 @@ std::string encode_evaluate_input(const policy::reconcile_input& in, const std::
         spec.AddMember("replicas", in.scale->spec_replicas, a);
         Value status(rapidjson::kObjectType);
         status.AddMember("replicas", in.scale->status_replicas, a);
-        status.AddMember("selector", json_string(in.scale->selector, a), a);
+        status.AddMember("selector", kube::json_string(in.scale->selector, a), a);
         scale.AddMember("spec", spec, a);
         scale.AddMember("status", status, a);
         doc.AddMember("scale", scale, a);
@@ -610,8 +611,8 @@ std::string encode_evaluate_input(const policy::reconcile_input& in, const std::
         Value peers(rapidjson::kArrayType);
         for (const auto& p : in.peers) {
             Value v(rapidjson::kObjectType);
-            v.AddMember("name", json_string(p.name, a), a);
-            v.AddMember("selector", json_string(core::to_string(p.selector), a), a);
+            v.AddMember("name", kube::json_string(p.name, a), a);
+            v.AddMember("selector", kube::json_string(core::to_string(p.selector), a), a);
             peers.PushBack(v, a);
         }
         doc.AddMember("otherAutoscalers", peers, a);
@@ -619,14 +620,14 @@ std::string encode_evaluate_input(const policy::reconcile_input& in, const std::
     if (in.rollout) {
         Value rollout(rapidjson::kObjectType);
         rollout.AddMember("inProgress", in.rollout->in_progress, a);
-        rollout.AddMember("message", json_string(in.rollout->message, a), a);
+        rollout.AddMember("message", kube::json_string(in.rollout->message, a), a);
         doc.AddMember("rollout", rollout, a);
     }
     if (in.floor) {
         Value floor(rapidjson::kObjectType);
         floor.AddMember("replicas", in.floor->replicas, a);
-        floor.AddMember("cronHPA", json_string(in.floor->cronhpa, a), a);
-        floor.AddMember("job", json_string(in.floor->job, a), a);
+        floor.AddMember("cronHPA", kube::json_string(in.floor->cronhpa, a), a);
+        floor.AddMember("job", kube::json_string(in.floor->job, a), a);
         floor.AddMember("since", time_value(in.floor->since, a), a);
         doc.AddMember("cronFloor", floor, a);
     }
@@ -636,4 +637,4 @@ std::string encode_evaluate_input(const policy::reconcile_input& in, const std::
     return pretty_json(doc);
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

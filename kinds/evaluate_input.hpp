@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 /// What the controller did with the input, beside it in the document (`decided`): evaluate
 /// compares its own decision with it.
@@ -28,9 +28,9 @@ std::string encode_evaluate_input(const policy::reconcile_input& in, const std::
                                   bool scale_write_failed = false);
 
 /// The autoscaler's history in the shape `evaluate` reads and prints.
-rapidjson::Value encode_history(const policy::history& h, json_allocator& a);
+rapidjson::Value encode_history(const policy::history& h, kube::json_allocator& a);
 
 /// `v` indented by two spaces, newline-terminated (what evaluate and replay write).
 std::string pretty_json(const rapidjson::Value& v);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

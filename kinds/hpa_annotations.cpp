@@ -5,7 +5,7 @@
 
 #include <charconv>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 constexpr std::string_view prefix = "autoscaling.hpaplus.io/";
@@ -51,4 +51,4 @@ hpa_annotations read_hpa_annotations(const std::map<std::string, std::string>& a
     return out;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 inline constexpr const char* sync_period_annotation = "autoscaling.hpaplus.io/sync-period-seconds";
 inline constexpr const char* mode_annotation = "autoscaling.hpaplus.io/mode";
@@ -28,4 +28,4 @@ struct hpa_annotations {
 /// Reads the autoscaling.hpaplus.io/ annotations of `annotations` (metadata.annotations).
 hpa_annotations read_hpa_annotations(const std::map<std::string, std::string>& annotations);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

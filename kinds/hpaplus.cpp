@@ -1,17 +1,18 @@
 // kinds/hpaplus.cpp — HorizontalPodAutoscaler (autoscaling/v2) and HPAPlus objects from JSON.
 // The spec is decoded strictly: unknown fields and unknown enum values are errors naming the field.
+#include "kinds/api_group.hpp"
 #include "kinds/decode.hpp"
 
 #include <limits>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using namespace policy;
 
-constexpr std::string_view hpaplus_api_version = "autoscaling.hpaplus.io/v1alpha1";
+constexpr std::string_view hpaplus_api_version = group_version;
 
-metric_identifier decode_identifier(json_decoder& d, const json_node& n) {
+metric_identifier decode_identifier(kube::json_decoder& d, const kube::json_node& n) {
     metric_identifier id;
     if (!d.object(n)) {
         d.fail(n, "required field is missing");
@@ -23,7 +24,7 @@ metric_identifier decode_identifier(json_decoder& d, const json_node& n) {
     return id;
 }
 
-metric_target decode_target(json_decoder& d, const json_node& n) {
+metric_target decode_target(kube::json_decoder& d, const kube::json_node& n) {
     metric_target t;
     if (!d.object(n)) {
         d.fail(n, "required field is missing");
@@ -45,14 +46,14 @@ metric_target decode_target(json_decoder& d, const json_node& n) {
     return t;
 }
 
-usage_basis decode_basis(json_decoder& d, const json_node& n) {
+usage_basis decode_basis(kube::json_decoder& d, const kube::json_node& n) {
     const std::string basis = d.opt_string(n).value_or("Requests");
     if (basis == "Limits") return usage_basis::limits;
     if (basis != "Requests") d.fail(n, "must be Requests or Limits; got \"" + basis + "\"");
     return usage_basis::requests;
 }
 
-std::optional<fallback_spec> decode_fallback(json_decoder& d, const json_node& n) {
+std::optional<fallback_spec> decode_fallback(kube::json_decoder& d, const kube::json_node& n) {
     if (!d.object(n)) return std::nullopt;
     d.known_fields(n, {"staleAfterSeconds", "onFailure", "replicas"});
     fallback_spec f;
@@ -76,7 +77,7 @@ std::optional<fallback_spec> decode_fallback(json_decoder& d, const json_node& n
     return f;
 }
 
-metric_spec decode_metric(json_decoder& d, const json_node& n) {
+metric_spec decode_metric(kube::json_decoder& d, const kube::json_node& n) {
     metric_spec m;
     if (!d.object(n)) {
         d.fail(n, "expected an object");
@@ -88,7 +89,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
     m.name = d.opt_string(n["name"]).value_or("");
     if (!d.ok()) return m;
     // Only an input of a Formula may leave out its target; validate() checks which ones are.
-    auto target = [&](const json_node& src) {
+    auto target = [&](const kube::json_node& src) {
         if (src["target"].present())
             m.target = decode_target(d, src["target"]);
         else
@@ -97,7 +98,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
     if (type == "Resource" || type == "ContainerResource") {
         const bool container = type == "ContainerResource";
         m.type = container ? metric_source_type::container_resource : metric_source_type::resource;
-        const json_node src = n[container ? "containerResource" : "resource"];
+        const kube::json_node src = n[container ? "containerResource" : "resource"];
         if (!d.object(src)) {
             d.fail(src, "required when type is " + type);
             return m;
@@ -112,7 +113,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         m.basis = decode_basis(d, src["basis"]);
     } else if (type == "Pods") {
         m.type = metric_source_type::pods;
-        const json_node src = n["pods"];
+        const kube::json_node src = n["pods"];
         if (!d.object(src)) {
             d.fail(src, "required when type is Pods");
             return m;
@@ -122,7 +123,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         target(src);
     } else if (type == "Object") {
         m.type = metric_source_type::object;
-        const json_node src = n["object"];
+        const kube::json_node src = n["object"];
         if (!d.object(src)) {
             d.fail(src, "required when type is Object");
             return m;
@@ -133,7 +134,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         target(src);
     } else if (type == "External") {
         m.type = metric_source_type::external;
-        const json_node src = n["external"];
+        const kube::json_node src = n["external"];
         if (!d.object(src)) {
             d.fail(src, "required when type is External");
             return m;
@@ -143,7 +144,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
         target(src);
     } else if (type == "Formula") {
         m.type = metric_source_type::formula;
-        const json_node src = n["formula"];
+        const kube::json_node src = n["formula"];
         if (!d.object(src)) {
             d.fail(src, "required when type is Formula");
             return m;
@@ -157,7 +158,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
                               "or Formula)");
     }
     m.fallback = decode_fallback(d, n["fallback"]);
-    if (const json_node backend = n["backend"]; d.object(backend)) {
+    if (const kube::json_node backend = n["backend"]; d.object(backend)) {
         d.known_fields(backend, {"name", "query"});
         m.backend = d.string(backend["name"]);
         m.backend_query = d.opt_string(backend["query"]).value_or("");
@@ -165,7 +166,7 @@ metric_spec decode_metric(json_decoder& d, const json_node& n) {
     return m;
 }
 
-std::optional<scaling_rules> decode_rules(json_decoder& d, const json_node& n) {
+std::optional<scaling_rules> decode_rules(kube::json_decoder& d, const kube::json_node& n) {
     if (!d.object(n)) return std::nullopt;
     d.known_fields(n, {"stabilizationWindowSeconds", "selectPolicy", "policies", "tolerance"});
     scaling_rules r;
@@ -180,11 +181,11 @@ std::optional<scaling_rules> decode_rules(json_decoder& d, const json_node& n) {
         else
             d.fail(n["selectPolicy"], "must be one of Max, Min, Disabled; got \"" + *s + "\"");
     }
-    const json_node policies = n["policies"];
+    const kube::json_node policies = n["policies"];
     if (policies.present()) {
         r.policies.emplace();
         for (std::size_t i = 0, size = d.array(policies); i < size; ++i) {
-            const json_node p = policies.at(i);
+            const kube::json_node p = policies.at(i);
             if (!d.object(p)) {
                 d.fail(p, "expected an object");
                 break;
@@ -214,12 +215,12 @@ std::optional<scaling_rules> decode_rules(json_decoder& d, const json_node& n) {
 constexpr std::size_t max_prediction_periods = 16;
 
 // spec.prediction (what the forecast needs; policy/validation judges the values).
-prediction_spec decode_prediction(json_decoder& d, const json_node& n) {
+prediction_spec decode_prediction(kube::json_decoder& d, const kube::json_node& n) {
     prediction_spec p;
     if (!d.object(n)) return p;
     d.known_fields(n, {"metric", "history", "periods", "lookAhead", "margin", "mode"});
     p.metric = d.string(n["metric"]);
-    if (const json_node h = n["history"]; h.present() && d.object(h)) {
+    if (const kube::json_node h = n["history"]; h.present() && d.object(h)) {
         d.known_fields(h, {"source", "backend", "query", "step"});
         const std::string source = d.opt_string(h["source"]).value_or("Recorded");
         if (source == "Backend") {
@@ -234,7 +235,7 @@ prediction_spec decode_prediction(json_decoder& d, const json_node& n) {
         }
         p.step = d.opt_duration(h["step"]).value_or(p.step);
     }
-    if (const json_node periods = n["periods"]; periods.present()) {
+    if (const kube::json_node periods = n["periods"]; periods.present()) {
         p.periods.clear();
         const std::size_t size = d.array(periods);
         if (size > max_prediction_periods)
@@ -252,7 +253,7 @@ prediction_spec decode_prediction(json_decoder& d, const json_node& n) {
     return p;
 }
 
-autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
+autoscaler_spec decode_spec(kube::json_decoder& d, const kube::json_node& n) {
     autoscaler_spec spec;
     if (!d.object(n)) {
         d.fail(n, "required field is missing");
@@ -265,10 +266,10 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
     spec.min_replicas = d.opt_int32(n["minReplicas"]);
     if (!n["maxReplicas"].present()) d.fail(n["maxReplicas"], "required field is missing");
     spec.max_replicas = d.opt_int32(n["maxReplicas"]).value_or(0);
-    const json_node metrics = n["metrics"];
+    const kube::json_node metrics = n["metrics"];
     for (std::size_t i = 0, size = d.array(metrics); i < size && d.ok(); ++i)
         spec.metrics.push_back(decode_metric(d, metrics.at(i)));
-    const json_node behavior = n["behavior"];
+    const kube::json_node behavior = n["behavior"];
     if (d.object(behavior)) {
         d.known_fields(behavior, {"scaleUp", "scaleDown"});
         spec.behavior.emplace();
@@ -293,7 +294,8 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
             d.fail(n[key], std::string("must be ") + policy::pod_selection_spellings + "; got \"" +
                                *p + "\"");
     }
-    if (const json_node p = n["prediction"]; p.present()) spec.prediction = decode_prediction(d, p);
+    if (const kube::json_node p = n["prediction"]; p.present())
+        spec.prediction = decode_prediction(d, p);
     if (auto m = d.opt_string(n["mode"])) {
         if (auto mode = policy::parse_run_mode(*m))
             spec.mode = *mode;
@@ -304,7 +306,7 @@ autoscaler_spec decode_spec(json_decoder& d, const json_node& n) {
     return spec;
 }
 
-autoscaler_status decode_status_fields(json_decoder& d, const json_node& n) {
+autoscaler_status decode_status_fields(kube::json_decoder& d, const kube::json_node& n) {
     autoscaler_status status;
     if (!d.object(n)) return status;
     status.observed_generation =
@@ -318,8 +320,8 @@ autoscaler_status decode_status_fields(json_decoder& d, const json_node& n) {
 
 } // namespace
 
-object_reference decode_reference(json_decoder& d, const json_node& n) {
-    object_reference r;
+core::object_reference decode_reference(kube::json_decoder& d, const kube::json_node& n) {
+    core::object_reference r;
     if (!d.object(n)) {
         d.fail(n, "required field is missing");
         return r;
@@ -331,16 +333,16 @@ object_reference decode_reference(json_decoder& d, const json_node& n) {
     return r;
 }
 
-std::vector<condition> decode_conditions(json_decoder& d, const json_node& n) {
-    std::vector<condition> out;
+std::vector<core::condition> decode_conditions(kube::json_decoder& d, const kube::json_node& n) {
+    std::vector<core::condition> out;
     for (std::size_t i = 0, size = d.array(n); i < size; ++i) {
-        const json_node c = n.at(i);
-        condition cond;
+        const kube::json_node c = n.at(i);
+        core::condition cond;
         cond.type = d.string(c["type"]);
         const std::string s = d.opt_string(c["status"]).value_or("Unknown");
-        cond.status = s == "True"    ? condition_status::true_
-                      : s == "False" ? condition_status::false_
-                                     : condition_status::unknown;
+        cond.status = s == "True"    ? core::condition_status::true_
+                      : s == "False" ? core::condition_status::false_
+                                     : core::condition_status::unknown;
         cond.reason = d.opt_string(c["reason"]).value_or("");
         cond.message = d.opt_string(c["message"]).value_or("");
         cond.last_transition_time = d.opt_time(c["lastTransitionTime"]);
@@ -349,15 +351,15 @@ std::vector<condition> decode_conditions(json_decoder& d, const json_node& n) {
     return out;
 }
 
-bool is_hpaplus(const json_node& n) {
-    json_decoder d;
+bool is_hpaplus(const kube::json_node& n) {
+    kube::json_decoder d;
     const std::string api_version = d.opt_string(n["apiVersion"]).value_or("autoscaling/v2");
     return d.opt_string(n["kind"]).value_or(api_version == hpaplus_api_version
                                                 ? "HPAPlus"
                                                 : "HorizontalPodAutoscaler") == "HPAPlus";
 }
 
-policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
+policy::autoscaler decode_autoscaler(kube::json_decoder& d, const kube::json_node& n) {
     autoscaler a;
     if (!d.object(n)) {
         d.fail(n, "expected an HPAPlus or HorizontalPodAutoscaler object");
@@ -377,7 +379,7 @@ policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
     } else if (kind != "HorizontalPodAutoscaler" && kind != "HPAPlus") {
         d.fail(n["kind"], "must be HorizontalPodAutoscaler or HPAPlus; got \"" + kind + "\"");
     }
-    object_meta meta = d.meta(n);
+    kube::object_meta meta = d.meta(n);
     a.name = std::move(meta.name);
     // An object read from a file without a namespace is in "default", as kubectl takes it.
     a.namespace_ = meta.ns.empty() ? "default" : std::move(meta.ns);
@@ -387,8 +389,9 @@ policy::autoscaler decode_autoscaler(json_decoder& d, const json_node& n) {
     return a;
 }
 
-policy::autoscaler_status decode_autoscaler_status(json_decoder& d, const json_node& n) {
+policy::autoscaler_status decode_autoscaler_status(kube::json_decoder& d,
+                                                   const kube::json_node& n) {
     return decode_status_fields(d, n);
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -12,7 +12,7 @@
 #include <memory>
 #include <utility>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using rapidjson::Value;
@@ -142,16 +142,16 @@ namespace {
 
 /// The pool this thread builds statuses in: it starts in a buffer of its own, so a steady pass
 /// allocates nothing for its status; what a large status adds is given back at the next build.
-json_allocator& status_pool() {
+kube::json_allocator& status_pool() {
     constexpr std::size_t buffer_size = 16 * 1024;
     thread_local std::unique_ptr<char[]> buffer(new char[buffer_size]);
-    thread_local json_allocator pool(buffer.get(), buffer_size);
+    thread_local kube::json_allocator pool(buffer.get(), buffer_size);
     pool.Clear();
     return pool;
 }
 
 Value status_value(const policy::autoscaler& hpa, const policy::decision& d, status_form form,
-                   json_allocator& a) {
+                   kube::json_allocator& a) {
     const bool hpaplus = form == status_form::hpaplus;
     Value doc(rapidjson::kObjectType);
     doc.AddMember("observedGeneration", hpa.generation, a);
@@ -163,7 +163,7 @@ Value status_value(const policy::autoscaler& hpa, const policy::decision& d, sta
     Value metrics(rapidjson::kArrayType);
     for (const auto& m : d.metrics) {
         if (!m.status) continue;
-        Value v = kube::encode_metric_status(*m.status, a);
+        Value v = kinds::encode_metric_status(*m.status, a);
         if (m.proposal && hpaplus) v.AddMember("proposedReplicas", *m.proposal, a);
         metrics.PushBack(v, a);
     }
@@ -191,7 +191,7 @@ Value status_value(const policy::autoscaler& hpa, const policy::decision& d, sta
     doc.AddMember("cronFloor", floor, a);
     Value prediction; // null: no forecast this pass (PredictionReady says why)
     if (const auto& p = d.stages.prediction; p && hpa.spec.prediction) {
-        prediction = kube::encode_prediction(*p, a);
+        prediction = kinds::encode_prediction(*p, a);
         prediction.AddMember("metric", kube::json_string(hpa.spec.prediction->metric, a), a);
     }
     doc.AddMember("prediction", prediction, a);
@@ -230,4 +230,4 @@ std::string encode_blocked_status(const policy::autoscaler_status& current, std:
     return kube::to_json_text(doc);
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

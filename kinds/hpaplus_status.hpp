@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 /// Which status an object has: an HPAPlus's (the autoscaling/v2 fields and HPAPlus's own:
 /// proposals, reference, targets, lastDecision, cronFloor) or a plain HorizontalPodAutoscaler's
@@ -38,4 +38,4 @@ std::string targets_summary(const policy::autoscaler_spec& spec, const policy::d
 /// `3 -> 5 (recommended 5, stabilized 5, limited 5: DesiredWithinRange)` — what the reconcile did.
 std::string decision_summary(const policy::decision& d);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

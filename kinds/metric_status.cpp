@@ -4,50 +4,51 @@
 #include "core/duration.hpp"
 #include "policy/metric_evaluation.hpp"
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using rapidjson::Value;
 
-Value encode_identifier(const policy::metric_identifier& id, json_allocator& a) {
+Value encode_identifier(const policy::metric_identifier& id, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
-    v.AddMember("name", json_string(id.name, a), a);
-    if (id.selector) v.AddMember("selector", encode_selector(*id.selector, a), a);
+    v.AddMember("name", kube::json_string(id.name, a), a);
+    if (id.selector) v.AddMember("selector", kube::encode_selector(*id.selector, a), a);
     return v;
 }
 
-Value encode_value_status(const policy::metric_value_status& s, json_allocator& a) {
+Value encode_value_status(const policy::metric_value_status& s, kube::json_allocator& a) {
     Value v(rapidjson::kObjectType);
-    if (s.value) v.AddMember("value", json_string(s.value->to_string(), a), a);
+    if (s.value) v.AddMember("value", kube::json_string(s.value->to_string(), a), a);
     if (s.average_value)
-        v.AddMember("averageValue", json_string(s.average_value->to_string(), a), a);
+        v.AddMember("averageValue", kube::json_string(s.average_value->to_string(), a), a);
     if (s.average_utilization) v.AddMember("averageUtilization", *s.average_utilization, a);
     return v;
 }
 
 } // namespace
 
-Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
+Value encode_metric_status(const policy::metric_status& s, kube::json_allocator& a) {
     using policy::metric_source_type;
     const char* key = "resource";
     Value source(rapidjson::kObjectType);
     switch (s.type) {
     case metric_source_type::resource:
     case metric_source_type::container_resource:
-        source.AddMember("name", json_string(s.resource_name, a), a);
+        source.AddMember("name", kube::json_string(s.resource_name, a), a);
         if (s.type == metric_source_type::container_resource) {
             key = "containerResource";
-            source.AddMember("container", json_string(s.container, a), a);
+            source.AddMember("container", kube::json_string(s.container, a), a);
         }
         break;
     case metric_source_type::object:
         key = "object";
         if (s.described_object) {
             Value obj(rapidjson::kObjectType);
-            obj.AddMember("kind", json_string(s.described_object->kind, a), a);
-            obj.AddMember("name", json_string(s.described_object->name, a), a);
+            obj.AddMember("kind", kube::json_string(s.described_object->kind, a), a);
+            obj.AddMember("name", kube::json_string(s.described_object->name, a), a);
             if (!s.described_object->api_version.empty())
-                obj.AddMember("apiVersion", json_string(s.described_object->api_version, a), a);
+                obj.AddMember("apiVersion", kube::json_string(s.described_object->api_version, a),
+                              a);
             source.AddMember("describedObject", obj, a);
         }
         source.AddMember("metric", encode_identifier(s.metric, a), a);
@@ -59,7 +60,8 @@ Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
         break;
     case metric_source_type::formula: // HPAPlus
         key = "formula";
-        if (!s.metric.name.empty()) source.AddMember("name", json_string(s.metric.name, a), a);
+        if (!s.metric.name.empty())
+            source.AddMember("name", kube::json_string(s.metric.name, a), a);
         break;
     }
     source.AddMember("current", encode_value_status(s.current, a), a);
@@ -69,15 +71,17 @@ Value encode_metric_status(const policy::metric_status& s, json_allocator& a) {
     return v;
 }
 
-Value encode_prediction(const policy::decision_stages::prediction_stage& p, json_allocator& a) {
+Value encode_prediction(const policy::decision_stages::prediction_stage& p,
+                        kube::json_allocator& a) {
     Value out(rapidjson::kObjectType);
     out.AddMember("value", p.value, a);
     out.AddMember("replicas", p.replicas, a);
     out.AddMember("voting", p.voting, a);
-    if (p.period) out.AddMember("period", json_string(core::format_go_duration(*p.period), a), a);
+    if (p.period)
+        out.AddMember("period", kube::json_string(core::format_go_duration(*p.period), a), a);
     if (p.next_peak)
-        out.AddMember("nextPeak", json_string(core::rfc3339(*p.next_peak).view(), a), a);
+        out.AddMember("nextPeak", kube::json_string(core::rfc3339(*p.next_peak).view(), a), a);
     return out;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

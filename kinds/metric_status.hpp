@@ -5,13 +5,13 @@
 #include "kube/encode.hpp"
 #include "policy/decision.hpp"
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 /// autoscaling/v2 MetricStatus.
-rapidjson::Value encode_metric_status(const policy::metric_status& s, json_allocator& a);
+rapidjson::Value encode_metric_status(const policy::metric_status& s, kube::json_allocator& a);
 
 /// The forecast's vote: value, replicas, voting, and period and nextPeak when known.
 rapidjson::Value encode_prediction(const policy::decision_stages::prediction_stage& p,
-                                   json_allocator& a);
+                                   kube::json_allocator& a);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -1,12 +1,13 @@
 // kinds/migrate.cpp — see the header.
 #include "kinds/migrate.hpp"
 
+#include "kinds/api_group.hpp"
 #include "kinds/hpa_annotations.hpp"
 #include "kube/encode.hpp"
 
 #include <map>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using json = rapidjson::Value;
@@ -18,7 +19,7 @@ std::string text_of(const json& object, const char* key) {
 
 // autoscaling/v1 → v2, as the API server converts: targetCPUUtilizationPercentage is a CPU
 // Utilization metric; no target means the default (80 %), which HPAPlus defaults alike.
-json v1_spec_as_v2(const json& spec, json_allocator& a) {
+json v1_spec_as_v2(const json& spec, kube::json_allocator& a) {
     json out(rapidjson::kObjectType);
     for (const char* key : {"scaleTargetRef", "minReplicas", "maxReplicas"})
         if (const auto it = spec.FindMember(key); it != spec.MemberEnd())
@@ -64,7 +65,7 @@ core::outcome<migrated_object> migrate_hpa(const json& hpa) {
     auto& doc = out.object;
     doc.SetObject();
     auto& a = doc.GetAllocator();
-    doc.AddMember("apiVersion", "autoscaling.hpaplus.io/v1alpha1", a);
+    doc.AddMember("apiVersion", rapidjson::StringRef(group_version), a);
     doc.AddMember("kind", "HPAPlus", a);
 
     // Metadata the user wrote; what the API server sets belongs to the old object.
@@ -94,14 +95,14 @@ core::outcome<migrated_object> migrate_hpa(const json& hpa) {
     const hpa_annotations extras = read_hpa_annotations(hpaplus_annotations);
     if (extras.sync_period_seconds)
         new_spec.AddMember("syncPeriodSeconds", *extras.sync_period_seconds, a);
-    if (extras.mode) new_spec.AddMember("mode", json_string(*extras.mode, a), a);
+    if (extras.mode) new_spec.AddMember("mode", kube::json_string(*extras.mode, a), a);
     if (extras.rollout_policy)
-        new_spec.AddMember("rolloutPolicy", json_string(*extras.rollout_policy, a), a);
+        new_spec.AddMember("rolloutPolicy", kube::json_string(*extras.rollout_policy, a), a);
     if (extras.pod_selection)
-        new_spec.AddMember("podSelection", json_string(*extras.pod_selection, a), a);
+        new_spec.AddMember("podSelection", kube::json_string(*extras.pod_selection, a), a);
     doc.AddMember("spec", new_spec, a);
     out.warnings = extras.problems;
     return out;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 struct migrated_object {
     rapidjson::Document object; ///< the HPAPlus
@@ -23,4 +23,4 @@ struct migrated_object {
 /// resourceVersion, managedFields, ...) and kubectl's last-applied-configuration are left out.
 core::outcome<migrated_object> migrate_hpa(const rapidjson::Value& hpa);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -3,7 +3,7 @@
 
 #include <rapidjson/document.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 const rapidjson::Value* member(const rapidjson::Value& v, const char* name) {
@@ -73,4 +73,4 @@ std::vector<status_write> status_writes(const rapidjson::Value& object) {
     return out;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 inline constexpr const char* controller_annotation = "autoscaling.hpaplus.io/controller";
 /// The field manager HPAPlus writes as (its User-Agent, as the API server derives it).
@@ -42,4 +42,4 @@ struct status_write {
 /// readable time), other managers' and ours alike.
 std::vector<status_write> status_writes(const rapidjson::Value& object);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

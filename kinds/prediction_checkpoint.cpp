@@ -11,13 +11,13 @@
 #include <cmath>
 #include <limits>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 std::string encode_prediction_checkpoint_status(const prediction_history& h, core::time_point now) {
     rapidjson::Document doc(rapidjson::kObjectType);
     auto& a = doc.GetAllocator();
-    doc.AddMember("metric", json_string(h.metric, a), a);
-    doc.AddMember("step", json_string(core::format_go_duration(h.step), a), a);
+    doc.AddMember("metric", kube::json_string(h.metric, a), a);
+    doc.AddMember("step", kube::json_string(core::format_go_duration(h.step), a), a);
     rapidjson::Value values(rapidjson::kArrayType);
     if (!h.samples.empty() && h.step.count() > 0) {
         const auto bucket = [&](core::time_point t) { return t.time_since_epoch() / h.step; };
@@ -25,7 +25,8 @@ std::string encode_prediction_checkpoint_status(const prediction_history& h, cor
         const auto first = std::max(bucket(h.samples.front().time),
                                     last - static_cast<std::int64_t>(max_checkpoint_values) + 1);
         doc.AddMember(
-            "start", json_string(core::format_rfc3339_nano(core::time_point{} + h.step * first), a),
+            "start",
+            kube::json_string(core::format_rfc3339_nano(core::time_point{} + h.step * first), a),
             a);
         values.Reserve(static_cast<rapidjson::SizeType>(last - first + 1), a);
         auto next = first;
@@ -40,22 +41,22 @@ std::string encode_prediction_checkpoint_status(const prediction_history& h, cor
         }
     }
     doc.AddMember("values", values, a);
-    doc.AddMember("lastUpdateTime", json_string(core::format_rfc3339(now), a), a);
-    return to_json_text(doc);
+    doc.AddMember("lastUpdateTime", kube::json_string(core::format_rfc3339(now), a), a);
+    return kube::to_json_text(doc);
 }
 
 core::outcome<prediction_history> decode_prediction_checkpoint(std::string_view object) {
     rapidjson::Document doc;
     if (std::string why = net::parse_json(doc, object); !why.empty())
         return core::error_message(why);
-    json_decoder d;
-    const json_node status = json_node{&doc, ""}["status"];
+    kube::json_decoder d;
+    const kube::json_node status = kube::json_node{&doc, ""}["status"];
     if (!status.present() || !d.object(status)) return core::error_message("it has no status");
     prediction_history h;
     h.metric = d.string(status["metric"]);
     h.step = d.opt_duration(status["step"]).value_or(std::chrono::nanoseconds(0));
     const auto start = d.opt_time(status["start"]);
-    const json_node values = status["values"];
+    const kube::json_node values = status["values"];
     const std::size_t size = d.array(values);
     if (size > max_checkpoint_values)
         d.fail(values, "more than " + std::to_string(max_checkpoint_values) + " values");
@@ -69,7 +70,7 @@ core::outcome<prediction_history> decode_prediction_checkpoint(std::string_view 
          start->time_since_epoch().count() < -latest / 2))
         d.fail(status["start"], "the values would end past the representable times");
     for (std::size_t k = 0; d.ok() && k < size; ++k) {
-        const json_node v = values.at(k);
+        const kube::json_node v = values.at(k);
         if (!v.present()) continue; // null: no sample in that step
         const auto value = d.opt_number(v);
         if (value && std::isfinite(*value))
@@ -77,10 +78,10 @@ core::outcome<prediction_history> decode_prediction_checkpoint(std::string_view 
         else if (d.ok())
             d.fail(v, "a number or null is required");
     }
-    const json_node owners = json_node{&doc, ""}["metadata"]["ownerReferences"];
+    const kube::json_node owners = kube::json_node{&doc, ""}["metadata"]["ownerReferences"];
     const std::size_t owner_count = owners.present() ? d.array(owners) : 0;
     for (std::size_t k = 0; d.ok() && k < owner_count; ++k) {
-        const json_node o = owners.at(k);
+        const kube::json_node o = owners.at(k);
         if (d.object(o) && d.opt_string(o["kind"]).value_or("") == "HPAPlus")
             h.owner_uids.push_back(d.opt_string(o["uid"]).value_or(""));
     }
@@ -88,4 +89,4 @@ core::outcome<prediction_history> decode_prediction_checkpoint(std::string_view 
     return core::success(std::move(h));
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 /// Values one checkpoint holds at most (the newest are kept): about 1 MiB of JSON, under etcd's
 /// object limit.
@@ -35,4 +35,4 @@ std::string encode_prediction_checkpoint_status(const prediction_history& h, cor
 /// cannot be used (it is then started afresh). Hostile text is an error, never a crash.
 core::outcome<prediction_history> decode_prediction_checkpoint(std::string_view object);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -12,7 +12,7 @@
 #include <functional>
 #include <string_view>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 // A copy of a value with the pool that holds its nodes.
@@ -31,14 +31,14 @@ status_tree stored_status(const rapidjson::Value& object) {
     return status_tree(copy, &copy->value);
 }
 
-std::optional<std::string> error_of(const json_decoder& d) {
+std::optional<std::string> error_of(const kube::json_decoder& d) {
     if (d.ok()) return std::nullopt;
     return d.error().to_string();
 }
 
 // A plain HPA's sync period is its annotation; an HPAPlus's, spec.syncPeriodSeconds read alone.
-std::optional<std::chrono::seconds> sync_period_of(const json_node& root) {
-    json_decoder d;
+std::optional<std::chrono::seconds> sync_period_of(const kube::json_node& root) {
+    kube::json_decoder d;
     const auto v = d.opt_int(root["spec"]["syncPeriodSeconds"], 1, 86400);
     if (!d.ok() || !v) return std::nullopt;
     return std::chrono::seconds(*v);
@@ -79,10 +79,10 @@ using template_interner = core::interner<std::shared_ptr<const policy::pod_templ
 
 autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool native) {
     autoscaler_record r;
-    const json_node root{&object, ""};
-    json_decoder d;
+    const kube::json_node root{&object, ""};
+    kube::json_decoder d;
     r.hpa = decode_autoscaler(d, root);
-    json_decoder lenient; // a bad uid or an unreadable status is no error of the spec
+    kube::json_decoder lenient; // a bad uid or an unreadable status is no error of the spec
     r.uid = lenient.meta(root).uid;
     r.stored_status = stored_status(object);
     if (native) {
@@ -104,7 +104,7 @@ autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool 
             r.invalid = errors.front().field + ": " + errors.front().message;
     }
     if (r.invalid) {
-        json_decoder status_decoder;
+        kube::json_decoder status_decoder;
         r.status_read_alone = decode_autoscaler_status(status_decoder, root["status"]);
     }
     return r;
@@ -113,13 +113,13 @@ autoscaler_record decode_autoscaler_record(const rapidjson::Value& object, bool 
 policy::autoscaler_status written_autoscaler_status(std::string_view status_json) {
     rapidjson::Document doc;
     doc.Parse(status_json.data(), status_json.size());
-    json_decoder d;
-    return decode_autoscaler_status(d, json_node{&doc, "status"});
+    kube::json_decoder d;
+    return decode_autoscaler_status(d, kube::json_node{&doc, "status"});
 }
 
 cronhpa_record decode_cronhpa_record(const rapidjson::Value& object) {
     cronhpa_record r;
-    json_decoder d;
+    kube::json_decoder d;
     r.c = decode_cronhpa(d, {&object, ""});
     r.invalid = error_of(d);
     r.stored_status = stored_status(object);
@@ -128,8 +128,8 @@ cronhpa_record decode_cronhpa_record(const rapidjson::Value& object) {
 
 vpaplus_record decode_vpaplus_record(const rapidjson::Value& object) {
     vpaplus_record r;
-    const json_node root{&object, ""};
-    json_decoder d;
+    const kube::json_node root{&object, ""};
+    kube::json_decoder d;
     r.v = decode_vpaplus(d, root);
     r.invalid = error_of(d);
     r.status = decode_vpaplus_status(root["status"]);
@@ -139,28 +139,28 @@ vpaplus_record decode_vpaplus_record(const rapidjson::Value& object) {
 }
 
 record_decoder autoscaler_decoder(bool native) {
-    return [native](const rapidjson::Value& object, const cached_object&) {
-        return make_record(decode_autoscaler_record(object, native));
+    return [native](const rapidjson::Value& object, const kube::cached_object&) {
+        return kube::make_record(decode_autoscaler_record(object, native));
     };
 }
 
 record_decoder cronhpa_decoder() {
-    return [](const rapidjson::Value& object, const cached_object&) {
-        return make_record(decode_cronhpa_record(object));
+    return [](const rapidjson::Value& object, const kube::cached_object&) {
+        return kube::make_record(decode_cronhpa_record(object));
     };
 }
 
 record_decoder vpaplus_decoder() {
-    return [](const rapidjson::Value& object, const cached_object&) {
-        return make_record(decode_vpaplus_record(object));
+    return [](const rapidjson::Value& object, const kube::cached_object&) {
+        return kube::make_record(decode_vpaplus_record(object));
     };
 }
 
 record_decoder pod_decoder(bool vertical) {
     auto templates = std::make_shared<template_interner>();
-    return [vertical, templates](const rapidjson::Value& object, const cached_object& meta) {
+    return [vertical, templates](const rapidjson::Value& object, const kube::cached_object& meta) {
         pod_record r;
-        json_decoder d;
+        kube::json_decoder d;
         auto pod = decode_pod(d, {&object, ""});
         if (d.ok()) {
             pod.labels = meta.labels; // the cache's copy: equal sets share one buffer
@@ -169,22 +169,22 @@ record_decoder pod_decoder(bool vertical) {
         }
         if (vertical)
             r.view = std::make_unique<const vertical::pod_view>(decode_vertical_pod({&object, ""}));
-        return make_record(std::move(r));
+        return kube::make_record(std::move(r));
     };
 }
 
 record_decoder deployment_decoder() {
-    return [](const rapidjson::Value& object, const cached_object&) {
-        return make_record<deployment_view>(scale_from_deployment(object));
+    return [](const rapidjson::Value& object, const kube::cached_object&) {
+        return kube::make_record<deployment_view>(scale_from_deployment(object));
     };
 }
 
 record_decoder replicaset_decoder() {
-    return [](const rapidjson::Value& object, const cached_object&) {
-        json_decoder d;
-        replicaset_record r{decode_controller(d, json_node{&object, ""}["metadata"])};
+    return [](const rapidjson::Value& object, const kube::cached_object&) {
+        kube::json_decoder d;
+        replicaset_record r{decode_controller(d, kube::json_node{&object, ""}["metadata"])};
         if (!d.ok()) r.controller = {};
-        return make_record(std::move(r));
+        return kube::make_record(std::move(r));
     };
 }
 
@@ -208,8 +208,8 @@ std::string_view target_lookup_key(std::string_view ns, const core::object_refer
     return key;
 }
 
-void index_by_target(object_cache& cache) {
-    cache.add_index(by_target, [](const cached_object& o) -> std::vector<std::string> {
+void index_by_target(kube::object_cache& cache) {
+    cache.add_index(by_target, [](const kube::cached_object& o) -> std::vector<std::string> {
         const core::object_reference* ref = nullptr;
         if (const auto* a = o.as<autoscaler_record>())
             ref = &a->hpa.spec.scale_target_ref;
@@ -222,4 +222,4 @@ void index_by_target(object_cache& cache) {
     });
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

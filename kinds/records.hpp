@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 /// An object's `status` as the server sent it, parsed (null when it has none). Its nodes live in
 /// small chunks of their own: a rapidjson document's default first chunk is 64 KiB, per object.
@@ -78,7 +78,7 @@ struct pod_record {
     std::unique_ptr<const vertical::pod_view> view; ///< with the vertical module only
 };
 
-using record_decoder = decltype(informer_options::decode);
+using record_decoder = decltype(kube::informer_options::decode);
 /// `native`: plain HPAs (their annotations and managed fields are read too).
 record_decoder autoscaler_decoder(bool native);
 record_decoder cronhpa_decoder();
@@ -106,6 +106,6 @@ std::string target_key(std::string_view ns, const core::object_reference& ref);
 /// the view holds until this thread's next call. A pass looks its target up several times.
 std::string_view target_lookup_key(std::string_view ns, const core::object_reference& ref);
 /// Keeps the by_target index on a cache of autoscaler, CronHPA or VPAPlus records.
-void index_by_target(object_cache& cache);
+void index_by_target(kube::object_cache& cache);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

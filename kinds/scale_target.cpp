@@ -6,14 +6,14 @@
 
 #include <rapidjson/document.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
-bool is_deployment(const policy::object_reference& ref) {
+bool is_deployment(const core::object_reference& ref) {
     return ref.kind == "Deployment" && (ref.api_version == "apps/v1" || ref.api_version.empty());
 }
 
-std::string scale_error(const kube::api_response& r, const policy::object_reference& ref) {
+std::string scale_error(const kube::api_response& r, const core::object_reference& ref) {
     if (!r.status.message.empty()) return r.status.message;
     const auto path = kube::target_resource(ref);
     return r.ec.message() + " (get " + path.plural + (path.group.empty() ? "" : "." + path.group) +
@@ -65,7 +65,7 @@ target_view scale_from_deployment(const rapidjson::Value& object) {
         if (selector) s.selector = core::to_string(*selector);
     }
     v.resource_version = d.opt_string(root["metadata"]["resourceVersion"]).value_or("");
-    v.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root));
+    v.rollout = policy::assess_rollout(kinds::decode_rollout_status(d, root));
     if (!d.ok()) {
         v.error = "the cached Deployment cannot be read: " + d.error().to_string();
         v.rollout.reset();
@@ -79,7 +79,7 @@ target_view scale_from_deployment(const rapidjson::Value& object) {
 boost::asio::awaitable<target_view> read_target(kube::api_client& client,
                                                 const kube::object_cache* deployments,
                                                 const std::string& ns,
-                                                const policy::object_reference& ref, bool fresh) {
+                                                const core::object_reference& ref, bool fresh) {
     if (deployments && is_deployment(ref) && !fresh) {
         if (auto cached = deployments->find(ns, ref.name)) {
             if (const auto* record = cached->as<deployment_view>()) co_return *record;
@@ -115,14 +115,14 @@ boost::asio::awaitable<target_view> read_target(kube::api_client& client,
 }
 
 bool target_unchanged(const kube::object_cache* deployments, const std::string& ns,
-                      const policy::object_reference& ref, const target_view& last) {
+                      const core::object_reference& ref, const target_view& last) {
     if (!deployments || !is_deployment(ref) || !last.scale) return false;
     const auto cached = deployments->find(ns, ref.name);
     return cached && cached->resource_version == last.resource_version;
 }
 
 boost::asio::awaitable<std::optional<policy::rollout_state>>
-read_rollout(kube::api_client& client, const std::string& ns, const policy::object_reference& ref) {
+read_rollout(kube::api_client& client, const std::string& ns, const core::object_reference& ref) {
     if (ref.kind != "StatefulSet" || ref.api_version != "apps/v1") co_return std::nullopt;
     const kube::resource_path path = kube::target_resource(ref);
     auto response = co_await kube::get(client, path, ns, ref.name);
@@ -132,7 +132,7 @@ read_rollout(kube::api_client& client, const std::string& ns, const policy::obje
     std::string bad = net::parse_json(doc, response.body); // bounded depth and size
     kube::json_decoder d;
     policy::workload_rollout_status status;
-    if (bad.empty()) status = kube::decode_rollout_status(d, kube::json_node{&doc, ""});
+    if (bad.empty()) status = kinds::decode_rollout_status(d, kube::json_node{&doc, ""});
     if (bad.empty() && !d.ok()) bad = d.error().to_string();
     if (!bad.empty())
         co_return policy::rollout_state{false, "unknown (the StatefulSet " + ref.name +
@@ -141,7 +141,7 @@ read_rollout(kube::api_client& client, const std::string& ns, const policy::obje
 }
 
 boost::asio::awaitable<kube::api_response>
-write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
+write_scale(kube::api_client& client, const std::string& ns, const core::object_reference& ref,
             std::int32_t replicas, const std::string& resource_version,
             std::string_view fence_key) {
     const kube::resource_path path = kube::target_resource(ref);
@@ -150,4 +150,4 @@ write_scale(kube::api_client& client, const std::string& ns, const policy::objec
     co_return co_await kube::update(client, path, ns, ref.name, std::move(body), sub, fence_key);
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 struct target_view {
     std::optional<policy::scale_snapshot> scale; ///< nullopt: `error` says why
@@ -39,24 +39,24 @@ using deployment_view = target_view;
 boost::asio::awaitable<target_view> read_target(kube::api_client& client,
                                                 const kube::object_cache* deployments,
                                                 const std::string& ns,
-                                                const policy::object_reference& ref, bool fresh);
+                                                const core::object_reference& ref, bool fresh);
 
 /// True when `last`, an earlier read_target of the same target, is still what it would read: a
 /// Deployment whose cached resourceVersion is the one `last` was read at. A caller that keeps its
 /// last view then needs neither a wait nor a copy.
 bool target_unchanged(const kube::object_cache* deployments, const std::string& ns,
-                      const policy::object_reference& ref, const target_view& last);
+                      const core::object_reference& ref, const target_view& last);
 
 /// The rollout of an apps/v1 StatefulSet target, read with a GET of the StatefulSet (its /scale
 /// does not carry it); a failed read is "not rolling out" with the error as its message. nullopt
 /// for other kinds (Deployments come from the cache in read_target).
 boost::asio::awaitable<std::optional<policy::rollout_state>>
-read_rollout(kube::api_client& client, const std::string& ns, const policy::object_reference& ref);
+read_rollout(kube::api_client& client, const std::string& ns, const core::object_reference& ref);
 
 /// Writes `replicas` through `/scale`, conditional on `resource_version` (409 when it moved), for
 /// the autoscaler `fence_key` (namespace/name; it must outlive the call).
 boost::asio::awaitable<kube::api_response>
-write_scale(kube::api_client& client, const std::string& ns, const policy::object_reference& ref,
+write_scale(kube::api_client& client, const std::string& ns, const core::object_reference& ref,
             std::int32_t replicas, const std::string& resource_version, std::string_view fence_key);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -6,7 +6,7 @@
 
 #include <rapidjson/document.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using rapidjson::Value;
@@ -14,8 +14,8 @@ using vertical::container_resources;
 using vertical::cpu_text;
 using vertical::memory_text;
 
-std::optional<std::int64_t> memory_of(const policy::resource_list& list) {
-    const auto* q = policy::find_resource(list, "memory");
+std::optional<std::int64_t> memory_of(const core::resource_list& list) {
+    const auto* q = core::find_resource(list, "memory");
     return q ? std::optional(q->value()) : std::nullopt;
 }
 
@@ -183,7 +183,7 @@ vpaplus decode_vpaplus(kube::json_decoder& d, const kube::json_node& n) {
     if (!d.object(spec)) return v;
     d.known_fields(spec, {"targetRef", "updatePolicy", "resourcePolicy", "allowSharedResources",
                           "recommenders", "startupBoost"});
-    v.target = kube::decode_reference(d, spec["targetRef"]);
+    v.target = kinds::decode_reference(d, spec["targetRef"]);
     if (const auto u = spec["updatePolicy"]; u.present() && d.object(u)) {
         d.known_fields(u, {"updateMode", "minReplicas", "evictionRequirements"});
         const std::string mode = d.opt_string(u["updateMode"]).value_or("InPlaceOrRecreate");
@@ -223,7 +223,7 @@ vpaplus_status decode_vpaplus_status(const kube::json_node& n) {
     s.evictions = d.opt_int(n["evictions"], 0, INT64_MAX).value_or(0);
     s.boosted_pods = d.opt_int(n["boostedPods"], 0, INT64_MAX).value_or(0);
     kube::json_decoder cd;
-    auto conditions = kube::decode_conditions(cd, n["conditions"]);
+    auto conditions = kinds::decode_conditions(cd, n["conditions"]);
     if (cd.ok()) s.conditions = std::move(conditions);
     return s;
 }
@@ -440,4 +440,4 @@ std::optional<vertical::aggregate_checkpoint> decode_checkpoint_status(const kub
     return c;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

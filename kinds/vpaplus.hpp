@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 
 struct vpaplus {
     std::string ns;
     std::string name;
     std::string uid;
     std::int64_t generation = 0;
-    policy::object_reference target;
+    core::object_reference target;
     vertical::update_mode mode = vertical::update_mode::in_place_or_recreate;
     std::optional<std::int32_t> min_replicas;
     std::vector<vertical::container_policy> policies;
@@ -37,7 +37,7 @@ struct vpaplus_status {
     std::int64_t evictions = 0;
     std::int64_t boosted_pods = 0; ///< pods whose start-up boost is in force now
     std::string shared_with;       ///< the HPAPlus on the same workload
-    std::vector<policy::condition> conditions;
+    std::vector<core::condition> conditions;
 };
 
 /// Reads the counters and conditions of a stored status (lenient: what cannot be read is left
@@ -66,4 +66,4 @@ std::string boost_annotation_patch(const vertical::boost_record& r);
 std::string encode_checkpoint_status(const vertical::aggregate_checkpoint& c, core::time_point now);
 std::optional<vertical::aggregate_checkpoint> decode_checkpoint_status(const kube::json_node& n);
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

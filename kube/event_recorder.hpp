@@ -22,8 +22,8 @@ struct involved_object {
     std::string namespace_;
     std::string name;
     std::string uid;
-    std::string kind = "HPAPlus";
-    std::string api_version = "autoscaling.hpaplus.io/v1alpha1";
+    std::string kind;
+    std::string api_version;
     /// Who reports, when not the recorder's own source (component `hpaplus`, this host): native
     /// HorizontalPodAutoscalers' Events come from `horizontal-pod-autoscaler` with no host, as
     /// kube-controller-manager's do, so `describe hpa` and event-based alerts see no difference.

@@ -17,14 +17,7 @@ const resource_path deployments{"apps", "v1", "deployments", true};
 const resource_path replicasets{"apps", "v1", "replicasets", true};
 const resource_path events{"", "v1", "events", true};
 const resource_path leases{"coordination.k8s.io", "v1", "leases", true};
-const resource_path hpapluses{"autoscaling.hpaplus.io", "v1alpha1", "hpapluses", true};
 const resource_path hpas{"autoscaling", "v2", "horizontalpodautoscalers", true};
-const resource_path cronhpas{"autoscaling.hpaplus.io", "v1alpha1", "cronhpas", true};
-const resource_path vpapluses{"autoscaling.hpaplus.io", "v1alpha1", "vpapluses", true};
-const resource_path vpapluscheckpoints{"autoscaling.hpaplus.io", "v1alpha1", "vpapluscheckpoints",
-                                       true};
-const resource_path hpapluscheckpoints{"autoscaling.hpaplus.io", "v1alpha1", "hpapluscheckpoints",
-                                       true};
 } // namespace resources
 
 std::string resource_path::path(const std::string& ns, const std::string& name,

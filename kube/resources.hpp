@@ -36,12 +36,7 @@ extern const resource_path deployments;
 extern const resource_path replicasets;
 extern const resource_path events;
 extern const resource_path leases;
-extern const resource_path hpapluses;
 extern const resource_path hpas; ///< autoscaling/v2 HorizontalPodAutoscalers
-extern const resource_path cronhpas;
-extern const resource_path vpapluses;
-extern const resource_path vpapluscheckpoints;
-extern const resource_path hpapluscheckpoints;
 } // namespace resources
 
 boost::asio::awaitable<api_response> get(api_client& c, const resource_path& r,

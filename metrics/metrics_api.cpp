@@ -2,7 +2,7 @@
 #include "metrics/metrics_api.hpp"
 
 #include "kinds/decode.hpp"
-#include "kube/pod_metrics_list.hpp"
+#include "kinds/pod_metrics.hpp"
 #include "kube/resources.hpp"
 #include "net/http_message.hpp"
 #include "net/json_parse.hpp"
@@ -43,13 +43,13 @@ void read_custom(const std::string& body, const policy::metric_spec& spec,
     list_answer list;
     parse_items(body, list);
     kube::json_decoder d;
-    std::vector<kube::custom_metric_item> items;
+    std::vector<kinds::custom_metric_item> items;
     if (list.error.empty()) {
         if (list.items.present()) {
             for (std::size_t i = 0, n = d.array(list.items); i < n; ++i)
-                items.push_back(kube::decode_custom_metric_item(d, list.items.at(i)));
+                items.push_back(kinds::decode_custom_metric_item(d, list.items.at(i)));
         } else {
-            items.push_back(kube::decode_custom_metric_item(d, {&list.doc, ""}));
+            items.push_back(kinds::decode_custom_metric_item(d, {&list.doc, ""}));
         }
     }
     if (!list.error.empty() || !d.ok()) {
@@ -68,7 +68,7 @@ void read_custom(const std::string& body, const policy::metric_spec& spec,
         return;
     }
     const auto held =
-        std::make_shared<const std::vector<kube::custom_metric_item>>(std::move(items));
+        std::make_shared<const std::vector<kinds::custom_metric_item>>(std::move(items));
     policy::sample_set samples;
     for (const auto& item : *held)
         samples.push_back({item.described_object.name, item.milli, item.timestamp, item.window});
@@ -81,7 +81,7 @@ void read_external(const std::string& body, policy::metric_reading& r) {
     parse_items(body, list);
     kube::json_decoder d;
     for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i)
-        r.external_values.push_back(kube::decode_external_metric_item(d, list.items.at(i)).milli);
+        r.external_values.push_back(kinds::decode_external_metric_item(d, list.items.at(i)).milli);
     if (!list.error.empty() || !d.ok()) {
         r.error = "unable to fetch metrics from external metrics API: " +
                   (list.error.empty() ? d.error().to_string() : list.error);
@@ -100,7 +100,7 @@ std::string selector_text(const std::optional<core::label_selector_spec>& spec) 
 }
 
 // PodMetrics lists whose last reader is done, kept by the thread for the next list to be decoded
-// into: kube::decode_pod_metrics_list reuses their pods' strings, so a steady read allocates
+// into: kinds::decode_pod_metrics_list reuses their pods' strings, so a steady read allocates
 // nothing for the pods' names. Reads overlap (a shared read is held while its readers decide), so
 // a few dozen are kept; bounded by the pods they hold (~300 bytes each), not only by their number.
 using pod_metrics_vector = std::vector<core::pod_metrics>;
@@ -146,14 +146,14 @@ list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selec
         co_return out;
     }
     auto items = recycled_list();
-    if (!kube::decode_pod_metrics_list(response.body, *items)) {
+    if (!kinds::decode_pod_metrics_list(response.body, *items)) {
         // Not the usual shape: the DOM decoder says what is wrong, or reads it after all.
         items->clear();
         list_answer list;
         parse_items(response.body, list);
         kube::json_decoder d;
         for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i)
-            items->push_back(kube::decode_pod_metrics(d, list.items.at(i)));
+            items->push_back(kinds::decode_pod_metrics(d, list.items.at(i)));
         if (!list.error.empty() || !d.ok())
             out.error = "unable to fetch metrics from resource metrics API: " +
                         (list.error.empty() ? d.error().to_string() : list.error);

@@ -23,7 +23,7 @@ const char* const down_limit_message =
 
 // Replaces the entry at `old_index` when one is stale, else appends (upstream reuses stale slots).
 void record(history& h, bool found_old, std::size_t old_index, std::int32_t desired,
-            time_point now) {
+            core::time_point now) {
     if (found_old) {
         h.recommendations[old_index] = {now, desired};
     } else {
@@ -33,8 +33,8 @@ void record(history& h, bool found_old, std::size_t old_index, std::int32_t desi
 
 // getReplicasChangePerPeriod: events strictly after now - period.
 std::int32_t change_in_period(const std::vector<scale_event>& events, std::int32_t period_seconds,
-                              time_point now) {
-    const time_point cutoff = now - seconds(period_seconds);
+                              core::time_point now) {
+    const core::time_point cutoff = now - seconds(period_seconds);
     std::int32_t total = 0;
     for (const auto& e : events) {
         if (e.time > cutoff) total += e.change;
@@ -64,17 +64,17 @@ void shift_history(history& h, std::chrono::nanoseconds step) {
         g.time += step;
 }
 
-void seed_history(history& h, std::int32_t current, time_point now) {
+void seed_history(history& h, std::int32_t current, core::time_point now) {
     if (!h.started && h.recommendations.empty()) h.recommendations.push_back({now, current});
     h.started = true;
 }
 
 normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired,
                                std::int32_t min_replicas, std::int32_t max_replicas,
-                               const controller_config& config, time_point now) {
+                               const controller_config& config, core::time_point now) {
     normalization n;
     // stabilizeRecommendation: the highest recommendation not older than the window.
-    const time_point cutoff = now - config.downscale_stabilization_window;
+    const core::time_point cutoff = now - config.downscale_stabilization_window;
     std::int32_t highest = desired;
     bool found_old = false;
     std::size_t old_index = 0;
@@ -126,7 +126,7 @@ normalization normalize_legacy(history& h, std::int32_t current, std::int32_t de
 }
 
 policy_bound bound_of(bool up, std::int32_t current, const history& h, const scaling_policy& p,
-                      time_point now) {
+                      core::time_point now) {
     policy_bound b;
     b.added = change_in_period(h.scale_up_events, p.period_seconds, now);
     b.removed = change_in_period(h.scale_down_events, p.period_seconds, now);
@@ -149,7 +149,7 @@ namespace {
 // proposes a bound from the replica count at the start of its period; selectPolicy Max means
 // "the largest change" (the highest bound going up, the lowest going down).
 std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const scaling_rules& rules,
-                        time_point now) {
+                        core::time_point now) {
     const select_policy select = rules.select.value_or(select_policy::max);
     if (select == select_policy::disabled) return current;
     const bool highest = (select == select_policy::max) == up;
@@ -166,27 +166,27 @@ std::int32_t rate_limit(bool up, std::int32_t current, const history& h, const s
 } // namespace
 
 std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules,
-                            time_point now) {
+                            core::time_point now) {
     return rate_limit(true, current, h, rules, now);
 }
 
 std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules,
-                              time_point now) {
+                              core::time_point now) {
     return rate_limit(false, current, h, rules, now);
 }
 
 normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired,
                                       std::int32_t min_replicas, std::int32_t max_replicas,
                                       const behavior_spec& behavior,
-                                      const controller_config& config, time_point now) {
+                                      const controller_config& config, core::time_point now) {
     static const scaling_rules no_rules{};
     const scaling_rules& up = behavior.scale_up ? *behavior.scale_up : no_rules;
     const scaling_rules& down = behavior.scale_down ? *behavior.scale_down : no_rules;
     normalization n;
 
     // stabilizeRecommendationWithBehaviors ("newer than the cutoff" is strict).
-    const time_point up_cutoff = now - seconds(up.stabilization_window_seconds.value_or(0));
-    const time_point down_cutoff =
+    const core::time_point up_cutoff = now - seconds(up.stabilization_window_seconds.value_or(0));
+    const core::time_point down_cutoff =
         now - (down.stabilization_window_seconds ? seconds(*down.stabilization_window_seconds)
                                                  : config.downscale_stabilization_window);
     std::int32_t up_rec = desired;
@@ -258,7 +258,7 @@ normalization normalize_with_behavior(history& h, std::int32_t current, std::int
 }
 
 void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous,
-                       std::int32_t next, time_point now) {
+                       std::int32_t next, core::time_point now) {
     const bool up = next > previous;
     const auto& rules = up ? behavior.scale_up : behavior.scale_down;
     auto& events = up ? h.scale_up_events : h.scale_down_events;
@@ -267,7 +267,7 @@ void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t p
         for (const auto& p : *rules->policies)
             longest = std::max(longest, p.period_seconds);
     }
-    const time_point cutoff = now - seconds(longest);
+    const core::time_point cutoff = now - seconds(longest);
     const scale_event event{now, up ? next - previous : previous - next};
     // Reuse the last event older than the longest period (upstream marks these "outdated").
     for (std::size_t i = events.size(); i-- > 0;) {

@@ -15,13 +15,13 @@
 namespace hpaplus::policy {
 
 struct timed_recommendation {
-    time_point time{};
+    core::time_point time{};
     std::int32_t replicas = 0;
     friend bool operator==(const timed_recommendation&, const timed_recommendation&) = default;
 };
 
 struct scale_event {
-    time_point time{};
+    core::time_point time{};
     std::int32_t change = 0; ///< absolute replica change
     friend bool operator==(const scale_event&, const scale_event&) = default;
 };
@@ -29,7 +29,7 @@ struct scale_event {
 /// HPAPlus fallback: the last proposal a metric produced while it could be read.
 struct known_good_proposal {
     std::size_t index = 0; ///< spec.metrics index
-    time_point time{};
+    core::time_point time{};
     std::int32_t replicas = 0;
     friend bool operator==(const known_good_proposal&, const known_good_proposal&) = default;
 };
@@ -74,7 +74,7 @@ struct normalization {
 /// max(factor × current, minimum) scale-up cap. Records the recommendation in `h`.
 normalization normalize_legacy(history& h, std::int32_t current, std::int32_t desired,
                                std::int32_t min_replicas, std::int32_t max_replicas,
-                               const controller_config& config, time_point now);
+                               const controller_config& config, core::time_point now);
 
 /// Behavior path: current clamped into [min of up window, max of down window], then the rate
 /// policies and [min, max]. `behavior` must be defaulted (see defaults.hpp). Records the
@@ -82,7 +82,7 @@ normalization normalize_legacy(history& h, std::int32_t current, std::int32_t de
 normalization normalize_with_behavior(history& h, std::int32_t current, std::int32_t desired,
                                       std::int32_t min_replicas, std::int32_t max_replicas,
                                       const behavior_spec& behavior,
-                                      const controller_config& config, time_point now);
+                                      const controller_config& config, core::time_point now);
 
 /// What one scaling policy allows now: from the replica count at the start of its period (the
 /// current count less what was added within it, plus what was removed), `bound` replicas.
@@ -93,23 +93,23 @@ struct policy_bound {
     std::int32_t bound = 0;
 };
 policy_bound bound_of(bool up, std::int32_t current, const history& h, const scaling_policy& p,
-                      time_point now);
+                      core::time_point now);
 
 /// The upper bound the scale-up policies allow now (`calculateScaleUpLimitWithScalingRules`).
 std::int32_t scale_up_limit(std::int32_t current, const history& h, const scaling_rules& rules,
-                            time_point now);
+                            core::time_point now);
 /// The lower bound the scale-down policies allow now (`calculateScaleDownLimitWithBehaviors`).
 std::int32_t scale_down_limit(std::int32_t current, const history& h, const scaling_rules& rules,
-                              time_point now);
+                              core::time_point now);
 
 /// `storeScaleEvent`: after a successful rescale with spec.behavior set, remember the change,
 /// reusing the last slot older than the direction's longest policy period.
 void store_scale_event(history& h, const behavior_spec& behavior, std::int32_t previous,
-                       std::int32_t next, time_point now);
+                       std::int32_t next, core::time_point now);
 
 /// `recordInitialRecommendation`: the first reconcile starts the log with the current count; a log
 /// that exists is left alone, even when it is empty.
-void seed_history(history& h, std::int32_t current, time_point now);
+void seed_history(history& h, std::int32_t current, core::time_point now);
 
 /// Moves every time `h` remembers by `step`: the controller measures windows, policy periods and
 /// scale-event ages on the steady clock, as upstream's Go times carry a monotonic reading, while

@@ -6,7 +6,8 @@
 namespace hpaplus::policy {
 namespace {
 
-bool same_milli(const std::optional<quantity>& claimed, const std::optional<std::int64_t>& known) {
+bool same_milli(const std::optional<core::quantity>& claimed,
+                const std::optional<std::int64_t>& known) {
     return claimed && known && claimed->milli_value() == *known;
 }
 

@@ -16,8 +16,8 @@
 namespace hpaplus::policy {
 namespace {
 
-constexpr auto true_ = condition_status::true_;
-constexpr auto false_ = condition_status::false_;
+constexpr auto true_ = core::condition_status::true_;
+constexpr auto false_ = core::condition_status::false_;
 
 bool has_object_or_external(const autoscaler_spec& spec) {
     return std::any_of(spec.metrics.begin(), spec.metrics.end(), [](const metric_spec& m) {
@@ -27,7 +27,7 @@ bool has_object_or_external(const autoscaler_spec& spec) {
 }
 
 bool scaled_to_zero(const autoscaler_status& status) {
-    const condition* c = find_condition(status.conditions, "ScaledToZero");
+    const core::condition* c = core::find_condition(status.conditions, "ScaledToZero");
     return c && c->status == true_;
 }
 
@@ -86,7 +86,7 @@ const known_good_proposal* find_last_good(const history& h, std::size_t index) {
     return it == h.last_known_good.end() ? nullptr : &*it;
 }
 
-void remember_good(history& h, std::size_t index, time_point now, std::int32_t replicas) {
+void remember_good(history& h, std::size_t index, core::time_point now, std::int32_t replicas) {
     auto it = std::find_if(h.last_known_good.begin(), h.last_known_good.end(),
                            [&](const auto& l) { return l.index == index; });
     if (it == h.last_known_good.end()) {
@@ -154,7 +154,7 @@ bool apply_fallback(const metric_spec& spec, metric_record& record, const reconc
 // without their samples (upstream's Pods metrics average every sample they are given).
 std::vector<metric_reading> exclude_unowned(decision& d, const reconcile_input& in,
                                             std::vector<const pod_info*>& pods) {
-    const object_reference& target = in.hpa.spec.scale_target_ref;
+    const core::object_reference& target = in.hpa.spec.scale_target_ref;
     d.stages.excluded_pods = keep_owned(pods, target, in.controllers);
     std::string reported;
     for (const auto& name : d.stages.excluded_pods)
@@ -220,24 +220,24 @@ void predict(decision& d, const reconcile_input& in, std::int32_t current, const
     auto& conditions = d.status.conditions;
     bool voting = false;
     if (!m || !in.prediction.value) {
-        set_condition(conditions, "PredictionReady", false_,
-                      in.prediction.why.empty() ? "NoForecast" : in.prediction.why,
-                      in.prediction.message.empty() ? "no forecast of " + p.metric
-                                                    : in.prediction.message,
-                      in.now);
+        core::set_condition(conditions, "PredictionReady", false_,
+                            in.prediction.why.empty() ? "NoForecast" : in.prediction.why,
+                            in.prediction.message.empty() ? "no forecast of " + p.metric
+                                                          : in.prediction.message,
+                            in.now);
     } else {
         prediction_vote vote = vote_of(*m, *in.prediction.value, current, t);
         vote.voting = !p.preview;
         d.stages.prediction = {vote.value, vote.replicas,        vote.voting,
                                false,      in.prediction.period, in.prediction.next_peak};
-        set_condition(conditions, "PredictionReady", true_, "ForecastReady",
-                      "the forecast of " + p.metric + " over the next " +
-                          core::format_go_duration(p.look_ahead) + " is " +
-                          format_double(vote.value) + " (" + format_double(vote.ratio * 100) +
-                          " % of its target on " + std::to_string(std::max(current, 1)) +
-                          " replicas): " + std::to_string(vote.replicas) + " replicas" +
-                          (p.preview ? "; mode Preview: not taking part" : ""),
-                      in.now);
+        core::set_condition(conditions, "PredictionReady", true_, "ForecastReady",
+                            "the forecast of " + p.metric + " over the next " +
+                                core::format_go_duration(p.look_ahead) + " is " +
+                                format_double(vote.value) + " (" + format_double(vote.ratio * 100) +
+                                " % of its target on " + std::to_string(std::max(current, 1)) +
+                                " replicas): " + std::to_string(vote.replicas) + " replicas" +
+                                (p.preview ? "; mode Preview: not taking part" : ""),
+                            in.now);
         voting = vote.voting && valid > 0;
         if (voting && vote.replicas > result.replicas) {
             result.replicas = vote.replicas;
@@ -262,8 +262,8 @@ scale_selector(decision& d, const reconcile_input& in, const scale_snapshot& sca
     auto& conditions = d.status.conditions;
     if (scale.selector.empty()) {
         warn(d, "SelectorRequired", "selector is required");
-        set_condition(conditions, "ScalingActive", false_, "InvalidSelector",
-                      "the HPA target's scale is missing a selector", in.now);
+        core::set_condition(conditions, "ScalingActive", false_, "InvalidSelector",
+                            "the HPA target's scale is missing a selector", in.now);
         fail_metrics(d, in, scale.spec_replicas, "selector is required");
         return nullptr;
     }
@@ -274,7 +274,7 @@ scale_selector(decision& d, const reconcile_input& in, const scale_snapshot& sca
         "couldn't convert selector into a corresponding internal selector object: " +
         here->error().text;
     warn(d, "InvalidSelector", msg);
-    set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
+    core::set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
     fail_metrics(d, in, scale.spec_replicas, msg);
     return nullptr;
 }
@@ -294,8 +294,8 @@ bool select_pods(decision& d, const reconcile_input& in, const scale_snapshot& s
     vet_boost_records(d, in, pods, vetted);
     if (auto msg = ambiguity(in, scale.selector, pods)) {
         warn(d, "AmbiguousSelector", *msg);
-        set_condition(d.status.conditions, "ScalingActive", false_, "AmbiguousSelector", *msg,
-                      in.now);
+        core::set_condition(d.status.conditions, "ScalingActive", false_, "AmbiguousSelector", *msg,
+                            in.now);
         fail_metrics(d, in, scale.spec_replicas, *msg);
         return false;
     }
@@ -368,7 +368,7 @@ void predict_or_forget(decision& d, const reconcile_input& in, const scale_snaps
     auto& conditions = d.status.conditions;
     if (in.hpa.spec.prediction) {
         predict(d, in, scale.spec_replicas, tol, t.valid, t.result);
-    } else if (d.hist.prediction_voting || find_condition(conditions, "PredictionReady")) {
+    } else if (d.hist.prediction_voting || core::find_condition(conditions, "PredictionReady")) {
         // spec.prediction was removed: what it showed goes, and its end is said once.
         core::remove_condition(conditions, "PredictionReady");
         if (d.hist.prediction_voting)
@@ -383,14 +383,15 @@ void report_fallback(decision& d, const reconcile_input& in, const metric_tally&
     const auto& metrics = in.hpa.spec.metrics;
     if (std::none_of(metrics.begin(), metrics.end(), [](auto& m) { return m.fallback; })) return;
     if (t.fallback_notes.empty()) {
-        set_condition(d.status.conditions, "FallbackActive", false_, "MetricsAvailable",
-                      "every metric could be read", in.now);
+        core::set_condition(d.status.conditions, "FallbackActive", false_, "MetricsAvailable",
+                            "every metric could be read", in.now);
         return;
     }
     std::string message;
     for (const auto& n : t.fallback_notes)
         message += (message.empty() ? "" : "; ") + n;
-    set_condition(d.status.conditions, "FallbackActive", true_, "FallbackActive", message, in.now);
+    core::set_condition(d.status.conditions, "FallbackActive", true_, "FallbackActive", message,
+                        in.now);
     warn(d, "FallbackActive", message);
 }
 
@@ -406,24 +407,24 @@ metrics_result conclude(decision& d, const reconcile_input& in, const scale_snap
                         "), first error is: " + t.first_failure->error;
     }
     if (t.first_failure && (t.valid == 0 || t.result.replicas < scale.spec_replicas)) {
-        set_condition(conditions, "ScalingActive", false_, t.first_failure->failure_reason,
-                      "the HPA was unable to compute the replica count: " +
-                          t.first_failure->failure_detail,
-                      in.now);
+        core::set_condition(conditions, "ScalingActive", false_, t.first_failure->failure_reason,
+                            "the HPA was unable to compute the replica count: " +
+                                t.first_failure->failure_detail,
+                            in.now);
         fail_metrics(d, in, scale.spec_replicas, *invalid_error);
         return std::move(t.result);
     }
     if (t.valid == 0) { // every metric ignored by its fallback: nothing to decide on, hold.
-        set_condition(conditions, "ScalingActive", false_, "FallbackActive",
-                      "every metric is ignored by its fallback; holding the current replica count",
-                      in.now);
+        core::set_condition(
+            conditions, "ScalingActive", false_, "FallbackActive",
+            "every metric is ignored by its fallback; holding the current replica count", in.now);
         t.result.ok = true;
         t.result.replicas = scale.spec_replicas;
         return std::move(t.result);
     }
-    set_condition(conditions, "ScalingActive", true_, "ValidMetricFound",
-                  "the HPA was able to successfully calculate a replica count from ",
-                  t.result.metric_name, in.now);
+    core::set_condition(conditions, "ScalingActive", true_, "ValidMetricFound",
+                        "the HPA was able to successfully calculate a replica count from ",
+                        t.result.metric_name, in.now);
     t.result.ok = true;
     t.result.partial_error = invalid_error;
     return std::move(t.result);
@@ -529,15 +530,16 @@ replica_bounds bounds_of(decision& d, const reconcile_input& in) {
 bool read_scale(decision& d, const reconcile_input& in) {
     auto& conditions = d.status.conditions;
     if (in.scale) {
-        set_condition(conditions, "AbleToScale", true_, "SucceededGetScale",
-                      "the HPA controller was able to get the target's current scale", in.now);
+        core::set_condition(conditions, "AbleToScale", true_, "SucceededGetScale",
+                            "the HPA controller was able to get the target's current scale",
+                            in.now);
         return true;
     }
     warn(d, "FailedGetScale", in.scale_error);
-    set_condition(conditions, "AbleToScale", false_, "FailedGetScale",
-                  "the HPA controller was unable to get the target's current scale: " +
-                      in.scale_error,
-                  in.now);
+    core::set_condition(conditions, "AbleToScale", false_, "FailedGetScale",
+                        "the HPA controller was unable to get the target's current scale: " +
+                            in.scale_error,
+                        in.now);
     d.current_replicas = in.hpa.status.current_replicas;
     d.desired_replicas = in.hpa.status.desired_replicas;
     d.error =
@@ -553,9 +555,10 @@ std::optional<std::int32_t> out_of_range(decision& d, const reconcile_input& in,
     const autoscaler_spec& spec = in.hpa.spec;
     if (b.current == 0 && !needs_metrics(in.hpa, in.scale, in.floor, in.config)) {
         rescale = false;
-        if (!in.config.scale_to_zero) remove_condition(d.status.conditions, "ScaledToZero");
-        set_condition(d.status.conditions, "ScalingActive", false_, "ScalingDisabled",
-                      "scaling is disabled since the replica count of the target is zero", in.now);
+        if (!in.config.scale_to_zero) core::remove_condition(d.status.conditions, "ScaledToZero");
+        core::set_condition(d.status.conditions, "ScalingActive", false_, "ScalingDisabled",
+                            "scaling is disabled since the replica count of the target is zero",
+                            in.now);
         return 0;
     }
     if (b.current != 0 && b.current > spec.max_replicas) {
@@ -607,16 +610,16 @@ std::int32_t normalize(decision& d, const reconcile_input& in, const replica_bou
                                                               in.config, in.now)
                                     : normalize_legacy(d.hist, b.current, desired, b.min,
                                                        spec.max_replicas, in.config, in.now);
-    set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
-                  in.now);
+    core::set_condition(conditions, "AbleToScale", true_, n.stabilize_reason, n.stabilize_message,
+                        in.now);
     std::string floor_message; // what n.limit_message views when the cron floor limits
     if (b.floor_raises_min && n.limit_reason == "TooFewReplicas") {
         n.limit_reason = "CronFloor";
         floor_message = "the desired replica count is less than " + b.floor_text;
         n.limit_message = floor_message;
     }
-    set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
-                  n.limit_reason, n.limit_message, in.now);
+    core::set_condition(conditions, "ScalingLimited", n.limited == n.stabilized ? false_ : true_,
+                        n.limit_reason, n.limit_message, in.now);
     d.stages.stabilized = n.stabilized;
     d.stages.limited = n.limited;
     d.stages.limit_reason = n.limit_reason;
@@ -634,10 +637,10 @@ std::int32_t rollout_gate(decision& d, const reconcile_input& in, std::int32_t c
                           std::int32_t desired) {
     const autoscaler_spec& spec = in.hpa.spec;
     if (spec.rollout == rollout_policy::continue_scaling || !in.rollout) return desired;
-    set_condition(d.status.conditions, "RolloutInProgress",
-                  in.rollout->in_progress ? true_ : false_,
-                  in.rollout->in_progress ? "RolloutInProgress" : "NoRollout",
-                  "target rollout: " + in.rollout->message, in.now);
+    core::set_condition(d.status.conditions, "RolloutInProgress",
+                        in.rollout->in_progress ? true_ : false_,
+                        in.rollout->in_progress ? "RolloutInProgress" : "NoRollout",
+                        "target rollout: " + in.rollout->message, in.now);
     const bool freeze = in.rollout->in_progress &&
                         ((spec.rollout == rollout_policy::freeze && desired != current) ||
                          (spec.rollout == rollout_policy::freeze_scale_down && desired < current));
@@ -723,10 +726,10 @@ void finish(decision& d, const reconcile_input& in, const std::optional<std::str
     const std::int32_t desired = d.target_replicas;
 
     if (d.dry_run_rescale) {
-        set_condition(conditions, "AbleToScale", true_, "DryRun",
-                      "dry-run mode: the HPA controller would scale the target to " +
-                          std::to_string(desired),
-                      in.now);
+        core::set_condition(conditions, "AbleToScale", true_, "DryRun",
+                            "dry-run mode: the HPA controller would scale the target to " +
+                                std::to_string(desired),
+                            in.now);
         d.events.push_back(
             {"Normal", "DryRunRescale",
              "Would rescale to " + std::to_string(desired) + "; reason: " + d.rescale_reason});
@@ -741,30 +744,30 @@ void finish(decision& d, const reconcile_input& in, const std::optional<std::str
         warn(d, "FailedRescale",
              "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason +
                  "; error: " + *write_error);
-        set_condition(conditions, "AbleToScale", false_, "FailedUpdateScale",
-                      "the HPA controller was unable to update the target scale: " + *write_error,
-                      in.now);
+        core::set_condition(
+            conditions, "AbleToScale", false_, "FailedUpdateScale",
+            "the HPA controller was unable to update the target scale: " + *write_error, in.now);
         set_status(d, current, in.hpa.status.desired_replicas);
         d.error = "failed to rescale " + target_reference(in.hpa) + ": " + *write_error;
         return;
     }
     d.scale_updated = true;
-    set_condition(conditions, "AbleToScale", true_, "SucceededRescale",
-                  "the HPA controller was able to update the target scale to " +
-                      std::to_string(desired),
-                  in.now);
+    core::set_condition(conditions, "AbleToScale", true_, "SucceededRescale",
+                        "the HPA controller was able to update the target scale to " +
+                            std::to_string(desired),
+                        in.now);
     d.events.push_back({"Normal", "SuccessfulRescale",
                         "New size: " + std::to_string(desired) + "; reason: " + d.rescale_reason});
     if (spec.behavior) store_scale_event(d.hist, *spec.behavior, current, desired, in.now);
     const std::int32_t min = spec.min_replicas.value_or(1);
     if (!in.config.scale_to_zero) {
-        remove_condition(conditions, "ScaledToZero");
+        core::remove_condition(conditions, "ScaledToZero");
     } else if (current > 0 && desired == 0 && min == 0 && has_object_or_external(spec)) {
-        set_condition(conditions, "ScaledToZero", true_, "ScaledToZero",
-                      "the HPA controller scaled the workload to zero", in.now);
+        core::set_condition(conditions, "ScaledToZero", true_, "ScaledToZero",
+                            "the HPA controller scaled the workload to zero", in.now);
     } else {
-        set_condition(conditions, "ScaledToZero", false_, "NotScaledToZero",
-                      "the HPA controller did not scale the workload to zero", in.now);
+        core::set_condition(conditions, "ScaledToZero", false_, "NotScaledToZero",
+                            "the HPA controller did not scale the workload to zero", in.now);
     }
     set_status(d, current, desired);
     d.status.last_scale_time = in.now;

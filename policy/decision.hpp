@@ -20,14 +20,12 @@
 
 namespace hpaplus::policy {
 
-using core::event;
-
 /// HPAPlus: the floor a CronHPA holds on the autoscaler (its latest fired job's targetSize).
 struct cron_floor {
     std::int32_t replicas = 0;
     std::string cronhpa; ///< the CronHPA's name
     std::string job;
-    time_point since{}; ///< when that job fired
+    core::time_point since{}; ///< when that job fired
 };
 
 /// Another autoscaler of the namespace and the selector of its target's scale as last read
@@ -62,7 +60,7 @@ struct reconcile_input {
     const boost_authority* boosts = nullptr;
     controller_config config;
     history hist;
-    time_point now{};
+    core::time_point now{};
 };
 
 /// One metric's part in the decision.
@@ -97,7 +95,7 @@ struct decision_stages {
         bool voting = false;
         bool decided = false; ///< its proposal was the highest: the forecast set the replicas
         std::optional<std::chrono::nanoseconds> period; ///< the period forecast with
-        std::optional<time_point> next_peak;
+        std::optional<core::time_point> next_peak;
     };
     std::optional<prediction_stage> prediction;
 };
@@ -114,7 +112,7 @@ struct decision {
     std::vector<metric_record> metrics;
     decision_stages stages;
     autoscaler_status status; ///< the status to write
-    std::vector<event> events;
+    std::vector<core::event> events;
     history hist;                    ///< the history after this reconcile
     bool stopped_early = false;      ///< scale read or metrics failed: finish() has nothing to add
     std::optional<cron_floor> floor; ///< the cron floor in force, capped at maxReplicas

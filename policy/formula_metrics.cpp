@@ -114,9 +114,9 @@ class evaluator {
         status.metric = m.metric;
         if (m.type == metric_source_type::object) status.described_object = m.described_object;
         if (m.type == metric_source_type::object || m.type == metric_source_type::external)
-            status.current.value = quantity::from_milli(*milli);
+            status.current.value = core::quantity::from_milli(*milli);
         else
-            status.current.average_value = quantity::from_milli(*milli);
+            status.current.average_value = core::quantity::from_milli(*milli);
         o.status = std::move(status);
         return o;
     }
@@ -142,7 +142,7 @@ class evaluator {
             const usage_result r = per_pod_replicas(
                 ctx_.status_replicas, *usage, m.target.average_value->milli_value(), ctx_.tol);
             o.proposal = r.replicas;
-            status.current.average_value = quantity::from_milli(r.usage);
+            status.current.average_value = core::quantity::from_milli(r.usage);
         } else if (m.target.type == metric_target_type::value && m.target.value) {
             const double ratio =
                 static_cast<double>(*usage) / static_cast<double>(m.target.value->milli_value());
@@ -151,7 +151,7 @@ class evaluator {
             auto r = usage_ratio_replicas(calc, ratio);
             if (!r) return fail(r.error().text);
             o.proposal = *r;
-            status.current.value = quantity::from_milli(*usage);
+            status.current.value = core::quantity::from_milli(*usage);
         } else {
             return fail("the target must be Value or AverageValue");
         }

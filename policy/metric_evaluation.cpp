@@ -16,9 +16,10 @@ std::string quote_free_join(const std::vector<std::string>& values) {
 }
 
 // Status quantities: memory in BinarySI like metrics-server reports it, the rest DecimalSI.
-quantity status_quantity(std::string_view resource, std::int64_t milli) {
-    return quantity::from_milli(milli, resource == "memory" ? core::quantity_format::binary_si
-                                                            : core::quantity_format::decimal_si);
+core::quantity status_quantity(std::string_view resource, std::int64_t milli) {
+    return core::quantity::from_milli(milli, resource == "memory"
+                                                 ? core::quantity_format::binary_si
+                                                 : core::quantity_format::decimal_si);
 }
 
 metric_outcome failed(std::string reason, std::string detail, std::string error) {
@@ -124,7 +125,7 @@ metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& read
             metric_status status;
             status.type = metric_source_type::pods;
             status.metric = spec.metric;
-            status.current.average_value = quantity::from_milli(r->usage);
+            status.current.average_value = core::quantity::from_milli(r->usage);
             o.status = std::move(status);
             o.name = metric_name(spec);
             return o;
@@ -159,7 +160,7 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
         if (!r) return failed(reason, r.error().text, outer + r.error().text);
         o.ok = true;
         o.proposal = *r;
-        status.current.value = quantity::from_milli(reading.object_value);
+        status.current.value = core::quantity::from_milli(reading.object_value);
         o.status = std::move(status);
         o.name = metric_name(spec);
         return o;
@@ -175,7 +176,7 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
                                                 spec.target.average_value->milli_value(), ctx.tol);
         o.ok = true;
         o.proposal = r.replicas;
-        status.current.average_value = quantity::from_milli(r.usage);
+        status.current.average_value = core::quantity::from_milli(r.usage);
         o.status = std::move(status);
         o.name = metric_name(spec);
         return o;
@@ -210,7 +211,7 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
                                                 spec.target.average_value->milli_value(), ctx.tol);
         o.ok = true;
         o.proposal = r.replicas;
-        status.current.average_value = quantity::from_milli(r.usage);
+        status.current.average_value = core::quantity::from_milli(r.usage);
         o.status = std::move(status);
         return o;
     }
@@ -224,7 +225,7 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
         if (!r) return failed(reason, r.error().text, outer + wrap + r.error().text);
         o.ok = true;
         o.proposal = *r;
-        status.current.value = quantity::from_milli(usage);
+        status.current.value = core::quantity::from_milli(usage);
         o.status = std::move(status);
         return o;
     }

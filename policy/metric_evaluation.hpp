@@ -38,7 +38,7 @@ struct metric_context {
     tolerances tol;
     const std::vector<const pod_info*>* pods = nullptr;
     const controller_config* config = nullptr;
-    time_point now{};
+    core::time_point now{};
 };
 
 struct metric_outcome {

@@ -10,7 +10,7 @@ namespace {
 
 // Adds one pod's sample of `resource` (summed over its containers, or of `container`), if it has
 // one. False when the usage does not fit in 64-bit milli-units.
-bool add_sample(sample_set& samples, const pod_metrics& m, std::string_view resource,
+bool add_sample(sample_set& samples, const core::pod_metrics& m, std::string_view resource,
                 std::string_view container) {
     if (!container.empty()) {
         // A pod whose metrics lack the container has no sample: the replica calculator then
@@ -18,7 +18,8 @@ bool add_sample(sample_set& samples, const pod_metrics& m, std::string_view reso
         // Resource metrics (upstream since kubernetes#127193).
         const auto c = std::find_if(m.containers.begin(), m.containers.end(),
                                     [&](const auto& cu) { return cu.name == container; });
-        const quantity* q = c == m.containers.end() ? nullptr : find_resource(c->usage, resource);
+        const core::quantity* q =
+            c == m.containers.end() ? nullptr : core::find_resource(c->usage, resource);
         if (!q) return true;
         if (!q->milli_fits()) return false;
         samples.push_back({m.name, q->milli_value(), m.timestamp, m.window});
@@ -27,7 +28,7 @@ bool add_sample(sample_set& samples, const pod_metrics& m, std::string_view reso
     if (m.containers.empty()) return true;
     std::int64_t sum = 0;
     for (const auto& c : m.containers) {
-        const quantity* q = find_resource(c.usage, resource);
+        const core::quantity* q = core::find_resource(c.usage, resource);
         if (!q) return true;
         if (!q->milli_fits() || __builtin_add_overflow(sum, q->milli_value(), &sum)) return false;
     }
@@ -35,7 +36,7 @@ bool add_sample(sample_set& samples, const pod_metrics& m, std::string_view reso
     return true;
 }
 
-std::string usage_out_of_range(const pod_metrics& m, std::string_view resource) {
+std::string usage_out_of_range(const core::pod_metrics& m, std::string_view resource) {
     return "the " + std::string(resource) + " usage of pod " + m.name +
            " is out of range (it does not fit in 64-bit milli-units)";
 }
@@ -44,7 +45,7 @@ const char* const no_pod_metrics = "no metrics returned from resource metrics AP
 
 } // namespace
 
-core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
+core::outcome<sample_set> samples_from_pod_metrics(const std::vector<core::pod_metrics>& items,
                                                    std::string_view resource,
                                                    std::string_view container) {
     if (items.empty()) return std::string(no_pod_metrics);
@@ -56,9 +57,9 @@ core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics
     return samples;
 }
 
-core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_metrics*>& items,
-                                                   std::string_view resource,
-                                                   std::string_view container) {
+core::outcome<sample_set>
+samples_from_pod_metrics(const std::vector<const core::pod_metrics*>& items,
+                         std::string_view resource, std::string_view container) {
     if (items.empty()) return std::string(no_pod_metrics);
     sample_set samples;
     samples.reserve(items.size());

@@ -18,13 +18,13 @@ namespace hpaplus::policy {
 /// `GetResourceMetric`: per-pod usage of `resource` (summed over containers, or of one container).
 /// A pod missing the resource in any container (or, with a container, missing that container) has
 /// no sample; an empty list is an error with upstream's text.
-core::outcome<sample_set> samples_from_pod_metrics(const std::vector<pod_metrics>& items,
+core::outcome<sample_set> samples_from_pod_metrics(const std::vector<core::pod_metrics>& items,
                                                    std::string_view resource,
                                                    std::string_view container);
 /// The same over views (a shared list's items, not copied).
-core::outcome<sample_set> samples_from_pod_metrics(const std::vector<const pod_metrics*>& items,
-                                                   std::string_view resource,
-                                                   std::string_view container);
+core::outcome<sample_set>
+samples_from_pod_metrics(const std::vector<const core::pod_metrics*>& items,
+                         std::string_view resource, std::string_view container);
 
 /// `GetRawMetric`'s empty-answer rule for custom (Pods) metrics.
 core::outcome<sample_set> samples_from_custom_metrics(sample_set items);

@@ -12,7 +12,7 @@ bool by_pod(const pod_sample& s, std::string_view pod) {
 }
 
 // The request or limit of one container, per the basis.
-const resource_list& amounts_of(const container_spec& c, usage_basis basis) {
+const core::resource_list& amounts_of(const container_spec& c, usage_basis basis) {
     return basis == usage_basis::limits ? c.limits : c.requests;
 }
 
@@ -22,8 +22,8 @@ std::string_view basis_word(usage_basis basis) {
 
 // A boosted container's CPU without the boost (nullptr when it is not boosted, or for another
 // resource).
-const quantity* unboosted_amount(const pod_info& pod, const container_spec& c,
-                                 std::string_view resource, usage_basis basis) {
+const core::quantity* unboosted_amount(const pod_info& pod, const container_spec& c,
+                                       std::string_view resource, usage_basis basis) {
     if (pod.boosted.empty() || resource != "cpu") return nullptr;
     for (const auto& b : pod.boosted) {
         if (b.name != c.name) continue;
@@ -35,18 +35,19 @@ const quantity* unboosted_amount(const pod_info& pod, const container_spec& c,
 
 core::outcome<std::int64_t> pod_amount_of(const pod_info& pod, std::string_view container,
                                           std::string_view resource, usage_basis basis) {
-    const resource_list& pod_level =
+    const core::resource_list& pod_level =
         basis == usage_basis::limits ? pod.pod_limits() : pod.pod_requests();
     // Pod-level resources (KEP-2837) win unless a container is named; a resource not set at pod
     // level falls back to the container sum, as upstream's PodRequests helper does.
     if (container.empty()) {
-        if (const quantity* q = find_resource(pod_level, resource)) return q->milli_value();
+        if (const core::quantity* q = core::find_resource(pod_level, resource))
+            return q->milli_value();
     }
     std::int64_t total = 0;
     auto add = [&](const container_spec& c) -> core::outcome<bool> {
         if (!container.empty() && c.name != container) return false;
-        const quantity* q = unboosted_amount(pod, c, resource, basis);
-        if (!q) q = find_resource(amounts_of(c, basis), resource);
+        const core::quantity* q = unboosted_amount(pod, c, resource, basis);
+        if (!q) q = core::find_resource(amounts_of(c, basis), resource);
         if (!q) {
             return "missing " + std::string(basis_word(basis)) + " for " + std::string(resource) +
                    " in container " + c.name + " of Pod " + pod.name;
@@ -98,7 +99,8 @@ void put_sample(sample_set& samples, std::string_view pod, std::int64_t milli) {
 }
 
 pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples,
-                      std::string_view resource, const controller_config& config, time_point now) {
+                      std::string_view resource, const controller_config& config,
+                      core::time_point now) {
     pod_groups groups;
     for (const pod_info* pod : pods) {
         if (pod->deleting || pod->phase == pod_phase::failed ||
@@ -120,15 +122,16 @@ pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set
             if (!pod->ready || !pod->start_time) {
                 unready = true;
             } else {
-                const time_point transition = pod->ready_transition_time.value_or(time_point{});
+                const core::time_point transition =
+                    pod->ready_transition_time.value_or(core::time_point{});
                 if (*pod->start_time + config.cpu_initialization_period > now) {
                     // Still initializing: skip unready pods, and samples not a full window after
                     // readiness.
-                    unready = *pod->ready == condition_status::false_ ||
+                    unready = *pod->ready == core::condition_status::false_ ||
                               sample->timestamp < transition + sample->window;
                 } else {
                     // Skip pods that are unready and have never been ready.
-                    unready = *pod->ready == condition_status::false_ &&
+                    unready = *pod->ready == core::condition_status::false_ &&
                               *pod->start_time + config.initial_readiness_delay > transition;
                 }
             }

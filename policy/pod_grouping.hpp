@@ -43,7 +43,8 @@ struct pod_groups {
 /// Classifies pods: ignored (deleted or terminal), unready (pending; for cpu also not yet ready or
 /// still initializing), missing (no sample), ready. `resource` is empty for Pods metrics.
 pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples,
-                      std::string_view resource, const controller_config& config, time_point now);
+                      std::string_view resource, const controller_config& config,
+                      core::time_point now);
 
 /// Removes the samples of the named pods.
 void remove_samples(sample_set& samples, const std::vector<std::string_view>& pods);

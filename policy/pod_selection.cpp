@@ -15,7 +15,7 @@ std::string_view group_of(std::string_view api_version) {
     return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
 }
 
-bool same_object(const object_reference& a, const object_reference& b) {
+bool same_object(const core::object_reference& a, const core::object_reference& b) {
     if (a.kind != b.kind || a.name != b.name) return false;
     return a.api_version.empty() || b.api_version.empty() ||
            group_of(a.api_version) == group_of(b.api_version);
@@ -23,9 +23,9 @@ bool same_object(const object_reference& a, const object_reference& b) {
 
 } // namespace
 
-bool owned_by(const pod_info& pod, const object_reference& target,
+bool owned_by(const pod_info& pod, const core::object_reference& target,
               std::span<const controller_link> links) {
-    const object_reference* at = &pod.controller();
+    const core::object_reference* at = &pod.controller();
     for (int hop = 0; hop < max_hops && !at->kind.empty(); ++hop) {
         if (same_object(*at, target)) return true;
         const auto up = std::find_if(links.begin(), links.end(), [&](const controller_link& l) {
@@ -38,7 +38,7 @@ bool owned_by(const pod_info& pod, const object_reference& target,
 }
 
 std::vector<std::string> keep_owned(std::vector<const pod_info*>& pods,
-                                    const object_reference& target,
+                                    const core::object_reference& target,
                                     std::span<const controller_link> links) {
     std::vector<std::string> excluded;
     std::erase_if(pods, [&](const pod_info* p) {
@@ -51,7 +51,7 @@ std::vector<std::string> keep_owned(std::vector<const pod_info*>& pods,
 }
 
 std::string excluded_pods_message(const std::vector<std::string>& names,
-                                  const object_reference& target) {
+                                  const core::object_reference& target) {
     constexpr std::size_t named = 5;
     std::string m =
         std::to_string(names.size()) + (names.size() == 1 ? " pod matches" : " pods match") +

@@ -16,24 +16,24 @@ namespace hpaplus::policy {
 /// One controller between a pod and the workload: `object` (a ReplicaSet) is controlled by
 /// `controller` (its Deployment).
 struct controller_link {
-    object_reference object;
-    object_reference controller;
+    core::object_reference object;
+    core::object_reference controller;
     friend bool operator==(const controller_link&, const controller_link&) = default;
 };
 
 /// True when `pod`'s controller is `target`, or its controller's controller (through `links`),
 /// and so on for a few hops. Kinds and names must be equal; API versions only by group, and only
 /// when both are given (a scaleTargetRef may leave it out).
-bool owned_by(const pod_info& pod, const object_reference& target,
+bool owned_by(const pod_info& pod, const core::object_reference& target,
               std::span<const controller_link> links);
 
 /// Keeps in `pods` those `target` owns and returns the names of the others, sorted.
 std::vector<std::string> keep_owned(std::vector<const pod_info*>& pods,
-                                    const object_reference& target,
+                                    const core::object_reference& target,
                                     std::span<const controller_link> links);
 
 /// "N pods match … but are not owned by Kind/name: a, b, c[, and M more]".
 std::string excluded_pods_message(const std::vector<std::string>& names,
-                                  const object_reference& target);
+                                  const core::object_reference& target);
 
 } // namespace hpaplus::policy

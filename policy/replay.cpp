@@ -24,7 +24,7 @@ constexpr seconds warm_age{3600};
 
 struct replay_pod {
     std::string name;
-    time_point created{};
+    core::time_point created{};
 };
 
 std::int64_t clamped_milli(double value) {
@@ -43,16 +43,16 @@ class replayed_workload {
 
     std::int32_t replicas() const { return static_cast<std::int32_t>(pods_.size()); }
 
-    bool is_ready(const replay_pod& p, time_point now) const {
+    bool is_ready(const replay_pod& p, core::time_point now) const {
         return p.created + load_.readiness_delay <= now;
     }
-    std::int32_t ready(time_point now) const {
+    std::int32_t ready(core::time_point now) const {
         return static_cast<std::int32_t>(std::count_if(
             pods_.begin(), pods_.end(), [&](const replay_pod& p) { return is_ready(p, now); }));
     }
 
     // New pods are created now; a scale-down removes the newest first (the unready ones).
-    void resize(std::int32_t n, time_point now) {
+    void resize(std::int32_t n, core::time_point now) {
         n = std::max(n, 0);
         while (replicas() > n)
             pods_.pop_back();
@@ -61,7 +61,7 @@ class replayed_workload {
                 {hpa_.spec.scale_target_ref.name + "-" + std::to_string(++created_), now});
     }
 
-    std::vector<pod_info> pod_infos(time_point now) const {
+    std::vector<pod_info> pod_infos(core::time_point now) const {
         // The replayed pods are alike: one template.
         pod_template shared;
         shared.namespace_ = hpa_.namespace_;
@@ -77,7 +77,7 @@ class replayed_workload {
             info.phase = pod_phase::running;
             info.start_time = p.created;
             const bool ready = is_ready(p, now);
-            info.ready = ready ? condition_status::true_ : condition_status::false_;
+            info.ready = ready ? core::condition_status::true_ : core::condition_status::false_;
             info.ready_transition_time = ready ? p.created + load_.readiness_delay : p.created;
             out.push_back(std::move(info));
         }
@@ -86,7 +86,7 @@ class replayed_workload {
 
     // The share of `total` (milli) each pod carries: the ready ones split it, the others carry
     // nothing; with none ready, all split it.
-    std::vector<std::int64_t> shares(std::int64_t total, time_point now) const {
+    std::vector<std::int64_t> shares(std::int64_t total, core::time_point now) const {
         const std::int32_t ready_pods = ready(now);
         std::vector<std::int64_t> out;
         out.reserve(pods_.size());
@@ -134,7 +134,7 @@ class replayer {
         const auto duration = load_.duration();
         std::size_t index = 0;
         for (seconds s{0}; s < duration; ++s) {
-            const time_point now = load_.start + s;
+            const core::time_point now = load_.start + s;
             if (s % sync == seconds{0}) {
                 out.decisions.push_back(decide_at(now, index++, out.summary, observe));
                 out.summary.max_replicas = std::max(out.summary.max_replicas, workload_.replicas());
@@ -158,11 +158,11 @@ class replayer {
     struct {
         std::vector<forecast::sample> history;
         std::size_t next = 0; ///< the next recorded value to add
-        std::optional<time_point> computed_at;
+        std::optional<core::time_point> computed_at;
         prediction_input last;
     } prediction_;
 
-    std::optional<double> recorded(std::size_t metric, time_point now) const {
+    std::optional<double> recorded(std::size_t metric, core::time_point now) const {
         const auto it = load_.series.find(metric);
         if (it == load_.series.end()) return std::nullopt;
         const auto k = static_cast<std::size_t>((now - load_.start) / load_.step);
@@ -173,13 +173,14 @@ class replayer {
     // status (percent of one pod's request for Utilization), a value as recorded.
     std::optional<double> forecast_unit(const metric_spec& m, double total) const {
         if (m.target.type != metric_target_type::utilization) return total;
-        const resource_list& basis = m.basis == usage_basis::limits ? load_.limits : load_.requests;
-        const quantity* request = find_resource(basis, m.resource_name);
+        const core::resource_list& basis =
+            m.basis == usage_basis::limits ? load_.limits : load_.requests;
+        const core::quantity* request = core::find_resource(basis, m.resource_name);
         if (!request || request->milli_value() <= 0) return std::nullopt;
         return total * 100.0 / request->as_double();
     }
 
-    prediction_input forecast_at(time_point now) {
+    prediction_input forecast_at(core::time_point now) {
         const prediction_spec& p = *hpa_.spec.prediction;
         const metric_spec* m = named_metric(hpa_.spec, p.metric);
         const auto series =
@@ -212,7 +213,7 @@ class replayer {
         return prediction_.last;
     }
 
-    metric_reading reading(std::size_t i, time_point now) const {
+    metric_reading reading(std::size_t i, core::time_point now) const {
         const metric_spec& m = hpa_.spec.metrics[i];
         metric_reading r;
         if (m.type == metric_source_type::formula) return r;
@@ -227,20 +228,22 @@ class replayer {
         case metric_source_type::resource:
         case metric_source_type::container_resource: {
             const auto shares = workload_.shares(milli, now);
-            std::vector<pod_metrics> items;
+            std::vector<core::pod_metrics> items;
             items.reserve(shares.size());
             for (std::size_t p = 0; p < shares.size(); ++p) {
-                pod_metrics pm;
+                core::pod_metrics pm;
                 pm.name = workload_.pods()[p].name;
                 pm.namespace_ = hpa_.namespace_;
                 pm.labels = {{"app", "replay"}};
                 pm.timestamp = now;
                 pm.window = sample_window;
                 pm.containers.push_back(
-                    {workload_.container(), {{m.resource_name, quantity::from_milli(shares[p])}}});
+                    {workload_.container(),
+                     {{m.resource_name, core::quantity::from_milli(shares[p])}}});
                 items.push_back(std::move(pm));
             }
-            const auto held = std::make_shared<const std::vector<pod_metrics>>(std::move(items));
+            const auto held =
+                std::make_shared<const std::vector<core::pod_metrics>>(std::move(items));
             set_samples(r, samples_from_pod_metrics(*held, m.resource_name, m.container));
             r.names = held;
             break;
@@ -268,7 +271,7 @@ class replayer {
         return r;
     }
 
-    replay_decision decide_at(time_point now, std::size_t index, replay_summary& summary,
+    replay_decision decide_at(core::time_point now, std::size_t index, replay_summary& summary,
                               const replay_observer& observe) {
         const std::vector<pod_info> pods = workload_.pod_infos(now);
         reconcile_input in;
@@ -306,7 +309,7 @@ class replayer {
 
     // The metric's value per ready pod as the pods see it now (Resource, ContainerResource, Pods),
     // or as recorded (Object, External), or computed (Formula).
-    std::optional<double> current(std::size_t i, time_point now, int depth = 0) const {
+    std::optional<double> current(std::size_t i, core::time_point now, int depth = 0) const {
         const metric_spec& m = hpa_.spec.metrics[i];
         if (m.type == metric_source_type::formula) {
             if (!formulas_[i] || depth > 32) return std::nullopt;
@@ -332,7 +335,7 @@ class replayer {
     }
 
     // Whether any voting metric is above its target now (strictly; tolerance not applied).
-    bool above_target(time_point now) const {
+    bool above_target(core::time_point now) const {
         for (std::size_t i = 0; i < hpa_.spec.metrics.size(); ++i) {
             const metric_spec& m = hpa_.spec.metrics[i];
             if (inputs_[i] || !m.target_set) continue;
@@ -343,9 +346,9 @@ class replayer {
                                         m.type == metric_source_type::container_resource ||
                                         m.type == metric_source_type::pods;
             if (t.type == metric_target_type::utilization && t.average_utilization) {
-                const resource_list& basis =
+                const core::resource_list& basis =
                     m.basis == usage_basis::limits ? load_.limits : load_.requests;
-                const quantity* request = find_resource(basis, m.resource_name);
+                const core::quantity* request = core::find_resource(basis, m.resource_name);
                 if (!request || request->milli_value() <= 0) continue;
                 if (*v * 1000.0 * 100.0 >
                     static_cast<double>(request->milli_value()) * *t.average_utilization)

@@ -21,11 +21,11 @@ namespace hpaplus::policy {
 /// Resource, ContainerResource and Pods values are the workload's total (usage summed over its
 /// pods, in the metric's units: cores, bytes, ...); Object and External values are the metric.
 struct recorded_load {
-    time_point start{};
+    core::time_point start{};
     std::chrono::seconds step{15};
     std::int32_t initial_replicas = 1;
-    resource_list requests; ///< of each pod (one container)
-    resource_list limits;
+    core::resource_list requests; ///< of each pod (one container)
+    core::resource_list limits;
     std::map<std::size_t, std::vector<std::optional<double>>> series; ///< nullopt: no sample
     /// How long a new pod takes to become Ready (and so to take load).
     std::chrono::seconds readiness_delay{30};
@@ -49,7 +49,7 @@ struct replay_summary {
 
 /// The workload at one decision.
 struct replay_decision {
-    time_point time{};
+    core::time_point time{};
     std::int32_t replicas = 0; ///< after the decision
     std::int32_t ready = 0;    ///< ready pods when it was taken
     std::string reason;        ///< the rescale reason, "" when nothing changed

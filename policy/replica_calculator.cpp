@@ -207,7 +207,8 @@ core::outcome<std::int32_t> usage_ratio_replicas(const calculator_context& ctx,
     if (pods.empty()) return "unable to calculate ready pods: " + no_pods;
     std::int64_t ready = 0;
     for (const pod_info* pod : pods) {
-        if (pod->phase == pod_phase::running && pod->ready == condition_status::true_) ++ready;
+        if (pod->phase == pod_phase::running && pod->ready == core::condition_status::true_)
+            ++ready;
     }
     return ceil_replicas(usage_ratio * static_cast<double>(ready));
 }

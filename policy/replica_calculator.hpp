@@ -32,7 +32,7 @@ struct calculator_context {
     const std::vector<const pod_info*>* pods =
         nullptr; ///< pods selected by the target (namespace + selector)
     const controller_config* config = nullptr;
-    time_point now{};
+    core::time_point now{};
 };
 
 /// Result of a utilization calculation.

@@ -19,21 +19,6 @@
 
 namespace hpaplus::policy {
 
-using core::quantity;
-using core::time_point;
-// The Kubernetes words every kind uses live in core/kubernetes.hpp.
-using core::condition;
-using core::condition_status;
-using core::find_condition;
-using core::find_resource;
-using core::object_reference;
-using core::pod_metrics;
-using core::remove_condition;
-using core::resource_entry;
-using core::resource_list;
-using core::set_condition;
-using core::usage_list;
-
 // ---------------------------------------------------------------------------------------------
 // Spec
 
@@ -45,8 +30,8 @@ enum class metric_target_type { utilization, value, average_value };
 struct metric_target {
     metric_target_type type = metric_target_type::utilization;
     std::optional<std::int32_t> average_utilization;
-    std::optional<quantity> value;
-    std::optional<quantity> average_value;
+    std::optional<core::quantity> value;
+    std::optional<core::quantity> average_value;
 };
 
 /// `autoscaling/v2` MetricIdentifier.
@@ -72,10 +57,10 @@ struct fallback_spec {
 /// One entry of `spec.metrics`.
 struct metric_spec {
     metric_source_type type = metric_source_type::resource;
-    std::string resource_name;         ///< Resource / ContainerResource
-    std::string container;             ///< ContainerResource
-    metric_identifier metric;          ///< Pods / Object / External
-    object_reference described_object; ///< Object
+    std::string resource_name;               ///< Resource / ContainerResource
+    std::string container;                   ///< ContainerResource
+    metric_identifier metric;                ///< Pods / Object / External
+    core::object_reference described_object; ///< Object
     metric_target target;
     bool target_set = true; ///< false only for an input of a Formula that gives no target
     std::string name;       ///< HPAPlus: how a Formula refers to this metric ("" = unnamed)
@@ -100,7 +85,7 @@ struct scaling_rules {
     std::optional<std::int32_t> stabilization_window_seconds;
     std::optional<select_policy> select;
     std::optional<std::vector<scaling_policy>> policies;
-    std::optional<quantity> tolerance;
+    std::optional<core::quantity> tolerance;
 };
 
 struct behavior_spec {
@@ -162,11 +147,11 @@ struct prediction_input {
     std::string why;             ///< the reason there is none (a condition reason)
     std::string message;
     std::optional<std::chrono::nanoseconds> period; ///< the rhythm the forecast found
-    std::optional<time_point> next_peak;            ///< when its next cycle's highest value is due
+    std::optional<core::time_point> next_peak;      ///< when its next cycle's highest value is due
 };
 
 struct autoscaler_spec {
-    object_reference scale_target_ref;
+    core::object_reference scale_target_ref;
     std::optional<std::int32_t> min_replicas;
     std::int32_t max_replicas = 0;
     std::vector<metric_spec> metrics;
@@ -184,8 +169,8 @@ struct autoscaler_spec {
 
 /// `autoscaling/v2` MetricValueStatus.
 struct metric_value_status {
-    std::optional<quantity> value;
-    std::optional<quantity> average_value;
+    std::optional<core::quantity> value;
+    std::optional<core::quantity> average_value;
     std::optional<std::int32_t> average_utilization;
 };
 
@@ -195,17 +180,17 @@ struct metric_status {
     std::string resource_name;
     std::string container;
     metric_identifier metric;
-    std::optional<object_reference> described_object;
+    std::optional<core::object_reference> described_object;
     metric_value_status current;
 };
 
 struct autoscaler_status {
     std::optional<std::int64_t> observed_generation;
-    std::optional<time_point> last_scale_time;
+    std::optional<core::time_point> last_scale_time;
     std::int32_t current_replicas = 0;
     std::int32_t desired_replicas = 0;
     std::vector<std::optional<metric_status>> current_metrics; ///< nullopt = a metric that failed
-    std::vector<condition> conditions;
+    std::vector<core::condition> conditions;
 };
 
 /// The autoscaler object as the decision core needs it.
@@ -231,8 +216,8 @@ enum class pod_phase { pending, running, succeeded, failed, unknown };
 
 struct container_spec {
     std::string name;
-    resource_list requests;
-    resource_list limits;
+    core::resource_list requests;
+    core::resource_list limits;
     bool restart_always = false; ///< an init container with restartPolicy Always (a sidecar)
     friend bool operator==(const container_spec&, const container_spec&) = default;
 };
@@ -243,8 +228,8 @@ struct container_spec {
 /// nor up.
 struct boosted_container {
     std::string name;
-    std::optional<quantity> request;
-    std::optional<quantity> limit;
+    std::optional<core::quantity> request;
+    std::optional<core::quantity> limit;
     std::string by = {}; ///< the VPAPlus the record names (policy/boost_trust.hpp checks it)
     friend bool operator==(const boosted_container&, const boosted_container&) = default;
 };
@@ -256,11 +241,11 @@ struct boosted_container {
 struct pod_template {
     std::string namespace_;
     /// Its controller (metadata.ownerReferences[controller: true]); empty kind when none.
-    object_reference controller;
+    core::object_reference controller;
     std::vector<container_spec> containers;
     std::vector<container_spec> init_containers;
-    resource_list pod_requests; ///< spec.resources (pod-level resources)
-    resource_list pod_limits;
+    core::resource_list pod_requests; ///< spec.resources (pod-level resources)
+    core::resource_list pod_limits;
     friend bool operator==(const pod_template&, const pod_template&) = default;
 };
 
@@ -272,19 +257,19 @@ struct pod_info {
     std::string name;
     core::label_map labels; ///< its own (a StatefulSet's pods differ), equal sets share a buffer
     pod_phase phase = pod_phase::pending;
-    bool deleting = false;                 ///< metadata.deletionTimestamp is set
-    std::optional<condition_status> ready; ///< the Ready condition, if present
-    std::optional<time_point> start_time;
-    std::optional<time_point> ready_transition_time; ///< its lastTransitionTime
+    bool deleting = false;                       ///< metadata.deletionTimestamp is set
+    std::optional<core::condition_status> ready; ///< the Ready condition, if present
+    std::optional<core::time_point> start_time;
+    std::optional<core::time_point> ready_transition_time; ///< its lastTransitionTime
     std::vector<boosted_container> boosted; ///< containers whose start-up boost is in force
     std::shared_ptr<const pod_template> shared = empty_pod_template(); ///< never null
 
     const std::string& namespace_() const { return shared->namespace_; }
-    const object_reference& controller() const { return shared->controller; }
+    const core::object_reference& controller() const { return shared->controller; }
     const std::vector<container_spec>& containers() const { return shared->containers; }
     const std::vector<container_spec>& init_containers() const { return shared->init_containers; }
-    const resource_list& pod_requests() const { return shared->pod_requests; }
-    const resource_list& pod_limits() const { return shared->pod_limits; }
+    const core::resource_list& pod_requests() const { return shared->pod_requests; }
+    const core::resource_list& pod_limits() const { return shared->pod_limits; }
     /// A template of its own to change, copied from the one it had (for code that builds pods:
     /// the decoder, tools and tests). The reference holds until `shared` is replaced.
     pod_template& own_template();
@@ -298,7 +283,7 @@ struct pod_info {
 struct pod_sample {
     std::string_view pod;
     std::int64_t milli = 0;
-    time_point timestamp{};
+    core::time_point timestamp{};
     std::chrono::nanoseconds window{0};
 };
 

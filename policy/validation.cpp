@@ -45,7 +45,7 @@ struct validator {
         errors.push_back({std::move(field), std::move(message)});
     }
 
-    void positive_quantity(const std::string& field, const std::optional<quantity>& q) {
+    void positive_quantity(const std::string& field, const std::optional<core::quantity>& q) {
         if (!q) return add(field, "must be set");
         if (q->sign() <= 0) return add(field, "must be positive");
         if (!q->milli_fits()) add(field, "must be less than 9223372036854775807m");

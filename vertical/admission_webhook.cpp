@@ -18,9 +18,9 @@
 
 namespace hpaplus::vertical {
 
-using kube::decode_vertical_pod;
-using kube::target_view;
-using kube::vpaplus;
+using kinds::decode_vertical_pod;
+using kinds::target_view;
+using kinds::vpaplus;
 
 namespace {
 
@@ -51,7 +51,7 @@ net::http_response allowed(const std::string& uid, const std::string& patch) {
 }
 
 struct chosen_vpaplus {
-    std::shared_ptr<const kube::vpaplus_record> record;
+    std::shared_ptr<const kinds::vpaplus_record> record;
     bool applies_recommendation = false; ///< not Off, with a recommendation
 };
 
@@ -64,14 +64,14 @@ vpaplus_for(pod_admission_env& env, const std::string& ns, const core::label_map
     for (auto it = items->lower_bound(ns + "/"); it != items->end(); ++it) {
         if (it->second->namespace_() != ns) break;
         // Shared: the record outlives the cache's next change while the target is read.
-        const auto record = it->second->share<kube::vpaplus_record>();
+        const auto record = it->second->share<kinds::vpaplus_record>();
         if (!record || record->invalid) continue;
         const bool applies =
             record->v.mode != vertical::update_mode::off && !record->recommendations.empty();
         if (!applies && !record->v.boost) continue;
         const vpaplus& v = record->v;
         const target_view target =
-            co_await read_target(env.client, &env.deployments, ns, v.target, false);
+            co_await kinds::read_target(env.client, &env.deployments, ns, v.target, false);
         if (!target.scale) {
             spdlog::warn("admission: VPAPlus {}/{}: target {}/{}: {}", ns, v.name, v.target.kind,
                          v.target.name, target.error);
@@ -126,7 +126,7 @@ asio::awaitable<net::http_response> review_pod(pod_admission_env& env, const std
                  v.name);
     co_return allowed(
         uid, vertical::admission_patch(
-                 p, to, v.name, boost.containers.empty() ? "" : kube::encode_boost_record(boost)));
+                 p, to, v.name, boost.containers.empty() ? "" : kinds::encode_boost_record(boost)));
 }
 
 struct pod_admission_server::impl {

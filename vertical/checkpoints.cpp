@@ -1,6 +1,7 @@
 // vertical/checkpoints.cpp — VPAPlusCheckpoint objects: read, created, updated.
 #include "vertical/checkpoints.hpp"
 
+#include "kinds/api_group.hpp"
 #include "kinds/decode.hpp"
 #include "kinds/vpaplus.hpp"
 #include "kube/resources.hpp"
@@ -14,9 +15,9 @@ namespace hpaplus::vertical {
 namespace {
 
 namespace asio = boost::asio;
-using kube::decode_checkpoint_status;
-using kube::encode_checkpoint_status;
-using kube::vpaplus;
+using kinds::decode_checkpoint_status;
+using kinds::encode_checkpoint_status;
+using kinds::vpaplus;
 
 std::string checkpoint_name(const std::string& vpa, const std::string& container) {
     return vpa + "-" + container;
@@ -26,7 +27,7 @@ std::string checkpoint_name(const std::string& vpa, const std::string& container
 
 asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vertical_memory& m) {
     m.checkpoints_loaded = true;
-    auto response = co_await kube::list(env.client, kube::resources::vpapluscheckpoints, v.ns);
+    auto response = co_await kube::list(env.client, kinds::resources::vpapluscheckpoints, v.ns);
     if (!response) {
         spdlog::warn("{}/{}: checkpoints not read: {}", v.ns, v.name, response.message());
         co_return;
@@ -74,7 +75,7 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
                                         core::time_point now, const std::string& key) {
     if (m.last_checkpoint && now - *m.last_checkpoint < env.options.checkpoint_interval) co_return;
     m.last_checkpoint = now;
-    const auto& r = kube::resources::vpapluscheckpoints;
+    const auto& r = kinds::resources::vpapluscheckpoints;
     for (const auto& [container, history] : m.history) {
         const std::string name = checkpoint_name(v.name, container);
         if (m.checkpoints_foreign.count(name)) {

@@ -10,10 +10,10 @@
 
 namespace hpaplus::vertical {
 
-boost::asio::awaitable<void> load_checkpoints(vertical_env& env, const kube::vpaplus& v,
+boost::asio::awaitable<void> load_checkpoints(vertical_env& env, const kinds::vpaplus& v,
                                               vertical_memory& m);
 /// Every --vertical-checkpoint-interval; `key`: the VPAPlus's namespace/name (the write fence's).
-boost::asio::awaitable<void> write_checkpoints(vertical_env& env, const kube::vpaplus& v,
+boost::asio::awaitable<void> write_checkpoints(vertical_env& env, const kinds::vpaplus& v,
                                                vertical_memory& m, core::time_point now,
                                                const std::string& key);
 

@@ -23,9 +23,9 @@ struct resize_words {
 /// One pass of one VPAPlus: what its updates read and count.
 struct pass {
     vertical_env& env;
-    const kube::vpaplus& v;
+    const kinds::vpaplus& v;
     vertical_memory& m;
-    kube::vpaplus_status& status;
+    kinds::vpaplus_status& status;
     kube::involved_object involved;
     core::time_point now;
     vertical_outcome& out;

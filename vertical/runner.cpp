@@ -3,6 +3,7 @@
 #include "vertical/runner.hpp"
 
 #include "core/kubernetes.hpp"
+#include "kinds/api_group.hpp"
 #include "kinds/records.hpp"
 #include "kinds/scale_target.hpp"
 #include "kube/resources.hpp"
@@ -22,10 +23,10 @@
 
 namespace hpaplus::vertical {
 
+using kinds::target_view;
+using kinds::vpaplus;
+using kinds::vpaplus_status;
 using kube::involved_object;
-using kube::target_view;
-using kube::vpaplus;
-using kube::vpaplus_status;
 
 namespace {
 
@@ -59,7 +60,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         co_return out;
     }
     if (env.caches_current && !env.caches_current()) co_return out; // behind: act on nothing
-    const auto record = object->share<kube::vpaplus_record>();
+    const auto record = object->share<kinds::vpaplus_record>();
     if (!record) {
         out.error = "the cached " + object->key + " has no VPAPlus record";
         co_return out;
@@ -75,19 +76,19 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         out.error = "invalid spec: " + *record->invalid;
         core::set_condition(conditions, "ConfigUnsupported", condition_status::true_, "InvalidSpec",
                             *out.error, now);
-        co_await write_status(env.client, kube::resources::vpapluses, *object, stored,
+        co_await write_status(env.client, kinds::resources::vpapluses, *object, stored,
                               encode_vpaplus_status(status));
         const core::event e{"Warning", "InvalidSpec", *out.error};
         co_await env.events.record(involved, e, now);
         co_return out;
     }
     const target_view target =
-        co_await read_target(env.client, &env.deployments, ns, v.target, false);
+        co_await kinds::read_target(env.client, &env.deployments, ns, v.target, false);
     if (!target.scale) {
         out.error = "target " + v.target.kind + "/" + v.target.name + ": " + target.error;
         core::set_condition(conditions, "ConfigUnsupported", condition_status::true_,
                             "TargetUnreadable", *out.error, now);
-        co_await write_status(env.client, kube::resources::vpapluses, *object, stored,
+        co_await write_status(env.client, kinds::resources::vpapluses, *object, stored,
                               encode_vpaplus_status(status));
         co_return out;
     }
@@ -110,7 +111,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     std::vector<pod_view> pods;
     if (selector) {
         for (const auto& p : env.pods.select(ns, *selector))
-            if (const auto* r = p->as<kube::pod_record>(); r && r->view) pods.push_back(*r->view);
+            if (const auto* r = p->as<kinds::pod_record>(); r && r->view) pods.push_back(*r->view);
     }
     core::set_condition(conditions, "NoPodsMatched",
                         pods.empty() ? condition_status::true_ : condition_status::false_,
@@ -151,7 +152,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                                                          target.scale->spec_replicas, updates);
     if (updates && !status.recommendations.empty())
         co_await update_pods(ps, pods, status.recommendations, target.scale->spec_replicas);
-    const bool written = co_await write_status(env.client, kube::resources::vpapluses, *object,
+    const bool written = co_await write_status(env.client, kinds::resources::vpapluses, *object,
                                                stored, encode_vpaplus_status(status));
     if (written && env.recorder) env.recorder->recommended(object->key, now);
     co_await write_checkpoints(env, v, memory, now, object->key);

@@ -45,7 +45,7 @@ struct vertical_env {
     const kube::object_cache& deployments;
     /// What the horizontal autoscaler of a VPAPlus's workload, if any, asks of it
     /// (controller/coordination.hpp).
-    std::function<horizontal_sharing(const kube::vpaplus& v)> sharing_of;
+    std::function<horizontal_sharing(const kinds::vpaplus& v)> sharing_of;
     kube::event_recorder& events;
     const vertical_options& options;
     metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set

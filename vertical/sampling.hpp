@@ -24,8 +24,8 @@ void forget_gone(vertical_memory& m, const std::vector<pod_view>& pods);
 
 /// A VPAPlus without checkpoints starts from Prometheus' history (once per worker); the
 /// HistoryLoaded condition says what came of it.
-boost::asio::awaitable<void> seed_history(vertical_env& env, const kube::vpaplus& v,
-                                          vertical_memory& m, kube::vpaplus_status& status,
+boost::asio::awaitable<void> seed_history(vertical_env& env, const kinds::vpaplus& v,
+                                          vertical_memory& m, kinds::vpaplus_status& status,
                                           core::time_point now);
 
 } // namespace hpaplus::vertical

@@ -16,7 +16,7 @@ namespace asio = boost::asio;
 // Writes the pod's boost annotation. True when the PATCH is taken.
 asio::awaitable<bool> annotate(pass& ps, const pod_view& p, const boost_record& r) {
     auto answer = co_await kube::merge_patch(ps.env.client, kube::resources::pods, ps.v.ns, p.name,
-                                             kube::boost_annotation_patch(r), "", ps.key);
+                                             kinds::boost_annotation_patch(r), "", ps.key);
     if (!answer) {
         const core::event e{"Warning", "StartupBoostFailed",
                             "pod " + p.name +

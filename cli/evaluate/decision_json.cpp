@@ -41,7 +41,7 @@ std::string encode_decision(const policy::decision& dec) {
         v.AddMember("proposedReplicas", optional_int(m.proposal), a);
         v.AddMember(
             "current",
-            m.status ? kube::encode_metric_status(*m.status, a) : Value(rapidjson::kNullType), a);
+            m.status ? kinds::encode_metric_status(*m.status, a) : Value(rapidjson::kNullType), a);
         v.AddMember("error", optional_string(m.error, a), a);
         if (!m.fallback.empty()) v.AddMember("fallback", kube::json_string(m.fallback, a), a);
         metrics.PushBack(v, a);
@@ -72,7 +72,7 @@ std::string encode_decision(const policy::decision& dec) {
         stages.AddMember(rapidjson::StringRef(key), list, a);
     }
     if (const auto& p = dec.stages.prediction) // spec.prediction: the forecast's vote
-        stages.AddMember("prediction", kube::encode_prediction(*p, a), a);
+        stages.AddMember("prediction", kinds::encode_prediction(*p, a), a);
     doc.AddMember("stages", stages, a);
     doc.AddMember("conditions", kube::encode_conditions(dec.status.conditions, a), a);
 

@@ -13,7 +13,7 @@ namespace hpaplus::cli {
 /// The pretty-printed JSON of every stage of one decision, newline-terminated.
 std::string encode_decision(const policy::decision& dec);
 
-using kube::encode_history; // the history in the shape evaluate reads and prints
-using kube::pretty_json;
+using kinds::encode_history; // the history in the shape evaluate reads and prints
+using kinds::pretty_json;
 
 } // namespace hpaplus::cli

@@ -190,7 +190,7 @@ void explain_metrics(std::string& out, const policy::reconcile_input& in,
         if (ratio_of_ready) {
             const auto ready = std::count_if(pods.begin(), pods.end(), [](const auto* p) {
                 return p->phase == policy::pod_phase::running &&
-                       p->ready == policy::condition_status::true_;
+                       p->ready == core::condition_status::true_;
             });
             out += fmt::format("      the ratio times the {} Running and Ready pods\n", ready);
         }
@@ -323,7 +323,7 @@ void explain_outcome(std::string& out, const policy::reconcile_input& in,
 } // namespace
 
 std::string explain_decision(const policy::reconcile_input& in, const policy::decision& d,
-                             const std::optional<kube::decided_outcome>& decided) {
+                             const std::optional<kinds::decided_outcome>& decided) {
     std::string out;
     const auto& ref = in.hpa.spec.scale_target_ref;
     out += fmt::format("{}/{} scales {}/{} (at {})\n", in.hpa.namespace_, in.hpa.name, ref.kind,

@@ -14,6 +14,6 @@ namespace hpaplus::cli {
 /// The explanation of `d`, decided from `in`. With `decided` (what the controller decided from the
 /// same input), it also says whether the two agree.
 std::string explain_decision(const policy::reconcile_input& in, const policy::decision& d,
-                             const std::optional<kube::decided_outcome>& decided);
+                             const std::optional<kinds::decided_outcome>& decided);
 
 } // namespace hpaplus::cli

@@ -4,6 +4,7 @@
 #include "cli/evaluate/snapshot.hpp"
 
 #include "kinds/decode.hpp"
+#include "kinds/pod_metrics.hpp"
 #include "kinds/records.hpp"
 #include "kinds/scale_target.hpp"
 #include "kube/json_decoder.hpp"
@@ -29,7 +30,7 @@ constexpr std::int64_t max_seconds = 365LL * 24 * 3600;
 const char* const unavailable = "the server is currently unable to handle the request";
 
 // `deployments.apps` for error texts that name the target resource like the API server does.
-std::string target_resource(const policy::object_reference& ref) {
+std::string target_resource(const core::object_reference& ref) {
     std::string plural = ref.kind;
     std::transform(plural.begin(), plural.end(), plural.begin(),
                    [](unsigned char c) { return std::tolower(c); });
@@ -75,12 +76,12 @@ void decode_config(json_decoder& d, const json_node& n, policy::controller_confi
 // CPU of the pod template of `target` (the Deployment). Without both, no record is believed.
 void decode_boost_authority(json_decoder& d, const json_node& root, const policy::autoscaler& hpa,
                             policy::boost_authority& out) {
-    const policy::object_reference& workload = hpa.spec.scale_target_ref;
+    const core::object_reference& workload = hpa.spec.scale_target_ref;
     const json_node vpas = root["vpapluses"];
     for (std::size_t i = 0, size = d.array(vpas); i < size && d.ok(); ++i) {
         const json_node v = vpas.at(i);
         if (!d.object(v)) break;
-        const auto record = kube::decode_vpaplus_record(*v.value);
+        const auto record = kinds::decode_vpaplus_record(*v.value);
         if (record.invalid) {
             d.fail(v, *record.invalid);
             break;
@@ -94,7 +95,7 @@ void decode_boost_authority(json_decoder& d, const json_node& root, const policy
         out.vpaplus.clear();
         return;
     }
-    if (const auto cpu = kube::scale_from_deployment(*target.value).template_cpu)
+    if (const auto cpu = kinds::scale_from_deployment(*target.value).template_cpu)
         out.containers = *cpu;
     else
         out.vpaplus.clear();
@@ -128,10 +129,10 @@ std::optional<policy::cron_floor> decode_cron_floor(json_decoder& d, const json_
 }
 
 // What the controller decided from this input (its /debug/objects answer), to compare with.
-std::optional<kube::decided_outcome> decode_decided(json_decoder& d, const json_node& n) {
+std::optional<kinds::decided_outcome> decode_decided(json_decoder& d, const json_node& n) {
     if (!n.present() || !d.object(n)) return std::nullopt;
     d.known_fields(n, {"currentReplicas", "desiredReplicas", "scaleUpdated", "error"});
-    kube::decided_outcome out;
+    kinds::decided_outcome out;
     out.current_replicas = d.opt_int32(n["currentReplicas"], 0).value_or(0);
     out.desired_replicas = d.opt_int32(n["desiredReplicas"], 0).value_or(0);
     out.scale_updated = d.opt_bool(n["scaleUpdated"]).value_or(false);
@@ -285,15 +286,15 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
         }
         const json_node items =
             items_of(d, metric_list(root["customMetrics"], index, spec.metric.name));
-        std::vector<kube::custom_metric_item> decoded;
+        std::vector<kinds::custom_metric_item> decoded;
         for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
-            auto item = kube::decode_custom_metric_item(d, items.at(i));
+            auto item = kinds::decode_custom_metric_item(d, items.at(i));
             if (!item.described_namespace.empty() && item.described_namespace != ns) continue;
             decoded.push_back(std::move(item));
         }
         if (spec.type == policy::metric_source_type::pods) {
             const auto held =
-                std::make_shared<const std::vector<kube::custom_metric_item>>(std::move(decoded));
+                std::make_shared<const std::vector<kinds::custom_metric_item>>(std::move(decoded));
             policy::sample_set samples;
             for (const auto& item : *held) {
                 // A pod we know must match the target's selector, as the server would select it.
@@ -309,7 +310,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
             policy::set_samples(r, policy::samples_from_custom_metrics(std::move(samples)));
             r.names = held;
         } else {
-            std::vector<const kube::custom_metric_item*> matching;
+            std::vector<const kinds::custom_metric_item*> matching;
             for (const auto& item : decoded) {
                 if (item.described_object.name.empty() ||
                     item.described_object.name == spec.described_object.name)
@@ -338,7 +339,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
         const json_node items =
             items_of(d, metric_list(root["externalMetrics"], index, spec.metric.name));
         for (std::size_t i = 0, size = d.array(items); i < size; ++i) {
-            const auto item = kube::decode_external_metric_item(d, items.at(i));
+            const auto item = kinds::decode_external_metric_item(d, items.at(i));
             if (!item.metric_name.empty() && item.metric_name != spec.metric.name) continue;
             if (!metric_selector.matches(item.labels)) continue;
             r.external_values.push_back(item.milli);
@@ -372,9 +373,9 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
                "outside the times a decision can be taken at (" + core::decidable_span() + ")");
     decode_config(d, root["config"], in.config);
     if (!root["hpa"].present()) d.fail(root["hpa"], "required field is missing");
-    in.hpa = kube::decode_autoscaler(d, root["hpa"]);
+    in.hpa = kinds::decode_autoscaler(d, root["hpa"]);
     if (!d.ok()) return d.error();
-    if (kube::is_hpaplus(root["hpa"])) in.config.scale_to_zero = true;
+    if (kinds::is_hpaplus(root["hpa"])) in.config.scale_to_zero = true;
 
     policy::apply_defaults(in.hpa.spec);
     if (auto errors = policy::validate(in.hpa.spec); !errors.empty())
@@ -401,14 +402,14 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
         in.scale_error =
             std::string(unavailable) + " (get " + target_resource(ref) + " " + ref.name + ")";
     } else if (root["scale"].present()) {
-        in.scale = kube::decode_scale(d, root["scale"]);
+        in.scale = kinds::decode_scale(d, root["scale"]);
     } else {
         in.scale_error = "no scale subresource was given (the input has no \"scale\")";
     }
 
     const json_node pods = root["pods"];
     for (std::size_t i = 0, size = d.array(pods); i < size; ++i)
-        s.pods.push_back(kube::decode_pod(d, pods.at(i)));
+        s.pods.push_back(kinds::decode_pod(d, pods.at(i)));
     for (const auto& p : s.pods)
         in.pods.push_back(&p);
     // podSelection OwnerReferences: the ReplicaSets between the pods and their Deployments, as
@@ -417,7 +418,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     for (std::size_t i = 0, size = d.array(replica_sets); i < size; ++i) {
         const json_node meta = replica_sets.at(i)["metadata"];
         policy::controller_link link{{"ReplicaSet", d.string(meta["name"]), "apps/v1"},
-                                     kube::decode_controller(d, meta)};
+                                     kinds::decode_controller(d, meta)};
         if (!link.controller.kind.empty()) in.controllers.push_back(std::move(link));
     }
 
@@ -430,7 +431,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
     const auto pod_metrics = std::make_shared<std::vector<core::pod_metrics>>();
     const json_node pm = items_of(d, root["podMetrics"]);
     for (std::size_t i = 0, size = d.array(pm); i < size; ++i) {
-        auto m = kube::decode_pod_metrics(d, pm.at(i));
+        auto m = kinds::decode_pod_metrics(d, pm.at(i));
         if (m.namespace_ != in.hpa.namespace_) continue;
         // metrics-server copies pod labels into PodMetrics; without them, use the pod's own labels.
         const core::label_map* labels = &m.labels;
@@ -467,7 +468,7 @@ std::optional<kube::json_error> decode_document(const rapidjson::Document& doc,
         in.prediction.next_peak = d.opt_time(f["nextPeak"]);
     }
     if (root["target"].present())
-        in.rollout = policy::assess_rollout(kube::decode_rollout_status(d, root["target"]));
+        in.rollout = policy::assess_rollout(kinds::decode_rollout_status(d, root["target"]));
     if (const json_node r = root["rollout"]; r.present() && d.object(r)) {
         d.known_fields(r, {"inProgress", "message"});
         in.rollout = policy::rollout_state{d.opt_bool(r["inProgress"]).value_or(false),

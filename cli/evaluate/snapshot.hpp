@@ -22,7 +22,7 @@ struct snapshot {
     /// The error a /scale write would get (failure `updateScale`); nullopt = it succeeds.
     std::optional<std::string> scale_write_error;
     /// What the controller decided from this input (`decided`, from /debug/objects).
-    std::optional<kube::decided_outcome> decided;
+    std::optional<kinds::decided_outcome> decided;
 };
 
 /// Decodes one input document into `s`; on bad input, one line naming the field. `default_now`

@@ -108,7 +108,7 @@ core::outcome<recorded_history> decode_recorded_history(std::string_view text, b
     if (!root["vpa"].present()) d.fail(root["vpa"], "required field is missing");
     recorded_history h;
     h.now = in_range_time(d, root["now"]);
-    h.vpa = kube::decode_vpaplus(d, root["vpa"]);
+    h.vpa = kinds::decode_vpaplus(d, root["vpa"]);
     decode_list(d, root["samples"], false, h.feed);
     decode_list(d, root["ooms"], true, h.feed);
     if (!d.ok()) return one_line(d.error().to_string());

@@ -32,7 +32,7 @@ struct recorded_usage {
 
 struct recorded_history {
     std::optional<core::time_point> now;
-    kube::vpaplus vpa;
+    kinds::vpaplus vpa;
     std::vector<recorded_usage> feed; ///< samples and OOMs in the order they are fed
 };
 

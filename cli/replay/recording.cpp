@@ -27,9 +27,9 @@ core::outcome<replay_autoscaler> decode_replay_autoscaler(std::string_view text)
         return core::error_message("bad JSON: " + why);
     kube::json_decoder d;
     replay_autoscaler out;
-    out.hpa = kube::decode_autoscaler(d, kube::json_node{&doc, ""});
+    out.hpa = kinds::decode_autoscaler(d, kube::json_node{&doc, ""});
     if (!d.ok()) return core::error_message(d.error().to_string());
-    out.config.scale_to_zero = kube::is_hpaplus(kube::json_node{&doc, ""});
+    out.config.scale_to_zero = kinds::is_hpaplus(kube::json_node{&doc, ""});
     policy::apply_defaults(out.hpa.spec);
     if (auto errors = policy::validate(out.hpa.spec); !errors.empty())
         return core::error_message(errors.front().field + ": " + errors.front().message);

@@ -53,7 +53,7 @@ std::optional<double> capacity(const policy::metric_spec& m, const policy::recor
     const auto& t = m.target;
     if (t.type == metric_target_type::utilization && t.average_utilization) {
         const auto& basis = m.basis == policy::usage_basis::limits ? load.limits : load.requests;
-        const core::quantity* request = policy::find_resource(basis, m.resource_name);
+        const core::quantity* request = core::find_resource(basis, m.resource_name);
         if (!request) return std::nullopt;
         return replicas * request->as_double() * *t.average_utilization / 100.0;
     }

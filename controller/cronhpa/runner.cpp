@@ -4,6 +4,7 @@
 #include "controller/coordination.hpp"
 #include "core/kubernetes.hpp"
 #include "cron/plan.hpp"
+#include "kinds/api_group.hpp"
 #include "kinds/records.hpp"
 #include "kinds/scale_target.hpp"
 #include "kube/resources.hpp"
@@ -28,8 +29,8 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
     r.mode = run_mode::direct;
     bool fresh = false;
     for (int attempt = 1;; ++attempt) {
-        const kube::target_view target =
-            co_await kube::read_target(env.client, &env.deployments, ns, ref, fresh);
+        const kinds::target_view target =
+            co_await kinds::read_target(env.client, &env.deployments, ns, ref, fresh);
         if (!target.scale) {
             r.message =
                 "cannot read the scale of " + ref.kind + "/" + ref.name + ": " + target.error;
@@ -43,7 +44,7 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
             co_return r;
         }
         const auto response =
-            co_await kube::write_scale(env.client, ns, ref, size, target.resource_version, key);
+            co_await kinds::write_scale(env.client, ns, ref, size, target.resource_version, key);
         if (response) {
             r.ok = true;
             r.message = "scaled " + ref.kind + "/" + ref.name + " from " + std::to_string(from) +
@@ -60,12 +61,12 @@ boost::asio::awaitable<run_report> scale_directly(cron_env& env, const std::stri
 
 // Runs a job: a floor when an HPAPlus or a plain HPA scales the target (it stays the only /scale
 // writer), otherwise replicas set directly.
-boost::asio::awaitable<run_report> run_job(cron_env& env, const kube::cronhpa& c,
+boost::asio::awaitable<run_report> run_job(cron_env& env, const kinds::cronhpa& c,
                                            std::int32_t size) {
     const core::object_reference& ref = c.spec.target;
     run_report r;
     r.mode = run_mode::floor;
-    if (ref.kind == kube::hpaplus_kind) {
+    if (ref.kind == kinds::hpaplus_kind) {
         r.ok = true;
         r.hpaplus = ref.name;
         r.message = "floor " + std::to_string(size) + " for HPAPlus " + ref.name;
@@ -109,15 +110,14 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         co_return out;
     }
     const auto now_tp = env.options.wall_clock();
-    const auto record = object->share<kube::cronhpa_record>();
+    const auto record = object->share<kinds::cronhpa_record>();
     if (!record) {
         out.error = "the cached " + object->key + " has no CronHPA record";
         co_return out;
     }
-    const kube::status_tree stored = record->stored_status; // alive across the waits below
-    kube::cronhpa c = record->c;                            // its status changes as the wake goes
-    const kube::involved_object involved{
-        ns, name, c.uid, "CronHPA", "autoscaling.hpaplus.io/v1alpha1", {}};
+    const kinds::status_tree stored = record->stored_status; // alive across the waits below
+    kinds::cronhpa c = record->c;                            // its status changes as the wake goes
+    const kube::involved_object involved{ns, name, c.uid, "CronHPA", kinds::group_version, {}};
 
     const date::time_zone* zone = record->invalid ? nullptr : cron::find_zone(c.spec.time_zone);
     if (!zone) {
@@ -126,8 +126,8 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
                             : "spec.timeZone: unknown time zone \"" + c.spec.time_zone + "\"";
         out.error = "invalid spec: " + why;
         const core::event e = cron::mark_invalid(c.status, c.generation, why, now_tp);
-        const std::string status = kube::encode_cronhpa_status(c);
-        co_await kube::write_status(env.client, kube::resources::cronhpas, *object, stored.get(),
+        const std::string status = kinds::encode_cronhpa_status(c);
+        co_await kube::write_status(env.client, kinds::resources::cronhpas, *object, stored.get(),
                                     status, nullptr, kube::request_class::backlog);
         co_await env.events.record(involved, e, now_tp, kube::request_class::backlog);
         co_return out;
@@ -153,8 +153,8 @@ boost::asio::awaitable<cron_outcome> run_cronhpa(cron_env& env, const std::strin
         cron::finish_wake(wake, c.spec.jobs, reports, limit, c.generation, ctx, memory, c.status);
     out.fired = done.fired;
     out.error = std::move(done.error);
-    const std::string status = kube::encode_cronhpa_status(c);
-    co_await kube::write_status(env.client, kube::resources::cronhpas, *object, stored.get(),
+    const std::string status = kinds::encode_cronhpa_status(c);
+    co_await kube::write_status(env.client, kinds::resources::cronhpas, *object, stored.get(),
                                 status);
     for (const auto& e : done.events)
         co_await env.events.record(involved, e, now_tp);

@@ -2,6 +2,7 @@
 #include "controller/hpaplus/prediction_source.hpp"
 
 #include "core/duration.hpp"
+#include "kinds/api_group.hpp"
 #include "kinds/prediction_checkpoint.hpp"
 #include "kube/encode.hpp"
 #include "kube/resources.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 using std::chrono::nanoseconds;
 
-constexpr std::string_view hpaplus_api_version = "autoscaling.hpaplus.io/v1alpha1";
+constexpr std::string_view hpaplus_api_version = kinds::group_version;
 // Prometheus refuses a range query of more than 11,000 points per series.
 constexpr std::int64_t points_per_read = 10'000;
 // The forecast resamples at most this many buckets; a history holds no more samples.
@@ -175,8 +176,8 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
     memory.checkpoint_read = true;
     const policy::prediction_spec& p = *hpa.spec.prediction;
     const std::string who = hpa.namespace_ + "/" + hpa.name;
-    const auto response = co_await kube::get(checkpoint.client, kube::resources::hpapluscheckpoints,
-                                             hpa.namespace_, hpa.name);
+    const auto response = co_await kube::get(
+        checkpoint.client, kinds::resources::hpapluscheckpoints, hpa.namespace_, hpa.name);
     if (response.ec == kube::errc::not_found) co_return; // none yet
     if (!response) {
         spdlog::warn("{}: prediction history not read from its checkpoint: {}", who,
@@ -184,7 +185,7 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
         co_return;
     }
     memory.checkpoint_created = true;
-    auto kept = kube::decode_prediction_checkpoint(response.body);
+    auto kept = kinds::decode_prediction_checkpoint(response.body);
     if (!kept) {
         spdlog::warn("{}: the checkpoint of its prediction history is unreadable ({}); starting "
                      "afresh",
@@ -228,7 +229,7 @@ boost::asio::awaitable<void> write_checkpoint(prediction_checkpoint_env& checkpo
                                               const policy::autoscaler& hpa,
                                               prediction_memory& memory, core::time_point now) {
     memory.checkpoint_written = now;
-    const auto& r = kube::resources::hpapluscheckpoints;
+    const auto& r = kinds::resources::hpapluscheckpoints;
     const std::string who = hpa.namespace_ + "/" + hpa.name;
     if (memory.checkpoint_foreign) {
         // Not this HPAPlus's (or dated ahead): deleted and created anew, owned by it.
@@ -252,9 +253,9 @@ boost::asio::awaitable<void> write_checkpoint(prediction_checkpoint_env& checkpo
         }
         memory.checkpoint_created = true;
     }
-    const kube::prediction_history h{hpa.spec.prediction->metric, hpa.spec.prediction->step,
-                                     memory.samples};
-    std::string patch = R"({"status":)" + kube::encode_prediction_checkpoint_status(h, now) + "}";
+    const kinds::prediction_history h{hpa.spec.prediction->metric, hpa.spec.prediction->step,
+                                      memory.samples};
+    std::string patch = R"({"status":)" + kinds::encode_prediction_checkpoint_status(h, now) + "}";
     const std::string sub = "status"; // named: GCC 12 ends temporaries in co_await calls early
     auto written = co_await kube::merge_patch(checkpoint.client, r, hpa.namespace_, hpa.name,
                                               std::move(patch), sub, checkpoint.fence_key);

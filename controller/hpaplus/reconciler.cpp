@@ -21,14 +21,14 @@ namespace hpaplus::controller {
 namespace {
 
 // Another manager's status write within the window ("kube-controller-manager at T"), if any.
-std::optional<std::string> foreign_status_writer(const std::vector<kube::status_write>& writes,
+std::optional<std::string> foreign_status_writer(const std::vector<kinds::status_write>& writes,
                                                  const native_hpa_options& o,
                                                  core::time_point now) {
     if (o.force_takeover) return std::nullopt;
     std::optional<std::string> newest;
     core::time_point newest_time{};
     for (const auto& w : writes) {
-        if (w.manager == kube::hpaplus_field_manager || now - w.time > o.foreign_status_window)
+        if (w.manager == kinds::hpaplus_field_manager || now - w.time > o.foreign_status_window)
             continue;
         if (!newest || w.time > newest_time) {
             newest = w.manager + " at " + core::format_rfc3339(w.time);
@@ -43,7 +43,7 @@ std::optional<std::string> foreign_status_writer(const std::vector<kube::status_
 decoded_autoscaler decode(const kube::object_cptr& object) {
     decoded_autoscaler out;
     out.source = object;
-    out.record = object->share<kube::autoscaler_record>();
+    out.record = object->share<kinds::autoscaler_record>();
     if (out.record) out.hpa = out.record->hpa;
     return out;
 }
@@ -58,17 +58,17 @@ bool shadow(const autoscaler_kind& kind, const policy::autoscaler_spec& spec) {
 // not for a shadow) and records the Warning Event.
 boost::asio::awaitable<void>
 block(reconcile_env& env, const autoscaler_kind& kind, const kube::cached_object& object,
-      const kube::autoscaler_record& record, const policy::autoscaler_spec& spec,
+      const kinds::autoscaler_record& record, const policy::autoscaler_spec& spec,
       const kube::involved_object& involved, const char* reason, const std::string& message,
       core::time_point now, reconcile_outcome& out) {
     // An object that cannot act reports from the backlog budget: behind every object that can.
-    const policy::event e{"Warning", reason, message};
+    const core::event e{"Warning", reason, message};
     co_await env.events.record(involved, e, now, kube::request_class::backlog);
     ++out.events;
     if (shadow(kind, spec)) co_return;
-    const std::string status = kube::encode_blocked_status(
+    const std::string status = kinds::encode_blocked_status(
         record.status(), object.generation, reason, message, now,
-        kind.native ? kube::status_form::hpa : kube::status_form::hpaplus);
+        kind.native ? kinds::status_form::hpa : kinds::status_form::hpaplus);
     out.status_written =
         co_await kube::write_status(env.client, kind.resource, object, record.stored_status.get(),
                                     status, nullptr, kube::request_class::backlog);
@@ -139,7 +139,7 @@ controller_links(const kube::object_cache& replicasets, const std::string& ns,
             }))
             continue;
         const auto cached = replicasets.find(ns, c.name);
-        const auto* rs = cached ? cached->as<kube::replicaset_record>() : nullptr;
+        const auto* rs = cached ? cached->as<kinds::replicaset_record>() : nullptr;
         if (rs && !rs->controller.kind.empty()) links.push_back({c, rs->controller});
     }
     return links;
@@ -176,10 +176,10 @@ boost::asio::awaitable<void> write_down_input(const reconcile_env& env, const au
                                 ? meta["generation"].GetInt64()
                                 : 0;
     if (generation != object.generation) co_return; // the spec changed since: the next pass
-    const kube::decided_outcome outcome{d.current_replicas, d.desired_replicas, d.scale_updated,
-                                        d.error};
+    const kinds::decided_outcome outcome{d.current_replicas, d.desired_replicas, d.scale_updated,
+                                         d.error};
     env.snapshots->answer(kind.name, ns, name,
-                          kube::encode_evaluate_input(in, r.body, outcome, write_failed));
+                          kinds::encode_evaluate_input(in, r.body, outcome, write_failed));
 }
 
 // Windows, policy periods and scale-event ages are measured on the steady clock, as upstream's Go
@@ -271,8 +271,8 @@ std::string_view target_type_name(policy::metric_target_type t) {
 // quantity in its base unit (cores, bytes, the metric's own).
 std::optional<double> value_of(policy::metric_target_type t,
                                const std::optional<std::int32_t>& utilization,
-                               const std::optional<policy::quantity>& value,
-                               const std::optional<policy::quantity>& average_value) {
+                               const std::optional<core::quantity>& value,
+                               const std::optional<core::quantity>& average_value) {
     switch (t) {
     case policy::metric_target_type::utilization:
         if (utilization) return *utilization;
@@ -378,7 +378,7 @@ class pass {
         memory_.logged.standing_back.clear();
         log_annotation_problems();
         for (const auto& problem : record_->annotation_problems) {
-            const policy::event e{"Warning", "InvalidAnnotation", problem};
+            const core::event e{"Warning", "InvalidAnnotation", problem};
             const auto who = involved(e.reason);
             co_await env_.events.record(who, e, now_);
             ++out_.events;
@@ -423,7 +423,7 @@ class pass {
         log_on_change(memory_.logged.standing_back, writer, spdlog::level::warn, subject_, "",
                       message, "");
         // Named, not temporaries, in co_await calls: GCC 12 destroys those too early.
-        const policy::event e{"Warning", "StandingBack", message};
+        const core::event e{"Warning", "StandingBack", message};
         const auto who = involved(e.reason);
         co_await env_.events.record(who, e, now_, kube::request_class::backlog);
         out_.events = 1;
@@ -459,12 +459,12 @@ class pass {
         const auto& ref = in_.hpa.spec.scale_target_ref;
         out_.target = &memory_.decoded.hpa.spec.scale_target_ref; // (lent out until the end)
         // A Deployment still at the version last read is in memory already: no wait, no copy.
-        if (!kube::target_unchanged(&env_.deployments, ns_, ref, memory_.target)) {
+        if (!kinds::target_unchanged(&env_.deployments, ns_, ref, memory_.target)) {
             memory_.target =
-                co_await kube::read_target(env_.client, &env_.deployments, ns_, ref, false);
+                co_await kinds::read_target(env_.client, &env_.deployments, ns_, ref, false);
             if (!memory_.target.rollout &&
                 in_.hpa.spec.rollout != policy::rollout_policy::continue_scaling)
-                memory_.target.rollout = co_await kube::read_rollout(env_.client, ns_, ref);
+                memory_.target.rollout = co_await kinds::read_rollout(env_.client, ns_, ref);
         }
         // Lent, as the autoscaler is: the input holds the target's scale and rollout for the pass.
         scale_lent_.emplace(memory_.target.scale, in_.scale);
@@ -475,7 +475,7 @@ class pass {
         history_lent_.emplace(memory_.hist, in_.hist);
         in_.now = now_;
         if (env_.cronhpas && env_.cronhpas->size() > 0) {
-            const policy::object_reference self{kind_.name, name_, kind_.api_version};
+            const core::object_reference self{kind_.name, name_, kind_.api_version};
             in_.floor = find_cron_floor(*env_.cronhpas, ns_, self, ref);
         }
         if (in_.scale) select_pods();
@@ -538,10 +538,10 @@ class pass {
     // reads the target again and decides again on what it is now.
     boost::asio::awaitable<void> write_scale() {
         const auto& ref = in_.hpa.spec.scale_target_ref;
-        kube::target_view reread; // the target read again after a conflict
+        kinds::target_view reread; // the target read again after a conflict
         const std::string* version = &memory_.target.resource_version; // the precondition
         for (int attempt = 1; decision_.rescale; ++attempt) {
-            auto response = co_await kube::write_scale(
+            auto response = co_await kinds::write_scale(
                 env_.client, ns_, ref, decision_.target_replicas, *version, object_->key);
             if (response) break;
             write_error_ = response.message();
@@ -550,7 +550,7 @@ class pass {
             if ((response.ec != kube::errc::conflict || last) && !unanswered) break;
             log_about(spdlog::level::info, subject_, "/scale {}, reading the target again",
                       unanswered ? "write unanswered" : "conflict");
-            reread = co_await kube::read_target(env_.client, &env_.deployments, ns_, ref, true);
+            reread = co_await kinds::read_target(env_.client, &env_.deployments, ns_, ref, true);
             version = &reread.resource_version;
             // The decision rescales, so the target was not at this size when it was read.
             if (unanswered && reread.scale &&
@@ -582,7 +582,7 @@ class pass {
     // spec.prediction: the metric's sample of this pass, for the forecast's history.
     boost::asio::awaitable<void> record_forecast_sample() {
         const auto ready = std::count_if(in_.pods.begin(), in_.pods.end(), [](const auto* p) {
-            return p->ready == policy::condition_status::true_;
+            return p->ready == core::condition_status::true_;
         });
         co_await record_prediction_sample(*checkpoint_, in_.hpa, decision_,
                                           static_cast<std::int32_t>(ready), memory_.prediction,
@@ -612,8 +612,8 @@ class pass {
             log_on_change(memory_.logged.metrics, failing, spdlog::level::warn, subject_,
                           "metrics failed: ", errors, "every metric is read again");
         }
-        if (const auto* c = policy::find_condition(decision_.status.conditions, "FallbackActive")) {
-            const bool active = c->status == policy::condition_status::true_;
+        if (const auto* c = core::find_condition(decision_.status.conditions, "FallbackActive")) {
+            const bool active = c->status == core::condition_status::true_;
             log_on_change(memory_.logged.fallback, active ? c->reason : no_problem,
                           spdlog::level::warn, subject_, "fallback engaged: ", c->message,
                           "fallback ended: ");
@@ -630,19 +630,19 @@ class pass {
     // pass stops at the digest: no text, no parse, no comparison.
     bool status_may_differ() {
         if (shadow(kind_, in_.hpa.spec)) return false;
-        digest_ = kube::status_digest(in_.hpa, decision_, form());
+        digest_ = kinds::status_digest(in_.hpa, decision_, form());
         return memory_.status_version != object_->resource_version ||
                memory_.status_digest != digest_;
     }
-    kube::status_form form() const {
-        return kind_.native ? kube::status_form::hpa : kube::status_form::hpaplus;
+    kinds::status_form form() const {
+        return kind_.native ? kinds::status_form::hpa : kinds::status_form::hpaplus;
     }
 
     // Writes the status when it differs; false when the object turned out to be gone.
     boost::asio::awaitable<bool> publish_status() {
         const std::uint64_t digest = digest_;
         const auto form = this->form();
-        const std::string status = kube::encode_status(in_.hpa, decision_, form);
+        const std::string status = kinds::encode_status(in_.hpa, decision_, form);
         const auto* stored = record_->stored_status.get();
         const bool differs = kube::status_differs(stored, status);
         if (differs) {
@@ -661,7 +661,7 @@ class pass {
             // the status written (a busy watch can lag a pass behind): deciding from the one
             // before would move lastTransitionTimes forward and write the same change again.
             if (out_.status_written)
-                in_.hpa.status = kube::written_autoscaler_status(status); // lent back to memory
+                in_.hpa.status = kinds::written_autoscaler_status(status); // lent back to memory
         }
         if (!differs || out_.status_written) {
             memory_.status_version = object_->resource_version;
@@ -698,7 +698,7 @@ class pass {
     object_memory& memory_;
     const kube::object_cptr object_;
     // Shared: it lives as long as the pass, across every wait for the API server.
-    const std::shared_ptr<const kube::autoscaler_record> record_;
+    const std::shared_ptr<const kinds::autoscaler_record> record_;
     const core::time_point now_;
     const log_subject subject_;
     reconcile_outcome& out_;

@@ -30,8 +30,8 @@ class debug_snapshots;
 /// reconcile lends out: made once per stored version of the object.
 struct decoded_autoscaler {
     kube::object_cptr source; ///< the version it was made from (null: none yet)
-    std::shared_ptr<const kube::autoscaler_record> record; ///< null: the object was not decoded
-    policy::autoscaler hpa;                                ///< record->hpa, lent to each pass
+    std::shared_ptr<const kinds::autoscaler_record> record; ///< null: the object was not decoded
+    policy::autoscaler hpa;                                 ///< record->hpa, lent to each pass
 };
 
 /// What /metrics shows of an object's last pass that decided (telemetry reads it). Kept in the
@@ -55,7 +55,7 @@ struct pass_report {
     };
     std::vector<metric> metrics; ///< one per spec.metrics entry
     /// The status conditions after the pass: type and status.
-    std::vector<std::pair<std::string, policy::condition_status>> conditions;
+    std::vector<std::pair<std::string, core::condition_status>> conditions;
 };
 
 /// What was last logged of each of an object's problems ("" = none), so that a problem is logged
@@ -77,7 +77,7 @@ struct object_memory {
     policy::history hist;
     pod_cache::selection
         pods; ///< the target's pods, reused while its namespace's pods are unchanged
-    kube::target_view target; ///< the last view of the target (not decoded again while unchanged)
+    kinds::target_view target; ///< the last view of the target (not decoded again while unchanged)
     /// The other autoscalers picking its pods, kept while neither its pods (pods.generation) nor
     /// the namespace's selectors (selector_registry::version) changed.
     std::vector<policy::peer_autoscaler> peers;
@@ -87,7 +87,7 @@ struct object_memory {
     std::string registered_selector;
     std::shared_ptr<const core::label_selector> selector;
     /// The object's resourceVersion when its stored status was last found equal to the status
-    /// whose kube::status_digest is status_digest, or that this object's last status write was
+    /// whose kinds::status_digest is status_digest, or that this object's last status write was
     /// applied over: while both hold, the status needs no text, no parse and no write (64-bit
     /// digest: a collision would only delay a write until the next change of the object).
     std::string status_version;
@@ -148,7 +148,7 @@ struct reconcile_outcome {
     std::chrono::seconds period{15}; ///< the object's sync period
     /// The scale target once the pass got that far (null when the spec is invalid): in the
     /// object's memory, valid until its next pass.
-    const policy::object_reference* target = nullptr;
+    const core::object_reference* target = nullptr;
     std::optional<std::string> error; ///< the reconcile's error (metrics, scale read/write)
     std::int32_t current_replicas = 0;
     std::int32_t desired_replicas = 0;

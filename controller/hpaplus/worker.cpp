@@ -17,12 +17,12 @@ struct hpaplus_slot : worker_slot {
 // The sync period of a cached object: spec.syncPeriodSeconds of an HPAPlus, the annotation of a
 // plain HPA (the default when unset or unreadable).
 std::chrono::seconds sync_period_of(const kube::object_cptr& o, std::chrono::seconds fallback) {
-    const auto* r = o ? o->as<kube::autoscaler_record>() : nullptr;
+    const auto* r = o ? o->as<kinds::autoscaler_record>() : nullptr;
     return r && r->sync_period ? *r->sync_period : fallback;
 }
 
-const kube::autoscaler_record* record_of(const kube::cached_object& object) {
-    return object.as<kube::autoscaler_record>();
+const kinds::autoscaler_record* record_of(const kube::cached_object& object) {
+    return object.as<kinds::autoscaler_record>();
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "controller/runtime/leader_election.hpp"
 #include "controller/runtime/pod_cache.hpp"
 #include "controller/vpaplus/worker.hpp"
+#include "kinds/api_group.hpp"
 #include "kinds/cronhpa.hpp"
 #include "kube/event_recorder.hpp"
 #include "metrics/metric_sources.hpp"
@@ -43,7 +44,7 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                 std::make_unique<vertical::sample_recorder>(options.vertical.record_samples);
         vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
             client, *caches.vpapluses, caches.pods, caches.deployments,
-            [this](const kube::vpaplus& v) {
+            [this](const kinds::vpaplus& v) {
                 auto use = find_horizontal_use(caches_.hpapluses, "HPAPlus", v.ns, v.target);
                 if (use.name.empty() && caches_.hpas)
                     use = find_horizontal_use(*caches_.hpas, "HorizontalPodAutoscaler", v.ns,
@@ -61,8 +62,8 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
         client, sources, *pod_cache_, caches.deployments, caches.replicasets, *events_, options,
         caches.cronhpas, caches.vpapluses, caches.current, snapshots});
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
-        *env_, autoscaler_kind{"HPAPlus", "autoscaling.hpaplus.io/v1alpha1", caches.hpapluses,
-                               kube::resources::hpapluses, false, caches.hpas});
+        *env_, autoscaler_kind{"HPAPlus", kinds::group_version, caches.hpapluses,
+                               kinds::resources::hpapluses, false, caches.hpas});
     hpapluses_workers_ = std::make_unique<worker_pool>("HPAPlus", *hpaplus_rules_, name);
     caches.hpapluses.on_change(
         [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
@@ -171,12 +172,12 @@ void lane::on_cronhpa(kube::change what, const kube::object_cptr& object,
     cronhpa_workers_->on_change(what, object, previous);
     const bool deleted = what == kube::change::deleted;
     for (const auto& target : floor_changes(previous, deleted ? nullptr : object)) {
-        if (target.kind == kube::hpaplus_kind)
+        if (target.kind == kinds::hpaplus_kind)
             hpapluses_workers_->poke(std::string(object->namespace_()) + "/" + target.name);
         else
             hpapluses_workers_->poke_aimed_at(object->namespace_(),
                                               target.kind + "/" + target.name);
-        if (hpa_workers_ && target.kind != kube::hpaplus_kind)
+        if (hpa_workers_ && target.kind != kinds::hpaplus_kind)
             hpa_workers_->poke_aimed_at(object->namespace_(), target.kind + "/" + target.name);
     }
 }

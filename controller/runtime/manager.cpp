@@ -5,6 +5,7 @@
 #include "controller/runtime/lane.hpp"
 #include "controller/runtime/run_and_wait.hpp"
 #include "core/hash.hpp"
+#include "kinds/api_group.hpp"
 #include "kinds/records.hpp"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ namespace asio = boost::asio;
 
 std::unique_ptr<kube::informer> informer_of(kube::api_client& client, const kube::resource_path& r,
                                             const controller_options& options,
-                                            kube::record_decoder decode) {
+                                            kinds::record_decoder decode) {
     kube::informer_options o = options.informer;
     o.decode = std::move(decode);
     return std::make_unique<kube::informer>(client, r.path(options.watch_namespace), o);
@@ -34,7 +35,7 @@ std::unique_ptr<kube::informer> informer_of(kube::api_client& client, const kube
 std::unique_ptr<kube::informer> crd_informer_of(kube::api_client& client,
                                                 const kube::resource_path& r,
                                                 const controller_options& options,
-                                                kube::record_decoder decode) {
+                                                kinds::record_decoder decode) {
     kube::informer_options o = options.informer;
     o.absent_means_empty = true;
     o.decode = std::move(decode);
@@ -79,28 +80,29 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
                  const controller_options& options, std::vector<lane_resources> lanes)
     : executor_(std::move(home)), options_(options), threaded_(lanes.size() > 1) {
     // Every object is decoded once, as it arrives, into its kind's record (kinds/records.hpp).
-    hpapluses_ = crd_informer_of(client, kube::resources::hpapluses, options,
-                                 kube::autoscaler_decoder(false));
+    hpapluses_ = crd_informer_of(client, kinds::resources::hpapluses, options,
+                                 kinds::autoscaler_decoder(false));
     pods_ = informer_of(client, kube::resources::pods, options,
-                        kube::pod_decoder(options.enable_vertical));
+                        kinds::pod_decoder(options.enable_vertical));
     deployments_ =
-        informer_of(client, kube::resources::deployments, options, kube::deployment_decoder());
+        informer_of(client, kube::resources::deployments, options, kinds::deployment_decoder());
     // Only their controllers: the links podSelection OwnerReferences follows.
     replicasets_ =
-        informer_of(client, kube::resources::replicasets, options, kube::replicaset_decoder());
+        informer_of(client, kube::resources::replicasets, options, kinds::replicaset_decoder());
     if (options.native_hpas.selection != native_hpa_selection::none)
-        hpas_ = informer_of(client, kube::resources::hpas, options, kube::autoscaler_decoder(true));
+        hpas_ =
+            informer_of(client, kube::resources::hpas, options, kinds::autoscaler_decoder(true));
     if (options.enable_cronhpa)
         cronhpas_ =
-            crd_informer_of(client, kube::resources::cronhpas, options, kube::cronhpa_decoder());
+            crd_informer_of(client, kinds::resources::cronhpas, options, kinds::cronhpa_decoder());
     if (options.enable_vertical)
         vpapluses_ =
-            crd_informer_of(client, kube::resources::vpapluses, options, kube::vpaplus_decoder());
+            crd_informer_of(client, kinds::resources::vpapluses, options, kinds::vpaplus_decoder());
     for (const kube::informer* i : informers())
         all_informers_.push_back(i);
     // "Who scales this workload", "which floor", "which VPAPlus": answered by index, per cache.
     for (kube::informer* i : {hpapluses_.get(), hpas_.get(), cronhpas_.get(), vpapluses_.get()})
-        if (i) kube::index_by_target(*i);
+        if (i) kinds::index_by_target(*i);
 
     for (auto& r : lanes) {
         // A lane on another thread reads mirrors; the mirrors are made here, on the informers'
@@ -111,7 +113,7 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
             mirrors_.push_back(std::make_unique<kube::mirror>(*source, r.executor));
             if (source != pods_.get() && source != deployments_.get() &&
                 source != replicasets_.get())
-                kube::index_by_target(*mirrors_.back());
+                kinds::index_by_target(*mirrors_.back());
             return mirrors_.back().get();
         };
         lane_caches caches{*view(hpapluses_.get()),   view(hpas_.get()),

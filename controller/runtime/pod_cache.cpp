@@ -28,7 +28,7 @@ const std::vector<pod_cptr>& pod_cache::select(const std::string& ns, const std:
     last.pods.clear();
     if (auto parsed = core::parse_label_selector(selector))
         for (const auto& object : pods_.select(ns, *parsed))
-            if (const auto r = object->share<kube::pod_record>(); r && r->pod)
+            if (const auto r = object->share<kinds::pod_record>(); r && r->pod)
                 last.pods.push_back(pod_cptr(r, &*r->pod));
     return last.pods;
 }

@@ -47,13 +47,13 @@ constexpr const char* native_kind = "HorizontalPodAutoscaler";
 
 // kube-state-metrics' spelling of a condition's status label.
 constexpr const char* status_labels[] = {"true", "false", "unknown"};
-std::size_t status_index(policy::condition_status s) {
+std::size_t status_index(core::condition_status s) {
     switch (s) {
-    case policy::condition_status::true_:
+    case core::condition_status::true_:
         return 0;
-    case policy::condition_status::false_:
+    case core::condition_status::false_:
         return 1;
-    case policy::condition_status::unknown:
+    case core::condition_status::unknown:
         return 2;
     }
     return 2;

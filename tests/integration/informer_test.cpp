@@ -155,7 +155,7 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     sim.request("POST", test::paths::pods, pod("b", "api", "500m"));
     sim.request("POST", test::paths::pods, pod("c", "api", "250m"));
     kube::informer_options options;
-    options.decode = kube::pod_decoder(false);
+    options.decode = kinds::pod_decoder(false);
     start(options, test::paths::pods);
     ASSERT_TRUE(until([&] { return cache->synced() && size() == 3; }));
     const auto web = core::parse_label_selector("app=web").value();
@@ -164,8 +164,8 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     const kube::cached_object& a = *picked[0];
     EXPECT_EQ(a.key, "default/a");
     EXPECT_EQ(a.json_text(), nullptr);
-    EXPECT_EQ(a.as<kube::cronhpa_record>(), nullptr);
-    const auto* ra = a.as<kube::pod_record>();
+    EXPECT_EQ(a.as<kinds::cronhpa_record>(), nullptr);
+    const auto* ra = a.as<kinds::pod_record>();
     ASSERT_TRUE(ra && ra->pod);
     EXPECT_FALSE(ra->view); // the vertical module's view only when asked for
     EXPECT_EQ(ra->pod->name, "a");
@@ -180,17 +180,17 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     ASSERT_TRUE(b_before);
     EXPECT_FALSE(b_before->labels.shares_with(a.labels));
     // c's containers are a's (its labels are not): one template; b's requests differ.
-    const auto* rc = cache->find("default", "c")->as<kube::pod_record>();
+    const auto* rc = cache->find("default", "c")->as<kinds::pod_record>();
     ASSERT_TRUE(rc && rc->pod);
     EXPECT_EQ(rc->pod->shared, ra->pod->shared);
-    EXPECT_NE(b_before->as<kube::pod_record>()->pod->shared, ra->pod->shared);
+    EXPECT_NE(b_before->as<kinds::pod_record>()->pod->shared, ra->pod->shared);
 
     sim.request("PATCH", test::paths::pods + "/b", R"({"metadata":{"labels":{"app":"web"}}})",
                 "application/merge-patch+json");
     ASSERT_TRUE(until([&] { return cache->select("default", web).size() == 2; }));
 
     const auto b = cache->find("default", "b");
-    const auto* rb = b ? b->as<kube::pod_record>() : nullptr;
+    const auto* rb = b ? b->as<kinds::pod_record>() : nullptr;
     ASSERT_TRUE(rb && rb->pod);
     EXPECT_EQ(rb->pod->labels.at("app"), "web");
     EXPECT_EQ(rb->pod->containers().at(0).requests.at(0).second.milli_value(), 500);
@@ -200,7 +200,7 @@ TEST_F(Informer, DecodesPodsAsTheyArriveAndKeepsNoJson) {
     // A pod that comes with a watch event and is like b shares b's template.
     sim.request("POST", test::paths::pods, pod("d", "api", "500m"));
     ASSERT_TRUE(until([&] { return size() == 4; }));
-    const auto* rd = cache->find("default", "d")->as<kube::pod_record>();
+    const auto* rd = cache->find("default", "d")->as<kinds::pod_record>();
     ASSERT_TRUE(rd && rd->pod);
     EXPECT_EQ(rd->pod->shared, rb->pod->shared);
 }
@@ -219,17 +219,17 @@ TEST_F(Informer, IndexesAutoscalersByTheirTarget) {
     ASSERT_EQ(sim.request("POST", hpas, hpa("two", "web")).status, 201);
     ASSERT_EQ(sim.request("POST", hpas, hpa("three", "api")).status, 201);
     kube::informer_options options;
-    options.decode = kube::autoscaler_decoder(true);
+    options.decode = kinds::autoscaler_decoder(true);
     start(options, hpas);
-    kube::index_by_target(*cache);
+    kinds::index_by_target(*cache);
     ASSERT_TRUE(until([&] { return cache->synced() && size() == 3; }));
     copy = std::make_unique<kube::mirror>(*cache, io.get_executor());
-    kube::index_by_target(*copy);
+    kinds::index_by_target(*copy);
     const core::object_reference web{"Deployment", "web", "apps/v1"};
     const core::object_reference api{"Deployment", "api", "apps/v1"};
     const auto names = [&](const kube::object_cache& c, const core::object_reference& ref) {
         std::string out;
-        for (const auto& o : c.by_index(kube::by_target, kube::target_key("default", ref)))
+        for (const auto& o : c.by_index(kinds::by_target, kinds::target_key("default", ref)))
             out += std::string(o->name()) + " ";
         return out;
     };

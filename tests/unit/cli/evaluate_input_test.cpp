@@ -80,7 +80,7 @@ TEST(EvaluateInput, EveryPodFieldComesBack) {
     rapidjson::Document doc;
     doc.Parse(text.data(), text.size());
     const std::string written =
-        kube::encode_evaluate_input(original.s.input, kube::to_json_text(doc["hpa"]));
+        kinds::encode_evaluate_input(original.s.input, kube::to_json_text(doc["hpa"]));
     decided_case again;
     ASSERT_NO_FATAL_FAILURE(decide_case(written, again));
     ASSERT_EQ(again.s.pods.size(), 4u);
@@ -137,9 +137,9 @@ TEST_P(EvaluateInputRoundTrip, WrittenBackItDecidesTheSame) {
     rapidjson::Document doc;
     doc.Parse(text.data(), text.size());
     const std::string hpa = kube::to_json_text(doc["hpa"]);
-    const kube::decided_outcome outcome{original.d.current_replicas, original.d.desired_replicas,
-                                        original.d.scale_updated, original.d.error};
-    const std::string written = kube::encode_evaluate_input(
+    const kinds::decided_outcome outcome{original.d.current_replicas, original.d.desired_replicas,
+                                         original.d.scale_updated, original.d.error};
+    const std::string written = kinds::encode_evaluate_input(
         original.s.input, hpa, outcome, original.d.rescale && original.s.scale_write_error);
 
     decided_case again;

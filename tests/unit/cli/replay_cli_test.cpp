@@ -142,7 +142,7 @@ void expect_every_decision_matches_evaluate(const std::string& autoscaler,
         a->hpa, *load, a->config,
         [&](std::size_t step, const policy::reconcile_input& in, const policy::decision& d) {
             const auto evaluated =
-                evaluate_document(kube::encode_evaluate_input(in, a->json), core::time_point{});
+                evaluate_document(kinds::encode_evaluate_input(in, a->json), core::time_point{});
             ASSERT_EQ(evaluated.exit_code, 0) << evaluated.error;
             ASSERT_EQ(evaluated.output, encode_decision(d)) << "step " << step;
             ++compared;

@@ -48,7 +48,7 @@ TEST_F(HpaplusCrd, EveryExampleIsValidDefaultedAndAcceptedByTheController) {
             << name << ": " << errors.front().first << ": " << errors.front().second;
         EXPECT_TRUE(object["spec"].HasMember("mode")) << name << ": the default was not applied";
         kube::json_decoder d;
-        auto hpa = kube::decode_autoscaler(d, {&object, ""});
+        auto hpa = kinds::decode_autoscaler(d, {&object, ""});
         ASSERT_TRUE(d.ok()) << name << ": " << d.error().to_string();
         policy::apply_defaults(hpa.spec);
         const auto invalid = policy::validate(hpa.spec);
@@ -129,7 +129,7 @@ TEST(CronHpaCrd, EveryExampleIsValidDefaultedAndUsable) {
         EXPECT_TRUE(errors.empty())
             << name << ": " << errors.front().first << ": " << errors.front().second;
         kube::json_decoder d;
-        const auto c = kube::decode_cronhpa(d, {&object, ""});
+        const auto c = kinds::decode_cronhpa(d, {&object, ""});
         ASSERT_TRUE(d.ok()) << name << ": " << d.error().to_string();
         EXPECT_NE(cron::find_zone(c.spec.time_zone), nullptr) << name;
         for (const auto& job : c.spec.jobs)
@@ -152,7 +152,7 @@ TEST(CronHpaCrd, ControllerRefusesWhatTheSchemaCannotSay) {
           "{jobs: [{name: a, schedule: '@daily', targetSize: 1}]}"}) {
         auto object = json_of(std::string("kind: CronHPA\nmetadata: {name: x}\nspec: ") + spec);
         kube::json_decoder d;
-        kube::decode_cronhpa(d, {&object, ""});
+        kinds::decode_cronhpa(d, {&object, ""});
         EXPECT_FALSE(d.ok()) << spec;
     }
 }

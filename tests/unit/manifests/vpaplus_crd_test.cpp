@@ -25,7 +25,7 @@ TEST(VpaplusCrd, EveryExampleIsValidDefaultedAndAccepted) {
         const auto errors = sim::apply_schema(schema, object, object.GetAllocator());
         EXPECT_TRUE(errors.empty()) << file << ": " << errors.front().second;
         kube::json_decoder d;
-        const auto v = decode_vpaplus(d, {&object, ""});
+        const auto v = kinds::decode_vpaplus(d, {&object, ""});
         EXPECT_TRUE(d.ok()) << file << ": " << d.error().to_string();
         EXPECT_FALSE(v.target.name.empty());
     }

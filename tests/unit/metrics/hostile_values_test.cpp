@@ -19,9 +19,9 @@
 namespace hpaplus::metrics {
 namespace {
 
+using core::quantity;
 using policy::metric_source_type;
 using policy::metric_target_type;
-using policy::quantity;
 
 enum class kind {
     resource,
@@ -317,7 +317,7 @@ TEST(HostileMetricValues, MetricsApiQuantitiesOutOfRangeFailTheAnswer) {
         doc.Parse(body.c_str());
         ASSERT_FALSE(doc.HasParseError());
         kube::json_decoder d;
-        const auto item = kube::decode_external_metric_item(d, {&doc, ""});
+        const auto item = kinds::decode_external_metric_item(d, {&doc, ""});
         EXPECT_EQ(d.ok(), r.ok) << (d.ok() ? "" : d.error().to_string());
         if (r.ok) {
             EXPECT_EQ(item.milli, r.milli);

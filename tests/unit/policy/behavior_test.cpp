@@ -309,7 +309,7 @@ TEST(Recommendations, AShiftedHistoryKeepsItsAgesAcrossAClockStep) {
     h.last_known_good = {{0, ago(20), 4}};
     const auto step = std::chrono::minutes(15);
     shift_history(h, step);
-    const time_point stepped = now() + step;
+    const core::time_point stepped = now() + step;
     EXPECT_EQ(h.recommendations[0].time, stepped - std::chrono::seconds(100));
     EXPECT_EQ(h.recommendations[1].time, stepped - std::chrono::seconds(400));
     EXPECT_EQ(h.scale_up_events[0].time, stepped - std::chrono::seconds(30));

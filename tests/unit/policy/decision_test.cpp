@@ -38,7 +38,7 @@ metric_spec external_metric(std::int64_t target_milli) {
     m.type = metric_source_type::external;
     m.metric.name = "qps";
     m.target.type = metric_target_type::value;
-    m.target.value = quantity::from_milli(target_milli);
+    m.target.value = core::quantity::from_milli(target_milli);
     return m;
 }
 
@@ -60,10 +60,10 @@ struct Reconcile : ::testing::Test {
         return d;
     }
 
-    static const condition& cond(const decision& d, std::string_view type) {
-        const condition* c = find_condition(d.status.conditions, type);
-        EXPECT_NE(c, nullptr) << "no condition " << type;
-        static const condition none{};
+    static const core::condition& cond(const decision& d, std::string_view type) {
+        const core::condition* c = core::find_condition(d.status.conditions, type);
+        EXPECT_NE(c, nullptr) << "no core::condition " << type;
+        static const core::condition none{};
         return c ? *c : none;
     }
 };
@@ -126,7 +126,7 @@ TEST_F(Reconcile, ScaleWriteFailureKeepsDesired) {
     const decision d = run("Operation cannot be fulfilled");
     EXPECT_FALSE(d.scale_updated);
     EXPECT_EQ(d.desired_replicas, 3);
-    EXPECT_EQ(cond(d, "AbleToScale").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "AbleToScale").status, core::condition_status::false_);
     EXPECT_EQ(cond(d, "AbleToScale").reason, "FailedUpdateScale");
     ASSERT_EQ(d.events.size(), 1u);
     EXPECT_EQ(d.events[0].reason, "FailedRescale");
@@ -155,7 +155,7 @@ TEST_F(Reconcile, AboveMaxGoesToMaxWithoutMetrics) {
     EXPECT_EQ(d.target_replicas, 10);
     EXPECT_EQ(d.rescale_reason, "Current number of replicas above Spec.MaxReplicas");
     EXPECT_TRUE(d.metrics.empty());
-    EXPECT_EQ(find_condition(d.status.conditions, "ScalingActive"), nullptr);
+    EXPECT_EQ(core::find_condition(d.status.conditions, "ScalingActive"), nullptr);
 }
 
 TEST_F(Reconcile, BelowMinGoesToMin) {
@@ -237,7 +237,7 @@ TEST_F(Reconcile, AmbiguousSelectorStopsScaling) {
     EXPECT_FALSE(d.rescale);
     const std::string msg = "pods by selector app=web are controlled by multiple HPAs: "
                             "[default/alpha default/web default/zeta]";
-    EXPECT_EQ(cond(d, "ScalingActive").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "ScalingActive").status, core::condition_status::false_);
     EXPECT_EQ(cond(d, "ScalingActive").reason, "AmbiguousSelector");
     EXPECT_EQ(cond(d, "ScalingActive").message, msg);
     ASSERT_EQ(d.events.size(), 2u);
@@ -266,7 +266,7 @@ TEST_F(Reconcile, ScalesToZeroAndSaysSo) {
     const decision d = run();
     EXPECT_EQ(d.target_replicas, 0);
     EXPECT_EQ(d.rescale_reason, "All metrics below target");
-    EXPECT_EQ(cond(d, "ScaledToZero").status, condition_status::true_);
+    EXPECT_EQ(cond(d, "ScaledToZero").status, core::condition_status::true_);
     EXPECT_EQ(cond(d, "ScaledToZero").reason, "ScaledToZero");
 }
 
@@ -275,7 +275,7 @@ TEST_F(Reconcile, ScalesFromZeroWhenItScaledToZero) {
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.hpa.status.conditions = {
-        {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+        {"ScaledToZero", core::condition_status::true_, "ScaledToZero", "", ago(600)}};
     in.scale = scale_snapshot{0, 0, "app=web"};
     in.readings = {external({2000})};
     EXPECT_TRUE(needs_metrics(in.hpa, in.scale, std::nullopt, in.config));
@@ -292,7 +292,7 @@ TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
     in.hpa.spec.min_replicas = 3;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.hpa.status.conditions = {
-        {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+        {"ScaledToZero", core::condition_status::true_, "ScaledToZero", "", ago(600)}};
     in.scale = scale_snapshot{0, 0, "app=web"};
     in.readings = {external({1000})};
     const decision d = run();
@@ -300,9 +300,9 @@ TEST_F(Reconcile, ScaleFromZeroLandsOnMin) {
     EXPECT_EQ(d.stages.recommended, 1); // ceil(1000 / 1000) from zero
     EXPECT_EQ(d.rescale_reason, "external metric qps(nil) above target");
     EXPECT_EQ(cond(d, "ScalingActive").reason, "ValidMetricFound");
-    EXPECT_EQ(cond(d, "ScalingLimited").status, condition_status::true_);
+    EXPECT_EQ(cond(d, "ScalingLimited").status, core::condition_status::true_);
     EXPECT_EQ(cond(d, "ScalingLimited").reason, "TooFewReplicas");
-    EXPECT_EQ(cond(d, "ScaledToZero").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "ScaledToZero").status, core::condition_status::false_);
     EXPECT_EQ(cond(d, "ScaledToZero").reason, "NotScaledToZero");
 }
 
@@ -323,14 +323,14 @@ TEST_F(Reconcile, WithoutTheGateZeroDisablesScalingAndTheConditionGoes) {
     in.hpa.spec.min_replicas = 0;
     in.hpa.spec.metrics = {external_metric(1000)};
     in.hpa.status.conditions = {
-        {"ScaledToZero", condition_status::true_, "ScaledToZero", "", ago(600)}};
+        {"ScaledToZero", core::condition_status::true_, "ScaledToZero", "", ago(600)}};
     in.scale = scale_snapshot{0, 0, "app=web"};
     in.readings = {external({5000})};
     EXPECT_FALSE(needs_metrics(in.hpa, in.scale, std::nullopt, in.config));
     const decision d = run();
     EXPECT_FALSE(d.rescale);
     EXPECT_EQ(cond(d, "ScalingActive").reason, "ScalingDisabled");
-    EXPECT_EQ(find_condition(d.status.conditions, "ScaledToZero"), nullptr);
+    EXPECT_EQ(core::find_condition(d.status.conditions, "ScaledToZero"), nullptr);
 }
 
 TEST_F(Reconcile, WithoutTheGateARescaleToZeroWritesNoCondition) {
@@ -340,7 +340,7 @@ TEST_F(Reconcile, WithoutTheGateARescaleToZeroWritesNoCondition) {
     in.hist.recommendations = {{ago(400), 3}};
     const decision d = run();
     EXPECT_EQ(d.target_replicas, 0);
-    EXPECT_EQ(find_condition(d.status.conditions, "ScaledToZero"), nullptr);
+    EXPECT_EQ(core::find_condition(d.status.conditions, "ScaledToZero"), nullptr);
 }
 
 TEST_F(Reconcile, NegativeProposalEndsAtMin) {
@@ -348,7 +348,7 @@ TEST_F(Reconcile, NegativeProposalEndsAtMin) {
     pods_metric.type = metric_source_type::pods;
     pods_metric.metric.name = "lag";
     pods_metric.target.type = metric_target_type::average_value;
-    pods_metric.target.average_value = quantity::from_milli(1000);
+    pods_metric.target.average_value = core::quantity::from_milli(1000);
     in.hpa.spec.metrics = {pods_metric};
     in.hist.recommendations = {{ago(400), 3}};
     in.readings = {samples({{"a", -5000}, {"b", -5000}, {"c", -5000}})};
@@ -370,7 +370,7 @@ TEST_F(Reconcile, RecommendationOverrideSkipsMetrics) {
 
 TEST_F(Reconcile, ConditionTransitionTimeKeptWhenStatusUnchanged) {
     in.hpa.status.conditions = {
-        {"AbleToScale", condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
+        {"AbleToScale", core::condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
     const decision d = run();
     EXPECT_EQ(cond(d, "AbleToScale").last_transition_time, ago(3600));
     EXPECT_EQ(cond(d, "ScalingActive").last_transition_time, now());
@@ -380,13 +380,13 @@ TEST_F(Reconcile, ConditionTransitionTimeKeptWhenStatusUnchanged) {
 // its storage is reused, its values must leave no trace.
 TEST_F(Reconcile, ARecycledDecisionLeavesNoTrace) {
     in.hpa.status.conditions = {
-        {"AbleToScale", condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
+        {"AbleToScale", core::condition_status::true_, "ReadyForNewScale", "", ago(3600)}};
     in.hist.recommendations = {{ago(10), 4}};
     decision fresh = decide(in);
     finish(fresh, in, std::nullopt);
 
     decision other; // another object's pass: more of everything, other texts
-    other.status.conditions.assign(5, {"ScalingActive", condition_status::false_,
+    other.status.conditions.assign(5, {"ScalingActive", core::condition_status::false_,
                                        "FailedGetResourceMetric", std::string(300, 'x'), ago(10)});
     other.status.current_metrics.resize(4);
     other.status.last_scale_time = ago(5);
@@ -490,7 +490,7 @@ TEST_F(Reconcile, RolloutFreezesScaleDown) {
     EXPECT_EQ(d.stages.limited, 1);
     EXPECT_EQ(d.stages.gated, 3);
     EXPECT_EQ(d.stages.gate_reason, "RolloutFreezeScaleDown");
-    EXPECT_EQ(cond(d, "RolloutInProgress").status, condition_status::true_);
+    EXPECT_EQ(cond(d, "RolloutInProgress").status, core::condition_status::true_);
 }
 
 TEST_F(Reconcile, RolloutFreezeScaleDownStillScalesUp) {
@@ -525,7 +525,7 @@ TEST_F(Reconcile, FallbackUsesLastKnownGood) {
     const decision d = run();
     EXPECT_EQ(d.metrics[0].fallback, "LastKnownGood");
     EXPECT_EQ(d.target_replicas, 6);
-    EXPECT_EQ(cond(d, "FallbackActive").status, condition_status::true_);
+    EXPECT_EQ(cond(d, "FallbackActive").status, core::condition_status::true_);
     EXPECT_EQ(d.events.front().reason, "FailedGetResourceMetric"); // the failure is still reported
 }
 
@@ -572,7 +572,7 @@ TEST_F(Reconcile, FallbackRemembersGoodReadings) {
     const decision d = run();
     ASSERT_EQ(d.hist.last_known_good.size(), 1u);
     EXPECT_EQ(d.hist.last_known_good[0], (known_good_proposal{0, now(), 5}));
-    EXPECT_EQ(cond(d, "FallbackActive").status, condition_status::false_);
+    EXPECT_EQ(cond(d, "FallbackActive").status, core::condition_status::false_);
 }
 
 TEST_F(Reconcile, StoresThePrenormalizedRecommendation) {
@@ -589,7 +589,7 @@ TEST(Tolerances, FromBehaviorOnlyWhenSet) {
     EXPECT_DOUBLE_EQ(tolerances_for(spec, config).scale_up, 0.2);
     spec.behavior.emplace();
     spec.behavior->scale_up.emplace();
-    spec.behavior->scale_up->tolerance = quantity::parse("0.05").value();
+    spec.behavior->scale_up->tolerance = core::quantity::parse("0.05").value();
     const tolerances t = tolerances_for(spec, config);
     EXPECT_DOUBLE_EQ(t.scale_up, 0.05);
     EXPECT_DOUBLE_EQ(t.scale_down, 0.2);
@@ -770,7 +770,7 @@ TEST_F(Reconcile, PredictionVotesWhileThereIsAForecastAndSaysWhenItStartsAndStop
     in.hpa.spec.prediction.reset();
     d = run();
     EXPECT_EQ(events(d), "PredictionStopped;");
-    EXPECT_EQ(find_condition(d.status.conditions, "PredictionReady"), nullptr);
+    EXPECT_EQ(core::find_condition(d.status.conditions, "PredictionReady"), nullptr);
     EXPECT_FALSE(d.hist.prediction_voting);
     in.hist = d.hist;
     in.hpa.status = d.status;

@@ -142,7 +142,7 @@ metric_spec formula_metric(std::string name, std::string expression, bool averag
     m.name = std::move(name);
     m.formula = std::move(expression);
     m.target.type = average ? metric_target_type::average_value : metric_target_type::value;
-    (average ? m.target.average_value : m.target.value) = quantity::from_milli(target_milli);
+    (average ? m.target.average_value : m.target.value) = core::quantity::from_milli(target_milli);
     return m;
 }
 
@@ -268,7 +268,7 @@ TEST_F(FormulaReconcile, AnInputAboveTargetAloneDoesNotVote) {
     // Without the Formula's vote the input (target 1 per pod, value 30) would ask for 20.
     in.hpa.spec.metrics[0].target_set = true;
     in.hpa.spec.metrics[0].target.type = metric_target_type::average_value;
-    in.hpa.spec.metrics[0].target.average_value = quantity::from_milli(1000);
+    in.hpa.spec.metrics[0].target.average_value = core::quantity::from_milli(1000);
     EXPECT_EQ(run().desired_replicas, 8);
 }
 
@@ -278,7 +278,7 @@ TEST_F(FormulaReconcile, ToleranceAppliesToTheFormula) {
     EXPECT_EQ(run().desired_replicas, 4); // within the default 10 %
     in.hpa.spec.behavior.emplace();
     in.hpa.spec.behavior->scale_up.emplace();
-    in.hpa.spec.behavior->scale_up->tolerance = quantity::parse("0.05").value();
+    in.hpa.spec.behavior->scale_up->tolerance = core::quantity::parse("0.05").value();
     apply_defaults(in.hpa.spec);
     EXPECT_EQ(run().desired_replicas, 5); // outside 5 % up: ceil(4.3)
 }
@@ -304,7 +304,7 @@ TEST_F(FormulaReconcile, AFailingFormulaNeverAllowsAScaleDown) {
     low.type = metric_source_type::external;
     low.metric.name = "low";
     low.target.type = metric_target_type::value;
-    low.target.value = quantity::from_milli(100000);
+    low.target.value = core::quantity::from_milli(100000);
     in.hpa.spec.metrics.push_back(low);
     in.readings.push_back(external_value(1000));
     in.hist.recommendations.clear();

@@ -12,9 +12,9 @@ namespace {
 
 using test::now;
 
-const object_reference web{"Deployment", "web", "apps/v1"};
+const core::object_reference web{"Deployment", "web", "apps/v1"};
 
-pod_info pod_owned_by(object_reference controller) {
+pod_info pod_owned_by(core::object_reference controller) {
     pod_info p;
     p.name = "p";
     p.own_template().controller = std::move(controller);
@@ -23,17 +23,17 @@ pod_info pod_owned_by(object_reference controller) {
 
 struct ownership_row {
     const char* what;
-    object_reference controller; ///< the pod's
+    core::object_reference controller; ///< the pod's
     std::vector<controller_link> links;
-    object_reference target;
+    core::object_reference target;
     bool owned;
 };
 
 TEST(PodSelection, FollowsThePodsControllersToTheTarget) {
-    const object_reference rs1{"ReplicaSet", "web-5d9f", "apps/v1"};
-    const object_reference rs2{"ReplicaSet", "web-7c4b", "apps/v1"};
-    const object_reference canary_rs{"ReplicaSet", "web-canary-6f8d", "apps/v1"};
-    const object_reference canary{"Deployment", "web-canary", "apps/v1"};
+    const core::object_reference rs1{"ReplicaSet", "web-5d9f", "apps/v1"};
+    const core::object_reference rs2{"ReplicaSet", "web-7c4b", "apps/v1"};
+    const core::object_reference canary_rs{"ReplicaSet", "web-canary-6f8d", "apps/v1"};
+    const core::object_reference canary{"Deployment", "web-canary", "apps/v1"};
     const std::vector<controller_link> links{{rs1, web}, {rs2, web}, {canary_rs, canary}};
     const ownership_row rows[] = {
         {"a pod of the target's ReplicaSet", rs1, links, web, true},
@@ -92,8 +92,8 @@ struct OverlappingCanary : ::testing::Test {
     reconcile_input in;
 
     OverlappingCanary() {
-        const object_reference rs{"ReplicaSet", "web-5d9f", "apps/v1"};
-        const object_reference canary_rs{"ReplicaSet", "web-canary-6f8d", "apps/v1"};
+        const core::object_reference rs{"ReplicaSet", "web-5d9f", "apps/v1"};
+        const core::object_reference canary_rs{"ReplicaSet", "web-canary-6f8d", "apps/v1"};
         for (auto& p : pods.owned)
             p->own_template().controller = p->name.starts_with("web") ? rs : canary_rs;
         in.controllers = {{rs, web}, {canary_rs, {"Deployment", "web-canary", "apps/v1"}}};

@@ -16,11 +16,11 @@ metric_spec metric(metric_target_type type, double target, std::string name = "l
     if (type == metric_target_type::utilization)
         m.target.average_utilization = static_cast<std::int32_t>(target);
     else if (type == metric_target_type::average_value)
-        m.target.average_value = quantity::from_milli(static_cast<std::int64_t>(target * 1000),
-                                                      core::quantity_format::decimal_si);
+        m.target.average_value = core::quantity::from_milli(
+            static_cast<std::int64_t>(target * 1000), core::quantity_format::decimal_si);
     else
-        m.target.value = quantity::from_milli(static_cast<std::int64_t>(target * 1000),
-                                              core::quantity_format::decimal_si);
+        m.target.value = core::quantity::from_milli(static_cast<std::int64_t>(target * 1000),
+                                                    core::quantity_format::decimal_si);
     return m;
 }
 
@@ -61,11 +61,11 @@ TEST(PredictionVote, ForecastsTheTotalOfAPerPodMetricAndTheValueOfAValueTarget) 
     metric_status s;
     s.current.average_utilization = 80;
     EXPECT_EQ(forecast_quantity(metric(metric_target_type::utilization, 50), s, 3), 240);
-    s.current.average_value = quantity::from_milli(1500, core::quantity_format::decimal_si);
+    s.current.average_value = core::quantity::from_milli(1500, core::quantity_format::decimal_si);
     EXPECT_EQ(forecast_quantity(metric(metric_target_type::average_value, 1), s, 4), 6);
     EXPECT_EQ(forecast_quantity(metric(metric_target_type::value, 1), s, 4), std::nullopt)
         << "a Value target's status has no value here";
-    s.current.value = quantity::from_milli(7000, core::quantity_format::decimal_si);
+    s.current.value = core::quantity::from_milli(7000, core::quantity_format::decimal_si);
     EXPECT_EQ(forecast_quantity(metric(metric_target_type::value, 1), s, 4), 7);
 }
 

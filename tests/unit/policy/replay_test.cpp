@@ -17,7 +17,7 @@ recorded_load cpu_load(std::vector<std::optional<double>> cores, std::int32_t re
     load.start = test::now();
     load.step = 60s;
     load.initial_replicas = replicas;
-    load.requests = {{"cpu", quantity::from_milli(500)}};
+    load.requests = {{"cpu", core::quantity::from_milli(500)}};
     load.series[0] = std::move(cores);
     return load;
 }

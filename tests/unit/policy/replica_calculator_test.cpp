@@ -19,8 +19,8 @@ constexpr auto running = pod_phase::running;
 constexpr auto pending = pod_phase::pending;
 constexpr auto failed = pod_phase::failed;
 constexpr auto succeeded = pod_phase::succeeded;
-constexpr auto rfalse = condition_status::false_;
-constexpr auto runknown = condition_status::unknown;
+constexpr auto rfalse = core::condition_status::false_;
+constexpr auto runknown = core::condition_status::unknown;
 
 const controller_config config{};
 
@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
         utilization_case{"IgnoresFailedPods", 2, 30, {{"a"}, {"b"}, {"c", 1000, failed}, {"d", 1000, failed}}, {{"a", 500}, {"b", 700}}, 4, 60, 600},
         utilization_case{"IgnoresSucceededPods", 2, 30, {{"a"}, {"b"}, {"c", 1000, succeeded}, {"d", 1000, succeeded}}, {{"a", 500}, {"b", 700}}, 4, 60, 600},
         utilization_case{"IgnoresDeletingPods", 2, 30,
-                         {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, 600, 590, true}, {"d", 1000, running, condition_status::true_, 600, 590, true}},
+                         {{"a"}, {"b"}, {"c", 1000, running, core::condition_status::true_, 600, 590, true}, {"d", 1000, running, core::condition_status::true_, 600, 590, true}},
                          {{"a", 500}, {"b", 700}, {"c", 9000}, {"d", 9000}}, 4, 60, 600},
         // pending = unready; scale-up re-adds it at 0: 1200/3000 = 40 % → 1.333 × 3 → 4
         utilization_case{"PendingPodZeroOnScaleUp", 3, 30, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 500}, {"b", 700}}, 4, 60, 600},
@@ -137,12 +137,12 @@ INSTANTIATE_TEST_SUITE_P(
         utilization_case{"ZeroRequests", 1, 50, {{"a", 0}}, {{"a", 100}}, 0, 0, 0, "no metrics returned matched known pods"},
         // cpu readiness: no Ready condition / no start time → unready; scale-up re-adds at 0 → 4
         utilization_case{"CpuNoReadyCondition", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, std::nullopt}}, {{"a", 500}, {"b", 700}, {"c", 2000}}, 4, 60, 600},
-        utilization_case{"CpuNoStartTime", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, -1}}, {{"a", 500}, {"b", 700}, {"c", 2000}}, 4, 60, 600},
+        utilization_case{"CpuNoStartTime", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, core::condition_status::true_, -1}}, {{"a", 500}, {"b", 700}, {"c", 2000}}, 4, 60, 600},
         utilization_case{"CpuInitializingNotReady", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, rfalse, 60, 50}}, {{"a", 500}, {"b", 700}, {"c", 2000}}, 4, 60, 600},
         // initializing and ready, but the sample started before readiness + window
-        utilization_case{"CpuInitializingSampleTooEarly", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, 60, 20}}, {{"a", 500}, {"b", 700}, {"c", 2000, 15, 15}}, 4, 60, 600},
+        utilization_case{"CpuInitializingSampleTooEarly", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, core::condition_status::true_, 60, 20}}, {{"a", 500}, {"b", 700}, {"c", 2000, 15, 15}}, 4, 60, 600},
         // sample exactly one window after readiness counts: 3200/3000 = 106 % → 3.53 × 3 = 10.6 → 11
-        utilization_case{"CpuInitializingSampleAtBoundary", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, 60, 30}}, {{"a", 500}, {"b", 700}, {"c", 2000, 15, 15}}, 11, 106, 1066},
+        utilization_case{"CpuInitializingSampleAtBoundary", 3, 30, {{"a"}, {"b"}, {"c", 1000, running, core::condition_status::true_, 60, 30}}, {{"a", 500}, {"b", 700}, {"c", 2000, 15, 15}}, 11, 106, 1066},
         // after initialization: unready but was ready once → counted: 1100/3000 = 36 % → 0.36 × 3 → 2
         utilization_case{"CpuUnreadyButWasReadyCounts", 3, 100, {{"a"}, {"b"}, {"c", 1000, running, rfalse, 600, 200}}, {{"a", 100}, {"b", 100}, {"c", 900}}, 2, 36, 366},
         utilization_case{"CpuReadyUnknownCounts", 3, 100, {{"a"}, {"b"}, {"c", 1000, running, runknown, 600, 595}}, {{"a", 100}, {"b", 100}, {"c", 900}}, 2, 36, 366},
@@ -163,7 +163,7 @@ INSTANTIATE_TEST_SUITE_P(
         // a pending pod with a sample is still unready
         utilization_case{"PendingWithSampleIsUnready", 3, 30, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 500}, {"b", 700}, {"c", 9000}}, 4, 60, 600},
         // a deleting pod without a sample is ignored, not missing: 1200/2000 = 60 % → 2 × 2 = 4
-        utilization_case{"DeletingPodNotMissing", 2, 30, {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, 600, 590, true}}, {{"a", 500}, {"b", 700}}, 4, 60, 600},
+        utilization_case{"DeletingPodNotMissing", 2, 30, {{"a"}, {"b"}, {"c", 1000, running, core::condition_status::true_, 600, 590, true}}, {{"a", 500}, {"b", 700}}, 4, 60, 600},
         // different requests: usage is summed against summed requests: 1500/(500+2500) = 50 % → 1.0 → current
         utilization_case{"SummedAgainstSummedRequests", 2, 50, {{"a", 500}, {"b", 2500}}, {{"a", 1000}, {"b", 500}}, 2, 50, 750},
         utilization_case{"CountAgainstRatioKeepsCurrent", 10, 50, {{"a"}, {"b"}, {"c", 1000, pending}}, {{"a", 1000}, {"b", 1000}}, 10, 100, 1000}),
@@ -281,7 +281,7 @@ INSTANTIATE_TEST_SUITE_P(
         // only Running and Ready pods count: 2 × 2 = 4
         ratio_case{"CountsRunningReady", 3, 2.0, {{"a"}, {"b"}, {"c", 1000, running, rfalse}, {"d", 1000, pending}}, 4},
         // deleting pods still count here (no deletion check upstream)
-        ratio_case{"CountsDeletingPods", 3, 2.0, {{"a"}, {"b"}, {"c", 1000, running, condition_status::true_, 600, 590, true}}, 6},
+        ratio_case{"CountsDeletingPods", 3, 2.0, {{"a"}, {"b"}, {"c", 1000, running, core::condition_status::true_, 600, 590, true}}, 6},
         ratio_case{"ScaleDown", 4, 0.5, four, 2},
         ratio_case{"NoPods", 3, 2.0, {}, 0, "unable to calculate ready pods: no pods returned by selector while calculating replica count"},
         ratio_case{"CapsAtInt32Max", 3, 1e12, three, std::numeric_limits<std::int32_t>::max()}),
@@ -331,7 +331,7 @@ INSTANTIATE_TEST_SUITE_P(
 // Requests (calculateRequests) and the HPAPlus limits basis
 
 pod_info pod_with(std::vector<container_spec> containers, std::vector<container_spec> init = {},
-                  resource_list pod_requests = {}) {
+                  core::resource_list pod_requests = {}) {
     pod_info p;
     p.name = "p";
     auto& shared = p.own_template();
@@ -346,8 +346,8 @@ container_spec container(std::string name, std::int64_t request, std::int64_t li
                          bool sidecar = false) {
     container_spec c;
     c.name = std::move(name);
-    if (request >= 0) c.requests.emplace_back("cpu", quantity::from_milli(request));
-    if (limit >= 0) c.limits.emplace_back("cpu", quantity::from_milli(limit));
+    if (request >= 0) c.requests.emplace_back("cpu", core::quantity::from_milli(request));
+    if (limit >= 0) c.limits.emplace_back("cpu", core::quantity::from_milli(limit));
     c.restart_always = sidecar;
     return c;
 }
@@ -390,8 +390,8 @@ INSTANTIATE_TEST_SUITE_P(
         request_case{"PlainInitContainerWithoutRequestIsFine", pod_with({container("a", 300)}, {container("init", -1)}), "", usage_basis::requests, 300},
         request_case{"SidecarWithoutRequestFails", pod_with({container("a", 300)}, {container("proxy", -1, -1, true)}), "", usage_basis::requests, 0,
                      "missing request for cpu in container proxy of Pod p"},
-        request_case{"PodLevelRequestsWin", pod_with({container("a", 300)}, {}, {{"cpu", quantity::from_milli(2000)}}), "", usage_basis::requests, 2000},
-        request_case{"NamedContainerIgnoresPodLevel", pod_with({container("a", 300), container("b", 200)}, {}, {{"cpu", quantity::from_milli(2000)}}), "b", usage_basis::requests, 200},
+        request_case{"PodLevelRequestsWin", pod_with({container("a", 300)}, {}, {{"cpu", core::quantity::from_milli(2000)}}), "", usage_basis::requests, 2000},
+        request_case{"NamedContainerIgnoresPodLevel", pod_with({container("a", 300), container("b", 200)}, {}, {{"cpu", core::quantity::from_milli(2000)}}), "b", usage_basis::requests, 200},
         request_case{"NamedContainer", pod_with({container("a", 300), container("b", 200)}), "a", usage_basis::requests, 300},
         request_case{"NamedSidecar", pod_with({container("a", 300)}, {container("proxy", 100, -1, true)}), "proxy", usage_basis::requests, 100},
         request_case{"NamedContainerMissing", pod_with({container("a", 300)}), "zz", usage_basis::requests, 0, "container zz not found in Pod p"},
@@ -406,7 +406,8 @@ TEST(ResourceUtilization, LimitsBasisMeasuresAgainstLimits) {
     // requests 500m, limits 1000m, usage 800m: 80 % of the limit (160 % of the request)
     auto pods = test::make_pods({{"a", 500}, {"b", 500}});
     for (auto& p : pods.owned)
-        p->own_template().containers[0].limits.emplace_back("cpu", quantity::from_milli(1000));
+        p->own_template().containers[0].limits.emplace_back("cpu",
+                                                            core::quantity::from_milli(1000));
     const calculator_context ctx{2, {0.1, 0.1}, &pods.view, &config, test::now()};
     const auto r = resource_utilization_replicas(ctx, test::make_samples({{"a", 800}, {"b", 800}}),
                                                  80, "cpu", "", usage_basis::limits);

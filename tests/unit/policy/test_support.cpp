@@ -6,11 +6,11 @@
 
 namespace hpaplus::policy::test {
 
-time_point now() {
+core::time_point now() {
     return core::parse_rfc3339("2026-01-01T00:10:00Z").value();
 }
 
-time_point ago(int seconds) {
+core::time_point ago(int seconds) {
     return now() - std::chrono::seconds(seconds);
 }
 
@@ -27,7 +27,8 @@ pod_set make_pods(const std::vector<P>& rows, const std::string& resource) {
         if (r.ready) pod->ready_transition_time = ago(r.ready_ago);
         container_spec app;
         app.name = "app";
-        if (r.request >= 0) app.requests.emplace_back(resource, quantity::from_milli(r.request));
+        if (r.request >= 0)
+            app.requests.emplace_back(resource, core::quantity::from_milli(r.request));
         auto& shared = pod->own_template();
         shared.namespace_ = "default";
         shared.containers.push_back(std::move(app));

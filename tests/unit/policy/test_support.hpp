@@ -11,15 +11,15 @@
 namespace hpaplus::policy::test {
 
 /// The fixed "now" of every table: 2026-01-01T00:10:00Z.
-time_point now();
-time_point ago(int seconds);
+core::time_point now();
+core::time_point ago(int seconds);
 
 /// A pod row: name, cpu request (milli), and state relative to now().
 struct P {
     std::string name;
     std::int64_t request = 1000;
     pod_phase phase = pod_phase::running;
-    std::optional<condition_status> ready = condition_status::true_;
+    std::optional<core::condition_status> ready = core::condition_status::true_;
     int start_ago = 600; ///< seconds before now; < 0 = no startTime
     int ready_ago = 590; ///< lastTransitionTime of Ready, seconds before now
     bool deleting = false;

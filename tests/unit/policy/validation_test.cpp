@@ -40,7 +40,7 @@ metric_spec external_value(const char* value) {
     m.type = metric_source_type::external;
     m.metric.name = "qps";
     m.target.type = metric_target_type::value;
-    m.target.value = quantity::parse(value).value();
+    m.target.value = core::quantity::parse(value).value();
     return m;
 }
 
@@ -69,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(
             m.type = metric_source_type::pods;
             m.metric.name = "qps";
             m.target.type = metric_target_type::value;
-            m.target.value = quantity::from_value(1);
+            m.target.value = core::quantity::from_value(1);
             s.metrics.push_back(m);
         }, "spec.metrics[1].pods.target.type"},
         validation_case{"ContainerResourceNeedsContainer", [](autoscaler_spec& s) { s.metrics[0].type = metric_source_type::container_resource; }, "spec.metrics[0].containerResource.container"},
@@ -88,14 +88,14 @@ INSTANTIATE_TEST_SUITE_P(
         validation_case{"NegativeTolerance", [](autoscaler_spec& s) {
             s.behavior.emplace();
             s.behavior->scale_up.emplace();
-            s.behavior->scale_up->tolerance = quantity::parse("-0.1").value();
+            s.behavior->scale_up->tolerance = core::quantity::parse("-0.1").value();
         }, "spec.behavior.scaleUp.tolerance"},
         validation_case{"LargeToleranceAccepted", [](autoscaler_spec& s) {
             s.behavior.emplace();
             s.behavior->scale_up.emplace();
-            s.behavior->scale_up->tolerance = quantity::from_value(10);
+            s.behavior->scale_up->tolerance = core::quantity::from_value(10);
         }, nullptr},
-        validation_case{"LimitsOnPodsMetric", [](autoscaler_spec& s) { s.metrics[0].target.type = metric_target_type::average_value; s.metrics[0].target.average_value = quantity::from_value(1); s.metrics[0].basis = usage_basis::limits; }, "spec.metrics[0].basis"},
+        validation_case{"LimitsOnPodsMetric", [](autoscaler_spec& s) { s.metrics[0].target.type = metric_target_type::average_value; s.metrics[0].target.average_value = core::quantity::from_value(1); s.metrics[0].basis = usage_basis::limits; }, "spec.metrics[0].basis"},
         validation_case{"SyncPeriodZero", [](autoscaler_spec& s) { s.sync_period_seconds = 0; }, "spec.syncPeriodSeconds"},
         validation_case{"NegativeFallbackReplicas", [](autoscaler_spec& s) { s.metrics[0].fallback = fallback_spec{std::chrono::seconds(10), on_failure::replicas, -2}; }, "spec.metrics[0].fallback.replicas"}),
     [](const auto& info) { return std::string(info.param.name); });

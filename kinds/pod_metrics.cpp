@@ -1,5 +1,6 @@
-// kube/pod_metrics_list.cpp — the one-pass PodMetricsList decoder (see the header).
-#include "kube/pod_metrics_list.hpp"
+// kinds/pod_metrics.cpp — the PodMetrics decoders: one document, and the one-pass list (see the
+// header).
+#include "kinds/pod_metrics.hpp"
 
 #include "core/duration.hpp"
 #include "core/time.hpp"
@@ -14,7 +15,31 @@
 #include <utility>
 #include <vector>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
+
+core::pod_metrics decode_pod_metrics(kube::json_decoder& d, const kube::json_node& n) {
+    core::pod_metrics m;
+    if (!d.object(n)) {
+        d.fail(n, "expected a PodMetrics object");
+        return m;
+    }
+    m.name = d.string(n["metadata"]["name"]);
+    m.namespace_ = d.opt_string(n["metadata"]["namespace"]).value_or("default");
+    m.labels = d.string_map(n["metadata"]["labels"]);
+    m.timestamp = d.opt_time(n["timestamp"]).value_or(core::time_point{});
+    m.window = d.opt_duration(n["window"]).value_or(std::chrono::nanoseconds{0});
+    const kube::json_node containers = n["containers"];
+    for (std::size_t i = 0, size = d.array(containers); i < size; ++i) {
+        const kube::json_node c = containers.at(i);
+        auto& container = m.containers.emplace_back();
+        container.name = d.string(c["name"]);
+        auto usage = d.resources(c["usage"]);
+        container.usage.assign(std::make_move_iterator(usage.begin()),
+                               std::make_move_iterator(usage.end()));
+    }
+    return m;
+}
+
 namespace {
 
 constexpr std::size_t list_max_depth = 512;                    // as net::parse_json
@@ -355,4 +380,4 @@ std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std:
     return items;
 }
 
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

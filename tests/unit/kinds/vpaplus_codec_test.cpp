@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using test::json_of;
@@ -207,12 +207,12 @@ TEST(HorizontalSide, UtilizationIsAgainstTheResourcesThePodActuallyHas) {
     rapidjson::Document doc;
     doc.Parse(resized_pod);
     kube::json_decoder d;
-    const auto pod = kube::decode_pod(d, {&doc, ""});
+    const auto pod = kinds::decode_pod(d, {&doc, ""});
     ASSERT_TRUE(d.ok()) << d.error().to_string();
     // spec says 500m / limit 1; the container runs with 100m / 200m until the resize lands.
-    EXPECT_EQ(policy::find_resource(pod.containers()[0].requests, "cpu")->milli_value(), 100);
-    EXPECT_EQ(policy::find_resource(pod.containers()[0].limits, "cpu")->milli_value(), 200);
-    EXPECT_EQ(policy::find_resource(pod.containers()[0].requests, "memory")->value(), 256LL << 20);
+    EXPECT_EQ(core::find_resource(pod.containers()[0].requests, "cpu")->milli_value(), 100);
+    EXPECT_EQ(core::find_resource(pod.containers()[0].limits, "cpu")->milli_value(), 200);
+    EXPECT_EQ(core::find_resource(pod.containers()[0].requests, "memory")->value(), 256LL << 20);
     EXPECT_TRUE(pod.containers()[1].requests.empty());
 }
 
@@ -315,7 +315,7 @@ TEST(StartupBoostAnnotation, TheHorizontalSideCountsTheUnboostedRequestWhileTheB
         doc.Parse(boosted_pod(r.spec_cpu, r.applied_cpu, r.ended).c_str());
         ASSERT_FALSE(doc.HasParseError()) << r.what;
         kube::json_decoder d;
-        const auto pod = kube::decode_pod(d, {&doc, ""});
+        const auto pod = kinds::decode_pod(d, {&doc, ""});
         ASSERT_TRUE(d.ok()) << r.what << ": " << d.error().to_string();
         if (!r.in_force) {
             EXPECT_TRUE(pod.boosted.empty()) << r.what;
@@ -358,4 +358,4 @@ TEST(StartupBoostAnnotation, TheUpdaterReadsItAndWhenThePodBecameReady) {
 }
 
 } // namespace
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

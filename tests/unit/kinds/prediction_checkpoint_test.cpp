@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 using namespace std::chrono_literals;
@@ -101,4 +101,4 @@ TEST(PredictionCheckpoint, RefusesWhatCannotBeAHistory) {
 }
 
 } // namespace
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -2,23 +2,23 @@
 // (decode_pod_metrics over a parsed document) decodes the same; whatever is not the usual shape it
 // leaves to the DOM decoder.
 #include "kinds/decode.hpp"
+#include "kinds/pod_metrics.hpp"
 #include "kube/json_decoder.hpp"
-#include "kube/pod_metrics_list.hpp"
 #include "net/json_parse.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 // What the DOM path makes of `json`: the items, or nullopt when it reports an error.
 std::optional<std::vector<core::pod_metrics>> dom(const std::string& json) {
     rapidjson::Document doc;
     if (!net::parse_json(doc, json).empty() || !doc.IsObject()) return std::nullopt;
-    json_decoder d;
+    kube::json_decoder d;
     std::vector<core::pod_metrics> out;
-    const json_node items = json_node{&doc, ""}["items"];
+    const kube::json_node items = kube::json_node{&doc, ""}["items"];
     for (std::size_t i = 0, n = d.array(items); i < n; ++i)
         out.push_back(decode_pod_metrics(d, items.at(i)));
     if (!d.ok()) return std::nullopt;
@@ -214,4 +214,4 @@ TEST(PodMetricsList, LeavesEverythingElseToTheDomDecoder) {
 }
 
 } // namespace
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

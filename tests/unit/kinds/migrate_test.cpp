@@ -10,20 +10,20 @@
 
 #include <gtest/gtest.h>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 rapidjson::Document from_yaml(const std::string& yaml) {
     rapidjson::Document doc;
-    const auto json = yaml_documents_to_json(yaml);
+    const auto json = kube::yaml_documents_to_json(yaml);
     EXPECT_TRUE(json) << json.error().text;
     if (json) doc.Parse(json->front().c_str());
     return doc;
 }
 
 policy::autoscaler decode(const rapidjson::Value& v) {
-    json_decoder d;
-    auto a = decode_autoscaler(d, json_node{&v, ""});
+    kube::json_decoder d;
+    auto a = decode_autoscaler(d, kube::json_node{&v, ""});
     EXPECT_TRUE(d.ok()) << d.error().to_string();
     return a;
 }
@@ -75,7 +75,7 @@ TEST(Migrate, KeepsTheSpecFieldForFieldAndTurnsAnnotationsIntoFields) {
     const auto& out = migrated->object;
     EXPECT_STREQ(out["apiVersion"].GetString(), "autoscaling.hpaplus.io/v1alpha1");
     EXPECT_STREQ(out["kind"].GetString(), "HPAPlus");
-    EXPECT_EQ(to_json_text(out["metadata"]),
+    EXPECT_EQ(kube::to_json_text(out["metadata"]),
               R"({"name":"web","namespace":"shop","labels":{"team":"payments"},)"
               R"("annotations":{"owner":"alice"}})");
     EXPECT_FALSE(out.HasMember("status"));
@@ -93,7 +93,7 @@ TEST(Migrate, KeepsTheSpecFieldForFieldAndTurnsAnnotationsIntoFields) {
     spec_after.CopyFrom(out["spec"], spec_after.GetAllocator());
     for (const char* extra : {"syncPeriodSeconds", "mode", "rolloutPolicy", "podSelection"})
         spec_after.RemoveMember(extra);
-    EXPECT_EQ(to_json_text(spec_after), to_json_text(spec_before));
+    EXPECT_EQ(kube::to_json_text(spec_after), kube::to_json_text(spec_before));
     EXPECT_EQ(after.spec.metrics.size(), before.spec.metrics.size());
     EXPECT_EQ(after.spec.max_replicas, before.spec.max_replicas);
 }
@@ -111,7 +111,7 @@ spec:
 )");
     const auto migrated = migrate_hpa(hpa);
     ASSERT_TRUE(migrated) << migrated.error().text;
-    EXPECT_EQ(to_json_text(migrated->object["spec"]),
+    EXPECT_EQ(kube::to_json_text(migrated->object["spec"]),
               R"({"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},)"
               R"("minReplicas":3,"maxReplicas":5,"metrics":[{"type":"Resource","resource":)"
               R"({"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]})");
@@ -167,4 +167,4 @@ TEST(HpaAnnotations, EachValueCheckedLikeItsSpecField) {
 }
 
 } // namespace
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds

@@ -9,7 +9,7 @@
 
 #include <functional>
 
-namespace hpaplus::kube {
+namespace hpaplus::kinds {
 namespace {
 
 TEST(StatusDiffers, ComparesTheFieldsWeWriteInAnyOrder) {
@@ -20,14 +20,14 @@ TEST(StatusDiffers, ComparesTheFieldsWeWriteInAnyOrder) {
     };
     // What the records keep: the stored status alone (kinds/records.hpp).
     const auto stored = parsed(R"({"desiredReplicas":3,"currentReplicas":2,"extra":1})");
-    EXPECT_FALSE(status_differs(&stored, R"({"currentReplicas":2,"desiredReplicas":3})"));
-    EXPECT_FALSE(status_differs(&stored, R"({"desiredReplicas":3,"gone":null})"));
-    EXPECT_TRUE(status_differs(&stored, R"({"currentReplicas":2,"desiredReplicas":4})"));
-    EXPECT_TRUE(status_differs(&stored, R"({"currentReplicas":2,"lastDecision":"x"})"));
-    EXPECT_TRUE(status_differs(nullptr, R"({"currentReplicas":2})"));
+    EXPECT_FALSE(kube::status_differs(&stored, R"({"currentReplicas":2,"desiredReplicas":3})"));
+    EXPECT_FALSE(kube::status_differs(&stored, R"({"desiredReplicas":3,"gone":null})"));
+    EXPECT_TRUE(kube::status_differs(&stored, R"({"currentReplicas":2,"desiredReplicas":4})"));
+    EXPECT_TRUE(kube::status_differs(&stored, R"({"currentReplicas":2,"lastDecision":"x"})"));
+    EXPECT_TRUE(kube::status_differs(nullptr, R"({"currentReplicas":2})"));
     const auto not_object = parsed("[1]");
-    EXPECT_TRUE(status_differs(&not_object, R"({"currentReplicas":2})"));
-    EXPECT_TRUE(status_differs(&stored, "not json"));
+    EXPECT_TRUE(kube::status_differs(&not_object, R"({"currentReplicas":2})"));
+    EXPECT_TRUE(kube::status_differs(&stored, "not json"));
 }
 
 TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {
@@ -89,7 +89,7 @@ TEST(JsonDigest, FollowsTheTextAValueWouldWrite) {
     auto digest = [](const char* text) {
         rapidjson::Document d;
         d.Parse(text);
-        return json_digest(d);
+        return kube::json_digest(d);
     };
     EXPECT_EQ(digest(R"({"a":[1,"x",null,true,2.5]})"),
               digest(R"({ "a" : [1, "x", null, true, 2.5] })"));
@@ -165,4 +165,4 @@ TEST(StatusDigest, ChangesWithTheTextAndOnlyWithIt) {
 }
 
 } // namespace
-} // namespace hpaplus::kube
+} // namespace hpaplus::kinds
