@@ -6,9 +6,9 @@
 #include "cli/evaluate/decision_json.hpp"
 #include "cli/read_input.hpp"
 #include "cli/recommend/usage_history.hpp"
+#include "controller/vpaplus/recommendation_status.hpp"
 #include "kinds/vpaplus.hpp"
 #include "kube/encode.hpp"
-#include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
 
 #include <cstdio>
@@ -47,7 +47,7 @@ recommend_result recommend_document(std::string_view input) {
     status.recommendations = histories.recommend(now, recorded->vpa.policies);
     const auto& history = histories.by_name;
     const auto& config = histories.config;
-    vertical::set_recommendation_conditions(
+    controller::set_recommendation_conditions(
         status.conditions, status.recommendations, !history.empty(),
         vertical::lowest_confidence(history, status.recommendations, config), now);
 

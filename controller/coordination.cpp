@@ -169,7 +169,7 @@ horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const 
     return use;
 }
 
-vertical::horizontal_sharing sharing_for(const vpaplus& v, const horizontal_use& h) {
+controller::horizontal_sharing sharing_for(const vpaplus& v, const horizontal_use& h) {
     if (h.name.empty()) return {};
     return {h.kind == "HPAPlus" ? h.name : h.kind + "/" + h.name, h.cpu && !v.share_cpu,
             h.memory && !v.share_memory, coordination_reason(v, h), coordination_message(v, h)};

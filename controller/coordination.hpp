@@ -3,15 +3,25 @@
 // resources an HPAPlus and a VPAPlus on the same workload share. Reads the informer caches only.
 #pragma once
 
+#include "kinds/vpaplus.hpp"
 #include "kube/object_cache.hpp"
 #include "policy/decision.hpp"
-#include "vertical/runner.hpp"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace hpaplus::controller {
+
+/// What a horizontal autoscaler on the same workload asks of a VPAPlus (decided by the controller's
+/// coordination rules): the resources to leave to it, and the words of CoordinatedWithHPAPlus.
+struct horizontal_sharing {
+    std::string shared_with; ///< the HPAPlus's name, or HorizontalPodAutoscaler/<name>; "" = none
+    bool leave_cpu = false;
+    bool leave_memory = false;
+    std::string reason; ///< of the CoordinatedWithHPAPlus condition
+    std::string message;
+};
 
 /// What a start-up boost record on a pod of `workload` must agree with (policy/boost_trust.hpp):
 /// the first VPAPlus of `ns` (in `vpapluses`, null without the vertical module) with startupBoost
@@ -62,7 +72,7 @@ horizontal_use find_horizontal_use(const kube::object_cache& autoscalers, const 
 /// The vertical side: what the horizontal autoscaler `h` (if any) asks of the VPAPlus `v` — the
 /// resources it keeps (unless allowSharedResources) and the CoordinatedWithHPAPlus words, the same
 /// words note_vertical_use writes on the horizontal side.
-vertical::horizontal_sharing sharing_for(const kinds::vpaplus& v, const horizontal_use& h);
+controller::horizontal_sharing sharing_for(const kinds::vpaplus& v, const horizontal_use& h);
 
 /// The horizontal side (`kind` HPAPlus or HorizontalPodAutoscaler): sets its
 /// CoordinatedWithVPAPlus condition when a cached VPAPlus of `ns` sizes the pods of its target

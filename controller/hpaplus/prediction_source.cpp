@@ -3,6 +3,7 @@
 
 #include "core/duration.hpp"
 #include "kinds/api_group.hpp"
+#include "kinds/owned_object.hpp"
 #include "kinds/prediction_checkpoint.hpp"
 #include "kube/encode.hpp"
 #include "kube/resources.hpp"
@@ -24,7 +25,6 @@ namespace {
 
 using std::chrono::nanoseconds;
 
-constexpr std::string_view hpaplus_api_version = kinds::group_version;
 // Prometheus refuses a range query of more than 11,000 points per series.
 constexpr std::int64_t points_per_read = 10'000;
 // The forecast resamples at most this many buckets; a history holds no more samples.
@@ -145,30 +145,6 @@ void add_sample(const policy::autoscaler& hpa, const policy::decision& d, std::i
     forget_before(samples, now - span_of(p));
 }
 
-// A new HPAPlusCheckpoint for `hpa`, owned by it (deleted with it).
-std::string checkpoint_object(const policy::autoscaler& hpa, std::string_view uid) {
-    rapidjson::Document doc(rapidjson::kObjectType);
-    auto& a = doc.GetAllocator();
-    const auto text = [&](std::string_view s) { return kube::json_string(s, a); };
-    rapidjson::Value owner(rapidjson::kObjectType);
-    owner.AddMember("apiVersion", text(hpaplus_api_version), a);
-    owner.AddMember("kind", "HPAPlus", a);
-    owner.AddMember("name", text(hpa.name), a);
-    owner.AddMember("uid", text(uid), a);
-    rapidjson::Value owners(rapidjson::kArrayType);
-    owners.PushBack(owner, a);
-    rapidjson::Value metadata(rapidjson::kObjectType);
-    metadata.AddMember("name", text(hpa.name), a);
-    metadata.AddMember("ownerReferences", owners, a);
-    rapidjson::Value spec(rapidjson::kObjectType);
-    spec.AddMember("hpaPlusName", text(hpa.name), a);
-    doc.AddMember("apiVersion", text(hpaplus_api_version), a);
-    doc.AddMember("kind", "HPAPlusCheckpoint", a);
-    doc.AddMember("metadata", metadata, a);
-    doc.AddMember("spec", spec, a);
-    return kube::to_json_text(doc);
-}
-
 // Reads a Recorded history back from its checkpoint, once.
 boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoint,
                                              const policy::autoscaler& hpa,
@@ -184,7 +160,7 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
                      response.message());
         co_return;
     }
-    memory.checkpoint_created = true;
+    memory.checkpoint.created = true;
     auto kept = kinds::decode_prediction_checkpoint(response.body);
     if (!kept) {
         spdlog::warn("{}: the checkpoint of its prediction history is unreadable ({}); starting "
@@ -199,7 +175,7 @@ boost::asio::awaitable<void> read_checkpoint(prediction_checkpoint_env& checkpoi
                                  checkpoint.uid) != kept->owner_uids.end();
     const bool ahead = !kept->samples.empty() && kept->samples.back().time > now + checkpoint_skew;
     if (!owned || ahead) {
-        memory.checkpoint_foreign = true;
+        memory.checkpoint.foreign = true;
         ++memory.untrusted_checkpoints;
         spdlog::warn("{}: the HPAPlusCheckpoint {} is not read as its prediction history: {}; it "
                      "is replaced by the next write",
@@ -229,40 +205,23 @@ boost::asio::awaitable<void> write_checkpoint(prediction_checkpoint_env& checkpo
                                               const policy::autoscaler& hpa,
                                               prediction_memory& memory, core::time_point now) {
     memory.checkpoint_written = now;
-    const auto& r = kinds::resources::hpapluscheckpoints;
     const std::string who = hpa.namespace_ + "/" + hpa.name;
-    if (memory.checkpoint_foreign) {
-        // Not this HPAPlus's (or dated ahead): deleted and created anew, owned by it.
-        auto removed = co_await kube::remove(checkpoint.client, r, hpa.namespace_, hpa.name,
-                                             checkpoint.fence_key);
-        if (!removed && removed.ec != kube::errc::not_found) {
-            spdlog::warn("{}: the HPAPlusCheckpoint it does not own was not deleted: {}", who,
-                         removed.message());
-            co_return;
-        }
-        memory.checkpoint_foreign = false;
-        memory.checkpoint_created = false;
-    }
-    if (!memory.checkpoint_created) {
-        auto created =
-            co_await kube::create(checkpoint.client, r, hpa.namespace_,
-                                  checkpoint_object(hpa, checkpoint.uid), checkpoint.fence_key);
-        if (!created && created.ec != kube::errc::already_exists) {
-            spdlog::warn("{}: prediction checkpoint not created: {}", who, created.message());
-            co_return;
-        }
-        memory.checkpoint_created = true;
-    }
+    const checkpoint_write w{checkpoint.client,
+                             kinds::resources::hpapluscheckpoints,
+                             hpa.namespace_,
+                             "HPAPlusCheckpoint",
+                             hpa.name,
+                             checkpoint.fence_key,
+                             who,
+                             [&] {
+                                 return kinds::owned_object("HPAPlusCheckpoint", hpa.name,
+                                                            {"HPAPlus", hpa.name, checkpoint.uid},
+                                                            {{"hpaPlusName", hpa.name}});
+                             }};
     const kinds::prediction_history h{hpa.spec.prediction->metric, hpa.spec.prediction->step,
                                       memory.samples};
-    std::string patch = R"({"status":)" + kinds::encode_prediction_checkpoint_status(h, now) + "}";
-    const std::string sub = "status"; // named: GCC 12 ends temporaries in co_await calls early
-    auto written = co_await kube::merge_patch(checkpoint.client, r, hpa.namespace_, hpa.name,
-                                              std::move(patch), sub, checkpoint.fence_key);
-    if (!written) {
-        if (written.ec == kube::errc::not_found) memory.checkpoint_created = false;
-        spdlog::warn("{}: prediction checkpoint not written: {}", who, written.message());
-    }
+    co_await write_checkpoint_status(w, memory.checkpoint,
+                                     kinds::encode_prediction_checkpoint_status(h, now));
 }
 
 // Forecasts run on a thread of their own, not on the lane that awaits them: one over a long

@@ -5,6 +5,7 @@
 // is new since the last read.
 #pragma once
 
+#include "controller/checkpoints.hpp"
 #include "forecast/forecast.hpp"
 #include "kube/api_client.hpp"
 #include "metrics/metric_sources.hpp"
@@ -31,10 +32,9 @@ struct prediction_memory {
     policy::prediction_input forecast;
     // Recorded: its HPAPlusCheckpoint.
     bool checkpoint_read = false;
-    bool checkpoint_created = false;
-    /// The checkpoint read is not this HPAPlus's (another owner, or samples ahead of now): the
-    /// next write deletes it and creates its own.
-    bool checkpoint_foreign = false;
+    /// Whether it exists; `foreign` when the one read is not this HPAPlus's (another owner, or
+    /// samples ahead of now): the next write deletes it and creates its own.
+    checkpoint_state checkpoint;
     std::uint32_t untrusted_checkpoints = 0; ///< checkpoints found not believed (reported)
     core::time_point checkpoint_written{};
 };

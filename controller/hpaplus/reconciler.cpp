@@ -13,7 +13,6 @@
 #include "kube/resources.hpp"
 #include "kube/status_writer.hpp"
 #include "policy/decision.hpp"
-#include "vertical/runner.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -40,9 +40,8 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                                          name + "\"");
         }
         if (!options.vertical.record_samples.empty())
-            sample_recorder_ =
-                std::make_unique<vertical::sample_recorder>(options.vertical.record_samples);
-        vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical::vertical_env{
+            sample_recorder_ = std::make_unique<sample_recorder>(options.vertical.record_samples);
+        vpaplus_rules_ = std::make_unique<vpaplus_rules>(vertical_env{
             client, *caches.vpapluses, caches.pods, caches.deployments,
             [this](const kinds::vpaplus& v) {
                 auto use = find_horizontal_use(caches_.hpapluses, "HPAPlus", v.ns, v.target);

@@ -18,10 +18,6 @@
 #include <string_view>
 #include <vector>
 
-namespace hpaplus::vertical {
-class sample_recorder;
-}
-
 namespace hpaplus::kube {
 class api_client;
 class event_recorder;
@@ -31,6 +27,8 @@ class metric_sources;
 }
 
 namespace hpaplus::controller {
+
+class sample_recorder;
 
 class reconcile_observer;
 class hpaplus_rules;
@@ -100,7 +98,7 @@ class lane {
     std::unique_ptr<hpaplus_rules> hpaplus_rules_;
     std::unique_ptr<hpaplus_rules> hpa_rules_; ///< null with --native-hpas=none
     std::unique_ptr<cronhpa_rules> cronhpa_rules_;
-    std::unique_ptr<vertical::sample_recorder> sample_recorder_; ///< --vertical-record-samples
+    std::unique_ptr<sample_recorder> sample_recorder_; ///< --vertical-record-samples
     std::unique_ptr<vpaplus_rules> vpaplus_rules_;
     std::unique_ptr<worker_pool> hpapluses_workers_;
     std::unique_ptr<worker_pool> hpa_workers_;     ///< null with --native-hpas=none

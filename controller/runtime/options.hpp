@@ -3,11 +3,11 @@
 // defaults).
 #pragma once
 
+#include "controller/vpaplus/options.hpp"
 #include "core/time.hpp"
 #include "kube/client_options.hpp"
 #include "kube/informer_options.hpp"
 #include "policy/types.hpp"
-#include "vertical/options.hpp"
 
 #include <chrono>
 #include <string>
@@ -74,7 +74,7 @@ struct controller_options {
     bool enable_cronhpa = true;
     /// Run VPAPlus objects (their CRD must be installed).
     bool enable_vertical = false;
-    vertical::vertical_options vertical;
+    vertical_options vertical;
     /// The metric backends file (docs/metrics-backends.md); "" = only the Kubernetes metrics APIs.
     std::string metric_backends;
     /// The autoscalers of a namespace share one PodMetrics read per this window (0 = one read per

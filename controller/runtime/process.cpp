@@ -7,11 +7,11 @@
 #include "controller/runtime/run_and_wait.hpp"
 #include "controller/runtime/shards.hpp"
 #include "controller/runtime/telemetry.hpp"
+#include "controller/vpaplus/admission_webhook.hpp"
 #include "core/build_info.hpp"
 #include "kube/api_client.hpp"
 #include "metrics/metric_sources.hpp"
 #include "net/listen_address.hpp"
-#include "vertical/admission_webhook.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -114,10 +114,10 @@ struct controller_process::impl {
                              &objects.snapshots()});
         }
         if (!options.vertical.webhook_listen.empty() && objects.vpapluses())
-            webhook = std::make_unique<vertical::pod_admission_server>(
+            webhook = std::make_unique<pod_admission_server>(
                 io.get_executor(), options.vertical.webhook_listen,
                 options.vertical.webhook_cert_file, options.vertical.webhook_key_file,
-                vertical::pod_admission_env{client, *objects.vpapluses(), objects.deployments()});
+                pod_admission_env{client, *objects.vpapluses(), objects.deployments()});
         if (options.leader.enabled) {
             // Renewals on their own connection and outside the rate limit: reconcile traffic
             // queued behind --kube-api-qps must never make a leader miss its renew deadline.
@@ -294,7 +294,7 @@ struct controller_process::impl {
     std::vector<std::unique_ptr<lane_context>> lanes; ///< with --threads N > 1
     manager objects;
     std::unique_ptr<ops_server> ops;
-    std::unique_ptr<vertical::pod_admission_server> webhook;
+    std::unique_ptr<pod_admission_server> webhook;
     std::unique_ptr<shard_coordinator> shards; ///< with leader election (--leader-elect)
     std::function<void(int)> on_exit;
     bool ready = false;

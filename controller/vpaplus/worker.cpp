@@ -8,10 +8,10 @@ namespace {
 
 struct vpaplus_slot : worker_slot {
     using worker_slot::worker_slot;
-    vertical::vertical_memory memory;
+    vertical_memory memory;
 };
 
-std::chrono::steady_clock::duration interval_of(const vertical::vertical_env& env) {
+std::chrono::steady_clock::duration interval_of(const vertical_env& env) {
     return std::chrono::duration_cast<std::chrono::steady_clock::duration>(env.options.interval);
 }
 
@@ -24,7 +24,7 @@ std::shared_ptr<worker_slot> vpaplus_rules::make(boost::asio::any_io_executor ex
 
 boost::asio::awaitable<pass_result> vpaplus_rules::pass(worker_slot& slot) {
     auto& w = static_cast<vpaplus_slot&>(slot);
-    const auto outcome = co_await vertical::run_vpaplus(env_, w.ns, w.name, w.memory);
+    const auto outcome = co_await run_vpaplus(env_, w.ns, w.name, w.memory);
     if (!outcome.exists) co_return pass_result{false, false, {}};
     if (outcome.error) spdlog::warn("{}: {}", w.key, *outcome.error);
     co_return pass_result{true, outcome.error.has_value(),

@@ -1,15 +1,15 @@
 // controller/vpaplus/worker.hpp — the VPAPlus worker rules: a pass of the vertical module
-// (vertical/runner.hpp) every --vertical-interval.
+// (controller/vpaplus/runner.hpp) every --vertical-interval.
 #pragma once
 
 #include "controller/runtime/workers.hpp"
-#include "vertical/runner.hpp"
+#include "controller/vpaplus/runner.hpp"
 
 namespace hpaplus::controller {
 
 class vpaplus_rules : public worker_rules {
   public:
-    explicit vpaplus_rules(vertical::vertical_env env) : env_(std::move(env)) {}
+    explicit vpaplus_rules(vertical_env env) : env_(std::move(env)) {}
 
     std::shared_ptr<worker_slot> make(boost::asio::any_io_executor ex, const std::string& ns,
                                       const std::string& name) override;
@@ -20,7 +20,7 @@ class vpaplus_rules : public worker_rules {
     std::chrono::steady_clock::duration min_spacing(const worker_slot& w) override;
 
   private:
-    vertical::vertical_env env_;
+    vertical_env env_;
 };
 
 } // namespace hpaplus::controller

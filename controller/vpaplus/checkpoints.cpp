@@ -1,8 +1,9 @@
-// vertical/checkpoints.cpp — VPAPlusCheckpoint objects: read, created, updated.
-#include "vertical/checkpoints.hpp"
+// controller/vpaplus/checkpoints.cpp — VPAPlusCheckpoint objects: read, created, updated.
+#include "controller/vpaplus/checkpoints.hpp"
 
 #include "kinds/api_group.hpp"
 #include "kinds/decode.hpp"
+#include "kinds/owned_object.hpp"
 #include "kinds/vpaplus.hpp"
 #include "kube/resources.hpp"
 #include "kube/status_writer.hpp"
@@ -11,7 +12,7 @@
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 namespace {
 
 namespace asio = boost::asio;
@@ -51,14 +52,14 @@ asio::awaitable<void> load_checkpoints(vertical_env& env, const vpaplus& v, vert
             owned = d.opt_string(owners.at(k)["uid"]).value_or("") == v.uid;
         if (!owned) {
             const std::string name = d.opt_string(item["metadata"]["name"]).value_or("");
-            if (name == checkpoint_name(v.name, container)) m.checkpoints_foreign.insert(name);
+            if (name == checkpoint_name(v.name, container)) m.checkpoints[name].foreign = true;
             spdlog::warn("{}/{}: the VPAPlusCheckpoint {} of container {} is not read: its "
                          "ownerReferences do not name this VPAPlus (uid {})",
                          v.ns, v.name, name, container, v.uid);
             continue;
         }
         const auto c = decode_checkpoint_status(item["status"]);
-        m.checkpoints_created.insert(checkpoint_name(v.name, container));
+        m.checkpoints[checkpoint_name(v.name, container)].created = true;
         vertical::container_aggregate history(m.config);
         if (container.empty() || !c || !history.load(*c)) {
             spdlog::warn("{}/{}: checkpoint for container {} is unreadable; starting afresh", v.ns,
@@ -75,44 +76,25 @@ asio::awaitable<void> write_checkpoints(vertical_env& env, const vpaplus& v, ver
                                         core::time_point now, const std::string& key) {
     if (m.last_checkpoint && now - *m.last_checkpoint < env.options.checkpoint_interval) co_return;
     m.last_checkpoint = now;
-    const auto& r = kinds::resources::vpapluscheckpoints;
-    for (const auto& [container, history] : m.history) {
+    for (const auto& entry : m.history) {
+        const std::string& container = entry.first; // named: clang 14 captures no bindings
         const std::string name = checkpoint_name(v.name, container);
-        if (m.checkpoints_foreign.count(name)) {
-            auto removed = co_await kube::remove(env.client, r, v.ns, name, key);
-            if (!removed && removed.ec != kube::errc::not_found) {
-                spdlog::warn("{}/{}: checkpoint {} it does not own not deleted: {}", v.ns, v.name,
-                             name, removed.message());
-                continue;
-            }
-            m.checkpoints_foreign.erase(name);
-        }
-        if (!m.checkpoints_created.count(name)) {
-            const std::string body = R"({"apiVersion":")" + std::string(vpaplus_api_version) +
-                                     R"(","kind":"VPAPlusCheckpoint","metadata":{"name":")" + name +
-                                     R"(","ownerReferences":[{"apiVersion":")" +
-                                     vpaplus_api_version + R"(","kind":"VPAPlus","name":")" +
-                                     v.name + R"(","uid":")" + v.uid +
-                                     R"("}]},"spec":{"vpaObjectName":")" + v.name +
-                                     R"(","containerName":")" + container + R"("}})";
-            auto created = co_await kube::create(env.client, r, v.ns, body, key);
-            if (!created && created.ec != kube::errc::already_exists) {
-                spdlog::warn("{}/{}: checkpoint {} not created: {}", v.ns, v.name, name,
-                             created.message());
-                continue;
-            }
-            m.checkpoints_created.insert(name);
-        }
-        const std::string patch =
-            R"({"status":)" + encode_checkpoint_status(history.save(), now) + "}";
-        const std::string sub = "status";
-        auto written = co_await kube::merge_patch(env.client, r, v.ns, name, patch, sub, key);
-        if (!written) {
-            if (written.ec == kube::errc::not_found) m.checkpoints_created.erase(name);
-            spdlog::warn("{}/{}: checkpoint {} not written: {}", v.ns, v.name, name,
-                         written.message());
-        }
+        const std::string who = v.ns + "/" + v.name;
+        const checkpoint_write w{env.client,
+                                 kinds::resources::vpapluscheckpoints,
+                                 v.ns,
+                                 "VPAPlusCheckpoint",
+                                 name,
+                                 key,
+                                 who,
+                                 [&] {
+                                     return kinds::owned_object(
+                                         "VPAPlusCheckpoint", name, {"VPAPlus", v.name, v.uid},
+                                         {{"vpaObjectName", v.name}, {"containerName", container}});
+                                 }};
+        co_await write_checkpoint_status(w, m.checkpoints[name],
+                                         encode_checkpoint_status(entry.second.save(), now));
     }
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,29 +1,30 @@
-// vertical/sampling.cpp — PodMetrics and OOM kills into the histories; the Prometheus seed.
-#include "vertical/sampling.hpp"
+// controller/vpaplus/sampling.cpp — PodMetrics and OOM kills into the histories; the Prometheus
+// seed.
+#include "controller/vpaplus/sampling.hpp"
 
+#include "controller/vpaplus/history.hpp"
 #include "core/duration.hpp"
 #include "core/kubernetes.hpp"
-#include "vertical/history.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <map>
 #include <set>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 namespace {
 
 using core::condition_status;
 
-const container_resources* find_container(const std::vector<container_resources>& list,
-                                          const std::string& name) {
+const vertical::container_resources*
+find_container(const std::vector<vertical::container_resources>& list, const std::string& name) {
     for (const auto& c : list)
         if (c.name == name) return &c;
     return nullptr;
 }
 
 // The requests in force: what the runtime reports (status) when it does, else the spec.
-container_resources in_force(const pod_view& p, const std::string& container) {
+vertical::container_resources in_force(const vertical::pod_view& p, const std::string& container) {
     if (const auto* c = find_container(p.applied, container)) return *c;
     if (const auto* c = find_container(p.desired, container)) return *c;
     return {container, {}, {}, {}, {}};
@@ -31,17 +32,17 @@ container_resources in_force(const pod_view& p, const std::string& container) {
 
 } // namespace
 
-void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
+void add_samples(vertical_memory& m, const std::vector<vertical::pod_view>& pods,
                  const metrics::pod_metrics_answer& answer, sample_recorder* record,
                  const std::string& vpa) {
-    std::map<std::string, const pod_view*, std::less<>> by_name;
+    std::map<std::string, const vertical::pod_view*, std::less<>> by_name;
     for (const auto& p : pods)
         by_name.emplace(p.name, &p);
     for (const auto* listed : answer.items) {
         const core::pod_metrics& item = *listed;
         const auto it = by_name.find(item.name);
         if (it == by_name.end()) continue;
-        const pod_view& pod = *it->second;
+        const vertical::pod_view& pod = *it->second;
         for (const auto& c : item.containers) {
             auto& history = m.history.try_emplace(c.name, m.config).first->second;
             auto& window = m.windows[pod.uid + "/" + c.name];
@@ -68,7 +69,7 @@ void add_samples(vertical_memory& m, const std::vector<pod_view>& pods,
     }
 }
 
-void forget_gone(vertical_memory& m, const std::vector<pod_view>& pods) {
+void forget_gone(vertical_memory& m, const std::vector<vertical::pod_view>& pods) {
     std::set<std::string> alive;
     for (const auto& p : pods)
         alive.insert(p.uid);
@@ -108,4 +109,4 @@ asio::awaitable<void> seed_history(vertical_env& env, const vpaplus& v, vertical
                         "PrometheusHistory", what, now);
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

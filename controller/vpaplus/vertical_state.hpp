@@ -1,21 +1,20 @@
-// vertical/runner.hpp — one pass of one VPAPlus: read it and its workload from the
-// caches, feed the PodMetrics (and OOM kills) into the history, write the recommendation and
-// conditions, then — by updateMode — resize pods in place through pods/<name>/resize, follow
-// PodResizePending / PodResizeInProgress, and fall back to the Eviction API where allowed.
-// Histograms are checkpointed to VPAPlusCheckpoint objects so a restart keeps the history.
+// controller/vpaplus/vertical_state.hpp — what a VPAPlus pass works with (its environment: the
+// client, the caches, the Events, the options and what the horizontal side asks of it) and what a
+// VPAPlus worker keeps between passes; shared by the pieces of the pass (sampling, checkpoints,
+// pod updates, start-up boosts, status).
 #pragma once
 
+#include "controller/checkpoints.hpp"
+#include "controller/coordination.hpp"
+#include "controller/vpaplus/options.hpp"
+#include "controller/vpaplus/sample_record.hpp"
 #include "core/kubernetes.hpp"
 #include "kinds/vpaplus.hpp"
 #include "kube/event_recorder.hpp"
 #include "kube/object_cache.hpp"
 #include "metrics/http_backend.hpp"
-#include "vertical/options.hpp"
 #include "vertical/recommender/aggregate.hpp"
-#include "vertical/sample_record.hpp"
 #include "vertical/updater/plan.hpp"
-
-#include <boost/asio/awaitable.hpp>
 
 #include <functional>
 #include <map>
@@ -23,20 +22,7 @@
 #include <set>
 #include <string>
 
-namespace hpaplus::vertical {
-
-/// The apiVersion of VPAPlus and VPAPlusCheckpoint objects.
-inline constexpr const char* vpaplus_api_version = "autoscaling.hpaplus.io/v1alpha1";
-
-/// What a horizontal autoscaler on the same workload asks of a VPAPlus (decided by the controller's
-/// coordination rules): the resources to leave to it, and the words of CoordinatedWithHPAPlus.
-struct horizontal_sharing {
-    std::string shared_with; ///< the HPAPlus's name, or HorizontalPodAutoscaler/<name>; "" = none
-    bool leave_cpu = false;
-    bool leave_memory = false;
-    std::string reason; ///< of the CoordinatedWithHPAPlus condition
-    std::string message;
-};
+namespace hpaplus::controller {
 
 struct vertical_env {
     kube::api_client& client;
@@ -76,10 +62,9 @@ struct vertical_memory {
         evicted_infeasible; ///< resizes (key_of) that were Infeasible, then evicted
     bool checkpoints_loaded = false;
     bool history_loaded = false; ///< the Prometheus history was read (or tried)
-    std::set<std::string> checkpoints_created;
-    /// Checkpoints of our names that this VPAPlus does not own (its uid is not among their
-    /// ownerReferences): not read; deleted before ours is created.
-    std::set<std::string> checkpoints_foreign;
+    /// Its checkpoints, by name: whether each exists, and whether this VPAPlus does not own it
+    /// (its uid is not among their ownerReferences: not read; deleted before ours is created).
+    std::map<std::string, checkpoint_state> checkpoints;
     std::optional<core::time_point> last_checkpoint;
 };
 
@@ -90,9 +75,4 @@ struct vertical_outcome {
     std::size_t evicted = 0;
 };
 
-/// Runs on: the client's executor. Cancellation: none; bounded by the request timeouts.
-boost::asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::string& ns,
-                                                     const std::string& name,
-                                                     vertical_memory& memory);
-
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,5 +1,5 @@
-// vertical/pod_updates.cpp — resizing and evicting the pods of one VPAPlus pass.
-#include "vertical/pod_updates.hpp"
+// controller/vpaplus/pod_updates.cpp — resizing and evicting the pods of one VPAPlus pass.
+#include "controller/vpaplus/pod_updates.hpp"
 
 #include "kinds/decode.hpp"
 #include "kube/status_writer.hpp"
@@ -8,7 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 namespace asio = boost::asio;
 
@@ -16,7 +16,7 @@ asio::awaitable<void> pass::record(const core::event& e) {
     co_await env.events.record(involved, e, now);
 }
 
-asio::awaitable<bool> pass::evict(const pod_view& p, const std::string& why) {
+asio::awaitable<bool> pass::evict(const vertical::pod_view& p, const std::string& why) {
     auto r = co_await kube::evict_pod(env.client, v.ns, p.name, key);
     if (!r) {
         const core::event e{"Warning", "EvictionBlocked",
@@ -34,7 +34,8 @@ asio::awaitable<bool> pass::evict(const pod_view& p, const std::string& why) {
     co_return true;
 }
 
-asio::awaitable<bool> pass::resize(const pod_view& p, const std::vector<container_resources>& to,
+asio::awaitable<bool> pass::resize(const vertical::pod_view& p,
+                                   const std::vector<vertical::container_resources>& to,
                                    resize_words why) {
     const std::string patch = vertical::resize_patch(p, to);
     const std::string sub = "resize";
@@ -57,7 +58,7 @@ asio::awaitable<bool> pass::resize(const pod_view& p, const std::vector<containe
     co_return true;
 }
 
-vertical::group_state group_of(const pass& ps, const std::vector<pod_view>& pods,
+vertical::group_state group_of(const pass& ps, const std::vector<vertical::pod_view>& pods,
                                std::int32_t configured) {
     vertical::group_state group;
     group.configured = configured;
@@ -73,7 +74,7 @@ vertical::group_state group_of(const pass& ps, const std::vector<pod_view>& pods
     return group;
 }
 
-asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
+asio::awaitable<void> update_pods(pass& ps, std::vector<vertical::pod_view>& pods,
                                   const std::vector<vertical::container_recommendation>& recs,
                                   std::int32_t configured) {
     const auto& o = ps.env.options;
@@ -96,7 +97,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
             ps.m.attempts.erase(it);
             continue;
         }
-        if (!resizing(p)) continue; // the cache has not seen the PATCH yet
+        if (!vertical::resizing(p)) continue; // the cache has not seen the PATCH yet
         // A start-up boost's resize waits (and is ended by the boost's own step) instead.
         if (it->second.no_eviction) continue;
         const std::string why = vertical::fallback_reason(p, it->second.at, ps.now, o);
@@ -126,13 +127,13 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
         }
     }
     struct candidate {
-        const pod_view* pod;
+        const vertical::pod_view* pod;
         vertical::pod_priority priority;
     };
     std::vector<candidate> candidates;
     for (const auto& p : pods) {
-        if (p.deleting || p.pending || !p.controlled || resizing(p) || ps.m.evicted.count(p.uid) ||
-            ps.m.attempts.count(p.uid) || (p.boost && !p.boost->ended))
+        if (p.deleting || p.pending || !p.controlled || vertical::resizing(p) ||
+            ps.m.evicted.count(p.uid) || ps.m.attempts.count(p.uid) || (p.boost && !p.boost->ended))
             continue; // (a start-up boost in force is ended by the boost's own step)
         const auto priority = vertical::priority_of(p.desired, vertical::for_pod(p.desired, recs));
         bool quick_oom = false;
@@ -148,7 +149,7 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
     });
     for (const auto& c : candidates) {
         if (!vertical::can_disrupt(group, o.eviction_tolerance)) break;
-        const pod_view& p = *c.pod;
+        const vertical::pod_view& p = *c.pod;
         if (recreate) { // the admission webhook gives the replacement the recommendation
             const std::string why = "its requests are outside the recommended range or stale";
             if (co_await ps.evict(p, why)) ++group.in_flight;
@@ -173,4 +174,4 @@ asio::awaitable<void> update_pods(pass& ps, std::vector<pod_view>& pods,
     }
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,5 +1,6 @@
-// vertical/admission_webhook.cpp — choosing the VPAPlus for a new pod and patching its resources.
-#include "vertical/admission_webhook.hpp"
+// controller/vpaplus/admission_webhook.cpp — choosing the VPAPlus for a new pod and patching its
+// resources.
+#include "controller/vpaplus/admission_webhook.hpp"
 
 #include "kinds/records.hpp"
 #include "kinds/scale_target.hpp"
@@ -16,7 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 using kinds::decode_vertical_pod;
 using kinds::target_view;
@@ -208,4 +209,4 @@ std::uint64_t pod_admission_server::reviews() const {
     return impl_->reviews;
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,6 +1,6 @@
-// vertical/options.hpp — the flags of the vertical module (`hpaplus controller --enable-vertical`):
-// its loop, checkpoints, admission webhook and history source, on top of the updater's per-pod
-// thresholds.
+// controller/vpaplus/options.hpp — the flags of the vertical module (`hpaplus controller
+// --enable-vertical`): its loop, checkpoints, admission webhook and history source, on top of the
+// updater's per-pod thresholds.
 #pragma once
 
 #include "vertical/updater/plan.hpp"
@@ -8,10 +8,10 @@
 #include <chrono>
 #include <string>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 /// The vertical module's loop (its per-pod thresholds are vertical::updater_config).
-struct vertical_options : updater_config {
+struct vertical_options : vertical::updater_config {
     std::chrono::nanoseconds interval = std::chrono::minutes(1); ///< upstream recommender/updater
     std::chrono::nanoseconds checkpoint_interval = std::chrono::minutes(1);
     /// The pod admission webhook (POST /mutate-pods over TLS): ADDR:PORT, "" = not served. While
@@ -26,8 +26,8 @@ struct vertical_options : updater_config {
     std::chrono::nanoseconds history_length = std::chrono::hours(24 * 8);
     std::chrono::nanoseconds history_resolution = std::chrono::hours(1);
     /// Every sample and OOM fed to a history, and each recommendation written, appended to this
-    /// file as JSON lines (vertical/sample_record.hpp); "" = not recorded.
+    /// file as JSON lines (controller/vpaplus/sample_record.hpp); "" = not recorded.
     std::string record_samples;
 };
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,14 +1,14 @@
-// vertical/checkpoints.hpp — a VPAPlus's histories kept in VPAPlusCheckpoint objects (one per
-// container, upstream's checkpoint form), read back before its first recommendation.
+// controller/vpaplus/checkpoints.hpp — a VPAPlus's histories kept in VPAPlusCheckpoint objects (one
+// per container, upstream's checkpoint form), read back before its first recommendation.
 #pragma once
 
-#include "vertical/runner.hpp"
+#include "controller/vpaplus/vertical_state.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
 #include <string>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 boost::asio::awaitable<void> load_checkpoints(vertical_env& env, const kinds::vpaplus& v,
                                               vertical_memory& m);
@@ -17,4 +17,4 @@ boost::asio::awaitable<void> write_checkpoints(vertical_env& env, const kinds::v
                                                vertical_memory& m, core::time_point now,
                                                const std::string& key);
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,9 +1,9 @@
-// vertical/history.hpp: the PromQL selector of a workload's containers.
-#include "vertical/history.hpp"
+// controller/vpaplus/history.hpp: the PromQL selector of a workload's containers.
+#include "controller/vpaplus/history.hpp"
 
 #include <gtest/gtest.h>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 namespace {
 
 TEST(PrometheusHistory, SelectsTheWorkloadsPodsAndRealContainers) {
@@ -15,4 +15,4 @@ TEST(PrometheusHistory, SelectsTheWorkloadsPodsAndRealContainers) {
 }
 
 } // namespace
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

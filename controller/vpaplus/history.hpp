@@ -1,16 +1,16 @@
-// vertical/history.hpp — seeding a VPAPlus's history from Prometheus (upstream's
+// controller/vpaplus/history.hpp — seeding a VPAPlus's history from Prometheus (upstream's
 // --storage=prometheus): cAdvisor's per-container CPU rate and working set of the workload's pods
 // over the last --vertical-history-length, one point per --vertical-history-resolution, fed into
 // the same histograms the metrics API samples go to.
 #pragma once
 
-#include "vertical/runner.hpp"
+#include "controller/vpaplus/vertical_state.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
 #include <string>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 struct history_load {
     std::string error; ///< "" when Prometheus answered
@@ -30,4 +30,4 @@ boost::asio::awaitable<history_load>
 load_history(metrics::http_backend& backend, const std::string& ns, const std::string& workload,
              const vertical_options& options, vertical_memory& m, core::time_point now);
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,7 +1,12 @@
-// vertical/runner.cpp — one pass of one VPAPlus, in order: its rooms (sampling, checkpoints,
-// recommendation_status, pod_updates) called around the recommendation.
-#include "vertical/runner.hpp"
+// controller/vpaplus/runner.cpp — one pass of one VPAPlus, in order: its rooms (sampling,
+// checkpoints, recommendation_status, pod_updates) called around the recommendation.
+#include "controller/vpaplus/runner.hpp"
 
+#include "controller/vpaplus/checkpoints.hpp"
+#include "controller/vpaplus/pod_updates.hpp"
+#include "controller/vpaplus/recommendation_status.hpp"
+#include "controller/vpaplus/sampling.hpp"
+#include "controller/vpaplus/startup_boost.hpp"
 #include "core/kubernetes.hpp"
 #include "kinds/api_group.hpp"
 #include "kinds/records.hpp"
@@ -9,19 +14,14 @@
 #include "kube/resources.hpp"
 #include "kube/status_writer.hpp"
 #include "metrics/metrics_api.hpp"
-#include "vertical/checkpoints.hpp"
-#include "vertical/pod_updates.hpp"
-#include "vertical/recommendation_status.hpp"
 #include "vertical/recommender/estimator.hpp"
-#include "vertical/sampling.hpp"
-#include "vertical/startup_boost.hpp"
 
 #include <rapidjson/fwd.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 using kinds::target_view;
 using kinds::vpaplus;
@@ -70,7 +70,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     vpaplus_status status = record->status;
     status.observed_generation = v.generation;
     const auto now = core::wall_now();
-    const involved_object involved{ns, name, v.uid, "VPAPlus", vpaplus_api_version, {}};
+    const involved_object involved{ns, name, v.uid, "VPAPlus", kinds::group_version, {}};
     auto& conditions = status.conditions;
     if (record->invalid) {
         out.error = "invalid spec: " + *record->invalid;
@@ -108,7 +108,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                             "TargetFound",
                             "target " + v.target.kind + "/" + v.target.name + " found", now);
     const auto selector = core::parse_label_selector(target.scale->selector);
-    std::vector<pod_view> pods;
+    std::vector<vertical::pod_view> pods;
     if (selector) {
         for (const auto& p : env.pods.select(ns, *selector))
             if (const auto* r = p->as<kinds::pod_record>(); r && r->view) pods.push_back(*r->view);
@@ -136,8 +136,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                             h.message, now);
     double confidence = 0;
     status.recommendations = recommend(v, memory, h, now, confidence);
-    vertical::set_recommendation_conditions(conditions, status.recommendations,
-                                            !memory.history.empty(), confidence, now);
+    set_recommendation_conditions(conditions, status.recommendations, !memory.history.empty(),
+                                  confidence, now);
 
     pass ps{env, v, memory, status, involved, now, out, object->key};
     const bool updates = v.mode == vertical::update_mode::in_place_or_recreate ||
@@ -145,8 +145,9 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                          (v.mode == vertical::update_mode::recreate && webhook);
     // The boost first: update_pods leaves pods whose boost is in force to it.
     status.boosted_pods = 0;
-    const bool boosts_in_force = std::any_of(
-        pods.begin(), pods.end(), [](const pod_view& p) { return p.boost && !p.boost->ended; });
+    const bool boosts_in_force =
+        std::any_of(pods.begin(), pods.end(),
+                    [](const vertical::pod_view& p) { return p.boost && !p.boost->ended; });
     if (v.boost || boosts_in_force)
         status.boosted_pods = co_await run_startup_boost(ps, pods, status.recommendations,
                                                          target.scale->spec_replicas, updates);
@@ -159,4 +160,4 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     co_return out;
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,7 +1,7 @@
-// vertical/sample_record.hpp — `--vertical-record-samples FILE`: every usage sample and OOM kill a
-// VPAPlus feeds into its history, and each recommendation it wrote, as JSON lines in the form
-// `hpaplus recommend` reads (docs/vertical.md, "Record what VPAPlus saw"). One writer per lane;
-// each line is one write() to a file opened O_APPEND, so the lanes' lines never interleave.
+// controller/vpaplus/sample_record.hpp — `--vertical-record-samples FILE`: every usage sample and
+// OOM kill a VPAPlus feeds into its history, and each recommendation it wrote, as JSON lines in the
+// form `hpaplus recommend` reads (docs/vertical.md, "Record what VPAPlus saw"). One writer per
+// lane; each line is one write() to a file opened O_APPEND, so the lanes' lines never interleave.
 #pragma once
 
 #include "core/time.hpp"
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 class sample_recorder {
   public:
@@ -37,4 +37,4 @@ class sample_recorder {
     int fd_ = -1;
 };
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

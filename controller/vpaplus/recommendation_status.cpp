@@ -1,15 +1,16 @@
-// vertical/recommendation_status.cpp — RecommendationProvided and LowConfidence.
-#include "vertical/recommendation_status.hpp"
+// controller/vpaplus/recommendation_status.cpp — RecommendationProvided and LowConfidence.
+#include "controller/vpaplus/recommendation_status.hpp"
 
 #include "core/kubernetes.hpp"
 
 #include <string>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
-void set_recommendation_conditions(std::vector<core::condition>& conditions,
-                                   const std::vector<container_recommendation>& recommendations,
-                                   bool has_history, double confidence, core::time_point now) {
+void set_recommendation_conditions(
+    std::vector<core::condition>& conditions,
+    const std::vector<vertical::container_recommendation>& recommendations, bool has_history,
+    double confidence, core::time_point now) {
     using core::condition_status;
     if (recommendations.empty() && !has_history)
         core::set_condition(conditions, "RecommendationProvided", condition_status::false_,
@@ -31,4 +32,4 @@ void set_recommendation_conditions(std::vector<core::condition>& conditions,
         "about " + std::to_string(minutes) + " minutes of history at one sample a minute", now);
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

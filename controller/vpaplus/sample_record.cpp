@@ -1,5 +1,5 @@
-// vertical/sample_record.cpp — the JSON lines of --vertical-record-samples.
-#include "vertical/sample_record.hpp"
+// controller/vpaplus/sample_record.cpp — the JSON lines of --vertical-record-samples.
+#include "controller/vpaplus/sample_record.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 namespace {
 
 using json_writer = rapidjson::Writer<rapidjson::StringBuffer>;
@@ -84,4 +84,4 @@ void sample_recorder::recommended(std::string_view vpa, core::time_point now) {
     write_line(std::string(buffer.GetString(), buffer.GetSize()) + "\n");
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

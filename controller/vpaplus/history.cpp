@@ -1,9 +1,9 @@
-// vertical/history.cpp — two range queries and feeding their points.
-#include "vertical/history.hpp"
+// controller/vpaplus/history.cpp — two range queries and feeding their points.
+#include "controller/vpaplus/history.hpp"
 
 #include <algorithm>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 namespace asio = boost::asio;
 
@@ -70,7 +70,8 @@ asio::awaitable<history_load> load_history(metrics::http_backend& backend, const
         containers.insert(key->container);
         // As upstream's history provider: CPUAmountFromCores and MemoryAmountFromBytes (truncated).
         for (const auto& [at, cores] : s.points)
-            if (window.add_cpu(history, resource_amount(cores * 1000.0), at)) ++out.cpu_samples;
+            if (window.add_cpu(history, vertical::resource_amount(cores * 1000.0), at))
+                ++out.cpu_samples;
     }
     for (const auto& s : memory.series) {
         const auto key = key_of(s);
@@ -79,7 +80,7 @@ asio::awaitable<history_load> load_history(metrics::http_backend& backend, const
         auto& window = m.windows["history:" + key->pod + "/" + key->container];
         containers.insert(key->container);
         for (const auto& [at, bytes] : s.points) {
-            if (window.add_memory(history, resource_amount(bytes), at, m.config))
+            if (window.add_memory(history, vertical::resource_amount(bytes), at, m.config))
                 ++out.memory_samples;
         }
     }
@@ -87,4 +88,4 @@ asio::awaitable<history_load> load_history(metrics::http_backend& backend, const
     co_return out;
 }
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller

@@ -1,4 +1,4 @@
-// vertical/admission_webhook.hpp — the VPAPlus pod admission webhook (upstream's
+// controller/vpaplus/admission_webhook.hpp — the VPAPlus pod admission webhook (upstream's
 // vpa-admission-controller): a pod being created gets the recommendation of the VPAPlus whose
 // target selects it, requests and limits per controlledValues, before it is scheduled. That is
 // how updateMode Initial applies at all, and how a pod Recreate (or the InPlaceOrRecreate
@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-namespace hpaplus::vertical {
+namespace hpaplus::controller {
 
 struct pod_admission_env {
     kube::api_client& client;
@@ -49,4 +49,4 @@ class pod_admission_server {
     std::shared_ptr<impl> impl_;
 };
 
-} // namespace hpaplus::vertical
+} // namespace hpaplus::controller
