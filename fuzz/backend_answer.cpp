@@ -2,6 +2,8 @@
 // name: the first byte picks the reader, the rest is the body. Never a crash; values are finite.
 #include "metrics/backend_answer.hpp"
 #include "fuzz/fuzz.hpp"
+#include "metrics/backends/monitor.hpp"
+#include "metrics/backends/prometheus.hpp"
 
 #include <cmath>
 

@@ -1,5 +1,6 @@
-// metrics/backend_answer.hpp — what a Prometheus or monitor backend answered, decoded: values
-// (per pod when the answer names pods) or why there are none. "Backend down", "no data" and a
+// metrics/backend_answer.hpp — what a metric backend answered, decoded (by its type, in
+// metrics/backends/): values (per pod when the answer names pods) or why there are none; and a
+// range query's series. "Backend down", "no data" and a
 // value of 0 are different outcomes, so conditions and fallbacks can tell them apart.
 #pragma once
 
@@ -33,11 +34,6 @@ struct backend_answer {
     std::vector<backend_value> values;
 };
 
-/// A Prometheus /api/v1/query answer (instant vector or scalar). `pod_label` names the label
-/// that holds pod names; values are multiplied by `scale`.
-backend_answer parse_prometheus(std::string_view body, const std::string& pod_label,
-                                double scale = 1);
-
 /// One series of a Prometheus range query: its labels and [time, value] points in time order.
 struct range_series {
     std::map<std::string, std::string, std::less<>> labels;
@@ -48,19 +44,6 @@ struct range_answer {
     std::string error; ///< "" when the answer is a matrix (possibly empty)
     std::vector<range_series> series;
 };
-
-/// A Prometheus /api/v1/query_range answer (a matrix).
-range_answer parse_prometheus_matrix(std::string_view body);
-
-/// A monitor's JSON answer, read through `mapping`; values are multiplied by `scale`.
-backend_answer parse_monitor(std::string_view body, const response_mapping& mapping,
-                             double scale = 1);
-
-/// The error text of a Prometheus error answer (`{"status":"error","error":...}`), or "".
-std::string prometheus_error(std::string_view body);
-
-/// The text at `pointer` of a monitor's error answer, or "".
-std::string monitor_error(std::string_view body, const std::string& pointer);
 
 const char* to_string(answer_kind kind);
 

@@ -4,9 +4,8 @@
 #include "kube/config.hpp"
 #include "kube/json_decoder.hpp"
 #include "kube/yaml_json.hpp"
+#include "metrics/backends/backend_type.hpp"
 #include "metrics/query_template.hpp"
-
-#include <rapidjson/pointer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,15 +15,6 @@ namespace {
 
 using kube::json_decoder;
 using kube::json_node;
-
-const std::vector<std::string_view>& request_placeholders() {
-    static const std::vector<std::string_view> names = [] {
-        auto all = query_placeholders();
-        all.push_back("query");
-        return all;
-    }();
-    return names;
-}
 
 const std::vector<std::string_view>& adapter_placeholders() {
     static const std::vector<std::string_view> names{"namespace", "name",          "metric",
@@ -41,12 +31,6 @@ bool valid_name(const std::string& s) {
 void check_template(json_decoder& d, const json_node& at, const std::string& text,
                     const std::vector<std::string_view>& known) {
     if (auto r = check_placeholders(text, known); !r) d.fail(at, r.error().text);
-}
-
-void check_pointer(json_decoder& d, const json_node& at, const std::string& pointer) {
-    if (pointer.empty()) return;
-    if (pointer.front() != '/' || !rapidjson::Pointer(pointer.c_str()).IsValid())
-        d.fail(at, "\"" + pointer + "\" is not a JSON pointer (RFC 6901, e.g. /data/0/value)");
 }
 
 // Seconds given as a number (fractions allowed) within [min, max].
@@ -93,25 +77,6 @@ void decode_tls(json_decoder& d, const json_node& n, backend_config& b) {
         d.fail(n["caFile"], "cannot read " + b.ca_file);
 }
 
-void decode_response(json_decoder& d, const json_node& n, response_mapping& r) {
-    if (!n.present()) {
-        d.fail(n, "required for a monitor backend (where the value is in the answer)");
-        return;
-    }
-    if (!d.object(n)) return;
-    d.known_fields(n, {"items", "value", "pod", "error", "timestamp"});
-    r.items = d.opt_string(n["items"]).value_or("");
-    r.value = d.string(n["value"]);
-    r.pod = d.opt_string(n["pod"]).value_or("");
-    r.error = d.opt_string(n["error"]).value_or("");
-    r.timestamp = d.opt_string(n["timestamp"]).value_or("");
-    check_pointer(d, n["items"], r.items);
-    check_pointer(d, n["value"], r.value);
-    check_pointer(d, n["pod"], r.pod);
-    check_pointer(d, n["error"], r.error);
-    check_pointer(d, n["timestamp"], r.timestamp);
-}
-
 // The scheme, host and port of a URL template must be literal: a query must not be able to send
 // the controller's credentials somewhere else.
 void check_url(json_decoder& d, const json_node& at, const std::string& url) {
@@ -135,18 +100,13 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
     if (d.ok() && !valid_name(b.name))
         d.fail(n["name"], "must be 1-63 lower-case letters, digits, '-' or '_'");
     const std::string type = d.string(n["type"]);
-    if (type == "metricsAPI")
-        b.type = backend_type::metrics_api;
-    else if (type == "prometheus")
-        b.type = backend_type::prometheus;
-    else if (type == "monitor")
-        b.type = backend_type::monitor;
-    else if (d.ok())
-        d.fail(n["type"], "must be metricsAPI, prometheus or monitor");
-
-    if (b.type == backend_type::metrics_api) {
-        // The cluster's own metrics APIs: reached with the controller's API client.
-        d.known_fields(n, {"name", "type"});
+    b.type = find_backend_type(type);
+    if (!b.type) {
+        if (d.ok()) d.fail(n["type"], "must be " + backend_type_names());
+        return b;
+    }
+    if (!b.type->over_http()) {
+        b.type->decode_fields(d, n, b);
         return b;
     }
     b.url = d.string(n["url"]);
@@ -176,32 +136,7 @@ backend_config decode_backend(json_decoder& d, const json_node& n) {
         b.breaker.open_for =
             std::chrono::seconds(d.opt_int(cb["openSeconds"], 1, 3600).value_or(30));
     }
-    if (b.type == backend_type::prometheus) {
-        d.known_fields(n, {"name", "type", "url", "headers", "auth", "tls", "podLabel", "window",
-                           "scale", "timeoutSeconds", "coalesceSeconds", "maxResponseBytes",
-                           "circuitBreaker"});
-        b.query_language = value_encoding::promql;
-        if (b.url.find("{{") != std::string::npos)
-            d.fail(n["url"], "a prometheus url is the server's base URL, not a template");
-        return b;
-    }
-    if (const auto language = d.opt_string(n["queryLanguage"])) {
-        if (*language == "PromQL")
-            b.query_language = value_encoding::promql;
-        else if (*language == "InfluxQL")
-            b.query_language = value_encoding::influxql;
-        else if (*language != "None")
-            d.fail(n["queryLanguage"], "must be PromQL, InfluxQL or None");
-    }
-    b.method = d.opt_string(n["method"]).value_or("GET");
-    if (b.method != "GET" && b.method != "POST" && b.method != "PUT")
-        d.fail(n["method"], "must be GET, POST or PUT");
-    b.body = d.opt_string(n["body"]).value_or("");
-    b.content_type =
-        d.opt_string(n["contentType"]).value_or(b.body.empty() ? "" : "application/json");
-    check_template(d, n["url"], b.url, request_placeholders());
-    check_template(d, n["body"], b.body, request_placeholders());
-    decode_response(d, n["response"], b.response);
+    b.type->decode_fields(d, n, b);
     return b;
 }
 
@@ -226,7 +161,7 @@ void decode_adapter(json_decoder& d, const json_node& n, backends_file& file) {
             const backend_config* b = file.find(m.backend);
             if (!b)
                 d.fail(e["backend"], "no backend named \"" + m.backend + "\"");
-            else if (b->type == backend_type::metrics_api)
+            else if (!b->type->over_http())
                 d.fail(e["backend"], "the adapter serves prometheus and monitor backends only");
             check_template(d, e["query"], m.query, adapter_placeholders());
             auto& target = custom ? file.adapter_custom : file.adapter_external;
@@ -277,18 +212,6 @@ core::outcome<backends_file> load_backends(const std::string& path) {
     auto file = parse_backends(*text);
     if (!file) return core::error_message(path + ": " + file.error().text);
     return file;
-}
-
-const char* to_string(backend_type type) {
-    switch (type) {
-    case backend_type::metrics_api:
-        return "metricsAPI";
-    case backend_type::prometheus:
-        return "prometheus";
-    case backend_type::monitor:
-        return "monitor";
-    }
-    return "?";
 }
 
 } // namespace hpaplus::metrics

@@ -16,7 +16,7 @@
 
 namespace hpaplus::metrics {
 
-enum class backend_type { metrics_api, prometheus, monitor };
+class backend_type; // metrics/backends/backend_type.hpp
 
 /// Where the values are in a monitor's JSON answer (RFC 6901 JSON pointers).
 struct response_mapping {
@@ -36,11 +36,11 @@ struct circuit_breaker_options {
 
 struct backend_config {
     std::string name;
-    backend_type type = backend_type::metrics_api;
-    std::string url;            ///< prometheus: base URL; monitor: URL template
-    std::string method = "GET"; ///< monitor
-    std::string body;           ///< monitor: body template
-    std::string content_type;   ///< monitor: body content type
+    const backend_type* type = nullptr; ///< never null in a parsed file
+    std::string url;                    ///< prometheus: base URL; monitor: URL template
+    std::string method = "GET";         ///< monitor
+    std::string body;                   ///< monitor: body template
+    std::string content_type;           ///< monitor: body content type
     std::map<std::string, std::string> headers;
     std::string bearer_token;
     std::string bearer_token_file;
@@ -85,7 +85,5 @@ core::outcome<backends_file> parse_backends(const std::string& text);
 
 /// Reads and parses a file; errors start with the file name.
 core::outcome<backends_file> load_backends(const std::string& path);
-
-const char* to_string(backend_type type);
 
 } // namespace hpaplus::metrics

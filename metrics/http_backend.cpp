@@ -3,6 +3,8 @@
 
 #include "kube/api_client.hpp"
 #include "kube/config.hpp"
+#include "metrics/backends/backend_type.hpp"
+#include "metrics/backends/json_answer.hpp"
 #include "metrics/circuit_breaker.hpp"
 #include "net/base64.hpp"
 #include "net/http_message.hpp"
@@ -12,7 +14,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <deque>
 #include <stdexcept>
 #include <string_view>
@@ -28,14 +29,6 @@ std::string slurp(const std::string& path) {
     auto text = kube::read_file(path);
     if (!text) throw std::runtime_error("cannot read " + path);
     return std::move(*text);
-}
-
-// scheme://host:port of a URL, and the rest (path and query).
-std::pair<std::string, std::string> split_origin(const std::string& url) {
-    const auto scheme_end = url.find("://");
-    const auto path = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
-    if (path == std::string::npos) return {url, ""};
-    return {url.substr(0, path), url.substr(path)};
 }
 
 kube::cluster_config cluster_for(const backend_config& b) {
@@ -61,11 +54,6 @@ kube::client_options client_for(const backend_config& b) {
         0; // a retry would double the wait on a slow backend; the next reconcile retries
     o.max_body_bytes = b.max_response_bytes;
     return o;
-}
-
-std::string seconds_text(std::chrono::milliseconds d) {
-    const auto ms = d.count();
-    return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
 }
 
 backend_answer failure(answer_kind kind, std::string error) {
@@ -140,40 +128,14 @@ struct http_backend::impl {
 
     core::outcome<kube::api_request> request_for(const std::string& query,
                                                  template_values values) const {
-        kube::api_request r;
-        r.headers = headers;
-        if (config.type == backend_type::prometheus) {
-            // POST keeps long queries out of the URL; `timeout` lets Prometheus give up too.
-            r.method = "POST";
-            r.target = base_path + "/api/v1/query";
-            r.body =
-                "query=" + net::percent_encode(query) + "&timeout=" + seconds_text(config.timeout);
-            r.content_type = "application/x-www-form-urlencoded";
-            return r;
-        }
-        values.emplace_back("query", query);
-        auto url = expand(config.url, values, value_encoding::percent);
-        if (!url) return url.error();
-        const auto body_encoding =
-            config.content_type.find("json") != std::string::npos ? value_encoding::json
-            : config.content_type.find("x-www-form-urlencoded") != std::string::npos
-                ? value_encoding::percent
-                : value_encoding::raw;
-        auto body = expand(config.body, values, body_encoding);
-        if (!body) return body.error();
-        r.method = config.method;
-        r.target = split_origin(*url).second;
-        if (r.target.empty()) r.target = "/";
-        r.body = std::move(*body);
-        r.content_type = config.content_type;
+        auto r = config.type->request(config, base_path, query, std::move(values));
+        if (r) r->headers = headers;
         return r;
     }
 
     backend_answer decode(const kube::api_response& response) const {
         if (response) {
-            return config.type == backend_type::prometheus
-                       ? parse_prometheus(response.body, config.pod_label, config.scale)
-                       : parse_monitor(response.body, config.response, config.scale);
+            return config.type->read(config, response.body);
         }
         if (response.http_status == 0) {
             if (response.ec == kube::errc::too_large)
@@ -186,10 +148,8 @@ struct http_backend::impl {
                                : response.status.message);
         }
         // An HTTP error: the backend's own words where it gives them.
-        std::string said = config.type == backend_type::prometheus
-                               ? prometheus_error(response.body)
-                               : monitor_error(response.body, config.response.error);
-        if (said.empty()) said = monitor_error(response.body, "/error");
+        std::string said = config.type->error_text(config, response.body);
+        if (said.empty()) said = json_answer::text_at(response.body, "/error");
         if (said.empty()) said = response.body.substr(0, 200);
         const std::string text =
             "HTTP " + std::to_string(response.http_status) + (said.empty() ? "" : ": " + said);
@@ -225,40 +185,33 @@ const backend_config& http_backend::config() const {
     return impl_->config;
 }
 
+bool http_backend::has_history() const {
+    return impl_->config.type->has_history();
+}
+
 asio::awaitable<range_answer> http_backend::query_range(std::string query, core::time_point start,
                                                         core::time_point end,
                                                         std::chrono::seconds step) {
     const auto self = impl_;
     range_answer out;
     const std::string who = "backend " + self->config.name + ": ";
-    if (self->config.type != backend_type::prometheus) {
-        out.error = who + "not a prometheus backend";
+    if (!self->config.type->has_history()) {
+        out.error = who + "not a backend with history (range queries)";
         co_return out;
     }
-    const auto unix_seconds = [](core::time_point t) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.3f",
-                      std::chrono::duration<double>(t.time_since_epoch()).count());
-        return std::string(buf);
-    };
-    kube::api_request request;
+    kube::api_request request =
+        self->config.type->range_request(self->config, self->base_path, query, start, end, step);
     request.headers = self->headers;
-    request.method = "POST";
-    request.target = self->base_path + "/api/v1/query_range";
-    request.body = "query=" + net::percent_encode(query) + "&start=" + unix_seconds(start) +
-                   "&end=" + unix_seconds(end) + "&step=" + std::to_string(step.count()) +
-                   "&timeout=" + seconds_text(self->config.timeout);
-    request.content_type = "application/x-www-form-urlencoded";
     const auto response = co_await self->client.send(std::move(request));
     if (!response) {
-        const std::string said = prometheus_error(response.body);
+        const std::string said = self->config.type->error_text(self->config, response.body);
         out.error =
             who + (response.http_status == 0 ? response.message()
                                              : "HTTP " + std::to_string(response.http_status) +
                                                    (said.empty() ? "" : ": " + said));
         co_return out;
     }
-    out = parse_prometheus_matrix(response.body);
+    out = self->config.type->read_range(response.body);
     if (!out.error.empty()) out.error = who + out.error;
     co_return out;
 }
@@ -375,8 +328,7 @@ asio::awaitable<backend_answer> http_backend::fetch(std::string query, template_
 http_backends make_http_backends(asio::any_io_executor executor, const backends_file& file) {
     http_backends out;
     for (const auto& b : file.backends)
-        if (b.type != backend_type::metrics_api)
-            out.push_back(std::make_unique<http_backend>(executor, b));
+        if (b.type->over_http()) out.push_back(std::make_unique<http_backend>(executor, b));
     return out;
 }
 

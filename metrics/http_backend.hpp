@@ -1,4 +1,5 @@
-// metrics/http_backend.hpp — one Prometheus or monitor backend: its own connection pool and
+// metrics/http_backend.hpp — one backend reached over HTTP (Prometheus, a monitor; what each
+// type asks and answers is its file in metrics/backends/): its own connection pool and
 // timeout, a circuit breaker, and coalescing — identical requests in flight, or answered within
 // the backend's `coalesceSeconds`, share one request.
 #pragma once
@@ -54,6 +55,8 @@ class http_backend {
     http_backend& operator=(const http_backend&) = delete;
 
     const backend_config& config() const;
+    /// Whether its type answers range queries (query_range): a history can be read from it.
+    bool has_history() const;
 
     /// Runs `query` (already expanded; for a monitor, `values` fill the request templates, with
     /// `{{query}}` added). Errors name the backend.
@@ -61,10 +64,10 @@ class http_backend {
     /// backend's timeout).
     boost::asio::awaitable<backend_answer> fetch(std::string query, template_values values);
 
-    /// A PromQL range query (prometheus backends only): `/api/v1/query_range` from `start` to
-    /// `end` every `step`. A one-off read of history: not coalesced, not counted by the circuit
-    /// breaker. Errors name the backend. Runs on: the executor. Cancellation: none (bounded by the
-    /// backend's timeout).
+    /// A range query (backends with history only; Prometheus: `/api/v1/query_range`) from
+    /// `start` to `end` every `step`. A one-off read of history: not coalesced, not counted by the
+    /// circuit breaker. Errors name the backend. Runs on: the executor. Cancellation: none (bounded
+    /// by the backend's timeout).
     boost::asio::awaitable<range_answer> query_range(std::string query, core::time_point start,
                                                      core::time_point end,
                                                      std::chrono::seconds step);

@@ -2,6 +2,7 @@
 #include "metrics/metric_sources.hpp"
 
 #include "metrics/backend_reading.hpp"
+#include "metrics/backends/types.hpp"
 #include "metrics/metrics_api.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -108,7 +109,7 @@ metric_sources::metric_sources(asio::any_io_executor executor, kube::api_client&
     : impl_(std::make_shared<impl>(executor, cluster, pod_metrics_window, std::move(exchange))) {
     impl_->backends = make_http_backends(executor, file);
     for (const auto& b : file.backends)
-        if (b.type == backend_type::metrics_api) impl_->metrics_api_names.push_back(b.name);
+        if (!b.type->over_http()) impl_->metrics_api_names.push_back(b.name);
 }
 
 metric_sources::~metric_sources() = default;
@@ -213,9 +214,9 @@ http_backend* metric_sources::backend(const std::string& name) const {
 std::vector<backend_summary> metric_sources::backend_summaries() const {
     std::vector<backend_summary> out;
     out.reserve(impl_->backends.size() + 1);
-    out.push_back({"metricsAPI", to_string(backend_type::metrics_api), impl_->metrics_api});
+    out.push_back({"metricsAPI", std::string(metrics_api_type().name()), impl_->metrics_api});
     for (const auto& b : impl_->backends)
-        out.push_back({b->config().name, to_string(b->config().type), b->stats()});
+        out.push_back({b->config().name, std::string(b->config().type->name()), b->stats()});
     return out;
 }
 

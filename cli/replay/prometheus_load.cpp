@@ -3,6 +3,7 @@
 #include "cli/replay/prometheus_load.hpp"
 
 #include "metrics/backend_reading.hpp"
+#include "metrics/backends/backend_type.hpp"
 #include "metrics/http_backend.hpp"
 #include "metrics/query_template.hpp"
 
@@ -109,7 +110,7 @@ core::outcome<void> load_from_prometheus(const policy::autoscaler& hpa,
 
     metrics::backend_config config;
     config.name = "prometheus";
-    config.type = metrics::backend_type::prometheus;
+    config.type = metrics::find_backend_type("prometheus");
     config.url = range.url;
     config.timeout = std::chrono::seconds(60);
     config.max_response_bytes = 64u << 20;

@@ -72,8 +72,9 @@ read_backend(metrics::metric_sources& metrics, const policy::autoscaler& hpa,
     const std::string who = "backend \"" + p.backend + "\"";
     metrics::http_backend* backend = metrics.backend(p.backend);
     if (!backend) co_return who + " is not configured (see --metric-backends)";
-    if (backend->config().type != metrics::backend_type::prometheus)
-        co_return who + " is not a prometheus backend: a history is read with range queries";
+    if (!backend->has_history())
+        co_return who + " has no history (a prometheus backend): a history is read with range "
+                        "queries";
     const policy::metric_spec* m = policy::named_metric(hpa.spec, p.metric);
     if (!m) co_return "spec.prediction.metric: no metric is named \"" + p.metric + "\"";
     const metrics::query_context ctx{hpa.namespace_, hpa.name, target_name,

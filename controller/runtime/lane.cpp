@@ -34,9 +34,9 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
         metrics::http_backend* history = nullptr;
         if (const auto& name = options.vertical.history_backend; !name.empty()) {
             history = sources.backend(name);
-            if (!history || history->config().type != metrics::backend_type::prometheus)
+            if (!history || !history->has_history())
                 throw std::runtime_error("--vertical-history-backend: --metric-backends has no "
-                                         "prometheus backend named \"" +
+                                         "backend with history (prometheus) named \"" +
                                          name + "\"");
         }
         if (!options.vertical.record_samples.empty())

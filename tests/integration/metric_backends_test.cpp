@@ -3,6 +3,7 @@
 // concurrent fetching. Every wait has a deadline.
 #include "../support/run_awaitable.hpp"
 #include "adapter/api.hpp"
+#include "metrics/backends/backend_type.hpp"
 #include "metrics/metric_sources.hpp"
 #include "net/http_server.hpp"
 
@@ -100,7 +101,7 @@ class fake_monitor {
 metrics::backend_config monitor_config(const std::string& name, const std::string& url) {
     metrics::backend_config b;
     b.name = name;
-    b.type = metrics::backend_type::monitor;
+    b.type = metrics::find_backend_type("monitor");
     b.url = url + "/query?q={{query}}";
     b.response.value = "/value";
     b.timeout = 1000ms;

@@ -1,5 +1,7 @@
 // Tests for decoding Prometheus and monitor answers, and for the circuit breaker.
 #include "metrics/backend_answer.hpp"
+#include "metrics/backends/monitor.hpp"
+#include "metrics/backends/prometheus.hpp"
 #include "metrics/circuit_breaker.hpp"
 
 #include <gtest/gtest.h>

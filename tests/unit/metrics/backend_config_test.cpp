@@ -1,6 +1,7 @@
 // Tests for the metric backends file: every field read, and every mistake a clear error naming
 // the field.
 #include "metrics/backend_config.hpp"
+#include "metrics/backends/backend_type.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,9 +49,9 @@ TEST(BackendConfig, ReadsEveryField) {
     auto file = parse_backends(full);
     ASSERT_TRUE(file) << file.error().text;
     ASSERT_EQ(file->backends.size(), 3u);
-    EXPECT_EQ(file->backends[0].type, backend_type::metrics_api);
+    EXPECT_EQ(file->backends[0].type->name(), "metricsAPI");
     const backend_config& prom = *file->find("prom");
-    EXPECT_EQ(prom.type, backend_type::prometheus);
+    EXPECT_EQ(prom.type->name(), "prometheus");
     EXPECT_EQ(prom.url, "http://127.0.0.1:9090/prom/");
     EXPECT_EQ(prom.bearer_token, "secret");
     EXPECT_EQ(prom.pod_label, "kubernetes_pod");
