@@ -49,6 +49,56 @@ std::vector<vertical::container_recommendation> recommend(const vpaplus& v, vert
     return out;
 }
 
+// ConfigUnsupported: whether the update mode can do what it says here (Initial and Recreate set
+// requests at pod creation, which takes the admission webhook).
+void set_mode_condition(std::vector<core::condition>& conditions, const vpaplus& v, bool webhook,
+                        core::time_point now) {
+    const bool at_creation =
+        v.mode == vertical::update_mode::initial || v.mode == vertical::update_mode::recreate;
+    if (at_creation && !webhook)
+        core::set_condition(
+            conditions, "ConfigUnsupported", condition_status::true_, "NeedsAdmissionWebhook",
+            std::string("updateMode ") + std::string(vertical::to_string(v.mode)) +
+                " sets requests at pod creation, which needs the pod admission webhook "
+                "(--vertical-webhook-listen): recommending only; InPlaceOrRecreate or InPlace "
+                "update running pods",
+            now);
+    else
+        core::set_condition(conditions, "ConfigUnsupported", condition_status::false_,
+                            "TargetFound",
+                            "target " + v.target.kind + "/" + v.target.name + " found", now);
+}
+
+// The cached pods the target's selector matches, and NoPodsMatched saying how many.
+std::vector<vertical::pod_view> matched_pods(const vertical_env& env, const std::string& ns,
+                                             const std::string& selector_text,
+                                             std::vector<core::condition>& conditions,
+                                             core::time_point now) {
+    std::vector<vertical::pod_view> pods;
+    if (const auto selector = core::parse_label_selector(selector_text)) {
+        for (const auto& p : env.pods.select(ns, *selector))
+            if (const auto* r = p->as<kinds::pod_record>(); r && r->view) pods.push_back(*r->view);
+    }
+    core::set_condition(conditions, "NoPodsMatched",
+                        pods.empty() ? condition_status::true_ : condition_status::false_,
+                        pods.empty() ? "NoPodsMatched" : "PodsMatched",
+                        std::to_string(pods.size()) + " pods match the target's selector", now);
+    return pods;
+}
+
+// What the horizontal autoscaler on the workload asks of it, in status and CoordinatedWithHPAPlus.
+horizontal_sharing share_with_horizontal(const vertical_env& env, const vpaplus& v,
+                                         vpaplus_status& status, core::time_point now) {
+    horizontal_sharing h = env.sharing_of(v);
+    status.shared_with = h.shared_with;
+    if (h.shared_with.empty())
+        core::remove_condition(status.conditions, "CoordinatedWithHPAPlus");
+    else
+        core::set_condition(status.conditions, "CoordinatedWithHPAPlus", condition_status::true_,
+                            h.reason, h.message, now);
+    return h;
+}
+
 } // namespace
 
 asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::string& ns,
@@ -92,31 +142,10 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
                               encode_vpaplus_status(status));
         co_return out;
     }
-    const bool at_creation =
-        v.mode == vertical::update_mode::initial || v.mode == vertical::update_mode::recreate;
     const bool webhook = !env.options.webhook_listen.empty();
-    if (at_creation && !webhook)
-        core::set_condition(
-            conditions, "ConfigUnsupported", condition_status::true_, "NeedsAdmissionWebhook",
-            std::string("updateMode ") + std::string(vertical::to_string(v.mode)) +
-                " sets requests at pod creation, which needs the pod admission webhook "
-                "(--vertical-webhook-listen): recommending only; InPlaceOrRecreate or InPlace "
-                "update running pods",
-            now);
-    else
-        core::set_condition(conditions, "ConfigUnsupported", condition_status::false_,
-                            "TargetFound",
-                            "target " + v.target.kind + "/" + v.target.name + " found", now);
-    const auto selector = core::parse_label_selector(target.scale->selector);
-    std::vector<vertical::pod_view> pods;
-    if (selector) {
-        for (const auto& p : env.pods.select(ns, *selector))
-            if (const auto* r = p->as<kinds::pod_record>(); r && r->view) pods.push_back(*r->view);
-    }
-    core::set_condition(conditions, "NoPodsMatched",
-                        pods.empty() ? condition_status::true_ : condition_status::false_,
-                        pods.empty() ? "NoPodsMatched" : "PodsMatched",
-                        std::to_string(pods.size()) + " pods match the target's selector", now);
+    set_mode_condition(conditions, v, webhook, now);
+    std::vector<vertical::pod_view> pods =
+        matched_pods(env, ns, target.scale->selector, conditions, now);
     if (!memory.checkpoints_loaded) co_await load_checkpoints(env, v, memory);
     if (env.history && !memory.history_loaded) co_await seed_history(env, v, memory, status, now);
     forget_gone(memory, pods);
@@ -127,13 +156,7 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
         add_samples(memory, pods, answer, env.recorder, object->key);
     }
 
-    const horizontal_sharing h = env.sharing_of(v);
-    status.shared_with = h.shared_with;
-    if (h.shared_with.empty())
-        core::remove_condition(conditions, "CoordinatedWithHPAPlus");
-    else
-        core::set_condition(conditions, "CoordinatedWithHPAPlus", condition_status::true_, h.reason,
-                            h.message, now);
+    const horizontal_sharing h = share_with_horizontal(env, v, status, now);
     double confidence = 0;
     status.recommendations = recommend(v, memory, h, now, confidence);
     set_recommendation_conditions(conditions, status.recommendations, !memory.history.empty(),
