@@ -1,5 +1,6 @@
-// sim/workload/workload.cpp — the simulated workload controllers (Deployments and their
-// ReplicaSets, StatefulSets), the pods' lifecycle and their usage.
+// sim/workload/workload.cpp — the workload model: it runs the simulated workload controllers
+// (controllers.cpp) on what changed, and plays the kubelet: the pods' lifecycle, in-place resizes
+// (resize.cpp) and usage.
 #include "sim/workload/workload.hpp"
 
 #include "core/hash.hpp"
@@ -9,6 +10,7 @@
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
 #include "sim/workload/namespaces.hpp"
+#include "sim/workload/resize.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -30,11 +32,6 @@ namespace asio = boost::asio;
 using clock = std::chrono::steady_clock;
 
 namespace {
-
-std::int64_t quantity_milli(std::string_view text, std::int64_t fallback) {
-    auto q = core::quantity::parse(text);
-    return q ? q->milli_value() : fallback;
-}
 
 // 64 hex digits derived from `text`: the digest part of a simulated image or container ID
 // (stable, so a pod's status does not change between updates).
@@ -493,74 +490,19 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         (void)store.create(*events, ns, std::move(e));
     }
 
-    // Requests of a pod's containers (and sidecars) from its spec, in milli-CPU and bytes.
-    static std::pair<std::int64_t, std::int64_t> requests_of(const json& pod) {
-        std::int64_t cpu = 0, mem = 0;
-        for (const char* list : {"spec.containers", "spec.initContainers"}) {
-            const json* cs = find_path(pod, list);
-            if (!cs || !cs->IsArray()) continue;
-            for (const auto& c : cs->GetArray()) {
-                if (std::string_view(list) == "spec.initContainers" &&
-                    string_at(c, "restartPolicy") != "Always")
-                    continue;
-                cpu += quantity_milli(string_at(c, "resources.requests.cpu"), 0);
-                mem += quantity_milli(string_at(c, "resources.requests.memory"), 0) / 1000;
-            }
-        }
-        return {cpu, mem};
-    }
-
     // The simulated kubelet's side of pods/resize: compare desired (spec) with actual
     // (containerStatuses[].resources) and report PodResizePending / PodResizeInProgress.
     // True when the pod's resources are as its spec wants them (nothing left to do).
     bool actuate_resize(collection& pods, const object_ptr& p) {
         const json* containers = find_path(p->doc, "spec.containers");
-        const json* statuses = find_path(p->doc, "status.containerStatuses");
-        if (!containers || !containers->IsArray() || !statuses || !statuses->IsArray()) return true;
-        bool differs = false;
-        for (const auto& c : containers->GetArray()) {
-            for (const auto& st : statuses->GetArray()) {
-                if (string_at(st, "name") != string_at(c, "name")) continue;
-                const json* want = find_path(c, "resources");
-                const json* have = find_path(st, "resources");
-                if ((want == nullptr) != (have == nullptr) || (want && !equal(*want, *have)))
-                    differs = true;
-            }
-        }
+        const bool differs = resize_wanted(p->doc);
         const std::string uid = string_at(p->doc, "metadata.uid");
         if (!differs) {
             resizing.erase(uid);
             return true;
         }
-        const auto [cpu, mem] = requests_of(p->doc);
-        std::int64_t used_cpu = 0, used_mem = 0;
-        for (const auto& [k, other] : pods.objects) {
-            if (other->name == p->name && other->namespace_ == p->namespace_) continue;
-            if (string_at(other->doc, "spec.nodeName") != options.node_name) continue;
-            const auto [oc, om] = requests_of(other->doc);
-            used_cpu += oc;
-            used_mem += om;
-        }
-        std::string pending_reason, pending_message;
-        if (cpu > options.node_cpu_milli || mem > options.node_memory_bytes) {
-            pending_reason = "Infeasible";
-            pending_message =
-                "Node didn't have enough capacity: " +
-                std::string(cpu > options.node_cpu_milli ? "cpu" : "memory") +
-                ", requested: " + std::to_string(cpu > options.node_cpu_milli ? cpu : mem) +
-                ", capacity: " +
-                std::to_string(cpu > options.node_cpu_milli ? options.node_cpu_milli
-                                                            : options.node_memory_bytes);
-        } else if (used_cpu + cpu > options.node_cpu_milli ||
-                   used_mem + mem > options.node_memory_bytes) {
-            pending_reason = "Deferred";
-            pending_message =
-                "Node didn't have enough resource: " +
-                std::string(used_cpu + cpu > options.node_cpu_milli ? "cpu" : "memory") +
-                ", requested: " +
-                std::to_string(used_cpu + cpu > options.node_cpu_milli ? cpu : mem) + ", used: " +
-                std::to_string(used_cpu + cpu > options.node_cpu_milli ? used_cpu : used_mem);
-        }
+        const auto [pending_reason, pending_message] = resize_pending(
+            pods, *p, options.node_name, options.node_cpu_milli, options.node_memory_bytes);
         json_doc next = clone(p->doc);
         auto& a = next.GetAllocator();
         json* conditions = const_cast<json*>(find_path(next, "status.conditions"));
@@ -603,33 +545,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         // Actuate: actual = desired; a RestartContainer policy on a changed resource restarts it.
         drop("PodResizePending");
         drop("PodResizeInProgress");
-        json* next_statuses = const_cast<json*>(find_path(next, "status.containerStatuses"));
-        for (const auto& c : containers->GetArray()) {
-            for (auto& st : next_statuses->GetArray()) {
-                if (string_at(st, "name") != string_at(c, "name")) continue;
-                const json* want = find_path(c, "resources");
-                const json* have = find_path(st, "resources");
-                bool restart = false;
-                if (const json* policies = find_path(c, "resizePolicy");
-                    policies && policies->IsArray()) {
-                    for (const auto& policy : policies->GetArray()) {
-                        if (string_at(policy, "restartPolicy") != "RestartContainer") continue;
-                        const std::string res = string_at(policy, "resourceName");
-                        for (const char* kind : {"requests", "limits"}) {
-                            const std::string path = std::string(kind) + "." + res;
-                            if ((want ? string_at(*want, path) : "") !=
-                                (have ? string_at(*have, path) : ""))
-                                restart = true;
-                        }
-                    }
-                }
-                if (want) set_path(st, "resources", json(*want, a), a);
-                if (const json* req = want ? find_path(*want, "requests") : nullptr)
-                    set_path(st, "allocatedResources", json(*req, a), a);
-                if (restart)
-                    set_path(st, "restartCount", json(int_at(st, "restartCount", 0) + 1), a);
-            }
-        }
+        actuate_resize_of(next, *containers);
         resizing.erase(uid);
         (void)store.update(pods, p->namespace_, p->name, std::move(next),
                            write_mode::internal_status);
