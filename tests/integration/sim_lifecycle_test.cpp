@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 using test::parse;
 using test::str;
 
-const std::string configmaps = test::paths::configmaps;
+using test::paths::configmaps;
 const std::string pods = test::paths::pods;
 
 struct SimLifecycle : ::testing::Test {
