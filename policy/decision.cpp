@@ -633,9 +633,10 @@ std::int32_t normalize(decision& d, const reconcile_input& in, const replica_bou
 }
 
 // Stage (HPAPlus): the rollout gate holds the count while the target rolls out.
-std::int32_t rollout_gate(decision& d, const reconcile_input& in, std::int32_t current,
+std::int32_t rollout_gate(decision& d, const reconcile_input& in, const replica_bounds& b,
                           std::int32_t desired) {
     const autoscaler_spec& spec = in.hpa.spec;
+    const std::int32_t current = b.current;
     if (spec.rollout == rollout_policy::continue_scaling || !in.rollout) return desired;
     core::set_condition(d.status.conditions, "RolloutInProgress",
                         in.rollout->in_progress ? true_ : false_,
@@ -653,9 +654,10 @@ std::int32_t rollout_gate(decision& d, const reconcile_input& in, std::int32_t c
 
 // Stage (HPAPlus): mode Off observes only — it keeps the count and remembers nothing but what
 // its Events already said.
-std::int32_t mode_off_gate(decision& d, const reconcile_input& in, std::int32_t current,
+std::int32_t mode_off_gate(decision& d, const reconcile_input& in, const replica_bounds& b,
                            std::int32_t desired) {
     if (in.hpa.spec.mode != run_mode::off) return desired;
+    const std::int32_t current = b.current;
     d.stages.gated = current;
     d.stages.gate_reason = "ModeOff";
     std::string reported = std::move(d.hist.excluded_pods);
@@ -665,6 +667,18 @@ std::int32_t mode_off_gate(decision& d, const reconcile_input& in, std::int32_t 
     d.hist.prediction_voting = voting;
     return current;
 }
+
+// The stages from the recommendation to the count written, in order, with one signature: each
+// takes the count the stage before it let through and returns the count it lets through, and
+// records what it did in `decision::stages` (the decision record's row for it). A feature that
+// changes the count after the metrics have spoken is one more function here.
+using replica_stage = std::int32_t (*)(decision&, const reconcile_input&, const replica_bounds&,
+                                       std::int32_t);
+constexpr replica_stage after_recommendation[] = {
+    normalize,     // stabilization windows, rate policies, min/max and the cron floor
+    rollout_gate,  // HPAPlus rollout: Freeze / FreezeScaleDown while the target rolls out
+    mode_off_gate, // HPAPlus mode Off: keeps the count
+};
 
 // What is written: Off never writes, not even to bring the replicas into [min, max]; DryRun
 // says what it would write.
@@ -709,9 +723,9 @@ decision decide(const reconcile_input& in, decision&& recycled) {
     } else {
         const auto recommended = recommend(d, in, b);
         if (!recommended) return d;
-        desired = normalize(d, in, b, *recommended);
-        desired = rollout_gate(d, in, b.current, desired);
-        desired = mode_off_gate(d, in, b.current, desired);
+        desired = *recommended;
+        for (const replica_stage stage : after_recommendation)
+            desired = stage(d, in, b, desired);
         rescale = desired != b.current;
     }
     settle(d, in.hpa.spec, b.current, desired, rescale);
