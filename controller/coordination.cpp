@@ -56,7 +56,7 @@ template <class Record>
 std::vector<std::shared_ptr<const Record>>
 aimed_at(const kube::object_cache& cache, std::string_view ns, const core::object_reference& ref) {
     std::vector<std::shared_ptr<const Record>> out;
-    for (const auto& o : cache.by_index(kinds::by_target, kinds::target_lookup_key(ns, ref)))
+    for (const auto& o : cache.by_index(kinds::by_target, kinds::target_lookup(ns, ref).key()))
         if (auto r = o->share<Record>(); r && !r->invalid) out.push_back(std::move(r));
     return out;
 }
@@ -100,9 +100,10 @@ std::optional<policy::cron_floor> find_cron_floor(const kube::object_cache& cron
                                                   const core::object_reference& workload) {
     // A CronHPA aims at the workload, or at an HPAPlus by name (aims_at): both keys, in key order.
     std::vector<kube::object_cptr> candidates =
-        cronhpas.by_index(kinds::by_target, kinds::target_lookup_key(ns, workload));
+        cronhpas.by_index(kinds::by_target, kinds::target_lookup(ns, workload).key());
     if (autoscaler.kind == kinds::hpaplus_kind) {
-        auto named = cronhpas.by_index(kinds::by_target, kinds::target_lookup_key(ns, autoscaler));
+        auto named =
+            cronhpas.by_index(kinds::by_target, kinds::target_lookup(ns, autoscaler).key());
         candidates.insert(candidates.end(), named.begin(), named.end());
         std::sort(candidates.begin(), candidates.end(),
                   [](const auto& a, const auto& b) { return a->key < b->key; });
@@ -138,7 +139,8 @@ std::vector<core::object_reference> floor_changes(const kube::object_cptr& previ
 
 std::string autoscaler_scaling(const kube::object_cache& hpapluses, const std::string& ns,
                                const core::object_reference& workload) {
-    const auto aimed = hpapluses.by_index(kinds::by_target, kinds::target_lookup_key(ns, workload));
+    const auto aimed =
+        hpapluses.by_index(kinds::by_target, kinds::target_lookup(ns, workload).key());
     return aimed.empty() ? std::string() : std::string(aimed.front()->name());
 }
 

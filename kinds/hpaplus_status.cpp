@@ -138,20 +138,29 @@ std::string decision_summary(const policy::decision& d) {
     return out;
 }
 
+namespace {} // namespace
+
+struct status_scratch::parts {
+    static constexpr std::size_t buffer_size = 16 * 1024;
+    std::unique_ptr<char[]> buffer{new char[buffer_size]};
+    kube::json_allocator pool{buffer.get(), buffer_size};
+    std::string text;   ///< the summaries, one after the other
+    std::string output; ///< what kube::to_json_text writes into before the copy it returns
+
+    kube::json_allocator& cleared_pool() {
+        pool.Clear();
+        return pool;
+    }
+};
+
+status_scratch::status_scratch() : parts_(std::make_unique<parts>()) {}
+status_scratch::~status_scratch() = default;
+
 namespace {
 
-/// The pool this thread builds statuses in: it starts in a buffer of its own, so a steady pass
-/// allocates nothing for its status; what a large status adds is given back at the next build.
-kube::json_allocator& status_pool() {
-    constexpr std::size_t buffer_size = 16 * 1024;
-    thread_local std::unique_ptr<char[]> buffer(new char[buffer_size]);
-    thread_local kube::json_allocator pool(buffer.get(), buffer_size);
-    pool.Clear();
-    return pool;
-}
-
 Value status_value(const policy::autoscaler& hpa, const policy::decision& d, status_form form,
-                   kube::json_allocator& a) {
+                   status_scratch::parts& scratch) {
+    kube::json_allocator& a = scratch.cleared_pool();
     const bool hpaplus = form == status_form::hpaplus;
     Value doc(rapidjson::kObjectType);
     doc.AddMember("observedGeneration", hpa.generation, a);
@@ -171,7 +180,7 @@ Value status_value(const policy::autoscaler& hpa, const policy::decision& d, sta
     doc.AddMember("conditions", kube::encode_conditions(d.status.conditions, a), a);
     if (!hpaplus) return doc;
     const auto& ref = hpa.spec.scale_target_ref;
-    thread_local std::string text; // the strings made here, in one buffer the thread reuses
+    std::string& text = scratch.text;
     text.assign(ref.kind).append("/").append(ref.name);
     doc.AddMember("reference", kube::json_string(text, a), a);
     text.clear();
@@ -201,13 +210,25 @@ Value status_value(const policy::autoscaler& hpa, const policy::decision& d, sta
 } // namespace
 
 std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
+                          status_form form, status_scratch& scratch) {
+    return kube::to_json_text(status_value(hpa, d, form, scratch.get()), scratch.get().output);
+}
+
+std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
                           status_form form) {
-    return kube::to_json_text(status_value(hpa, d, form, status_pool()));
+    status_scratch scratch;
+    return encode_status(hpa, d, form, scratch);
+}
+
+std::uint64_t status_digest(const policy::autoscaler& hpa, const policy::decision& d,
+                            status_form form, status_scratch& scratch) {
+    return kube::json_digest(status_value(hpa, d, form, scratch.get()));
 }
 
 std::uint64_t status_digest(const policy::autoscaler& hpa, const policy::decision& d,
                             status_form form) {
-    return kube::json_digest(status_value(hpa, d, form, status_pool()));
+    status_scratch scratch;
+    return status_digest(hpa, d, form, scratch);
 }
 
 std::string encode_blocked_status(const policy::autoscaler_status& current, std::int64_t generation,

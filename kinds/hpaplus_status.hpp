@@ -5,6 +5,7 @@
 #include "policy/decision.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -15,13 +16,34 @@ namespace hpaplus::kinds {
 /// (exactly the fields kube-controller-manager writes).
 enum class status_form { hpaplus, hpa };
 
+/// What building a status reuses from one to the next, so that a steady pass allocates nothing
+/// for it: a JSON pool that starts in a buffer of its own (what a large status adds is given back
+/// at the next build), the text the summaries are built in, and the text writer's buffer. Its
+/// owner keeps one per thread that builds statuses (a lane keeps one); never shared.
+class status_scratch {
+  public:
+    status_scratch();
+    ~status_scratch();
+    status_scratch(const status_scratch&) = delete;
+    status_scratch& operator=(const status_scratch&) = delete;
+    struct parts;
+    parts& get() { return *parts_; }
+
+  private:
+    std::unique_ptr<parts> parts_;
+};
+
 /// The `status` object (JSON) after decision `d` on `hpa`.
+std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
+                          status_form form, status_scratch& scratch);
 std::string encode_status(const policy::autoscaler& hpa, const policy::decision& d,
                           status_form form = status_form::hpaplus);
 
 /// The digest (kube::json_digest) of what encode_status would give, taken without encoding it:
 /// equal digests mean equal texts, so a pass whose digest matches the one of a status already
 /// found stored (at the object's same resourceVersion) needs no text, no parse and no write.
+std::uint64_t status_digest(const policy::autoscaler& hpa, const policy::decision& d,
+                            status_form form, status_scratch& scratch);
 std::uint64_t status_digest(const policy::autoscaler& hpa, const policy::decision& d,
                             status_form form = status_form::hpaplus);
 

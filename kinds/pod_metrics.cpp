@@ -342,25 +342,26 @@ class handler {
 
 } // namespace
 
-bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metrics>& items) {
+bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metrics>& items,
+                             pod_metrics_scratch& reuse) {
     // The reader takes the text as NUL-terminated (rapidjson's fastest stream): a NUL inside it
     // would end it early, so such a text goes to the DOM decoder, which reports it.
     if (json.size() > list_max_bytes || json.find('\0') != std::string::npos) return false;
     handler h(items);
     // A pod is ~300 bytes held inline, so growing the vector one doubling at a time moves every
     // pod read so far, again and again. Lists from one metrics server have much the same text per
-    // pod: reserve what the last list on this thread says this one holds (capped, so a hostile
-    // text cannot make it reserve much; a wrong guess only costs what growing would).
-    thread_local std::size_t bytes_per_item = 0;
+    // pod: reserve what the last list decoded with `reuse` says this one holds (capped, so a
+    // hostile text cannot make it reserve much; a wrong guess only costs what growing would).
+    std::size_t& bytes_per_item = reuse.bytes_per_item;
     constexpr std::size_t reserve_cap = 4096;
     if (bytes_per_item > 0) {
         const std::size_t guess = json.size() / bytes_per_item;
         items.reserve(std::min(guess + guess / 16 + 1, reserve_cap));
     }
-    // Parsed in place in a copy the thread reuses: rapidjson then hands each string over where it
+    // Parsed in place in a copy `reuse` keeps: rapidjson then hands each string over where it
     // lies instead of copying it, character by character, to its own stack first (the caller's
     // text stays whole for the DOM decoder when this one gives up).
-    thread_local std::string scratch;
+    std::string& scratch = reuse.text;
     scratch.assign(json);
     rapidjson::InsituStringStream in(scratch.data());
     rapidjson::Reader reader;
@@ -372,6 +373,11 @@ bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metr
     if (h.used() > 0) bytes_per_item = std::max<std::size_t>(json.size() / h.used(), 1);
     items.resize(h.used());
     return true;
+}
+
+bool decode_pod_metrics_list(const std::string& json, std::vector<core::pod_metrics>& items) {
+    pod_metrics_scratch scratch;
+    return decode_pod_metrics_list(json, items, scratch);
 }
 
 std::optional<std::vector<core::pod_metrics>> decode_pod_metrics_list(const std::string& json) {

@@ -9,6 +9,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <string_view>
 
@@ -201,11 +202,19 @@ std::string target_key(std::string_view ns, const core::object_reference& ref) {
     return key;
 }
 
-std::string_view target_lookup_key(std::string_view ns, const core::object_reference& ref) {
-    thread_local std::string key;
-    key.clear();
-    write_target_key(key, ns, ref);
-    return key;
+target_lookup::target_lookup(std::string_view ns, const core::object_reference& ref) {
+    const std::string_view parts[] = {ns, "/", ref.kind, "/", ref.name};
+    std::size_t size = 0;
+    for (const auto part : parts)
+        size += part.size();
+    if (size > sizeof inline_) {
+        write_target_key(spilled_, ns, ref);
+        return;
+    }
+    for (const auto part : parts) {
+        std::memcpy(inline_ + size_, part.data(), part.size());
+        size_ += part.size();
+    }
 }
 
 void index_by_target(kube::object_cache& cache) {

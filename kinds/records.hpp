@@ -102,9 +102,20 @@ vpaplus_record decode_vpaplus_record(const rapidjson::Value& object);
 inline constexpr const char* by_target = "target";
 /// `namespace/Kind/name` of a target reference.
 std::string target_key(std::string_view ns, const core::object_reference& ref);
-/// target_key for a lookup (object_cache::by_index): written into a buffer the thread reuses, so
-/// the view holds until this thread's next call. A pass looks its target up several times.
-std::string_view target_lookup_key(std::string_view ns, const core::object_reference& ref);
+/// target_key for a lookup (object_cache::by_index), built in place: no allocation for the usual
+/// lengths (a pass looks its target up several times), and no state outside the object.
+class target_lookup {
+  public:
+    target_lookup(std::string_view ns, const core::object_reference& ref);
+    std::string_view key() const {
+        return spilled_.empty() ? std::string_view(inline_, size_) : spilled_;
+    }
+
+  private:
+    char inline_[192];
+    std::size_t size_ = 0;
+    std::string spilled_; ///< a key longer than inline_
+};
 /// Keeps the by_target index on a cache of autoscaler, CronHPA or VPAPlus records.
 void index_by_target(kube::object_cache& cache);
 

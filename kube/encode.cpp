@@ -138,11 +138,10 @@ Value encode_conditions(const std::vector<core::condition>& conditions, json_all
     return list;
 }
 
-std::string to_json_text(const rapidjson::Value& v) {
-    // Written into a buffer the thread reuses, then copied out at its exact size: texts are
-    // often kept (in caches, in objects' memory), and a reserved string would keep its spare
-    // capacity with them. A buffer grown past 64 KiB by a large text is given back.
-    thread_local std::string scratch;
+std::string to_json_text(const rapidjson::Value& v, std::string& scratch) {
+    // Written into the caller's buffer, then copied out at its exact size: texts are often kept
+    // (in caches, in objects' memory), and a reserved string would keep its spare capacity with
+    // them. A buffer grown past 64 KiB by a large text is given back.
     scratch.clear();
     string_output out{scratch};
     rapidjson::Writer<string_output> writer(out);
@@ -150,6 +149,11 @@ std::string to_json_text(const rapidjson::Value& v) {
     std::string text = scratch;
     if (scratch.capacity() > 64 * 1024) std::string().swap(scratch);
     return text;
+}
+
+std::string to_json_text(const rapidjson::Value& v) {
+    std::string scratch;
+    return to_json_text(v, scratch);
 }
 
 } // namespace hpaplus::kube

@@ -25,6 +25,9 @@ struct string_output {
 
 /// Compact JSON text of a value.
 std::string to_json_text(const rapidjson::Value& v);
+/// The same, written in `scratch` first (a buffer the caller reuses), then copied out at its exact
+/// size.
+std::string to_json_text(const rapidjson::Value& v, std::string& scratch);
 
 /// A 64-bit digest of a value, taken without writing its text: two values that write the same
 /// text have the same digest (members in their order, strings by their bytes, numbers by their

@@ -207,6 +207,10 @@ asio::awaitable<std::vector<policy::metric_reading>> metric_sources::read(
     co_return std::move(state->readings);
 }
 
+pod_metrics_pool& metric_sources::list_pool() {
+    return impl_->pod_metrics.pool();
+}
+
 http_backend* metric_sources::backend(const std::string& name) const {
     return find_backend(impl_->backends, name);
 }

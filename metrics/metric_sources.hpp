@@ -59,6 +59,8 @@ class metric_sources {
 
     /// The prometheus or monitor backend named `name`, or null.
     http_backend* backend(const std::string& name) const;
+    /// Where this lane's PodMetrics lists are decoded (for reads outside `read`, a VPAPlus's).
+    pod_metrics_pool& list_pool();
     /// Every backend's counts: the metrics APIs first (every read an object made from them, a
     /// shared PodMetrics list once per object it answered), then each prometheus and monitor
     /// backend in the order of the file. Call on the executor.

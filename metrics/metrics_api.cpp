@@ -99,45 +99,42 @@ std::string selector_text(const std::optional<core::label_selector_spec>& spec) 
     return selector ? core::to_string(*selector) : std::string();
 }
 
-// PodMetrics lists whose last reader is done, kept by the thread for the next list to be decoded
-// into: kinds::decode_pod_metrics_list reuses their pods' strings, so a steady read allocates
-// nothing for the pods' names. Reads overlap (a shared read is held while its readers decide), so
-// a few dozen are kept; bounded by the pods they hold (~300 bytes each), not only by their number.
-using pod_metrics_vector = std::vector<core::pod_metrics>;
-constexpr std::size_t spare_lists_cap = 64;
-constexpr std::size_t spare_pods_cap = 4096;
-thread_local bool spare_lists_gone = false; // trivially destroyed: readable until the thread ends
-struct spare_lists {
-    std::vector<std::unique_ptr<pod_metrics_vector>> lists;
-    std::size_t pods = 0; ///< the capacity of `lists`, in pods
-    ~spare_lists() { spare_lists_gone = true; }
-};
-thread_local spare_lists spares;
-
-void give_back_list(pod_metrics_vector* list) {
-    if (spare_lists_gone || spares.lists.size() >= spare_lists_cap ||
-        spares.pods + list->capacity() > spare_pods_cap) {
-        delete list;
-        return;
+std::shared_ptr<pod_metrics_pool::list> pod_metrics_pool::take() {
+    list* l = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        if (!spares_.empty()) {
+            l = spares_.back().release();
+            spares_.pop_back();
+            spare_pods_ -= l->capacity();
+        }
     }
-    spares.pods += list->capacity();
-    spares.lists.emplace_back(list);
+    if (!l) l = new list;
+    return std::shared_ptr<list>(l, [pool = weak_from_this()](list* done) {
+        if (const auto p = pool.lock())
+            p->give_back(done);
+        else
+            delete done;
+    });
 }
 
-std::shared_ptr<pod_metrics_vector> recycled_list() {
-    pod_metrics_vector* list = nullptr;
-    if (!spare_lists_gone && !spares.lists.empty()) {
-        list = spares.lists.back().release();
-        spares.lists.pop_back();
-        spares.pods -= list->capacity();
-    } else {
-        list = new pod_metrics_vector;
-    }
-    return std::shared_ptr<pod_metrics_vector>(list, give_back_list);
+void pod_metrics_pool::give_back(list* l) {
+    std::unique_ptr<list> owned(l);
+    std::lock_guard lock(mutex_);
+    if (spares_.size() >= max_lists || spare_pods_ + l->capacity() > max_pods) return;
+    spare_pods_ += l->capacity();
+    spares_.push_back(std::move(owned));
 }
 
-boost::asio::awaitable<pod_metrics_answer>
-list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selector) {
+std::size_t pod_metrics_pool::spare_lists() const {
+    std::lock_guard lock(mutex_);
+    return spares_.size();
+}
+
+boost::asio::awaitable<pod_metrics_answer> list_pod_metrics(kube::api_client& client,
+                                                            std::string ns,
+                                                            std::string pod_selector,
+                                                            pod_metrics_pool& pool) {
     pod_metrics_answer out;
     const std::string no_continue; // named: GCC 12 mishandles temporaries in co_await calls
     auto response = co_await kube::list(client, pod_metrics_path, ns, pod_selector, 0, no_continue);
@@ -145,8 +142,8 @@ list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selec
         out.error = failure("resource", response);
         co_return out;
     }
-    auto items = recycled_list();
-    if (!kinds::decode_pod_metrics_list(response.body, *items)) {
+    auto items = pool.take();
+    if (!kinds::decode_pod_metrics_list(response.body, *items, pool.scratch())) {
         // Not the usual shape: the DOM decoder says what is wrong, or reads it after all.
         items->clear();
         list_answer list;

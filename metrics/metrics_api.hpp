@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/kubernetes.hpp"
+#include "kinds/pod_metrics.hpp"
 #include "kube/api_client.hpp"
 #include "policy/metric_evaluation.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,9 +29,39 @@ struct pod_metrics_answer {
     std::uint64_t shared_read = 0;
 };
 
-/// Runs on: the client's executor. Cancellation: none (bounded by the request timeouts).
-boost::asio::awaitable<pod_metrics_answer>
-list_pod_metrics(kube::api_client& client, std::string ns, std::string pod_selector);
+/// Where PodMetrics lists are decoded, owned by one lane's metric sources (Envoy-style per-thread
+/// state its owner holds): the lists whose last reader is done, kept for the next list to be
+/// decoded into (their pods' strings keep their storage, so a steady read allocates nothing for
+/// the pods' names), and the decoder's scratch. Reads overlap (a shared read is held while its
+/// readers decide), so a few dozen lists are kept, bounded by the pods they hold. A list may be
+/// released on another lane's thread (reads are shared between lanes): giving it back is locked;
+/// one released after the pool is gone is freed.
+class pod_metrics_pool : public std::enable_shared_from_this<pod_metrics_pool> {
+  public:
+    using list = std::vector<core::pod_metrics>;
+    /// A list to decode into: a spare one, else a new one; given back when its last reader drops
+    /// it.
+    std::shared_ptr<list> take();
+    /// The decoder's scratch: for the owner's thread only.
+    kinds::pod_metrics_scratch& scratch() { return scratch_; }
+    std::size_t spare_lists() const;
+
+  private:
+    void give_back(list* l);
+    static constexpr std::size_t max_lists = 64;
+    static constexpr std::size_t max_pods = 4096;
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<list>> spares_;
+    std::size_t spare_pods_ = 0; ///< the capacity of `spares_`, in pods
+    kinds::pod_metrics_scratch scratch_;
+};
+
+/// Runs on: the client's executor, the thread `pool` belongs to. Cancellation: none (bounded by
+/// the request timeouts).
+boost::asio::awaitable<pod_metrics_answer> list_pod_metrics(kube::api_client& client,
+                                                            std::string ns,
+                                                            std::string pod_selector,
+                                                            pod_metrics_pool& pool);
 
 /// A Resource or ContainerResource reading from the PodMetrics list.
 void set_resource_reading(const pod_metrics_answer& answer, const policy::metric_spec& spec,

@@ -49,6 +49,8 @@ struct shared_pod_metrics::impl {
     std::deque<std::pair<std::string, std::weak_ptr<namespace_read>>> by_start;
     std::uint64_t lists = 0;
     std::uint64_t reads_started = 0;
+    /// Where this lane's lists are decoded (shared: a list released later finds it, or not).
+    std::shared_ptr<pod_metrics_pool> pool = std::make_shared<pod_metrics_pool>();
 
     impl(asio::any_io_executor ex, kube::api_client& c, std::chrono::milliseconds w,
          std::shared_ptr<pod_metrics_exchange> x)
@@ -96,7 +98,7 @@ asio::awaitable<void> list_namespace(std::shared_ptr<shared_pod_metrics::impl> s
                                      std::shared_ptr<namespace_read> read, std::string ns) {
     ++self->lists;
     const std::string every_pod;
-    auto answer = co_await list_pod_metrics(self->cluster, ns, every_pod);
+    auto answer = co_await list_pod_metrics(self->cluster, ns, every_pod, *self->pool);
     finish(*self, *read, ns, std::move(answer));
 }
 
@@ -151,6 +153,10 @@ std::shared_ptr<namespace_read> new_read(const std::shared_ptr<shared_pod_metric
 
 } // namespace
 
+pod_metrics_pool& shared_pod_metrics::pool() {
+    return *impl_->pool;
+}
+
 shared_pod_metrics::shared_pod_metrics(asio::any_io_executor executor, kube::api_client& cluster,
                                        std::chrono::milliseconds window,
                                        std::shared_ptr<pod_metrics_exchange> exchange)
@@ -179,7 +185,9 @@ shared_pod_metrics::read(std::string ns, std::string pod_selector,
                                                            : nullptr;
     if (impl_->window.count() <= 0 || !selector) { // unshared; a bad selector: the server says why
         ++impl_->lists;
-        co_return co_await list_pod_metrics(impl_->cluster, std::move(ns), std::move(pod_selector));
+        const auto self = impl_; // holds the pool while the list is read
+        co_return co_await list_pod_metrics(self->cluster, std::move(ns), std::move(pod_selector),
+                                            *self->pool);
     }
     const auto now = clock::now();
     impl_->expire(now);

@@ -35,6 +35,9 @@ class shared_pod_metrics {
     shared_pod_metrics(const shared_pod_metrics&) = delete;
     shared_pod_metrics& operator=(const shared_pod_metrics&) = delete;
 
+    /// Where its lists are decoded; for the other reads of this lane (a VPAPlus's).
+    pod_metrics_pool& pool();
+
     /// The PodMetrics of the pods `pod_selector` selects in `ns` (an error in `error`, as
     /// list_pod_metrics says it). With `pod_names` (the pods the caller selected from its cache;
     /// they must outlive the call), a shared read returns only those of them: the caller's decision

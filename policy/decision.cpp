@@ -700,9 +700,7 @@ void settle(decision& d, const autoscaler_spec& spec, std::int32_t current, std:
     d.desired_replicas = rescale || d.dry_run_rescale ? desired : current;
 }
 
-} // namespace
-
-decision decide(const reconcile_input& in, decision&& recycled) {
+decision decide_reusing(const reconcile_input& in, decision&& recycled) {
     decision d;
     // Copied into the recycled buffers: an assigned string or vector keeps its capacity.
     d.status = std::move(recycled.status);
@@ -730,6 +728,16 @@ decision decide(const reconcile_input& in, decision&& recycled) {
     }
     settle(d, in.hpa.spec, b.current, desired, rescale);
     return d;
+}
+
+} // namespace
+
+decision decide(const reconcile_input& in) {
+    return decide_reusing(in, {});
+}
+
+void decide(const reconcile_input& in, decision& into) {
+    into = decide_reusing(in, std::move(into));
 }
 
 void finish(decision& d, const reconcile_input& in, const std::optional<std::string>& write_error) {

@@ -126,11 +126,12 @@ bool needs_metrics(const autoscaler& hpa, const std::optional<scale_snapshot>& s
 std::int32_t effective_min_replicas(const autoscaler_spec& spec,
                                     const std::optional<cron_floor>& floor);
 
-/// Runs the reconcile up to the /scale write. `recycled`, a decision no longer needed, lends its
-/// storage: the status and history are copied into the buffers it already holds, so a caller that
-/// hands each pass the decision of an earlier one allocates almost nothing for them. Its values
-/// play no part in the result.
-decision decide(const reconcile_input& in, decision&& recycled = {});
+/// Runs the reconcile up to the /scale write.
+decision decide(const reconcile_input& in);
+/// The same, decided into `into`: what it held plays no part in the result, but its storage is
+/// reused (the status and history are copied into the buffers it already has), so a caller that
+/// decides into the decision of an earlier pass allocates almost nothing for them.
+void decide(const reconcile_input& in, decision& into);
 
 /// Applies the outcome of the /scale write (`write_error` set when it failed; ignored without a
 /// rescale).

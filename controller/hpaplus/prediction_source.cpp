@@ -10,9 +10,6 @@
 #include "metrics/backend_reading.hpp"
 #include "policy/prediction.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/thread_pool.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <rapidjson/document.h>
 #include <spdlog/spdlog.h>
 
@@ -225,26 +222,13 @@ boost::asio::awaitable<void> write_checkpoint(prediction_checkpoint_env& checkpo
                                      kinds::encode_prediction_checkpoint_status(h, now));
 }
 
-// Forecasts run on a thread of their own, not on the lane that awaits them: one over a long
-// history at a fine step takes a second or more (2^21 steps: about 1.7 s), which no lane may spend
-// away from its other objects. One thread: forecasts are once per step per object, and FFTW's
-// planner is serialized anyway.
-boost::asio::awaitable<forecast::forecast_result> forecast_of(forecast::forecast_input in) {
-    co_return forecast::forecast(in);
-}
-
-boost::asio::awaitable<forecast::forecast_result> forecast_apart(forecast::forecast_input in) {
-    static boost::asio::thread_pool forecasts(1);
-    co_return co_await boost::asio::co_spawn(forecasts, forecast_of(std::move(in)),
-                                             boost::asio::use_awaitable);
-}
-
 } // namespace
 
 boost::asio::awaitable<policy::prediction_input>
-prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& checkpoint,
-               const policy::autoscaler& hpa, const std::string& target_name,
-               const std::string& pod_selector, prediction_memory& memory, core::time_point now) {
+prediction_for(metrics::metric_sources& metrics, forecast_runner& forecasts,
+               prediction_checkpoint_env& checkpoint, const policy::autoscaler& hpa,
+               const std::string& target_name, const std::string& pod_selector,
+               prediction_memory& memory, core::time_point now) {
     const policy::prediction_spec& p = *hpa.spec.prediction;
     follow(memory, p);
     if (p.history == policy::prediction_spec::source::recorded && !memory.checkpoint_read)
@@ -273,7 +257,7 @@ prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& chec
     in.look_ahead = p.look_ahead;
     in.margin = p.margin;
     in.known_period = memory.forecast.period; // the last forecast's, kept while confirmed
-    memory.forecast = policy::prediction_of(co_await forecast_apart(std::move(in)));
+    memory.forecast = policy::prediction_of(co_await forecasts.run(std::move(in)));
     co_return memory.forecast;
 }
 

@@ -5,6 +5,8 @@
 // is new since the last read.
 #pragma once
 
+#include "controller/hpaplus/forecast_runner.hpp"
+
 #include "controller/checkpoints.hpp"
 #include "forecast/forecast.hpp"
 #include "kube/api_client.hpp"
@@ -48,16 +50,16 @@ struct prediction_checkpoint_env {
 };
 
 /// The forecast for this pass of `hpa` (which has a spec.prediction): the one computed within the
-/// last history step, else a new one — for a Backend history after reading what is new. A read
-/// that fails leaves no forecast (reason HistoryUnavailable, the backend's error) until the next
-/// step. Runs on: the metric sources' executor. Cancellation: none (bounded by the backend's
-/// timeout per read).
-/// A Recorded history is first read back from its checkpoint (a missing or unreadable one starts
-/// it afresh, said in the log).
+/// last history step, else a new one (on `forecasts`' thread) — for a Backend history after reading
+/// what is new. A read that fails leaves no forecast (reason HistoryUnavailable, the backend's
+/// error) until the next step. Runs on: the metric sources' executor. Cancellation: none (bounded
+/// by the backend's timeout per read). A Recorded history is first read back from its checkpoint (a
+/// missing or unreadable one starts it afresh, said in the log).
 boost::asio::awaitable<policy::prediction_input>
-prediction_for(metrics::metric_sources& metrics, prediction_checkpoint_env& checkpoint,
-               const policy::autoscaler& hpa, const std::string& target_name,
-               const std::string& pod_selector, prediction_memory& memory, core::time_point now);
+prediction_for(metrics::metric_sources& metrics, forecast_runner& forecasts,
+               prediction_checkpoint_env& checkpoint, const policy::autoscaler& hpa,
+               const std::string& target_name, const std::string& pod_selector,
+               prediction_memory& memory, core::time_point now);
 
 /// Recorded histories: adds this pass's value of the named metric (policy::forecast_quantity of
 /// its status: a per-pod target's average times `ready_pods`, the pods such an average is taken

@@ -89,28 +89,6 @@ template <class T> class lent {
     T& borrower_;
 };
 
-// Decisions whose reconcile has ended, kept by the thread for later passes to decide into: their
-// strings and vectors keep their capacity, so a steady pass allocates nothing to copy the status
-// and history (policy::decide's `recycled`). A steady pass takes and gives back without waiting
-// in between, so a few spares serve a lane; the cap bounds them after a burst of writes.
-std::vector<policy::decision>& spare_decisions() {
-    thread_local std::vector<policy::decision> spares;
-    return spares;
-}
-
-policy::decision take_spare_decision() {
-    auto& spares = spare_decisions();
-    if (spares.empty()) return {};
-    policy::decision d = std::move(spares.back());
-    spares.pop_back();
-    return d;
-}
-
-void give_back(policy::decision&& d) {
-    auto& spares = spare_decisions();
-    if (spares.size() < 16) spares.push_back(std::move(d));
-}
-
 // Registers the target's selector with the kind's registry (AmbiguousSelector), parsed only when
 // it differs from the one this object last registered; false when it has none that parses.
 bool register_selector(autoscaler_kind& kind, const std::string& ns, const std::string& name,
@@ -350,7 +328,7 @@ class pass {
             out_.period = std::chrono::seconds(*in_.hpa.spec.sync_period_seconds);
     }
     ~pass() {
-        if (decided_) give_back(std::move(decision_));
+        if (decided_) env_.scratch.give_back(std::move(decision_));
     }
     pass(const pass&) = delete;
     pass& operator=(const pass&) = delete;
@@ -489,8 +467,9 @@ class pass {
                                                       env_.options.prediction_checkpoint_interval});
         if (in_.hpa.spec.prediction && in_.scale) {
             const auto untrusted = memory_.prediction.untrusted_checkpoints;
-            in_.prediction = co_await prediction_for(env_.metrics, *checkpoint_, in_.hpa, ref.name,
-                                                     in_.scale->selector, memory_.prediction, now_);
+            in_.prediction =
+                co_await prediction_for(env_.metrics, env_.forecasts, *checkpoint_, in_.hpa,
+                                        ref.name, in_.scale->selector, memory_.prediction, now_);
             out_.untrusted_checkpoints = memory_.prediction.untrusted_checkpoints - untrusted;
         } else if (!in_.hpa.spec.prediction && memory_.prediction.history_of) {
             memory_.prediction = {}; // spec.prediction was removed: its history goes
@@ -528,7 +507,8 @@ class pass {
     // Decides, and writes /scale when it rescales: a conflict (the target changed since it was
     // read) or an unanswered write reads the target again and decides again on what it is now.
     void decide() {
-        decision_ = policy::decide(in_, take_spare_decision());
+        decision_ = env_.scratch.take_decision();
+        policy::decide(in_, decision_);
         decided_ = true;
     }
     bool rescales() const { return decision_.rescale; }
@@ -563,7 +543,7 @@ class pass {
             in_.scale = reread.scale;
             in_.scale_error = reread.error;
             write_error_.reset();
-            decision_ = policy::decide(in_, std::move(decision_));
+            policy::decide(in_, decision_);
         }
     }
 
@@ -629,7 +609,7 @@ class pass {
     // pass stops at the digest: no text, no parse, no comparison.
     bool status_may_differ() {
         if (shadow(kind_, in_.hpa.spec)) return false;
-        digest_ = kinds::status_digest(in_.hpa, decision_, form());
+        digest_ = kinds::status_digest(in_.hpa, decision_, form(), env_.scratch.status);
         return memory_.status_version != object_->resource_version ||
                memory_.status_digest != digest_;
     }
@@ -641,7 +621,8 @@ class pass {
     boost::asio::awaitable<bool> publish_status() {
         const std::uint64_t digest = digest_;
         const auto form = this->form();
-        const std::string status = kinds::encode_status(in_.hpa, decision_, form);
+        const std::string status =
+            kinds::encode_status(in_.hpa, decision_, form, env_.scratch.status);
         const auto* stored = record_->stored_status.get();
         const bool differs = kube::status_differs(stored, status);
         if (differs) {

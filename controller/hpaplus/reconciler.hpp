@@ -5,6 +5,7 @@
 
 #include "controller/hpaplus/prediction_source.hpp"
 #include "controller/hpaplus/selector_registry.hpp"
+#include "controller/runtime/lane_scratch.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/pod_cache.hpp"
 #include "kinds/records.hpp"
@@ -137,6 +138,10 @@ struct reconcile_env {
     /// pass decides and writes nothing (reconcile_outcome::held): not from a cache that fell
     /// behind during an outage.
     std::function<bool()> caches_current = {};
+    /// What the lane's passes reuse (its spare decisions, the status's pool); the lane's own.
+    lane_scratch& scratch;
+    /// The thread forecasts run on (the process's, stopped at shutdown).
+    forecast_runner& forecasts;
     /// /debug/objects: a pass asked for writes down its input (null: never).
     debug_snapshots* snapshots = nullptr;
 };

@@ -15,7 +15,7 @@
 namespace hpaplus::controller {
 lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
            metrics::metric_sources& sources, lane_caches caches, const controller_options& options,
-           const std::string& name, debug_snapshots* snapshots)
+           forecast_runner& forecasts, const std::string& name, debug_snapshots* snapshots)
     : executor_(std::move(executor)), caches_(caches) {
     pod_cache_ = std::make_unique<pod_cache>(caches.pods);
     events_ = std::make_unique<kube::event_recorder>(client, host_name(),
@@ -50,16 +50,18 @@ lane::lane(boost::asio::any_io_executor executor, kube::api_client& client,
                                               v.target);
                 return sharing_for(v, use);
             },
-            *events_, options.vertical, history, sample_recorder_.get(), caches.current});
+            *events_, options.vertical, sources.list_pool(), history, sample_recorder_.get(),
+            caches.current});
         vpaplus_workers_ = std::make_unique<worker_pool>("VPAPlus", *vpaplus_rules_, name);
         caches.vpapluses->on_change(
             [this](kube::change what, const kube::object_cptr& o, const kube::object_cptr& prev) {
                 vpaplus_workers_->on_change(what, o, prev);
             });
     }
+    scratch_ = std::make_unique<lane_scratch>();
     env_ = std::make_unique<reconcile_env>(reconcile_env{
         client, sources, *pod_cache_, caches.deployments, caches.replicasets, *events_, options,
-        caches.cronhpas, caches.vpapluses, caches.current, snapshots});
+        caches.cronhpas, caches.vpapluses, caches.current, *scratch_, forecasts, snapshots});
     hpaplus_rules_ = std::make_unique<hpaplus_rules>(
         *env_, autoscaler_kind{"HPAPlus", kinds::group_version, caches.hpapluses,
                                kinds::resources::hpapluses, false, caches.hpas});

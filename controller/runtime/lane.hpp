@@ -38,6 +38,8 @@ class pod_cache;
 class debug_snapshots;
 class selector_registry;
 struct reconcile_env;
+struct lane_scratch;
+class forecast_runner;
 
 /// The caches a lane reads (null: the kind is off).
 struct lane_caches {
@@ -59,7 +61,8 @@ class lane {
     /// its log lines.
     lane(boost::asio::any_io_executor executor, kube::api_client& client,
          metrics::metric_sources& sources, lane_caches caches, const controller_options& options,
-         const std::string& name = "lane 1/1", debug_snapshots* snapshots = nullptr);
+         forecast_runner& forecasts, const std::string& name = "lane 1/1",
+         debug_snapshots* snapshots = nullptr);
     ~lane();
     lane(const lane&) = delete;
     lane& operator=(const lane&) = delete;
@@ -94,6 +97,7 @@ class lane {
     lane_caches caches_;
     std::unique_ptr<pod_cache> pod_cache_;
     std::unique_ptr<kube::event_recorder> events_;
+    std::unique_ptr<lane_scratch> scratch_; ///< what this lane's passes reuse (its thread's)
     std::unique_ptr<reconcile_env> env_;
     std::unique_ptr<hpaplus_rules> hpaplus_rules_;
     std::unique_ptr<hpaplus_rules> hpa_rules_; ///< null with --native-hpas=none

@@ -123,7 +123,7 @@ manager::manager(asio::any_io_executor home, kube::api_client& client,
         const std::string lane_name =
             "lane " + std::to_string(lanes_.size() + 1) + "/" + std::to_string(lanes.size());
         lanes_.push_back(std::make_unique<lane>(r.executor, r.client, r.sources, caches, options,
-                                                lane_name, &snapshots_));
+                                                forecasts_, lane_name, &snapshots_));
         if (r.recorder) lanes_.back()->add_observer(r.recorder);
     }
     if (threaded_) {
@@ -265,6 +265,10 @@ std::string manager::unserved_report() const {
         out += i->collection();
     }
     return out;
+}
+
+void manager::stop_forecasts() {
+    forecasts_.stop();
 }
 
 void manager::stop_caches() {

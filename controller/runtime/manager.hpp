@@ -5,6 +5,7 @@
 // Everything here runs on the informers' thread (the client's executor).
 #pragma once
 
+#include "controller/hpaplus/forecast_runner.hpp"
 #include "controller/runtime/debug_snapshots.hpp"
 #include "controller/runtime/options.hpp"
 #include "controller/runtime/workers.hpp"
@@ -69,6 +70,9 @@ class manager {
     boost::asio::awaitable<void> drain(std::chrono::milliseconds grace);
     /// Stops the informers (after stop_workers, at shutdown).
     void stop_caches();
+    /// Joins the forecasts' thread (after the workers drained, at shutdown).
+    void stop_forecasts();
+    const forecast_runner& forecasts() const { return forecasts_; }
 
     bool synced() const;
     /// Whether every informer is current (kube::informer::current): while one is not, the
@@ -118,6 +122,7 @@ class manager {
     std::unique_ptr<kube::informer> cronhpas_;           ///< null with --cronhpa=false
     std::unique_ptr<kube::informer> vpapluses_;          ///< null without --enable-vertical
     debug_snapshots snapshots_;                          ///< before the lanes, which answer it
+    forecast_runner forecasts_;                          ///< before the lanes, which use it
     std::vector<std::unique_ptr<kube::mirror>> mirrors_; ///< the lanes' copies (several lanes)
     std::vector<std::unique_ptr<reconcile_observer>> relays_;
     std::vector<std::unique_ptr<lane>> lanes_;

@@ -250,6 +250,7 @@ struct controller_process::impl {
         objects.stop_workers();
         co_await objects.drain(options.shutdown_grace);
         if (shards) co_await shards->release();
+        objects.stop_forecasts();
         objects.stop_caches();
         if (ops) ops->stop();
         if (webhook) webhook->stop();

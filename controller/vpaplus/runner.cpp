@@ -150,8 +150,8 @@ asio::awaitable<vertical_outcome> run_vpaplus(vertical_env& env, const std::stri
     if (env.history && !memory.history_loaded) co_await seed_history(env, v, memory, status, now);
     forget_gone(memory, pods);
     if (!pods.empty()) {
-        const auto answer =
-            co_await metrics::list_pod_metrics(env.client, ns, target.scale->selector);
+        const auto answer = co_await metrics::list_pod_metrics(
+            env.client, ns, target.scale->selector, env.pod_metrics);
         if (!answer.error.empty()) out.error = "metrics: " + answer.error;
         add_samples(memory, pods, answer, env.recorder, object->key);
     }

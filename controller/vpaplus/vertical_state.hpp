@@ -13,6 +13,7 @@
 #include "kube/event_recorder.hpp"
 #include "kube/object_cache.hpp"
 #include "metrics/http_backend.hpp"
+#include "metrics/metrics_api.hpp"
 #include "vertical/recommender/aggregate.hpp"
 #include "vertical/updater/plan.hpp"
 
@@ -34,6 +35,7 @@ struct vertical_env {
     std::function<horizontal_sharing(const kinds::vpaplus& v)> sharing_of;
     kube::event_recorder& events;
     const vertical_options& options;
+    metrics::pod_metrics_pool& pod_metrics;   ///< where the lane's PodMetrics lists are decoded
     metrics::http_backend* history = nullptr; ///< --vertical-history-backend, when set
     sample_recorder* recorder = nullptr;      ///< --vertical-record-samples, when set
     /// Whether the informers behind the caches are current (null: always): while they are not, a

@@ -399,7 +399,8 @@ TEST_F(Reconcile, ARecycledDecisionLeavesNoTrace) {
     other.events.push_back({"Warning", "Old", "old"});
     other.error = "old error";
     other.stages.limit_reason = "ScaleUpLimit";
-    decision reused = decide(in, std::move(other));
+    decision& reused = other;
+    decide(in, reused);
     finish(reused, in, std::nullopt);
 
     EXPECT_EQ(reused.hist, fresh.hist);
