@@ -1,5 +1,5 @@
 // bench/pod_metrics_decode.cpp — `hpaplus-bench pod-metrics`: what the controller's PodMetrics
-// pipeline costs per pod, in-process and without HTTP (issue 21 item 4; docs/performance.md "CPU
+// pipeline costs per pod, in-process and without HTTP (issue 21 item 4; docs/performance-history-21.md "CPU
 // per reconcile" puts a third of a reconcile there). One pass = decode a PodMetricsList of the
 // shape the simulated API server sends (kinds::decode_pod_metrics_list), take the CPU samples of
 // every pod from it (policy::samples_from_pod_metrics) and drop the list.
