@@ -430,47 +430,103 @@ metrics_result conclude(decision& d, const reconcile_input& in, const scale_snap
     return std::move(t.result);
 }
 
-metrics_result compute_metrics(decision& d, const reconcile_input& in,
-                               const scale_snapshot& scale) {
-    const autoscaler_spec& spec = in.hpa.spec;
+// What the metric stages share: the pods that count, each metric's reading, the formulas'
+// results and the tally of the proposals.
+struct metrics_pass {
+    explicit metrics_pass(const scale_snapshot& s) : scale(s) {}
+    const scale_snapshot& scale;
     std::optional<core::outcome<core::label_selector>> parsed_here;
-    const core::label_selector* selector = scale_selector(d, in, scale, parsed_here);
-    if (!selector) return {};
+    const core::label_selector* selector = nullptr;
     std::vector<const pod_info*> pods;
-    std::vector<metric_reading> owned_readings; // OwnerReferences: without the excluded pods
-    std::forward_list<pod_info> vetted; // pods whose boost record is not believed, without it
-    if (!select_pods(d, in, scale, *selector, pods, owned_readings, vetted)) return {};
+    std::vector<metric_reading> owned_readings; ///< OwnerReferences: without the excluded pods
+    std::forward_list<pod_info> vetted; ///< pods whose boost record is not believed, without it
+    metric_context ctx;
+    std::vector<const metric_reading*> readings; ///< one per metric
+    std::optional<formula_results> formulas;
+    metric_tally tally;
+};
 
-    const metric_context ctx{in.hpa.namespace_,
-                             scale.spec_replicas,
-                             scale.status_replicas,
-                             tolerances_for(spec, in.config),
-                             &pods,
-                             &in.config,
-                             in.now};
+// The metric stages, in order, with one signature: each reads what the ones before it left in
+// the pass, adds its part, records what it did in the decision (conditions, Events, a field of
+// `decision::stages`), and returns false when the metrics cannot decide (the reconcile then
+// stops, as upstream's computeReplicasForMetrics returns its error). A feature that changes how
+// metrics are read or proposed is one more function here.
+using metric_stage = bool (*)(decision&, const reconcile_input&, metrics_pass&);
+
+bool find_selector(decision& d, const reconcile_input& in, metrics_pass& p) {
+    p.selector = scale_selector(d, in, p.scale, p.parsed_here);
+    return p.selector != nullptr;
+}
+
+bool pick_pods(decision& d, const reconcile_input& in, metrics_pass& p) {
+    return select_pods(d, in, p.scale, *p.selector, p.pods, p.owned_readings, p.vetted);
+}
+
+bool gather_readings(decision& d, const reconcile_input& in, metrics_pass& p) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    p.ctx = metric_context{in.hpa.namespace_,
+                           p.scale.spec_replicas,
+                           p.scale.status_replicas,
+                           tolerances_for(spec, in.config),
+                           &p.pods,
+                           &in.config,
+                           in.now};
     static const metric_reading missing_reading = [] {
         metric_reading r;
         r.error = "no reading was provided for this metric";
         return r;
     }();
-    std::vector<const metric_reading*> readings;
-    readings.reserve(spec.metrics.size());
+    p.readings.reserve(spec.metrics.size());
     const std::vector<metric_reading>& given =
-        d.stages.excluded_pods.empty() ? in.readings : owned_readings;
+        d.stages.excluded_pods.empty() ? in.readings : p.owned_readings;
     for (std::size_t i = 0; i < spec.metrics.size(); ++i)
-        readings.push_back(i < given.size() ? &given[i] : &missing_reading);
-    std::optional<formula_results> formulas;
-    if (std::any_of(spec.metrics.begin(), spec.metrics.end(),
-                    [](auto& m) { return m.type == metric_source_type::formula; }))
-        formulas = evaluate_formulas(spec, readings, ctx);
+        p.readings.push_back(i < given.size() ? &given[i] : &missing_reading);
+    return true;
+}
 
-    metric_tally t;
-    t.outcomes.resize(spec.metrics.size());
-    for (std::size_t i = 0; i < spec.metrics.size(); ++i)
-        propose(d, in, scale, i, *readings[i], ctx, formulas ? &*formulas : nullptr, t);
-    predict_or_forget(d, in, scale, ctx.tol, t);
-    report_fallback(d, in, t);
-    return conclude(d, in, scale, t);
+bool compute_formulas(decision&, const reconcile_input& in, metrics_pass& p) {
+    const auto& metrics = in.hpa.spec.metrics;
+    if (std::any_of(metrics.begin(), metrics.end(),
+                    [](auto& m) { return m.type == metric_source_type::formula; }))
+        p.formulas = evaluate_formulas(in.hpa.spec, p.readings, p.ctx);
+    return true;
+}
+
+bool propose_each(decision& d, const reconcile_input& in, metrics_pass& p) {
+    const std::size_t n = in.hpa.spec.metrics.size();
+    p.tally.outcomes.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        propose(d, in, p.scale, i, *p.readings[i], p.ctx, p.formulas ? &*p.formulas : nullptr,
+                p.tally);
+    return true;
+}
+
+bool vote_prediction(decision& d, const reconcile_input& in, metrics_pass& p) {
+    predict_or_forget(d, in, p.scale, p.ctx.tol, p.tally);
+    return true;
+}
+
+bool say_fallback(decision& d, const reconcile_input& in, metrics_pass& p) {
+    report_fallback(d, in, p.tally);
+    return true;
+}
+
+constexpr metric_stage metric_stages[] = {
+    find_selector,    // the scale's selector (InvalidSelector, SelectorRequired)
+    pick_pods,        // the selected pods: podSelection, boost records, AmbiguousSelector
+    gather_readings,  // each metric's reading, without the excluded pods' samples
+    compute_formulas, // Formula metrics over their inputs
+    propose_each,     // each metric's proposal (readiness, tolerance) or its fallback's
+    vote_prediction,  // spec.prediction's vote (PredictionReady)
+    say_fallback,     // FallbackActive
+};
+
+metrics_result compute_metrics(decision& d, const reconcile_input& in,
+                               const scale_snapshot& scale) {
+    metrics_pass p(scale);
+    for (const metric_stage stage : metric_stages)
+        if (!stage(d, in, p)) return {};
+    return conclude(d, in, scale, p.tally);
 }
 
 } // namespace
