@@ -327,9 +327,6 @@ class pass {
         if (in_.hpa.spec.sync_period_seconds && *in_.hpa.spec.sync_period_seconds > 0)
             out_.period = std::chrono::seconds(*in_.hpa.spec.sync_period_seconds);
     }
-    ~pass() {
-        if (decided_) env_.scratch.give_back(std::move(decision_));
-    }
     pass(const pass&) = delete;
     pass& operator=(const pass&) = delete;
 
@@ -512,6 +509,14 @@ class pass {
         decided_ = true;
     }
     bool rescales() const { return decision_.rescale; }
+
+    // The decision's storage goes to the lane's spares for a later pass to decide into. Only at
+    // the end of a pass that ran to its end: a pass destroyed on the way (its lane shutting down)
+    // must not reach the lane's scratch, which may be gone by then.
+    void lend_decision() {
+        if (decided_) env_.scratch.give_back(std::move(decision_));
+        decided_ = false;
+    }
 
     // Writes /scale: a conflict (the target changed since it was read) or an unanswered write
     // reads the target again and decides again on what it is now.
@@ -734,9 +739,13 @@ boost::asio::awaitable<reconcile_outcome> reconcile(reconcile_env& env, autoscal
     p.remember();
     if (p.status_may_differ()) {
         const bool exists = co_await p.publish_status();
-        if (!exists) co_return out;
+        if (!exists) {
+            p.lend_decision();
+            co_return out;
+        }
     }
     if (p.has_events()) co_await p.publish_events();
+    p.lend_decision();
     co_return out;
 }
 

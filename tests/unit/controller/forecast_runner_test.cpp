@@ -38,10 +38,13 @@ void expect_same(const forecast::forecast_result& a, const forecast::forecast_re
     EXPECT_EQ(a.next_peak, b.next_peak);
 }
 
+// The io_context is made before the runner, so it outlives it: the runner's thread may still hold
+// the executor of the coroutine it answered until it is joined (as the process joins it before
+// its lanes' contexts go).
 TEST(ForecastRunner, ComputesOnItsThreadWhatTheForecastGives) {
+    boost::asio::io_context io;
     forecast_runner runner;
     EXPECT_TRUE(runner.running());
-    boost::asio::io_context io;
     const auto got = test::run_awaitable(io, runner.run(rhythm()));
     const auto want = forecast::forecast(rhythm());
     ASSERT_TRUE(want.period) << want.message; // the input has a rhythm to find
@@ -49,8 +52,8 @@ TEST(ForecastRunner, ComputesOnItsThreadWhatTheForecastGives) {
 }
 
 TEST(ForecastRunner, StopLetsAForecastUnderWayFinishAndJoinsTheThread) {
-    forecast_runner runner;
     boost::asio::io_context io;
+    forecast_runner runner;
     std::optional<forecast::forecast_result> got;
     boost::asio::co_spawn(io, runner.run(rhythm()),
                           [&](std::exception_ptr, forecast::forecast_result r) { got = r; });
@@ -65,9 +68,9 @@ TEST(ForecastRunner, StopLetsAForecastUnderWayFinishAndJoinsTheThread) {
 }
 
 TEST(ForecastRunner, AfterStopTheCallerComputesIt) {
+    boost::asio::io_context io;
     forecast_runner runner;
     runner.stop();
-    boost::asio::io_context io;
     const auto got = test::run_awaitable(io, runner.run(rhythm()));
     expect_same(got, forecast::forecast(rhythm()));
 }
