@@ -254,54 +254,6 @@ void predict(decision& d, const reconcile_input& in, std::int32_t current, const
     }
 }
 
-// The scale's selector, parsed here unless the caller keeps it parsed; null (and the metrics
-// fail, as upstream's validateAndParseSelector) when it is empty or does not parse.
-const core::label_selector*
-scale_selector(decision& d, const reconcile_input& in, const scale_snapshot& scale,
-               std::optional<core::outcome<core::label_selector>>& here) {
-    auto& conditions = d.status.conditions;
-    if (scale.selector.empty()) {
-        warn(d, "SelectorRequired", "selector is required");
-        core::set_condition(conditions, "ScalingActive", false_, "InvalidSelector",
-                            "the HPA target's scale is missing a selector", in.now);
-        fail_metrics(d, in, scale.spec_replicas, "selector is required");
-        return nullptr;
-    }
-    if (in.scale_selector) return in.scale_selector.get();
-    here.emplace(core::parse_label_selector(scale.selector));
-    if (*here) return &here->value();
-    const std::string msg =
-        "couldn't convert selector into a corresponding internal selector object: " +
-        here->error().text;
-    warn(d, "InvalidSelector", msg);
-    core::set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
-    fail_metrics(d, in, scale.spec_replicas, msg);
-    return nullptr;
-}
-
-// The pods that count: the namespace's pods the selector picks, less those podSelection
-// excludes (their samples go from `owned_readings`), with boost records vetted. False (and the
-// metrics fail) when another autoscaler picks the same pods.
-bool select_pods(decision& d, const reconcile_input& in, const scale_snapshot& scale,
-                 const core::label_selector& selector, std::vector<const pod_info*>& pods,
-                 std::vector<metric_reading>& owned_readings, std::forward_list<pod_info>& vetted) {
-    pods.reserve(in.pods.size());
-    for (const pod_info* p : in.pods) {
-        if (p->namespace_() == in.hpa.namespace_ && selector.matches(p->labels)) pods.push_back(p);
-    }
-    if (in.hpa.spec.pods == pod_selection::owner_references)
-        owned_readings = exclude_unowned(d, in, pods);
-    vet_boost_records(d, in, pods, vetted);
-    if (auto msg = ambiguity(in, scale.selector, pods)) {
-        warn(d, "AmbiguousSelector", *msg);
-        core::set_condition(d.status.conditions, "ScalingActive", false_, "AmbiguousSelector", *msg,
-                            in.now);
-        fail_metrics(d, in, scale.spec_replicas, *msg);
-        return false;
-    }
-    return true;
-}
-
 // What the metrics proposed so far: the highest proposal, how many could and could not be read,
 // the first failure, what the fallbacks did.
 struct metric_tally {
@@ -312,6 +264,110 @@ struct metric_tally {
     const metric_outcome* first_failure = nullptr;
     std::vector<std::string> fallback_notes;
 };
+
+// What the metric stages share: the pods that count, each metric's reading, the formulas'
+// results and the tally of the proposals.
+struct metrics_pass {
+    explicit metrics_pass(const scale_snapshot& s) : scale(s) {}
+    const scale_snapshot& scale;
+    std::optional<core::outcome<core::label_selector>> parsed_here;
+    const core::label_selector* selector = nullptr;
+    std::vector<const pod_info*> pods;
+    std::vector<metric_reading> owned_readings; ///< OwnerReferences: without the excluded pods
+    std::forward_list<pod_info> vetted; ///< pods whose boost record is not believed, without it
+    metric_context ctx;
+    std::vector<const metric_reading*> readings; ///< one per metric
+    std::optional<formula_results> formulas;
+    metric_tally tally;
+};
+
+// The metric stages, in order, with one signature: each reads what the ones before it left in
+// the pass, adds its part, records what it did in the decision (conditions, Events, a field of
+// `decision::stages`), and returns false when the metrics cannot decide (the reconcile then
+// stops, as upstream's computeReplicasForMetrics returns its error). A feature that changes how
+// metrics are read or proposed is one more function in `metric_stages`.
+using metric_stage = bool (*)(decision&, const reconcile_input&, metrics_pass&);
+
+// The scale's selector, parsed here unless the caller keeps it parsed; false (and the metrics
+// fail, as upstream's validateAndParseSelector) when it is empty or does not parse.
+bool find_selector(decision& d, const reconcile_input& in, metrics_pass& p) {
+    auto& conditions = d.status.conditions;
+    if (p.scale.selector.empty()) {
+        warn(d, "SelectorRequired", "selector is required");
+        core::set_condition(conditions, "ScalingActive", false_, "InvalidSelector",
+                            "the HPA target's scale is missing a selector", in.now);
+        fail_metrics(d, in, p.scale.spec_replicas, "selector is required");
+        return false;
+    }
+    if (in.scale_selector) {
+        p.selector = in.scale_selector.get();
+        return true;
+    }
+    auto& here = p.parsed_here.emplace(core::parse_label_selector(p.scale.selector));
+    if (here) {
+        p.selector = &here.value();
+        return true;
+    }
+    const std::string msg =
+        "couldn't convert selector into a corresponding internal selector object: " +
+        here.error().text;
+    warn(d, "InvalidSelector", msg);
+    core::set_condition(conditions, "ScalingActive", false_, "InvalidSelector", msg, in.now);
+    fail_metrics(d, in, p.scale.spec_replicas, msg);
+    return false;
+}
+
+// The pods that count: the namespace's pods the selector picks, less those podSelection
+// excludes (their samples go from `owned_readings`), with boost records vetted. False (and the
+// metrics fail) when another autoscaler picks the same pods.
+bool select_pods(decision& d, const reconcile_input& in, metrics_pass& p) {
+    p.pods.reserve(in.pods.size());
+    for (const pod_info* pod : in.pods) {
+        if (pod->namespace_() == in.hpa.namespace_ && p.selector->matches(pod->labels))
+            p.pods.push_back(pod);
+    }
+    if (in.hpa.spec.pods == pod_selection::owner_references)
+        p.owned_readings = exclude_unowned(d, in, p.pods);
+    vet_boost_records(d, in, p.pods, p.vetted);
+    if (auto msg = ambiguity(in, p.scale.selector, p.pods)) {
+        warn(d, "AmbiguousSelector", *msg);
+        core::set_condition(d.status.conditions, "ScalingActive", false_, "AmbiguousSelector", *msg,
+                            in.now);
+        fail_metrics(d, in, p.scale.spec_replicas, *msg);
+        return false;
+    }
+    return true;
+}
+
+bool gather_readings(decision& d, const reconcile_input& in, metrics_pass& p) {
+    const autoscaler_spec& spec = in.hpa.spec;
+    p.ctx = metric_context{in.hpa.namespace_,
+                           p.scale.spec_replicas,
+                           p.scale.status_replicas,
+                           tolerances_for(spec, in.config),
+                           &p.pods,
+                           &in.config,
+                           in.now};
+    static const metric_reading missing_reading = [] {
+        metric_reading r;
+        r.error = "no reading was provided for this metric";
+        return r;
+    }();
+    p.readings.reserve(spec.metrics.size());
+    const std::vector<metric_reading>& given =
+        d.stages.excluded_pods.empty() ? in.readings : p.owned_readings;
+    for (std::size_t i = 0; i < spec.metrics.size(); ++i)
+        p.readings.push_back(i < given.size() ? &given[i] : &missing_reading);
+    return true;
+}
+
+bool compute_formulas(decision&, const reconcile_input& in, metrics_pass& p) {
+    const auto& metrics = in.hpa.spec.metrics;
+    if (std::any_of(metrics.begin(), metrics.end(),
+                    [](auto& m) { return m.type == metric_source_type::formula; }))
+        p.formulas = evaluate_formulas(in.hpa.spec, p.readings, p.ctx);
+    return true;
+}
 
 // One metric's proposal (or its fallback's), recorded in the decision and the tally.
 void propose(decision& d, const reconcile_input& in, const scale_snapshot& scale, std::size_t i,
@@ -362,12 +418,20 @@ void propose(decision& d, const reconcile_input& in, const scale_snapshot& scale
     d.metrics.push_back(std::move(record));
 }
 
+bool propose_each(decision& d, const reconcile_input& in, metrics_pass& p) {
+    const std::size_t n = in.hpa.spec.metrics.size();
+    p.tally.outcomes.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        propose(d, in, p.scale, i, *p.readings[i], p.ctx, p.formulas ? &*p.formulas : nullptr,
+                p.tally);
+    return true;
+}
+
 // spec.prediction's vote, or the end of it when spec.prediction was removed.
-void predict_or_forget(decision& d, const reconcile_input& in, const scale_snapshot& scale,
-                       const tolerances& tol, metric_tally& t) {
+bool vote_prediction(decision& d, const reconcile_input& in, metrics_pass& p) {
     auto& conditions = d.status.conditions;
     if (in.hpa.spec.prediction) {
-        predict(d, in, scale.spec_replicas, tol, t.valid, t.result);
+        predict(d, in, p.scale.spec_replicas, p.ctx.tol, p.tally.valid, p.tally.result);
     } else if (d.hist.prediction_voting || core::find_condition(conditions, "PredictionReady")) {
         // spec.prediction was removed: what it showed goes, and its end is said once.
         core::remove_condition(conditions, "PredictionReady");
@@ -377,15 +441,18 @@ void predict_or_forget(decision& d, const reconcile_input& in, const scale_snaps
                                 "in the decision"});
         d.hist.prediction_voting = false;
     }
+    return true;
 }
 
-void report_fallback(decision& d, const reconcile_input& in, const metric_tally& t) {
+bool report_fallback(decision& d, const reconcile_input& in, metrics_pass& p) {
+    const metric_tally& t = p.tally;
     const auto& metrics = in.hpa.spec.metrics;
-    if (std::none_of(metrics.begin(), metrics.end(), [](auto& m) { return m.fallback; })) return;
+    if (std::none_of(metrics.begin(), metrics.end(), [](auto& m) { return m.fallback; }))
+        return true;
     if (t.fallback_notes.empty()) {
         core::set_condition(d.status.conditions, "FallbackActive", false_, "MetricsAvailable",
                             "every metric could be read", in.now);
-        return;
+        return true;
     }
     std::string message;
     for (const auto& n : t.fallback_notes)
@@ -393,6 +460,7 @@ void report_fallback(decision& d, const reconcile_input& in, const metric_tally&
     core::set_condition(d.status.conditions, "FallbackActive", true_, "FallbackActive", message,
                         in.now);
     warn(d, "FallbackActive", message);
+    return true;
 }
 
 // Whether the proposals decide: not when every metric failed, nor when some failed and the rest
@@ -430,95 +498,14 @@ metrics_result conclude(decision& d, const reconcile_input& in, const scale_snap
     return std::move(t.result);
 }
 
-// What the metric stages share: the pods that count, each metric's reading, the formulas'
-// results and the tally of the proposals.
-struct metrics_pass {
-    explicit metrics_pass(const scale_snapshot& s) : scale(s) {}
-    const scale_snapshot& scale;
-    std::optional<core::outcome<core::label_selector>> parsed_here;
-    const core::label_selector* selector = nullptr;
-    std::vector<const pod_info*> pods;
-    std::vector<metric_reading> owned_readings; ///< OwnerReferences: without the excluded pods
-    std::forward_list<pod_info> vetted; ///< pods whose boost record is not believed, without it
-    metric_context ctx;
-    std::vector<const metric_reading*> readings; ///< one per metric
-    std::optional<formula_results> formulas;
-    metric_tally tally;
-};
-
-// The metric stages, in order, with one signature: each reads what the ones before it left in
-// the pass, adds its part, records what it did in the decision (conditions, Events, a field of
-// `decision::stages`), and returns false when the metrics cannot decide (the reconcile then
-// stops, as upstream's computeReplicasForMetrics returns its error). A feature that changes how
-// metrics are read or proposed is one more function here.
-using metric_stage = bool (*)(decision&, const reconcile_input&, metrics_pass&);
-
-bool find_selector(decision& d, const reconcile_input& in, metrics_pass& p) {
-    p.selector = scale_selector(d, in, p.scale, p.parsed_here);
-    return p.selector != nullptr;
-}
-
-bool pick_pods(decision& d, const reconcile_input& in, metrics_pass& p) {
-    return select_pods(d, in, p.scale, *p.selector, p.pods, p.owned_readings, p.vetted);
-}
-
-bool gather_readings(decision& d, const reconcile_input& in, metrics_pass& p) {
-    const autoscaler_spec& spec = in.hpa.spec;
-    p.ctx = metric_context{in.hpa.namespace_,
-                           p.scale.spec_replicas,
-                           p.scale.status_replicas,
-                           tolerances_for(spec, in.config),
-                           &p.pods,
-                           &in.config,
-                           in.now};
-    static const metric_reading missing_reading = [] {
-        metric_reading r;
-        r.error = "no reading was provided for this metric";
-        return r;
-    }();
-    p.readings.reserve(spec.metrics.size());
-    const std::vector<metric_reading>& given =
-        d.stages.excluded_pods.empty() ? in.readings : p.owned_readings;
-    for (std::size_t i = 0; i < spec.metrics.size(); ++i)
-        p.readings.push_back(i < given.size() ? &given[i] : &missing_reading);
-    return true;
-}
-
-bool compute_formulas(decision&, const reconcile_input& in, metrics_pass& p) {
-    const auto& metrics = in.hpa.spec.metrics;
-    if (std::any_of(metrics.begin(), metrics.end(),
-                    [](auto& m) { return m.type == metric_source_type::formula; }))
-        p.formulas = evaluate_formulas(in.hpa.spec, p.readings, p.ctx);
-    return true;
-}
-
-bool propose_each(decision& d, const reconcile_input& in, metrics_pass& p) {
-    const std::size_t n = in.hpa.spec.metrics.size();
-    p.tally.outcomes.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        propose(d, in, p.scale, i, *p.readings[i], p.ctx, p.formulas ? &*p.formulas : nullptr,
-                p.tally);
-    return true;
-}
-
-bool vote_prediction(decision& d, const reconcile_input& in, metrics_pass& p) {
-    predict_or_forget(d, in, p.scale, p.ctx.tol, p.tally);
-    return true;
-}
-
-bool say_fallback(decision& d, const reconcile_input& in, metrics_pass& p) {
-    report_fallback(d, in, p.tally);
-    return true;
-}
-
 constexpr metric_stage metric_stages[] = {
     find_selector,    // the scale's selector (InvalidSelector, SelectorRequired)
-    pick_pods,        // the selected pods: podSelection, boost records, AmbiguousSelector
+    select_pods,      // the selected pods: podSelection, boost records, AmbiguousSelector
     gather_readings,  // each metric's reading, without the excluded pods' samples
     compute_formulas, // Formula metrics over their inputs
     propose_each,     // each metric's proposal (readiness, tolerance) or its fallback's
     vote_prediction,  // spec.prediction's vote (PredictionReady)
-    say_fallback,     // FallbackActive
+    report_fallback,  // FallbackActive
 };
 
 metrics_result compute_metrics(decision& d, const reconcile_input& in,
