@@ -44,6 +44,11 @@ hpa_annotations read_hpa_annotations(const std::map<std::string, std::string>& a
                 out.pod_selection = value;
             else
                 bad(key, value, policy::pod_selection_spellings);
+        } else if (key == unready_pods_annotation) {
+            if (policy::parse_unready_pods(value))
+                out.unready_pods = value;
+            else
+                bad(key, value, policy::unready_pods_spellings);
         } else if (key != "autoscaling.hpaplus.io/controller") {
             out.problems.push_back("annotation " + key + " is not one HPAPlus knows; ignored");
         }

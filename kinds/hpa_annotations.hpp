@@ -15,12 +15,14 @@ inline constexpr const char* sync_period_annotation = "autoscaling.hpaplus.io/sy
 inline constexpr const char* mode_annotation = "autoscaling.hpaplus.io/mode";
 inline constexpr const char* rollout_policy_annotation = "autoscaling.hpaplus.io/rollout-policy";
 inline constexpr const char* pod_selection_annotation = "autoscaling.hpaplus.io/pod-selection";
+inline constexpr const char* unready_pods_annotation = "autoscaling.hpaplus.io/unready-pods";
 
 struct hpa_annotations {
     std::optional<std::int32_t> sync_period_seconds; ///< 1..86400
     std::optional<std::string> mode;                 ///< Auto | DryRun | Off
     std::optional<std::string> rollout_policy;       ///< Continue | Freeze | FreezeScaleDown
     std::optional<std::string> pod_selection;        ///< LabelSelector | OwnerReferences
+    std::optional<std::string> unready_pods;         ///< Ignore | Count
     /// One text per bad or unknown autoscaling.hpaplus.io/ annotation, naming it.
     std::vector<std::string> problems;
 };

@@ -11,6 +11,8 @@ namespace {
 using namespace policy;
 
 constexpr std::string_view hpaplus_api_version = group_version;
+// metrics[].maxSampleAgeSeconds: up to a day (a sample older than that decides nothing).
+constexpr std::int64_t max_sample_age_seconds = 86400;
 
 metric_identifier decode_identifier(kube::json_decoder& d, const kube::json_node& n) {
     metric_identifier id;
@@ -84,7 +86,8 @@ metric_spec decode_metric(kube::json_decoder& d, const kube::json_node& n) {
         return m;
     }
     d.known_fields(n, {"type", "name", "resource", "containerResource", "pods", "object",
-                       "external", "formula", "fallback", "backend"});
+                       "external", "formula", "fallback", "backend", "tolerance",
+                       "maxSampleAgeSeconds"});
     const std::string type = d.string(n["type"]);
     m.name = d.opt_string(n["name"]).value_or("");
     if (!d.ok()) return m;
@@ -158,6 +161,13 @@ metric_spec decode_metric(kube::json_decoder& d, const kube::json_node& n) {
                               "or Formula)");
     }
     m.fallback = decode_fallback(d, n["fallback"]);
+    if (const kube::json_node band = n["tolerance"]; d.object(band)) {
+        d.known_fields(band, {"scaleUp", "scaleDown"});
+        m.tolerance = policy::metric_tolerance{d.opt_quantity(band["scaleUp"]),
+                                               d.opt_quantity(band["scaleDown"])};
+    }
+    if (const auto age = d.opt_int(n["maxSampleAgeSeconds"], 1, max_sample_age_seconds))
+        m.max_sample_age = std::chrono::seconds(*age);
     if (const kube::json_node backend = n["backend"]; d.object(backend)) {
         d.known_fields(backend, {"name", "query"});
         m.backend = d.string(backend["name"]);
@@ -261,7 +271,7 @@ autoscaler_spec decode_spec(kube::json_decoder& d, const kube::json_node& n) {
     }
     d.known_fields(n, {"scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior",
                        "syncPeriodSeconds", "rolloutPolicy", "mode", "podSelection",
-                       "podSelectionStrategy", "prediction"});
+                       "podSelectionStrategy", "prediction", "unreadyPods"});
     spec.scale_target_ref = decode_reference(d, n["scaleTargetRef"]);
     spec.min_replicas = d.opt_int32(n["minReplicas"]);
     if (!n["maxReplicas"].present()) d.fail(n["maxReplicas"], "required field is missing");
@@ -293,6 +303,13 @@ autoscaler_spec decode_spec(kube::json_decoder& d, const kube::json_node& n) {
         else
             d.fail(n[key], std::string("must be ") + policy::pod_selection_spellings + "; got \"" +
                                *p + "\"");
+    }
+    if (auto u = d.opt_string(n["unreadyPods"])) {
+        if (auto mode = policy::parse_unready_pods(*u))
+            spec.unready = *mode;
+        else
+            d.fail(n["unreadyPods"], std::string("must be ") + policy::unready_pods_spellings +
+                                         "; got \"" + *u + "\"");
     }
     if (const kube::json_node p = n["prediction"]; p.present())
         spec.prediction = decode_prediction(d, p);

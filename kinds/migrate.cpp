@@ -100,6 +100,8 @@ core::outcome<migrated_object> migrate_hpa(const json& hpa) {
         new_spec.AddMember("rolloutPolicy", kube::json_string(*extras.rollout_policy, a), a);
     if (extras.pod_selection)
         new_spec.AddMember("podSelection", kube::json_string(*extras.pod_selection, a), a);
+    if (extras.unready_pods)
+        new_spec.AddMember("unreadyPods", kube::json_string(*extras.unready_pods, a), a);
     doc.AddMember("spec", new_spec, a);
     out.warnings = extras.problems;
     return out;

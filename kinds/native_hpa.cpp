@@ -51,6 +51,9 @@ void apply_hpa_annotations(const hpa_annotations& a, policy::autoscaler_spec& sp
     if (a.pod_selection)
         spec.pods = policy::parse_pod_selection(*a.pod_selection)
                         .value_or(policy::pod_selection::label_selector);
+    if (a.unready_pods)
+        spec.unready =
+            policy::parse_unready_pods(*a.unready_pods).value_or(policy::unready_pods::ignore);
 }
 
 bool asks_for_hpaplus(const rapidjson::Value& object) {

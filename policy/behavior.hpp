@@ -50,6 +50,9 @@ struct history {
     /// The pods whose start-up boost records were last reported not believed (names, one per
     /// line), so the Event says each set once.
     std::string ignored_boosts;
+    /// unreadyPods Count: the unready pods last reported counted (names, one per line), so the
+    /// Event says each change once.
+    std::string counted_unready;
     /// spec.prediction: whether the forecast took part in the last decision (its Events say each
     /// change once).
     bool prediction_voting = false;

@@ -347,7 +347,8 @@ bool gather_readings(decision& d, const reconcile_input& in, metrics_pass& p) {
                            tolerances_for(spec, in.config),
                            &p.pods,
                            &in.config,
-                           in.now};
+                           in.now,
+                           spec.unready};
     static const metric_reading missing_reading = [] {
         metric_reading r;
         r.error = "no reading was provided for this metric";
@@ -392,6 +393,9 @@ void propose(decision& d, const reconcile_input& in, const scale_snapshot& scale
     if (outcome.ok) {
         record.proposal = outcome.proposal;
         record.status = outcome.status;
+        record.counted_unready.assign(outcome.counted_unready.begin(),
+                                      outcome.counted_unready.end());
+        record.replicas_stood_in = outcome.replicas_stood_in;
         if (spec.fallback) remember_good(d.hist, i, in.now, outcome.proposal);
     } else {
         record.error = outcome.error;
@@ -424,6 +428,43 @@ bool propose_each(decision& d, const reconcile_input& in, metrics_pass& p) {
     for (std::size_t i = 0; i < n; ++i)
         propose(d, in, p.scale, i, *p.readings[i], p.ctx, p.formulas ? &*p.formulas : nullptr,
                 p.tally);
+    return true;
+}
+
+// unreadyPods Count: which unready pods the metrics counted, said in an Event when it changes.
+bool report_unready(decision& d, const reconcile_input& in, metrics_pass& p) {
+    if (in.hpa.spec.unready != unready_pods::count && d.hist.counted_unready.empty()) return true;
+    // A pass where no metric proposed says nothing about the pods: what was said stands.
+    if (std::none_of(d.metrics.begin(), d.metrics.end(), [](auto& r) { return r.proposal; }))
+        return true;
+    auto& counted = d.stages.counted_unready;
+    bool stood_in = false;
+    for (const metric_record& r : d.metrics) {
+        counted.insert(counted.end(), r.counted_unready.begin(), r.counted_unready.end());
+        stood_in = stood_in || r.replicas_stood_in;
+    }
+    std::sort(counted.begin(), counted.end());
+    counted.erase(std::unique(counted.begin(), counted.end()), counted.end());
+    std::string reported = stood_in ? "(replicas)\n" : "";
+    for (const auto& name : counted)
+        reported.append(name).append("\n");
+    if (reported == d.hist.counted_unready) return true;
+    std::string message;
+    if (!counted.empty()) {
+        message = std::to_string(counted.size()) + " unready pod" +
+                  (counted.size() == 1 ? "" : "s") + " counted (readiness collapse):";
+        for (const auto& name : counted)
+            message.append(" ").append(name);
+    }
+    if (stood_in) {
+        message += message.empty() ? "" : "; ";
+        message += "no pod is ready or past its start-up windows: the " +
+                   std::to_string(p.scale.spec_replicas) +
+                   " current replicas stand in for ready pods (readiness collapse)";
+    }
+    if (message.empty()) message = "every pod that counts is ready again; no unready pod counted";
+    d.events.push_back({"Normal", "UnreadyPodsCounted", std::move(message)});
+    d.hist.counted_unready = std::move(reported);
     return true;
 }
 
@@ -504,6 +545,7 @@ constexpr metric_stage metric_stages[] = {
     gather_readings,  // each metric's reading, without the excluded pods' samples
     compute_formulas, // Formula metrics over their inputs
     propose_each,     // each metric's proposal (readiness, tolerance) or its fallback's
+    report_unready,   // unreadyPods Count: the unready pods counted (UnreadyPodsCounted)
     vote_prediction,  // spec.prediction's vote (PredictionReady)
     report_fallback,  // FallbackActive
 };

@@ -71,6 +71,10 @@ struct metric_record {
     std::optional<metric_status> status;
     std::optional<std::string> error;
     std::string fallback; ///< HPAPlus: "", LastKnownGood, Hold, Replicas, Ignore
+    /// HPAPlus unreadyPods Count: the pods it counted that upstream leaves out, and whether the
+    /// current replicas stood in for ready pods (an Object/External Value target, none counted).
+    std::vector<std::string> counted_unready;
+    bool replicas_stood_in = false;
 };
 
 /// The value after each stage; unset where the reconcile did not get that far.
@@ -88,6 +92,8 @@ struct decision_stages {
     /// The selected pods whose boost record was not believed (policy/boost_trust.hpp): their CPU
     /// counts at the request they have.
     std::vector<std::string> ignored_boosts;
+    /// unreadyPods Count: every pod a metric counted though it is not Ready (sorted, once each).
+    std::vector<std::string> counted_unready;
     /// spec.prediction: the forecast's value, what it asks for and whether it voted.
     struct prediction_stage {
         double value = 0;

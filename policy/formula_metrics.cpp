@@ -69,8 +69,12 @@ class evaluator {
         }
         state_[i] = state::evaluating;
         const metric_spec& m = spec_.metrics[i];
-        values_[i] = m.type == metric_source_type::formula ? formula_value(m)
-                                                           : input_value(m, *readings_[i]);
+        if (m.type == metric_source_type::formula)
+            values_[i] = formula_value(m);
+        else if (auto stale = stale_sample(m, *readings_[i], ctx_.now))
+            values_[i] = core::error_message(std::move(*stale));
+        else
+            values_[i] = input_value(m, *readings_[i]);
         state_[i] = state::done;
         return values_[i];
     }
@@ -138,19 +142,21 @@ class evaluator {
         metric_status status;
         status.type = metric_source_type::formula;
         status.metric.name = m.name;
+        calculator_context calc = calculator_of(ctx_);
+        calc.tol = tolerances_for(m, ctx_.tol);
         if (m.target.type == metric_target_type::average_value && m.target.average_value) {
             const usage_result r = per_pod_replicas(
-                ctx_.status_replicas, *usage, m.target.average_value->milli_value(), ctx_.tol);
+                ctx_.status_replicas, *usage, m.target.average_value->milli_value(), calc.tol);
             o.proposal = r.replicas;
             status.current.average_value = core::quantity::from_milli(r.usage);
         } else if (m.target.type == metric_target_type::value && m.target.value) {
             const double ratio =
                 static_cast<double>(*usage) / static_cast<double>(m.target.value->milli_value());
-            const calculator_context calc{ctx_.spec_replicas, ctx_.tol, ctx_.pods, ctx_.config,
-                                          ctx_.now};
             auto r = usage_ratio_replicas(calc, ratio);
             if (!r) return fail(r.error().text);
-            o.proposal = *r;
+            o.proposal = r->replicas;
+            o.counted_unready = std::move(r->counted_unready);
+            o.replicas_stood_in = r->replicas_stood_in;
             status.current.value = core::quantity::from_milli(*usage);
         } else {
             return fail("the target must be Value or AverageValue");

@@ -3,6 +3,7 @@
 // wrappers).
 #include "policy/metric_evaluation.hpp"
 
+#include "core/duration.hpp"
 #include "policy/metric_samples.hpp"
 
 namespace hpaplus::policy {
@@ -45,7 +46,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
     const auto fetch_error = [&] {
         return "unable to get metrics for resource " + resource + ": " + *reading.error;
     };
-    const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
+    const calculator_context calc = calculator_of(ctx);
 
     metric_outcome o;
     metric_status status;
@@ -62,6 +63,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
             if (r) {
                 o.ok = true;
                 o.proposal = r->replicas;
+                o.counted_unready = std::move(r->counted_unready);
                 status.current.average_value = status_quantity(resource, r->usage);
             } else {
                 inner = r.error().text;
@@ -90,6 +92,7 @@ metric_outcome evaluate_resource(const metric_spec& spec, const metric_reading& 
         if (r) {
             o.ok = true;
             o.proposal = r->replicas;
+            o.counted_unready = std::move(r->counted_unready);
             status.current.average_utilization = r->utilization;
             status.current.average_value = status_quantity(resource, r->raw_average);
         } else {
@@ -114,7 +117,7 @@ metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& read
     if (reading.error) {
         detail = "unable to get metric " + spec.metric.name + ": " + *reading.error;
     } else {
-        const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
+        const calculator_context calc = calculator_of(ctx);
         auto r = plain_metric_replicas(calc, reading.samples,
                                        spec.target.average_value->milli_value(), "");
         if (!r) {
@@ -122,6 +125,7 @@ metric_outcome evaluate_pods(const metric_spec& spec, const metric_reading& read
         } else {
             o.ok = true;
             o.proposal = r->replicas;
+            o.counted_unready = std::move(r->counted_unready);
             metric_status status;
             status.type = metric_source_type::pods;
             status.metric = spec.metric;
@@ -155,11 +159,13 @@ metric_outcome evaluate_object(const metric_spec& spec, const metric_reading& re
         }
         const double ratio = static_cast<double>(reading.object_value) /
                              static_cast<double>(spec.target.value->milli_value());
-        const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
+        const calculator_context calc = calculator_of(ctx);
         auto r = usage_ratio_replicas(calc, ratio);
         if (!r) return failed(reason, r.error().text, outer + r.error().text);
         o.ok = true;
-        o.proposal = *r;
+        o.proposal = r->replicas;
+        o.counted_unready = std::move(r->counted_unready);
+        o.replicas_stood_in = r->replicas_stood_in;
         status.current.value = core::quantity::from_milli(reading.object_value);
         o.status = std::move(status);
         o.name = metric_name(spec);
@@ -220,11 +226,13 @@ metric_outcome evaluate_external(const metric_spec& spec, const metric_reading& 
         if (reading.error) return failed(reason, fetch_detail, outer + wrap + fetch_detail);
         const double ratio =
             static_cast<double>(usage) / static_cast<double>(spec.target.value->milli_value());
-        const calculator_context calc{ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now};
+        const calculator_context calc = calculator_of(ctx);
         auto r = usage_ratio_replicas(calc, ratio);
         if (!r) return failed(reason, r.error().text, outer + wrap + r.error().text);
         o.ok = true;
-        o.proposal = *r;
+        o.proposal = r->replicas;
+        o.counted_unready = std::move(r->counted_unready);
+        o.replicas_stood_in = r->replicas_stood_in;
         status.current.value = core::quantity::from_milli(usage);
         o.status = std::move(status);
         return o;
@@ -307,8 +315,38 @@ tolerances tolerances_for(const autoscaler_spec& spec, const controller_config& 
     return t;
 }
 
-metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading,
-                               const metric_context& ctx) {
+tolerances tolerances_for(const metric_spec& spec, const tolerances& band) {
+    tolerances t = band;
+    if (!spec.tolerance) return t;
+    if (spec.tolerance->scale_up) t.scale_up = spec.tolerance->scale_up->as_double();
+    if (spec.tolerance->scale_down) t.scale_down = spec.tolerance->scale_down->as_double();
+    return t;
+}
+
+std::optional<core::time_point> oldest_sample(const metric_reading& reading) {
+    if (reading.error) return std::nullopt;
+    std::optional<core::time_point> oldest = reading.sample_time;
+    for (const pod_sample& s : reading.samples) {
+        if (s.timestamp == core::time_point{}) continue; // an answer without a time
+        if (!oldest || s.timestamp < *oldest) oldest = s.timestamp;
+    }
+    return oldest;
+}
+
+std::optional<std::string> stale_sample(const metric_spec& spec, const metric_reading& reading,
+                                        core::time_point now) {
+    if (!spec.max_sample_age) return std::nullopt;
+    const auto oldest = oldest_sample(reading);
+    if (!oldest || now - *oldest <= *spec.max_sample_age) return std::nullopt;
+    const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - *oldest);
+    return "sample from " + core::format_go_duration(age) + " ago, older than " +
+           "maxSampleAgeSeconds " + std::to_string(spec.max_sample_age->count());
+}
+
+namespace {
+
+metric_outcome evaluate_fresh(const metric_spec& spec, const metric_reading& reading,
+                              const metric_context& ctx) {
     switch (spec.type) {
     case metric_source_type::resource:
     case metric_source_type::container_resource:
@@ -324,6 +362,25 @@ metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& re
     }
     return failed("InvalidMetricSourceType", "unknown metric source type",
                   "unknown metric source type");
+}
+
+} // namespace
+
+metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading,
+                               const metric_context& ctx) {
+    metric_context own; // the metric's own band, when it has one
+    if (spec.tolerance) {
+        own = ctx;
+        own.tol = tolerances_for(spec, ctx.tol);
+    }
+    const metric_context& c = spec.tolerance ? own : ctx;
+    if (auto stale = stale_sample(spec, reading, ctx.now)) {
+        // Too old to decide on: the metric fails as a failed read does (and its fallback engages).
+        metric_reading failed_read;
+        failed_read.error = std::move(*stale);
+        return evaluate_fresh(spec, failed_read, c);
+    }
+    return evaluate_fresh(spec, reading, c);
 }
 
 void set_samples(metric_reading& r, core::outcome<sample_set> samples) {

@@ -23,6 +23,9 @@ struct metric_reading {
     std::int64_t object_value = 0; ///< Object (milli)
     std::vector<std::int64_t>
         external_values; ///< External (milli), already filtered by the metric selector
+    /// Object / External: the oldest value's own time, when the answer gives one (metrics.max_
+    /// sample_age judges it; per-pod samples carry their own).
+    std::optional<core::time_point> sample_time;
     /// What the samples' pod names view into (the PodMetrics list, a backend's answer), kept with
     /// them; a sample filled in for a pod without one views the pod's record instead.
     std::shared_ptr<const void> names;
@@ -39,7 +42,13 @@ struct metric_context {
     const std::vector<const pod_info*>* pods = nullptr;
     const controller_config* config = nullptr;
     core::time_point now{};
+    unready_pods unready = unready_pods::ignore; ///< HPAPlus spec.unreadyPods
 };
+
+/// The calculator's part of a metric context.
+inline calculator_context calculator_of(const metric_context& ctx) {
+    return {ctx.spec_replicas, ctx.tol, ctx.pods, ctx.config, ctx.now, ctx.unready};
+}
 
 struct metric_outcome {
     bool ok = false;
@@ -49,14 +58,29 @@ struct metric_outcome {
     std::string error;          ///< the wrapped error (upstream's computeReplicasForMetric)
     std::string failure_reason; ///< FailedGetResourceMetric, FailedGetPodsMetric, ...
     std::string failure_detail; ///< the Warning event's text; the condition says "...: " + this
+    /// unreadyPods Count: the pods counted that upstream leaves out, and whether the current
+    /// replicas stood in for ready pods (none was counted).
+    counted_pods counted_unready;
+    bool replicas_stood_in = false;
 };
 
-/// Evaluates one metric on already-fetched data.
+/// Evaluates one metric on already-fetched data, with its own tolerance band when it has one; a
+/// sample older than its maxSampleAgeSeconds fails it as a failed read would.
 metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& reading,
                                const metric_context& ctx);
 
 /// The tolerances of an autoscaler (`tolerancesForHpa`, with configurable tolerance always on).
 tolerances tolerances_for(const autoscaler_spec& spec, const controller_config& config);
+/// One metric's band: its metrics[].tolerance, each side it leaves out the object's `band`.
+tolerances tolerances_for(const metric_spec& spec, const tolerances& band);
+
+/// The time of a reading's oldest sample, when its answer said (nullopt: unknown, or a failed
+/// read).
+std::optional<core::time_point> oldest_sample(const metric_reading& reading);
+/// "sample from 9m58s ago, older than maxSampleAgeSeconds 120" when the reading is older than
+/// spec.maxSampleAgeSeconds at `now`; nullopt when fresh enough, of unknown age or unbounded.
+std::optional<std::string> stale_sample(const metric_spec& spec, const metric_reading& reading,
+                                        core::time_point now);
 
 /// Go's `%+v` of a *metav1.LabelSelector (used in upstream's event texts): `nil` or
 /// `&LabelSelector{...}`.

@@ -98,9 +98,15 @@ void put_sample(sample_set& samples, std::string_view pod, std::int64_t milli) {
     }
 }
 
+bool past_start_up(const pod_info& pod, const controller_config& config, core::time_point now) {
+    if (!pod.start_time) return false;
+    const auto longest = std::max(config.cpu_initialization_period, config.initial_readiness_delay);
+    return *pod.start_time + longest <= now;
+}
+
 pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples,
                       std::string_view resource, const controller_config& config,
-                      core::time_point now) {
+                      core::time_point now, unready_pods mode) {
     pod_groups groups;
     for (const pod_info* pod : pods) {
         if (pod->deleting || pod->phase == pod_phase::failed ||
@@ -134,6 +140,11 @@ pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set
                     unready = *pod->ready == core::condition_status::false_ &&
                               *pod->start_time + config.initial_readiness_delay > transition;
                 }
+            }
+            if (unready && mode == unready_pods::count &&
+                pod->ready != core::condition_status::true_ && past_start_up(*pod, config, now)) {
+                groups.counted_unready.push_back(pod->name);
+                unready = false;
             }
             if (unready) {
                 groups.unready.push_back(pod->name);

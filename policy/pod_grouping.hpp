@@ -38,13 +38,22 @@ struct pod_groups {
     std::vector<std::string_view> unready;
     std::vector<std::string_view> missing;
     std::vector<std::string_view> ignored;
+    /// unreadyPods Count: the pods upstream would have left out as unready that count (with
+    /// their measured values) in ready_count.
+    std::vector<std::string_view> counted_unready;
 };
 
 /// Classifies pods: ignored (deleted or terminal), unready (pending; for cpu also not yet ready or
-/// still initializing), missing (no sample), ready. `resource` is empty for Pods metrics.
+/// still initializing), missing (no sample), ready. `resource` is empty for Pods metrics. With
+/// `unready_pods::count`, a cpu pod that is not Ready but past its start-up windows counts as
+/// ready (listed in counted_unready); pods still starting stay unready.
 pod_groups group_pods(const std::vector<const pod_info*>& pods, const sample_set& samples,
                       std::string_view resource, const controller_config& config,
-                      core::time_point now);
+                      core::time_point now, unready_pods mode = unready_pods::ignore);
+
+/// unreadyPods Count: a pod past both start-up windows (the cpu initialization period and the
+/// initial readiness delay, from its start time); what it measures is no longer a boot spike.
+bool past_start_up(const pod_info& pod, const controller_config& config, core::time_point now);
 
 /// Removes the samples of the named pods.
 void remove_samples(sample_set& samples, const std::vector<std::string_view>& pods);

@@ -57,7 +57,8 @@ struct opening {
 core::outcome<opening> open_calculation(const calculator_context& ctx, const sample_set& given,
                                         std::string_view resource) {
     if (ctx.pods->empty()) return no_pods;
-    opening o{group_pods(*ctx.pods, given, resource, *ctx.config, ctx.now), working_samples(given)};
+    opening o{group_pods(*ctx.pods, given, resource, *ctx.config, ctx.now, ctx.unready),
+              working_samples(given)};
     o.samples.remove_ignored_and_unready(o.groups);
     if (o.samples.get().empty()) return no_samples;
     return o;
@@ -143,7 +144,8 @@ resource_utilization_replicas(const calculator_context& ctx, const sample_set& g
     auto first = resource_utilization_ratio(samples.get(), *requests, target_utilization);
     if (!first) return first.error();
     const double ratio = first->ratio;
-    utilization_result result{ctx.current_replicas, first->utilization, first->raw_average};
+    utilization_result result{ctx.current_replicas, first->utilization, first->raw_average,
+                              std::move(groups.counted_unready)};
 
     const bool scale_up_with_unready = !groups.unready.empty() && ratio > 1.0;
     if (!scale_up_with_unready && groups.missing.empty()) {
@@ -183,7 +185,8 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
     auto ratio_of = [&](const sample_set& s) {
         return static_cast<double>(average_of(s)) / static_cast<double>(target_usage);
     };
-    usage_result result{ctx.current_replicas, average_of(samples.get())};
+    usage_result result{ctx.current_replicas, average_of(samples.get()),
+                        std::move(groups.counted_unready)};
     const double ratio = ratio_of(samples.get());
 
     const bool scale_up_with_unready = !groups.unready.empty() && ratio > 1.0;
@@ -198,24 +201,37 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
     return result;
 }
 
-core::outcome<std::int32_t> usage_ratio_replicas(const calculator_context& ctx,
-                                                 double usage_ratio) {
+core::outcome<ratio_replicas> usage_ratio_replicas(const calculator_context& ctx,
+                                                   double usage_ratio) {
     if (ctx.current_replicas == 0)
-        return ceil_replicas(usage_ratio); // from zero: no tolerance, no pods
-    if (ctx.tol.within(usage_ratio)) return ctx.current_replicas;
+        return ratio_replicas{ceil_replicas(usage_ratio), {}}; // from zero: no tolerance, no pods
+    if (ctx.tol.within(usage_ratio)) return ratio_replicas{ctx.current_replicas, {}};
     const auto& pods = *ctx.pods;
     if (pods.empty()) return "unable to calculate ready pods: " + no_pods;
+    ratio_replicas result;
     std::int64_t ready = 0;
     for (const pod_info* pod : pods) {
-        if (pod->phase == pod_phase::running && pod->ready == core::condition_status::true_)
+        if (pod->phase != pod_phase::running) continue;
+        if (pod->ready == core::condition_status::true_) {
             ++ready;
+        } else if (ctx.unready == unready_pods::count && !pod->deleting &&
+                   past_start_up(*pod, *ctx.config, ctx.now)) {
+            ++ready;
+            result.counted_unready.push_back(pod->name);
+        }
     }
-    return ceil_replicas(usage_ratio * static_cast<double>(ready));
+    // Count: readiness collapsed before any pod got past its start-up windows.
+    if (ready == 0 && ctx.unready == unready_pods::count) {
+        ready = ctx.current_replicas;
+        result.replicas_stood_in = true;
+    }
+    result.replicas = ceil_replicas(usage_ratio * static_cast<double>(ready));
+    return result;
 }
 
 usage_result per_pod_replicas(std::int32_t status_replicas, std::int64_t usage,
                               std::int64_t target_per_pod, const tolerances& tol) {
-    usage_result result{status_replicas, 0};
+    usage_result result{status_replicas, 0, {}};
     const double ratio = static_cast<double>(usage) / (static_cast<double>(target_per_pod) *
                                                        static_cast<double>(status_replicas));
     if (!tol.within(ratio))

@@ -33,13 +33,19 @@ struct calculator_context {
         nullptr; ///< pods selected by the target (namespace + selector)
     const controller_config* config = nullptr;
     core::time_point now{};
+    unready_pods unready = unready_pods::ignore; ///< HPAPlus spec.unreadyPods
 };
+
+/// unreadyPods Count: the pods a calculation counted that upstream would have left out (views of
+/// the pods' names).
+using counted_pods = std::vector<std::string_view>;
 
 /// Result of a utilization calculation.
 struct utilization_result {
     std::int32_t replicas = 0;
     std::int32_t utilization = 0; ///< integer percent, as reported in status
     std::int64_t raw_average = 0; ///< average usage in milli-units
+    counted_pods counted_unready;
 };
 
 /// `GetResourceReplicas` (Resource / ContainerResource, Utilization target). `basis` = limits is
@@ -53,6 +59,7 @@ resource_utilization_replicas(const calculator_context& ctx, const sample_set& s
 struct usage_result {
     std::int32_t replicas = 0;
     std::int64_t usage = 0; ///< average (pods) or total (objects) in milli-units
+    counted_pods counted_unready;
 };
 
 /// `calcPlainMetricReplicas` (Resource AverageValue with `resource` set; Pods metrics with it
@@ -63,8 +70,16 @@ core::outcome<usage_result> plain_metric_replicas(const calculator_context& ctx,
                                                   std::string_view resource);
 
 /// `getUsageRatioReplicaCount` (Object / External Value targets): from zero replicas ceil(ratio),
-/// otherwise ceil(ratio × Running-and-Ready pods) unless within tolerance.
-core::outcome<std::int32_t> usage_ratio_replicas(const calculator_context& ctx, double usage_ratio);
+/// otherwise ceil(ratio × Running-and-Ready pods) unless within tolerance. unreadyPods Count adds
+/// the Running pods past their start-up windows that are not Ready (not being deleted); when that
+/// still counts none, the current replicas stand in for them.
+struct ratio_replicas {
+    std::int32_t replicas = 0;
+    counted_pods counted_unready;
+    bool replicas_stood_in = false; ///< Count, no pod counted: the current replicas did
+};
+core::outcome<ratio_replicas> usage_ratio_replicas(const calculator_context& ctx,
+                                                   double usage_ratio);
 
 /// `Get…PerPodMetricReplicas` (Object / External AverageValue targets): uses status.replicas, no
 /// pods.

@@ -54,6 +54,13 @@ struct fallback_spec {
     std::int32_t replicas = 0; ///< for on_failure::replicas
 };
 
+/// HPAPlus metrics[].tolerance: this metric's own band around its target. A side left out is
+/// the object's (behavior.*.tolerance, else the controller's --horizontal-pod-autoscaler-tolerance).
+struct metric_tolerance {
+    std::optional<core::quantity> scale_up;
+    std::optional<core::quantity> scale_down;
+};
+
 /// One entry of `spec.metrics`.
 struct metric_spec {
     metric_source_type type = metric_source_type::resource;
@@ -69,6 +76,9 @@ struct metric_spec {
     std::optional<fallback_spec> fallback;     ///< HPAPlus
     std::string backend;       ///< HPAPlus: named metric backend ("" = the Kubernetes metrics APIs)
     std::string backend_query; ///< HPAPlus: the backend's query template
+    std::optional<metric_tolerance> tolerance; ///< HPAPlus: this metric's own band
+    /// HPAPlus: a sample older than this (from the answer's own timestamp) fails the metric.
+    std::optional<std::chrono::seconds> max_sample_age;
 };
 
 enum class select_policy { max, min, disabled };
@@ -115,7 +125,17 @@ inline std::optional<run_mode> parse_run_mode(std::string_view text) {
     return std::nullopt;
 }
 
-/// The autoscaler spec: `autoscaling/v2` HorizontalPodAutoscalerSpec plus the HPAPlus fields.
+/// HPAPlus spec.unreadyPods: whether Running pods past their start-up windows that are not Ready
+/// are left out as upstream does (Ignore), or counted with what they measure (Count), so a
+/// workload whose pods all shed readiness under load scales out instead of down.
+enum class unready_pods { ignore, count };
+inline constexpr const char* unready_pods_spellings = "Ignore or Count";
+inline std::optional<unready_pods> parse_unready_pods(std::string_view text) {
+    if (text == "Ignore") return unready_pods::ignore;
+    if (text == "Count") return unready_pods::count;
+    return std::nullopt;
+}
+
 /// HPAPlus: which of the pods the target's selector matches count (KEP-5325's
 /// podSelectionStrategy): all of them (upstream), or only those the target owns.
 enum class pod_selection { label_selector, owner_references };
@@ -150,6 +170,7 @@ struct prediction_input {
     std::optional<core::time_point> next_peak;      ///< when its next cycle's highest value is due
 };
 
+/// The autoscaler spec: `autoscaling/v2` HorizontalPodAutoscalerSpec plus the HPAPlus fields.
 struct autoscaler_spec {
     core::object_reference scale_target_ref;
     std::optional<std::int32_t> min_replicas;
@@ -161,6 +182,7 @@ struct autoscaler_spec {
     rollout_policy rollout = rollout_policy::continue_scaling;
     run_mode mode = run_mode::automatic;
     pod_selection pods = pod_selection::label_selector;
+    unready_pods unready = unready_pods::ignore;
     std::optional<prediction_spec> prediction;
 };
 

@@ -138,6 +138,18 @@ struct validator {
             if (m.fallback->action == on_failure::replicas && m.fallback->replicas < 0)
                 add(field + ".fallback.replicas", "must be greater than or equal to 0");
         }
+        if (m.tolerance) {
+            for (const auto& [side, q] : {std::pair{".scaleUp", &m.tolerance->scale_up},
+                                          std::pair{".scaleDown", &m.tolerance->scale_down}})
+                if (*q && (*q)->sign() < 0)
+                    add(field + ".tolerance" + side, "must be greater than or equal to 0");
+        }
+        if (m.max_sample_age && m.type == metric_source_type::formula)
+            add(field + ".maxSampleAgeSeconds",
+                "a Formula has no sample of its own; set it on the metrics the Formula reads");
+        if (m.max_sample_age &&
+            (m.max_sample_age->count() < 1 || m.max_sample_age->count() > 86400))
+            add(field + ".maxSampleAgeSeconds", "must be between 1 and 86400");
     }
 
     // Metric names are DNS-1123 labels, unique; every name a Formula reads exists, and no
@@ -303,6 +315,9 @@ std::vector<field_error> validate(const autoscaler_spec& spec) {
         if (inputs[i] && m.fallback)
             v.add(field + ".fallback", "an input of a Formula does not vote, so it takes no "
                                        "fallback; give the Formula one");
+        if (inputs[i] && m.tolerance)
+            v.add(field + ".tolerance", "an input of a Formula does not vote, so it takes no "
+                                        "tolerance; give the Formula one");
     }
     if (spec.behavior) {
         if (spec.behavior->scale_up) v.rules("spec.behavior.scaleUp", *spec.behavior->scale_up);
