@@ -201,7 +201,7 @@ Value metric_items(const policy::metric_spec& m, const policy::metric_reading& r
     auto item = [&](std::int64_t milli) {
         Value v(rapidjson::kObjectType);
         v.AddMember("metricName", kube::json_string(m.metric.name, a), a);
-        v.AddMember("timestamp", time_value(in.now, a), a);
+        v.AddMember("timestamp", time_value(r.sample_time.value_or(in.now), a), a);
         v.AddMember("value", quantity_value(milli, a), a);
         return v;
     };
@@ -543,9 +543,10 @@ Value encode_history(const policy::history& h, kube::json_allocator& a) {
     }
     if (h.prediction_voting) out.AddMember("predictionVoting", true, a);
     // The sets of pods the last Events named (podSelection's excluded pods, boost records not
-    // believed), one name per line.
+    // believed, unready pods counted), one name per line.
     for (const auto& [key, lines] : {std::pair{"excludedPods", &h.excluded_pods},
-                                     std::pair{"ignoredBoosts", &h.ignored_boosts}}) {
+                                     std::pair{"ignoredBoosts", &h.ignored_boosts},
+                                     std::pair{"countedUnreadyPods", &h.counted_unready}}) {
         if (lines->empty()) continue;
         Value names(rapidjson::kArrayType);
         std::string_view rest = *lines;

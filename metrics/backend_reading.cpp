@@ -65,6 +65,24 @@ core::outcome<template_values> query_values(const policy::metric_spec& spec,
     };
 }
 
+void date_samples(backend_answer& answer, const backend_answer& times) {
+    std::optional<core::time_point> oldest;
+    for (const auto& t : times.values) {
+        if (!std::isfinite(t.value) || t.value < 0 || t.value > 1e11) continue; // not a time
+        const core::time_point at{std::chrono::duration_cast<core::time_point::duration>(
+            std::chrono::duration<double>(t.value))};
+        if (!oldest || at < *oldest) oldest = at;
+    }
+    if (!oldest) {
+        const std::string why = times.kind == answer_kind::values ? "no value is a time" : times.error;
+        answer = backend_answer{times.kind == answer_kind::values ? answer_kind::bad_answer : times.kind,
+                                "the sample-time query failed: " + why, {}};
+        return;
+    }
+    for (auto& v : answer.values)
+        v.timestamp = oldest;
+}
+
 void set_backend_reading(const backend_answer& answer, const policy::metric_spec& spec,
                          const std::string& backend, const std::string& pod_label,
                          core::time_point now, policy::metric_reading& r) {
@@ -126,9 +144,10 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
             return;
         }
         const auto milli = to_milli(answer.values.front().value);
-        if (milli)
+        if (milli) {
             r.object_value = *milli;
-        else
+            policy::note_sample_time(r, answer.values.front().timestamp.value_or(now));
+        } else
             r.error = out_of_range(who, answer.values.front().value, "");
         return;
     }
@@ -140,6 +159,7 @@ void set_backend_reading(const backend_answer& answer, const policy::metric_spec
             return;
         }
         r.external_values.push_back(*milli);
+        policy::note_sample_time(r, v.timestamp.value_or(now));
     }
 }
 

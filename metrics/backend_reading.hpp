@@ -30,6 +30,12 @@ core::outcome<template_values> query_values(const policy::metric_spec& spec,
 /// Stores `answer` in `r` as the metric's type needs it: per-pod samples (values of one pod are
 /// summed), one Object value, or External values; values become milli-units. Errors start with
 /// `backend "NAME"` and say whether the backend was down, had no data, or answered badly.
+/// maxSampleAgeSeconds on a backend whose answers carry the evaluation time: `times` answers the
+/// sample-time query (values are Unix seconds); every value of `answer` is dated by the oldest of
+/// them. When `times` has none, `answer` becomes its failure: a sample of unknown age decides
+/// nothing.
+void date_samples(backend_answer& answer, const backend_answer& times);
+
 void set_backend_reading(const backend_answer& answer, const policy::metric_spec& spec,
                          const std::string& backend, const std::string& pod_label,
                          core::time_point now, policy::metric_reading& r);

@@ -94,8 +94,12 @@ asio::awaitable<void>
 fetch_from_backend([[maybe_unused]] std::shared_ptr<metric_sources::impl> keep,
                    std::shared_ptr<gather> state, std::size_t index, http_backend* backend,
                    std::string query, template_values values, policy::metric_spec spec) {
-    const backend_answer answer = co_await backend->fetch(std::move(query), std::move(values));
     const backend_config& config = backend->config();
+    std::string time_query =
+        spec.max_sample_age ? config.type->sample_time_query(query) : std::string();
+    backend_answer answer = co_await backend->fetch(std::move(query), values);
+    if (!time_query.empty() && answer.kind == answer_kind::values)
+        date_samples(answer, co_await backend->fetch(std::move(time_query), std::move(values)));
     set_backend_reading(answer, spec, config.name, config.pod_label, core::wall_now(),
                         state->readings[index]);
 }

@@ -65,6 +65,7 @@ void read_custom(const std::string& body, const policy::metric_spec& spec,
             return;
         }
         r.object_value = items.front().milli;
+        policy::note_sample_time(r, items.front().timestamp);
         return;
     }
     const auto held =
@@ -80,8 +81,11 @@ void read_external(const std::string& body, policy::metric_reading& r) {
     list_answer list;
     parse_items(body, list);
     kube::json_decoder d;
-    for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i)
-        r.external_values.push_back(kinds::decode_external_metric_item(d, list.items.at(i)).milli);
+    for (std::size_t i = 0, n = list.error.empty() ? d.array(list.items) : 0; i < n; ++i) {
+        const auto item = kinds::decode_external_metric_item(d, list.items.at(i));
+        r.external_values.push_back(item.milli);
+        policy::note_sample_time(r, item.timestamp);
+    }
     if (!list.error.empty() || !d.ok()) {
         r.error = "unable to fetch metrics from external metrics API: " +
                   (list.error.empty() ? d.error().to_string() : list.error);

@@ -383,6 +383,10 @@ metric_outcome evaluate_metric(const metric_spec& spec, const metric_reading& re
     return evaluate_fresh(spec, reading, c);
 }
 
+void note_sample_time(metric_reading& r, core::time_point t) {
+    if (t != core::time_point{} && (!r.sample_time || t < *r.sample_time)) r.sample_time = t;
+}
+
 void set_samples(metric_reading& r, core::outcome<sample_set> samples) {
     if (samples)
         r.samples = std::move(*samples);

@@ -31,6 +31,10 @@ struct metric_reading {
     std::shared_ptr<const void> names;
 };
 
+/// Object / External: keeps `t` as the reading's sample time when it is older than the one kept
+/// (an unset time — the epoch — is no time).
+void note_sample_time(metric_reading& r, core::time_point t);
+
 /// Stores `samples` in `r`, or their error text in `r.error`.
 void set_samples(metric_reading& r, core::outcome<sample_set> samples);
 

@@ -44,6 +44,13 @@ std::string encode_decision(const policy::decision& dec) {
             m.status ? kinds::encode_metric_status(*m.status, a) : Value(rapidjson::kNullType), a);
         v.AddMember("error", optional_string(m.error, a), a);
         if (!m.fallback.empty()) v.AddMember("fallback", kube::json_string(m.fallback, a), a);
+        if (!m.counted_unready.empty()) { // unreadyPods Count
+            Value names(rapidjson::kArrayType);
+            for (const auto& name : m.counted_unready)
+                names.PushBack(kube::json_string(name, a), a);
+            v.AddMember("countedUnreadyPods", names, a);
+        }
+        if (m.replicas_stood_in) v.AddMember("currentReplicasStoodIn", true, a);
         metrics.PushBack(v, a);
     }
     doc.AddMember("metrics", metrics, a);
@@ -64,7 +71,8 @@ std::string encode_decision(const policy::decision& dec) {
     // podSelection OwnerReferences left these out; these count their CPU unboosted.
     for (const auto& [key, names] : {std::pair{"excludedPods", &dec.stages.excluded_pods},
                                      std::pair{"boostedPods", &dec.stages.boosted_pods},
-                                     std::pair{"ignoredBoosts", &dec.stages.ignored_boosts}}) {
+                                     std::pair{"ignoredBoosts", &dec.stages.ignored_boosts},
+                                     std::pair{"countedUnreadyPods", &dec.stages.counted_unready}}) {
         if (names->empty()) continue;
         Value list(rapidjson::kArrayType);
         for (const auto& name : *names)

@@ -136,7 +136,8 @@ void explain_pod_groups(std::string& out, const policy::metric_spec& m,
     const bool cpu = m.resource_name == "cpu";
     const std::string_view resource =
         m.type == metric_source_type::pods ? std::string_view() : m.resource_name;
-    const auto g = policy::group_pods(pods, samples, resource, in.config, in.now);
+    const auto g =
+        policy::group_pods(pods, samples, resource, in.config, in.now, in.hpa.spec.unready);
     std::unordered_set<std::string_view> grouped(g.unready.begin(), g.unready.end());
     grouped.insert(g.missing.begin(), g.missing.end());
     grouped.insert(g.ignored.begin(), g.ignored.end());
@@ -144,6 +145,10 @@ void explain_pod_groups(std::string& out, const policy::metric_spec& m,
     for (const auto* p : pods)
         if (!grouped.count(p->name)) ready.push_back(p->name);
     out += fmt::format("      ready, with a sample ({}): {}\n", ready.size(), name_list(ready));
+    if (!g.counted_unready.empty())
+        out += fmt::format("      of them not Ready but counted ({}): {} — unreadyPods Count, past "
+                           "their start-up windows\n",
+                           g.counted_unready.size(), name_list(g.counted_unready));
     if (!g.unready.empty())
         out += fmt::format(
             "      unready ({}): {} — {}; left out, or counted at 0 when the others ask for more\n",
@@ -175,7 +180,11 @@ void explain_metrics(std::string& out, const policy::reconcile_input& in,
         const auto& m = spec.metrics[rec.index];
         out += fmt::format("  #{} {} — target {}\n", rec.index, metric_title(m),
                            m.target_set ? target_text(m.target) : "none (a Formula's input)");
-        if (rec.status) out += "      current " + current_text(m, *rec.status, band) + "\n";
+        const auto own_band = policy::tolerances_for(m, band);
+        if (m.tolerance)
+            out += fmt::format("      its own band: a ratio within [{}, {}] keeps the count\n",
+                               number(1 - own_band.scale_down), number(1 + own_band.scale_up));
+        if (rec.status) out += "      current " + current_text(m, *rec.status, own_band) + "\n";
         if (rec.error) out += "      error: " + *rec.error + "\n";
         if (!rec.fallback.empty()) out += "      fallback " + rec.fallback + "\n";
         if (rec.proposal) out += fmt::format("      proposes {} replicas\n", *rec.proposal);
@@ -192,7 +201,18 @@ void explain_metrics(std::string& out, const policy::reconcile_input& in,
                 return p->phase == policy::pod_phase::running &&
                        p->ready == core::condition_status::true_;
             });
-            out += fmt::format("      the ratio times the {} Running and Ready pods\n", ready);
+            if (rec.replicas_stood_in)
+                out += fmt::format("      the ratio times the {} current replicas (unreadyPods "
+                                   "Count: no pod ready or past its start-up windows)\n",
+                                   in.scale->spec_replicas);
+            else if (!rec.counted_unready.empty())
+                out += fmt::format("      the ratio times the {} Running and Ready pods and the {} "
+                                   "not Ready past their start-up windows (unreadyPods Count): "
+                                   "{}\n",
+                                   ready, rec.counted_unready.size(),
+                                   name_list(rec.counted_unready));
+            else
+                out += fmt::format("      the ratio times the {} Running and Ready pods\n", ready);
         }
     }
     if (d.stages.excluded_pods.size())

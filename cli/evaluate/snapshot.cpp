@@ -144,7 +144,8 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
     if (!d.object(n)) return; // absent: a first reconcile, which starts the log
     h.started = true;         // present: the controller's log, even with no recommendations
     d.known_fields(n, {"recommendations", "scaleUpEvents", "scaleDownEvents", "lastKnownGood",
-                       "excludedPods", "ignoredBoosts", "predictionVoting"});
+                       "excludedPods", "ignoredBoosts", "countedUnreadyPods",
+                       "predictionVoting"});
     h.prediction_voting = d.opt_bool(n["predictionVoting"]).value_or(false);
     const json_node recs = n["recommendations"];
     for (std::size_t i = 0, size = d.array(recs); i < size; ++i) {
@@ -165,9 +166,11 @@ void decode_history(json_decoder& d, const json_node& n, policy::history& h) {
                              d.opt_int32(e["replicaChange"], 0).value_or(0)});
         }
     }
-    // The sets of pods the last Events named: podSelection's excluded pods, boost records ignored.
+    // The sets of pods the last Events named: podSelection's excluded pods, boost records ignored,
+    // unready pods counted ("(replicas)" when the current replicas stood in).
     for (auto [key, lines] : {std::pair{"excludedPods", &h.excluded_pods},
-                              std::pair{"ignoredBoosts", &h.ignored_boosts}}) {
+                              std::pair{"ignoredBoosts", &h.ignored_boosts},
+                              std::pair{"countedUnreadyPods", &h.counted_unready}}) {
         const json_node names = n[key];
         for (std::size_t i = 0, size = d.array(names); i < size; ++i)
             *lines += d.string(names.at(i)) + "\n";
@@ -318,6 +321,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
             }
             if (matching.size() == 1) {
                 r.object_value = matching.front()->milli;
+                policy::note_sample_time(r, matching.front()->timestamp);
             } else {
                 r.error = "unable to fetch metrics from custom metrics API: the custom metrics API "
                           "server returned " +
@@ -343,6 +347,7 @@ policy::metric_reading read_metric(json_decoder& d, const json_node& root, const
             if (!item.metric_name.empty() && item.metric_name != spec.metric.name) continue;
             if (!metric_selector.matches(item.labels)) continue;
             r.external_values.push_back(item.milli);
+            policy::note_sample_time(r, item.timestamp);
         }
         if (r.external_values.empty()) r.error = "no metrics returned from external metrics API";
         break;

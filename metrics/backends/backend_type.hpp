@@ -49,6 +49,11 @@ class backend_type {
     /// The error text of an error answer in its own words, or "".
     virtual std::string error_text(const backend_config& b, std::string_view body) const = 0;
 
+    /// metrics[].maxSampleAgeSeconds: a second query whose values are the times (Unix seconds) of
+    /// the samples `query` reads, for a type whose answers carry only the evaluation time;
+    /// "" when its answers carry the samples' own times (or none).
+    virtual std::string sample_time_query(const std::string&) const { return {}; }
+
     /// Whether it answers range queries (a predictive HPAPlus's history, VPAPlus's history).
     virtual bool has_history() const { return false; }
     /// The request for a range query from `start` to `end` every `step` (only with history).

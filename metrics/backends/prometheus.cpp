@@ -60,6 +60,12 @@ class prometheus final : public backend_type {
         return prometheus_error(body);
     }
 
+    // An instant query answers its evaluation time; timestamp() gives a raw series' own sample
+    // time (and, over a function's result, the evaluation time: computed now, it is fresh).
+    std::string sample_time_query(const std::string& query) const override {
+        return "timestamp(" + query + ")";
+    }
+
     bool has_history() const override { return true; }
 
     kube::api_request range_request(const backend_config& b, const std::string& base_path,
