@@ -109,6 +109,8 @@ struct walker {
             if (!v.IsString() && !(v.IsInt64() || v.IsUint64()))
                 block(path, "Invalid value: " + text(v) + ": " + path +
                                 " in body must be of type integer,string: \"" + type_of(v) + "\"");
+            else if (v.IsString())
+                check_bounds(schema, v, path); // a string's maxLength (pattern: not checked here)
             return;
         }
         if (v.IsNull() && flag(schema, "nullable")) return; // an array's null item, say

@@ -47,6 +47,7 @@ metadata:
     autoscaling.hpaplus.io/mode: DryRun
     autoscaling.hpaplus.io/rollout-policy: FreezeScaleDown
     autoscaling.hpaplus.io/pod-selection: OwnerReferences
+    autoscaling.hpaplus.io/unready-pods: Count
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
   minReplicas: 2
@@ -86,12 +87,14 @@ TEST(Migrate, KeepsTheSpecFieldForFieldAndTurnsAnnotationsIntoFields) {
     EXPECT_EQ(after.spec.mode, policy::run_mode::dry_run);
     EXPECT_EQ(after.spec.rollout, policy::rollout_policy::freeze_scale_down);
     EXPECT_EQ(after.spec.pods, policy::pod_selection::owner_references);
-    // Apart from those four, the same autoscaler: re-encoding both specs gives the same JSON.
+    EXPECT_EQ(after.spec.unready, policy::unready_pods::count);
+    // Apart from those five, the same autoscaler: re-encoding both specs gives the same JSON.
     rapidjson::Document spec_before(rapidjson::kObjectType);
     spec_before.CopyFrom(hpa["spec"], spec_before.GetAllocator());
     rapidjson::Document spec_after(rapidjson::kObjectType);
     spec_after.CopyFrom(out["spec"], spec_after.GetAllocator());
-    for (const char* extra : {"syncPeriodSeconds", "mode", "rolloutPolicy", "podSelection"})
+    for (const char* extra :
+         {"syncPeriodSeconds", "mode", "rolloutPolicy", "podSelection", "unreadyPods"})
         spec_after.RemoveMember(extra);
     EXPECT_EQ(kube::to_json_text(spec_after), kube::to_json_text(spec_before));
     EXPECT_EQ(after.spec.metrics.size(), before.spec.metrics.size());
@@ -164,6 +167,12 @@ TEST(HpaAnnotations, EachValueCheckedLikeItsSpecField) {
     EXPECT_EQ(bad.problems[0], "annotation autoscaling.hpaplus.io/pod-selection: want "
                                "LabelSelector or OwnerReferences, got \"Owners\"; ignored");
     EXPECT_FALSE(read_hpa_annotations({{sync_period_annotation, "5s"}}).sync_period_seconds);
+    EXPECT_EQ(read_hpa_annotations({{unready_pods_annotation, "Count"}}).unready_pods, "Count");
+    const auto never = read_hpa_annotations({{unready_pods_annotation, "Never"}});
+    EXPECT_FALSE(never.unready_pods);
+    ASSERT_EQ(never.problems.size(), 1u);
+    EXPECT_EQ(never.problems[0], "annotation autoscaling.hpaplus.io/unready-pods: want Ignore or "
+                                 "Count, got \"Never\"; ignored");
 }
 
 } // namespace

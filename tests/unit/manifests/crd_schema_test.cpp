@@ -97,9 +97,34 @@ INSTANTIATE_TEST_SUITE_P(Table, HpaplusCrdRejects, ::testing::Values(
     broken_case{"BadMetricType", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Cpu}]}",
                 "spec.metrics[0].type", "Unsupported value: \"Cpu\": supported values: \"Resource\", \"ContainerResource\", \"Pods\", \"Object\", \"External\", \"Formula\""},
     broken_case{"ObjectQuantity", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Pods, pods: {metric: {name: qps}, target: {type: AverageValue, averageValue: {a: 1}}}}]}",
-                "spec.metrics[0].pods.target.averageValue", "Invalid value: {\"a\":1}: spec.metrics[0].pods.target.averageValue in body must be of type integer,string: \"object\""}),
+                "spec.metrics[0].pods.target.averageValue", "Invalid value: {\"a\":1}: spec.metrics[0].pods.target.averageValue in body must be of type integer,string: \"object\""},
+    broken_case{"BadUnreadyPods", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, unreadyPods: Always}", "spec.unreadyPods",
+                "Unsupported value: \"Always\": supported values: \"Ignore\", \"Count\""},
+    broken_case{"LongMetricTolerance", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}, tolerance: {scaleUp: '0.100000000000000000000000000000001'}}]}",
+                "spec.metrics[0].tolerance.scaleUp", "Too long: may not be longer than 32"},
+    broken_case{"ZeroSampleAge", "{scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 3, metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}, maxSampleAgeSeconds: 0}]}",
+                "spec.metrics[0].maxSampleAgeSeconds", "Invalid value: 0: spec.metrics[0].maxSampleAgeSeconds in body should be greater than or equal to 1"}),
     [](const auto& info) { return std::string(info.param.name); });
 // clang-format on
+
+// The per-metric fields survive pruning and reach the decision's types.
+TEST_F(HpaplusCrd, KeepsAMetricsOwnBandAndSampleAgeAndUnreadyPods) {
+    auto object = json_of("apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\n"
+                          "metadata: {name: x}\nspec: {scaleTargetRef: {kind: Deployment, name: "
+                          "web}, maxReplicas: 3, unreadyPods: Count, metrics: [{type: External, "
+                          "external: {metric: {name: q}, target: {type: Value, value: '10'}}, "
+                          "tolerance: {scaleUp: '0.2'}, maxSampleAgeSeconds: 120}]}\n");
+    ASSERT_TRUE(apply(object).empty());
+    kube::json_decoder d;
+    const auto hpa = kinds::decode_autoscaler(d, {&object, ""});
+    ASSERT_TRUE(d.ok()) << d.error().to_string();
+    EXPECT_EQ(hpa.spec.unready, policy::unready_pods::count);
+    const auto& m = hpa.spec.metrics.at(0);
+    ASSERT_TRUE(m.tolerance && m.tolerance->scale_up);
+    EXPECT_EQ(m.tolerance->scale_up->to_string(), "200m");
+    EXPECT_FALSE(m.tolerance->scale_down);
+    EXPECT_EQ(m.max_sample_age, std::chrono::seconds(120));
+}
 
 TEST_F(HpaplusCrd, PrunesUnknownFieldsAndNullsAndKeepsMetadata) {
     auto object = json_of("apiVersion: autoscaling.hpaplus.io/v1alpha1\nkind: HPAPlus\n"
@@ -112,6 +137,7 @@ TEST_F(HpaplusCrd, PrunesUnknownFieldsAndNullsAndKeepsMetadata) {
     EXPECT_FALSE(object["spec"].HasMember("minReplicas"));
     EXPECT_STREQ(object["metadata"]["labels"]["a"].GetString(), "b");
     EXPECT_STREQ(object["spec"]["rolloutPolicy"].GetString(), "Continue");
+    EXPECT_STREQ(object["spec"]["unreadyPods"].GetString(), "Ignore");
     // Not defaulted by the schema: an HPAPlus without one runs on the controller's
     // --default-sync-period (a default of 15 here would have overridden the flag).
     EXPECT_FALSE(object["spec"].HasMember("syncPeriodSeconds"));

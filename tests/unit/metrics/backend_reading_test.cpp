@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace hpaplus::metrics {
 namespace {
 
@@ -34,6 +36,43 @@ TEST(BackendReading, PerPodValuesBecomeSortedMilliSamplesSummedPerPod) {
     EXPECT_EQ(r.samples[1].pod, "web-2");
     EXPECT_EQ(r.samples[1].milli, 750);
     EXPECT_EQ(r.samples[1].timestamp, now);
+}
+
+// maxSampleAgeSeconds: Object and External readings keep their oldest value's time; a backend
+// answering its evaluation time is dated by its sample-time query (Prometheus: timestamp(q)).
+TEST(BackendReading, ObjectAndExternalReadingsKeepTheOldestSampleTime) {
+    policy::metric_reading r;
+    const auto earlier = now - std::chrono::seconds(90);
+    set_backend_reading(values({{"", 1, now}, {"", 2, earlier}, {"", 3, {}}}),
+                        metric(policy::metric_source_type::external), "prom", "pod", now, r);
+    ASSERT_FALSE(r.error);
+    EXPECT_EQ(r.sample_time, earlier);
+    policy::metric_reading object;
+    set_backend_reading(values({{"", 1, earlier}}), metric(policy::metric_source_type::object),
+                        "prom", "pod", now, object);
+    EXPECT_EQ(object.sample_time, earlier);
+}
+
+TEST(BackendReading, ASampleTimeQueryDatesEveryValueByTheOldest) {
+    backend_answer answer = values({{"web-1", 1, now}, {"web-2", 2, now}});
+    const double newer = std::chrono::duration<double>(now.time_since_epoch()).count() - 30;
+    const double older = newer - 570;
+    date_samples(answer, values({{"web-1", newer, now}, {"web-2", older, now}}));
+    ASSERT_EQ(answer.kind, answer_kind::values);
+    for (const auto& v : answer.values)
+        EXPECT_EQ(v.timestamp, now - std::chrono::seconds(600));
+    // No time in the answer: the read fails rather than decide on a sample of unknown age.
+    backend_answer unknown = values({{"", 1, now}});
+    backend_answer none;
+    none.kind = answer_kind::no_data;
+    none.error = "the query returned no series";
+    date_samples(unknown, none);
+    EXPECT_EQ(unknown.kind, answer_kind::no_data);
+    EXPECT_EQ(unknown.error, "the sample-time query failed: the query returned no series");
+    backend_answer garbage = values({{"", 1, now}});
+    date_samples(garbage, values({{"", -5, now}, {"", std::nan(""), now}}));
+    EXPECT_EQ(garbage.kind, answer_kind::bad_answer);
+    EXPECT_EQ(garbage.error, "the sample-time query failed: no value is a time");
 }
 
 TEST(BackendReading, PerPodMetricNeedsPodNames) {
