@@ -2,6 +2,7 @@
 #include "sim/apiserver/custom_metrics.hpp"
 
 #include "core/quantity.hpp"
+#include "core/time.hpp"
 #include "sim/api_error.hpp"
 #include "sim/pod_state.hpp"
 
@@ -165,7 +166,10 @@ metrics_answer external_metrics(object_store& store, const std::vector<std::stri
             labels.AddMember(json(lk.data(), static_cast<rapidjson::SizeType>(lk.size()), a),
                              json(lv.data(), static_cast<rapidjson::SizeType>(lv.size()), a), a);
         item.AddMember("metricLabels", labels, a);
-        item.AddMember("timestamp", json(now_text().c_str(), a), a);
+        // data.timestamp: when the value was sampled (a stale source), else now.
+        const std::string sampled = string_at(cm->doc, "data.timestamp");
+        item.AddMember("timestamp",
+                       json((core::parse_rfc3339(sampled) ? sampled : now_text()).c_str(), a), a);
         item.AddMember("window", 60,
                        a); // external metrics say `window`, custom metrics `windowSeconds`
         item.AddMember("value", json(value.c_str(), a), a);

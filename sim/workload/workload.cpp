@@ -10,6 +10,7 @@
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
 #include "sim/workload/namespaces.hpp"
+#include "sim/workload/readiness.hpp"
 #include "sim/workload/resize.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -54,6 +55,7 @@ std::string hex_digest(const std::string& text) {
 struct pod_record {
     std::string uid, workload_uid;
     bool ready = false;
+    bool running = false; ///< Running and not Terminating (readiness under load counts these)
 };
 
 // A pod's CPU-seconds counter: `seconds` up to `since`, then `rate` CPUs (the usage read at each
@@ -88,6 +90,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     /// workload uid → ready pods (found by a view of the uid: no key copied per pod per list)
     std::unordered_map<std::string, std::int64_t, core::string_hash, std::equal_to<>>
         ready_by_workload;
+    /// workload uid → Running pods (what a workload that sheds readiness spreads its load over)
+    std::unordered_map<std::string, std::int64_t, core::string_hash, std::equal_to<>>
+        running_by_workload;
     clock::time_point last_tick = clock::now();
 
     // What a step has to look at, collected from the store's changes between steps (observe), so
@@ -148,6 +153,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         pod_records.clear();
         pods_by_workload.clear();
         ready_by_workload.clear();
+        running_by_workload.clear();
         for (auto* keys : {&dirty_deployments, &dirty_replica_sets, &dirty_stateful_sets,
                            &moving_pods, &changed_pods, &new_replica_sets, &new_pods})
             keys->clear();
@@ -358,10 +364,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                 // A Terminating pod is out of its Service's endpoints: it takes no share of the
                 // load.
                 now.ready = pod_ready(*pod) && !pod_terminating(*pod);
+                now.running =
+                    text_at(pod->doc, "status.phase") == "Running" && !pod_terminating(*pod);
                 if (const object_ptr w = workload_of(store, *pod))
                     now.workload_uid = string_at(w->doc, "metadata.uid");
             }
-            if (before.workload_uid != now.workload_uid || before.ready != now.ready) {
+            if (before.workload_uid != now.workload_uid || before.ready != now.ready ||
+                before.running != now.running) {
                 count(before, key, -1);
                 count(now, key, +1);
             }
@@ -372,6 +381,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             if (const auto it = pods_by_workload.find(uid); it != pods_by_workload.end())
                 usage_changed.insert(it->second.begin(), it->second.end());
         // The usage read at this step counts from the step before (as a per-step sum would).
+        std::vector<std::pair<object_ptr, bool>> readiness_changes;
         for (const std::string& key : usage_changed) {
             const object_ptr pod = stored(pods, key);
             const auto record = pod_records.find(key); // every stored pod has one by now
@@ -384,17 +394,39 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             it->second.seconds = it->second.at(previous_tick);
             it->second.since = previous_tick;
             it->second.rate = usage ? static_cast<double>(usage->cpu_milli) / 1000.0 : 0.0;
+            if (const auto ready = readiness_under_load(*pod, usage);
+                ready && *ready != pod_ready(*pod))
+                readiness_changes.emplace_back(pod, *ready);
         }
+        for (const auto& [pod, ready] : readiness_changes)
+            write_pod_ready(store, pods, *pod, ready, now_text());
+    }
+
+    // sim.hpaplus.io/unready-above: whether a running pod past its readiness delay is Ready under
+    // its share of the load (nullopt: its workload does not shed readiness, or it is not there).
+    std::optional<bool> readiness_under_load(const stored_object& pod,
+                                             const std::optional<pod_usage>& usage) {
+        if (!usage || pod_terminating(pod)) return std::nullopt;
+        const object_ptr workload = workload_of(store, pod);
+        const std::int64_t threshold = workload ? unready_above_milli(*workload) : 0;
+        if (threshold == 0) return std::nullopt;
+        const auto seen = first_seen.find(string_at(pod.doc, "metadata.uid"));
+        const auto ready_at =
+            options.scheduling_delay + options.start_delay + options.readiness_delay;
+        if (seen == first_seen.end() || clock::now() - seen->second < ready_at) return std::nullopt;
+        return usage->cpu_milli <= threshold;
     }
 
     // Adds (`by` = +1) or removes a pod's share of its workload: the ready count and the pod set.
     void count(const pod_record& r, const std::string& key, int by) {
         if (r.workload_uid.empty()) return;
         reload_workloads.insert(r.workload_uid);
-        if (r.ready) {
-            auto& n = ready_by_workload[r.workload_uid];
+        for (auto [counted, by_workload] :
+             {std::pair{r.ready, &ready_by_workload}, std::pair{r.running, &running_by_workload}}) {
+            if (!counted) continue;
+            auto& n = (*by_workload)[r.workload_uid];
             n += by;
-            if (n == 0) ready_by_workload.erase(r.workload_uid);
+            if (n == 0) by_workload->erase(r.workload_uid);
         }
         if (by > 0) {
             pods_by_workload[r.workload_uid].insert(key);
@@ -605,7 +637,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             scheduled && !running && age >= options.scheduling_delay + options.start_delay;
         const bool become_ready =
             running && !ready &&
-            age >= options.scheduling_delay + options.start_delay + options.readiness_delay;
+            age >= options.scheduling_delay + options.start_delay + options.readiness_delay &&
+            readiness_under_load(*p, usage_of(*p)) != false; // not while it sheds its load
         if (running && ready) return actuate_resize(pods, p);
         if (!start && !become_ready) return false;
         json_doc next = clone(p->doc);
@@ -704,11 +737,14 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             !mem.empty())
             u.memory_bytes = quantity_milli(mem, 0) / 1000;
         const auto load = annotation_text(workload->doc, "sim.hpaplus.io/cpu-load");
-        if (load.empty() || !pod_ready(pod) || pod_terminating(pod)) return u;
-        const auto counted = ready_by_workload.find(text_at(workload->doc, "metadata.uid"));
-        const std::int64_t ready = counted == ready_by_workload.end() ? 1 : counted->second;
+        // A workload that sheds readiness under load keeps its unready pods busy.
+        const bool sheds = unready_above_milli(*workload) > 0;
+        if (load.empty() || (!sheds && !pod_ready(pod)) || pod_terminating(pod)) return u;
+        const auto& by_workload = sheds ? running_by_workload : ready_by_workload;
+        const auto counted = by_workload.find(text_at(workload->doc, "metadata.uid"));
+        const std::int64_t sharing = counted == by_workload.end() ? 1 : counted->second;
         u.cpu_milli =
-            std::max<std::int64_t>(1, quantity_milli(load, 0) / std::max<std::int64_t>(1, ready));
+            std::max<std::int64_t>(1, quantity_milli(load, 0) / std::max<std::int64_t>(1, sharing));
         return u;
     }
 
