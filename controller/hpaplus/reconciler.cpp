@@ -287,6 +287,11 @@ void fill_report(pass_report& r, const policy::reconcile_input& in, const policy
                                   : std::nullopt;
         out.computed = false;
         out.current.reset();
+        out.sample_time =
+            i < in.readings.size() ? policy::oldest_sample(in.readings[i]) : std::nullopt;
+        out.sample_age.reset();
+        if (out.sample_time)
+            out.sample_age = std::chrono::duration<double>(in.now - *out.sample_time).count();
     }
     // Upstream labels a metric's computation against the status's replicas before the pass.
     const std::int32_t before = in.hpa.status.current_replicas;

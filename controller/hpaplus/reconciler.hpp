@@ -53,6 +53,10 @@ struct pass_report {
         std::optional<double> current; ///< as the status reports it, in the target's unit
         std::string_view action;       ///< its proposal against status.currentReplicas before
         std::string_view error;        ///< internal | none
+        /// When its oldest sample was taken, as its answer said (metrics[].maxSampleAgeSeconds
+        /// judges the same), and how long before this pass's decision.
+        std::optional<core::time_point> sample_time;
+        std::optional<double> sample_age; ///< seconds
     };
     std::vector<metric> metrics; ///< one per spec.metrics entry
     /// The status conditions after the pass: type and status.

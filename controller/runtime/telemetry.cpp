@@ -113,6 +113,21 @@ struct telemetry::impl {
             .Help("The current value of each spec.metrics entry as the last reconcile read it, in "
                   "its target's unit (absent while the metric fails)")
             .Register(*registry);
+    family<Gauge>& sample_age =
+        prometheus::BuildGauge()
+            .Name("hpaplus_metric_sample_age_seconds")
+            .Help("How old each spec.metrics entry's oldest sample was when the last reconcile "
+                  "decided, by its answer's own timestamp (what maxSampleAgeSeconds judges; "
+                  "absent when the answer gives no time)")
+            .Register(*registry);
+    family<Histogram>& sample_to_decision =
+        prometheus::BuildHistogram()
+            .Name("hpaplus_sample_to_decision_seconds")
+            .Help("From a metric sample's time to the first decision that used it: how late a "
+                  "spike is acted on (per metric type)")
+            .Register(*registry);
+    const Histogram::BucketBoundaries sample_buckets{1,  2,  5,  10,  15,  20,  30,
+                                                     45, 60, 90, 120, 180, 300, 600};
     family<Gauge>& condition =
         prometheus::BuildGauge()
             .Name("hpaplus_condition")
@@ -252,6 +267,8 @@ struct telemetry::recorder::object_series {
         std::string type, name, target_type; ///< the label values they were added with
         Gauge* target = nullptr;
         Gauge* current = nullptr;
+        Gauge* sample_age = nullptr;
+        std::optional<core::time_point> last_sample; ///< the newest sample a decision used
     };
     struct condition_series {
         std::string type;
@@ -281,6 +298,15 @@ struct telemetry::recorder::series {
     /// labels (a native HPA's pass is the hot path). The values are views of static texts.
     using kcm_key = std::tuple<bool, std::string_view, std::string_view, std::string_view>;
     std::map<kcm_key, std::pair<Counter*, Histogram*>> kcm;
+    /// hpaplus_sample_to_decision_seconds by metric type (a view of a static text).
+    std::map<std::string_view, Histogram*> sample_latency;
+    Histogram& sample_to_decision(std::string_view metric_type) {
+        Histogram*& h = sample_latency[metric_type];
+        if (!h)
+            h = &shared.sample_to_decision.Add({{"metric_type", std::string(metric_type)}},
+                                               shared.sample_buckets);
+        return *h;
+    }
 
     /// A reconcile's series (`metric_type` empty), or a metric computation's.
     std::pair<Counter*, Histogram*>& kcm_series(std::string_view action, std::string_view error,
@@ -397,6 +423,7 @@ void telemetry::recorder::observe_metrics(object_series& object, const std::stri
     for (std::size_t i = report.metrics.size(); i < all.size(); ++i) {
         remove_series(shared.metric_target, all[i].target);
         remove_series(shared.metric_current, all[i].current);
+        remove_series(shared.sample_age, all[i].sample_age);
     }
     all.resize(report.metrics.size());
     for (std::size_t i = 0; i < report.metrics.size(); ++i) {
@@ -405,6 +432,8 @@ void telemetry::recorder::observe_metrics(object_series& object, const std::stri
         if (s.type != m.type || s.name != m.name || s.target_type != m.target_type) {
             remove_series(shared.metric_target, s.target);
             remove_series(shared.metric_current, s.current);
+            remove_series(shared.sample_age, s.sample_age);
+            s.last_sample.reset();
             s.type = m.type;
             s.name = m.name;
             s.target_type = m.target_type;
@@ -423,6 +452,13 @@ void telemetry::recorder::observe_metrics(object_series& object, const std::stri
         };
         set(s.target, shared.metric_target, m.target);
         set(s.current, shared.metric_current, m.computed ? m.current : std::nullopt);
+        set(s.sample_age, shared.sample_age, m.computed ? m.sample_age : std::nullopt);
+        // A sample counts once, at the first decision that used it.
+        if (m.computed && m.sample_time && m.sample_age &&
+            (!s.last_sample || *m.sample_time > *s.last_sample)) {
+            s.last_sample = m.sample_time;
+            series_->sample_to_decision(m.type).Observe(std::max(0.0, *m.sample_age));
+        }
     }
 }
 
@@ -480,6 +516,7 @@ void telemetry::recorder::forgotten(const std::string& kind, const std::string& 
     for (auto& m : s.metrics) {
         remove_series(shared.metric_target, m.target);
         remove_series(shared.metric_current, m.current);
+        remove_series(shared.sample_age, m.sample_age);
     }
     for (auto& c : s.conditions)
         for (auto*& g : c.by_status)

@@ -142,7 +142,9 @@ TEST_F(ReadinessCollapse, AStaleSampleFailsItsMetricUntilAFreshOneDecides) {
                         "    external:\n      metric: {name: queue_length}\n"
                         "      target: {type: Value, value: \"100\"}\n"
                         "    maxSampleAgeSeconds: 120\n    fallback: {onFailure: Hold}\n");
-    controller_runner controller(sim, options());
+    auto with_metrics = options();
+    with_metrics.ops_listen = "127.0.0.1:0";
+    controller_runner controller(sim, with_metrics);
     ASSERT_TRUE(eventually([&] {
         return condition("fresh", "FallbackActive") == "True FallbackActive";
     })) << sim.get(hpapluses + "fresh").body;
@@ -154,6 +156,21 @@ TEST_F(ReadinessCollapse, AStaleSampleFailsItsMetricUntilAFreshOneDecides) {
     EXPECT_NE(message.find("sample from 10m"), std::string::npos) << message;
     EXPECT_NE(message.find("older than maxSampleAgeSeconds 120"), std::string::npos) << message;
     EXPECT_EQ(replicas("fresh"), 2); // held
+    // /metrics: the sample's age per object, and how late the first decision that used it was.
+    const auto scraped = [&](const std::string& series) {
+        const std::string body = http_get(controller.ops_url() + "/metrics").body;
+        const auto at = body.find("\n" + series + " ");
+        return at == std::string::npos ? -1.0 : std::stod(body.substr(at + series.size() + 2));
+    };
+    const double age = scraped("hpaplus_metric_sample_age_seconds{kind=\"HPAPlus\",metric_index="
+                               "\"0\",metric_name=\"queue_length\",metric_type=\"External\","
+                               "name=\"fresh\",namespace=\"default\",target_type=\"Value\"}");
+    EXPECT_GE(age, 600);
+    EXPECT_LT(age, 700);
+    EXPECT_EQ(scraped("hpaplus_sample_to_decision_seconds_bucket{metric_type=\"External\","
+                      "le=\"600\"}"),
+              0);
+    EXPECT_EQ(scraped("hpaplus_sample_to_decision_seconds_count{metric_type=\"External\"}"), 1);
 
     // Sampled now (the timestamp goes: the server dates it at each read).
     const auto fresh =
@@ -164,6 +181,10 @@ TEST_F(ReadinessCollapse, AStaleSampleFailsItsMetricUntilAFreshOneDecides) {
         << sim.get(hpapluses + "fresh").body;
     EXPECT_TRUE(eventually(
         [&] { return condition("fresh", "FallbackActive") == "False MetricsAvailable"; }));
+    // Each fresh sample is counted once, at the decision that first used it: within seconds.
+    EXPECT_GE(scraped("hpaplus_sample_to_decision_seconds_bucket{metric_type=\"External\","
+                      "le=\"5\"}"),
+              1);
 }
 
 } // namespace
