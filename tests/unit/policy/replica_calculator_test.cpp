@@ -446,3 +446,36 @@ TEST(ExternalSum, CapsAtTheFirstOverflowAsUpstream) {
 
 } // namespace
 } // namespace hpaplus::policy
+
+namespace hpaplus::policy {
+namespace {
+
+// Upstream's other overflow tests in replica_calculator_test.go, on the functions they call:
+// values of MaxInt64 milli-units (9223372036854775807m, what a metrics API can answer) saturate
+// the replica count at MaxInt32 and report the usage as MaxInt64.
+constexpr std::int64_t max64 = std::numeric_limits<std::int64_t>::max();
+constexpr std::int32_t max32 = std::numeric_limits<std::int32_t>::max();
+
+TEST(UpstreamOverflow, TestReplicaCalcScaleUpOverflow) {
+    // An Object metric at MaxInt64 against a Value target of 1m, 3 Ready pods.
+    const auto pods = test::make_pods({{"a"}, {"b"}, {"c"}});
+    const calculator_context ctx{3, {0.1, 0.1}, &pods.view, &config, test::now()};
+    const auto r = usage_ratio_replicas(ctx, static_cast<double>(max64) / 1.0);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->replicas, max32);
+}
+
+TEST(UpstreamOverflow, TestExternalPerPodMetricReplicaOverflow) {
+    const usage_result r = per_pod_replicas(1, max64, 1, {0.1, 0.1});
+    EXPECT_EQ(r.replicas, max32);
+    EXPECT_EQ(r.usage, max64);
+}
+
+TEST(UpstreamOverflow, TestExternalPerPodMetricUsageOverflow) {
+    const usage_result r = per_pod_replicas(1, max64, max64, {0.1, 0.1});
+    EXPECT_EQ(r.replicas, 1);
+    EXPECT_EQ(r.usage, max64);
+}
+
+} // namespace
+} // namespace hpaplus::policy
