@@ -54,6 +54,16 @@ TEST(Replay, ALoadAboveTargetScalesUpAndNewPodsCarryLoadOnlyOnceReady) {
     EXPECT_EQ(r.decisions[1].ready, 2);
 }
 
+// metrics[].tolerance in a replay: 70 % of a 60 % target scales with the default band, and is
+// within a metric's own band of 0.2.
+TEST(Replay, AMetricsOwnBandKeepsWhatTheDefaultBandScales) {
+    const auto load = cpu_load({0.7, 0.7, 0.7}); // 0.7 cores over 2 pods of 500m = 70 %
+    EXPECT_GT(replay(cpu_hpa(2, 10, 60), load, controller_config{}).summary.rescales, 0);
+    autoscaler wide = cpu_hpa(2, 10, 60);
+    wide.spec.metrics[0].tolerance = metric_tolerance{core::quantity::parse("0.2").value(), {}};
+    EXPECT_EQ(replay(wide, load, controller_config{}).summary.rescales, 0);
+}
+
 TEST(Replay, ALongerReadinessDelayKeepsTheWorkloadAboveTargetLonger) {
     auto fast = cpu_load(std::vector<std::optional<double>>(10, 2.0));
     auto slow = fast;
