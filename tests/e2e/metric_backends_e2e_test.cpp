@@ -302,6 +302,49 @@ TEST_F(MetricBackendsE2E, ANegativeValueScalesToMinAndAnOutOfRangeOneEngagesTheF
     EXPECT_EQ(jsonpath("hpap huge", "{.status.targets}"), "lag: <unknown>/10");
 }
 
+// maxSampleAgeSeconds on Prometheus: the controller asks timestamp(QUERY) for the samples' own
+// time (an instant query answers its evaluation time). `up offset 5s` is a raw series read five
+// seconds back: older than 2 s, it fails its metric and the fallback holds; `up` is fresh.
+TEST_F(MetricBackendsE2E, APrometheusSampleOlderThanItsLimitFailsItsMetric) {
+    const auto external = [](const std::string& query, int max_age) {
+        return "    - type: External\n"
+               "      external:\n"
+               "        metric: {name: up}\n"
+               "        target: {type: Value, value: '1'}\n"
+               "      backend: {name: prom, query: '" +
+               query + "'}\n      maxSampleAgeSeconds: " + std::to_string(max_age) +
+               "\n      fallback: {onFailure: Hold}\n";
+    };
+    ASSERT_EQ(apply(deployment("old", 2, "100m", "0")).exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("old", 5, external("up{job=\"sim\"} offset 5s", 2))).exit_code, 0);
+    ASSERT_EQ(apply(deployment("recent", 2, "100m", "0")).exit_code, 0);
+    ASSERT_EQ(apply(hpaplus("recent", 5, external("up{job=\"sim\"}", 5))).exit_code, 0);
+    // Prometheus has five seconds of the sim's samples.
+    ASSERT_TRUE(eventually([&] {
+        return prometheus_query("up{job=\"sim\"} offset 6s").output.find("\"value\"") !=
+               std::string::npos;
+    }));
+    start_controller();
+
+    EXPECT_TRUE(eventually([&] {
+        return condition("hpap old", "FallbackActive", "status") == "True" &&
+               condition("hpap recent", "ScalingActive", "reason") == "ValidMetricFound";
+    })) << kubectl("get hpap old recent -o yaml").output;
+    const std::string message = condition("hpap old", "FallbackActive", "message");
+    // Five seconds back, give or take a scrape interval.
+    EXPECT_TRUE(message.find("sample from 5s ago, older than maxSampleAgeSeconds 2") !=
+                    std::string::npos ||
+                message.find("sample from 6s ago, older than maxSampleAgeSeconds 2") !=
+                    std::string::npos)
+        << message;
+    EXPECT_EQ(condition("hpap recent", "FallbackActive", "status"), "False");
+    EXPECT_EQ(jsonpath("deployment old", "{.spec.replicas}"), "2"); // held
+    // The sample-time query went to Prometheus as the controller's own query.
+    std::ifstream queries(dir.path() + "/queries.log");
+    const std::string logged((std::istreambuf_iterator<char>(queries)), {});
+    EXPECT_NE(logged.find("timestamp(up{job=\\\"sim\\\"} offset 5s)"), std::string::npos);
+}
+
 class PredictionE2E : public MetricBackendsE2E {
   protected:
     PredictionE2E() { scenario = source + "/examples/sim/rhythm.json"; }
