@@ -462,7 +462,10 @@ bool report_unready(decision& d, const reconcile_input& in, metrics_pass& p) {
                    std::to_string(p.scale.spec_replicas) +
                    " current replicas stand in for ready pods (readiness collapse)";
     }
-    if (message.empty()) message = "every pod that counts is ready again; no unready pod counted";
+    if (message.empty())
+        message = in.hpa.spec.unready == unready_pods::count
+                      ? "every pod that counts is ready again; no unready pod counted"
+                      : "unreadyPods is no longer Count; no unready pod counted";
     d.events.push_back({"Normal", "UnreadyPodsCounted", std::move(message)});
     d.hist.counted_unready = std::move(reported);
     return true;

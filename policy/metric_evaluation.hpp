@@ -23,8 +23,8 @@ struct metric_reading {
     std::int64_t object_value = 0; ///< Object (milli)
     std::vector<std::int64_t>
         external_values; ///< External (milli), already filtered by the metric selector
-    /// Object / External: the oldest value's own time, when the answer gives one (metrics.max_
-    /// sample_age judges it; per-pod samples carry their own).
+    /// Object / External: the oldest value's own time, when the answer gives one
+    /// (metrics[].maxSampleAgeSeconds judges it; per-pod samples carry their own).
     std::optional<core::time_point> sample_time;
     /// What the samples' pod names view into (the PodMetrics list, a backend's answer), kept with
     /// them; a sample filled in for a pod without one views the pod's record instead.

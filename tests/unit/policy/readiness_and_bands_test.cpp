@@ -284,6 +284,20 @@ TEST(UnreadyPodsReconciles, SayEachChangeOnce) {
     in.hist = d.hist;
     d = decide(in);
     EXPECT_TRUE(counted_events(d).empty());
+
+    // Counting again, then the field is set back to Ignore: that is said once too.
+    pods = test::make_pods({{"a", 1000, pod_phase::running, rfalse, 600, 120}});
+    in.pods = pods.view;
+    in.hist = d.hist;
+    d = decide(in);
+    EXPECT_EQ(counted_events(d).size(), 1U);
+    in.hist = d.hist;
+    in.hpa.spec.unready = unready_pods::ignore;
+    d = decide(in);
+    EXPECT_EQ(counted_events(d),
+              std::vector<std::string>{"unreadyPods is no longer Count; no unready pod counted"});
+    in.hist = d.hist;
+    EXPECT_TRUE(counted_events(decide(in)).empty());
 }
 
 // ---------------------------------------------------------------------------------------------
