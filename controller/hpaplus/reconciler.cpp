@@ -668,6 +668,9 @@ class pass {
                 out_.untrusted_boosts = decision_.stages.ignored_boosts.size();
                 log_about(spdlog::level::warn, subject_, "{}", e.message);
             }
+            // unreadyPods Count: once per change of the pods counted, as the Event.
+            if (e.reason == "UnreadyPodsCounted")
+                log_about(spdlog::level::info, subject_, "{}", e.message);
             const auto who = involved(e.reason);
             co_await env_.events.record(who, e, now_, reporting());
             ++out_.events;
