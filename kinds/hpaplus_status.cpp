@@ -9,6 +9,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -118,6 +119,15 @@ void append_decision_summary(std::string& out, const policy::decision& d) {
         out += s.gate_reason;
         out += ']';
     }
+    // unreadyPods Count: what a readiness collapse made it count.
+    if (!s.counted_unready.empty()) {
+        out += "; ";
+        core::append_decimal(out, static_cast<std::int64_t>(s.counted_unready.size()));
+        out += " unready counted";
+    }
+    if (std::any_of(d.metrics.begin(), d.metrics.end(),
+                    [](const policy::metric_record& m) { return m.replicas_stood_in; }))
+        out += "; replicas stood in for ready pods";
     if (d.error) {
         out += "; error: ";
         out += *d.error;

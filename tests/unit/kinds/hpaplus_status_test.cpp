@@ -55,6 +55,11 @@ TEST(StatusSummaries, TargetsReadLikeKubectlAndDecisionsNameTheirStages) {
     d.stages.limited = 5;
     d.stages.limit_reason = "ScaleUpLimit";
     EXPECT_EQ(decision_summary(d), "3 -> 5: recommended 6, stabilized 6, limited 5 (ScaleUpLimit)");
+    // unreadyPods Count
+    d.stages.counted_unready = {"web-1", "web-2"};
+    d.metrics.emplace_back().replicas_stood_in = true;
+    EXPECT_EQ(decision_summary(d), "3 -> 5: recommended 6, stabilized 6, limited 5 (ScaleUpLimit); "
+                                   "2 unready counted; replicas stood in for ready pods");
 }
 
 TEST(StatusPrediction, ShowsTheForecastOfThisPassAndRemovesItWhenThereIsNone) {
