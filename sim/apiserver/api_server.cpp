@@ -76,6 +76,10 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         for (auto& [k, v] : r.headers)
             if (k == "content-type") v = json_type;
     }
+    if (auto refused = rewrite_watch_path(r)) {
+        co_await out.send(error_response(*refused));
+        co_return;
+    }
     const auto parts = split(r.path);
     if (parts.size() >= 2 && parts[0] == "sim" && parts[1] == "v1") {
         co_await out.send(control(r, parts));

@@ -62,6 +62,37 @@ std::optional<target> resource_target(const std::vector<std::string>& parts) {
     return std::nullopt;
 }
 
+std::optional<api_error> rewrite_watch_path(net::http_request& r) {
+    std::vector<std::string> parts = split(r.path);
+    const std::size_t at = parts.size() >= 3 && parts[0] == "api" ? 2
+                           : parts.size() >= 4 && parts[0] == "apis" ? 3
+                                                                     : 0;
+    if (at == 0 || parts.size() <= at + 1 || parts[at] != "watch") return std::nullopt;
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at));
+    const auto t = resource_target(parts);
+    if (!t || !t->sub.empty()) return std::nullopt; // no subresource is watched: a 404 as it is
+    if (!t->name.empty()) {
+        // Upstream: a fieldSelector of the request's own stays, but may not name another object.
+        const auto given = r.query_param("fieldSelector");
+        if (!given || given->empty()) {
+            r.query.emplace_back("fieldSelector", "metadata.name=" + t->name);
+        } else if (const auto fields = parse_field_selector(*given)) {
+            for (const auto& f : *fields)
+                if (f.equals && (f.path == "metadata.name" || f.path == ".metadata.name") &&
+                    f.value != t->name)
+                    return bad_request("fieldSelector metadata.name=" + f.value +
+                                       " does not match requested name " + t->name);
+        }
+        parts.pop_back();
+    }
+    std::erase_if(r.query, [](const auto& q) { return q.first == "watch"; });
+    r.query.emplace_back("watch", "true");
+    r.path.clear();
+    for (const auto& p : parts)
+        r.path.append("/").append(p);
+    return std::nullopt;
+}
+
 std::optional<std::vector<field_requirement>> parse_field_selector(std::string_view s) {
     std::vector<field_requirement> out;
     while (!s.empty()) {

@@ -41,6 +41,13 @@ std::optional<target> parse_resource_path(const std::vector<std::string>& parts,
 /// The resource a request path names, whether under /api/v1 or /apis/G/V.
 std::optional<target> resource_target(const std::vector<std::string>& parts);
 
+/// The deprecated watch paths kube-apiserver still serves (`/api/v1/watch/namespaces/NS/configmaps`,
+/// `/apis/G/V/watch/.../NAME`; Ruby's kubeclient watches only through them): rewrites `r` to the
+/// same stream as `?watch=true`, a NAME becoming a `metadata.name` field selector as upstream's
+/// handler makes it. An api_error when the request's own fieldSelector names another object;
+/// nullopt when `r` is no such path or was rewritten.
+std::optional<api_error> rewrite_watch_path(net::http_request& r);
+
 /// Field selectors: `path=value`, `path==value`, `path!=value`, ANDed; values compared as text.
 struct field_requirement {
     std::string path;

@@ -761,7 +761,14 @@ class RolloutTest : public ControllerTest {
 };
 
 TEST_F(RolloutTest, ARolloutFreezesScaleDownUntilItEnds) {
-    apply_manifest(sim, deployment("roll", 4, "1000m"));
+    // One new pod at a time, none unavailable: four steps of seconds each, old pods measured
+    // throughout, so some decision falls inside the rollout however loaded the machine (with the
+    // default 25 % the rollout could end while every pod was new or leaving and the metrics
+    // failed, and no decision was gated).
+    std::string manifest = deployment("roll", 4, "1000m");
+    manifest.replace(manifest.find("  replicas:"), 0,
+                     "  strategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n");
+    apply_manifest(sim, manifest);
     apply_manifest(sim, hpaplus("roll", frozen_scale_down()));
     expect_scale_down_frozen_during_rollout("roll", deployments + "roll");
 }

@@ -47,6 +47,42 @@ TEST_F(SimApi, WatchReplaysThenStreams) {
     EXPECT_EQ(later.get(), 200);
 }
 
+// The deprecated /watch/ paths: the same streams as ?watch=true (kube-apiserver still serves them,
+// and Ruby's kubeclient watches only through them); a name selects that object.
+TEST_F(SimApi, TheWatchPathsStreamAsWatchTrueDoes) {
+    create_configmap(sim, "cfg");
+    create_configmap(sim, "other");
+    auto lines = sim.watch("/api/v1/watch/namespaces/default/configmaps?timeoutSeconds=2", 2, 3s);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(str(parse(lines[0]), "/type"), "ADDED");
+    auto later = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(200ms);
+        sim.request("PATCH", configmaps + "/other", R"({"data":{"n":"2"}})",
+                    "application/merge-patch+json");
+        return sim
+            .request("PATCH", configmaps + "/cfg", R"({"data":{"n":"2"}})",
+                     "application/merge-patch+json")
+            .status;
+    });
+    lines = sim.watch("/api/v1/watch/namespaces/default/configmaps/cfg?timeoutSeconds=3", 2, 4s);
+    ASSERT_EQ(lines.size(), 2u);
+    for (const auto& line : lines)
+        EXPECT_EQ(str(parse(line), "/object/metadata/name"), "cfg") << line;
+    EXPECT_EQ(str(parse(lines[1]), "/type"), "MODIFIED");
+    EXPECT_EQ(later.get(), 200);
+    // Under a group, and across namespaces.
+    EXPECT_EQ(sim.watch("/apis/apps/v1/watch/deployments?timeoutSeconds=1", 1, 2s).size(), 0u);
+    EXPECT_EQ(sim.watch("/api/v1/watch/configmaps?timeoutSeconds=1", 2, 2s).size(), 2u);
+    // A field selector that names another object: upstream's 400.
+    const auto refused = sim.get("/api/v1/watch/namespaces/default/configmaps/cfg?fieldSelector="
+                                 "metadata.name%3Dother");
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_NE(refused.body.find("fieldSelector metadata.name=other does not match requested name "
+                                "cfg"),
+              std::string::npos)
+        << refused.body;
+}
+
 TEST_F(SimApi, WatchFromResourceVersionSkipsReplay) {
     const std::string rv = create_configmap(sim);
     sim.request("PATCH", configmaps + "/cfg", R"({"data":{"n":"4"}})",
