@@ -129,6 +129,17 @@ std::string format_rfc3339_nano(time_point t) {
     return std::string(format_impl(t, true).view());
 }
 
+std::string format_micro_time(time_point t) {
+    const auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count() %
+        1000000;
+    std::string s = format_rfc3339(std::chrono::floor<std::chrono::seconds>(t));
+    char fraction[16];
+    std::snprintf(fraction, sizeof fraction, ".%06lld", static_cast<long long>(micros));
+    s.insert(s.size() - 1, fraction); // before the trailing Z
+    return s;
+}
+
 namespace {
 constexpr auto decision_margin = std::chrono::hours(24 * 365);
 constexpr time_point first_decidable = time_point::min() + decision_margin;

@@ -41,4 +41,8 @@ rfc3339_text rfc3339(time_point t);
 /// trimmed).
 std::string format_rfc3339_nano(time_point t);
 
+/// `2026-01-01T00:00:00.250000Z` — metav1.MicroTime: exactly six fractional digits (a Lease's
+/// acquire and renew times, an Event's eventTime).
+std::string format_micro_time(time_point t);
+
 } // namespace hpaplus::core

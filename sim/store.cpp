@@ -8,6 +8,24 @@
 namespace hpaplus::sim {
 namespace {
 
+// The namespace strategy (create and update): every namespace carries the label
+// kubernetes.io/metadata.name with its own name, whatever the request said.
+void label_namespace(json& body, const std::string& name, json_alloc& a) {
+    auto metadata = body.FindMember("metadata");
+    if (metadata == body.MemberEnd() || !metadata->value.IsObject()) return;
+    auto labels = metadata->value.FindMember("labels");
+    if (labels == metadata->value.MemberEnd() || !labels->value.IsObject()) {
+        if (labels != metadata->value.MemberEnd()) metadata->value.RemoveMember(labels);
+        metadata->value.AddMember("labels", json(rapidjson::kObjectType), a);
+        labels = metadata->value.FindMember("labels");
+    }
+    constexpr const char* key = "kubernetes.io/metadata.name";
+    if (auto l = labels->value.FindMember(key); l != labels->value.MemberEnd())
+        l->value.SetString(name.c_str(), static_cast<rapidjson::SizeType>(name.size()), a);
+    else
+        labels->value.AddMember(json(key, a), json(name.c_str(), a), a);
+}
+
 std::string collection_key(std::string_view g, std::string_view v, std::string_view p) {
     return std::string(g) + "/" + std::string(v) + "/" + std::string(p);
 }
@@ -276,6 +294,7 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
     if (t.status_subresource) erase_path(body, "status"); // status is the controllers' to write
     set_created_status(t, body);
     if (t.group.empty() && t.plural == "namespaces") {
+        label_namespace(body, name, a);
         // The namespace strategy's PrepareForCreate: Active, finalized by the API server.
         set_string(body, "status.phase", "Active", a);
         json finalizers(rapidjson::kArrayType);
@@ -352,6 +371,7 @@ api_result<object_ptr> object_store::update(collection& c, const std::string& ns
         next = std::move(incoming);
     }
     auto& na = next.GetAllocator();
+    if (t.group.empty() && t.plural == "namespaces") label_namespace(next, name, na);
     // A write that changes nothing is not stored, as on the API server: no new resourceVersion,
     // no watch event, managed fields untouched (their timestamps alone do not make a change).
     set_string(next, "metadata.resourceVersion", std::to_string(existing->rv), na);

@@ -16,19 +16,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-// metav1.MicroTime: RFC 3339 with exactly six fractional digits.
-std::string micro_time(std::chrono::system_clock::time_point t) {
-    const auto micros =
-        std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count() %
-        1000000;
-    std::string s = core::format_rfc3339(std::chrono::time_point_cast<std::chrono::nanoseconds>(
-        std::chrono::floor<std::chrono::seconds>(t)));
-    char fraction[16];
-    std::snprintf(fraction, sizeof fraction, ".%06lld", static_cast<long long>(micros));
-    s.insert(s.size() - 1, fraction); // before the trailing Z
-    return s;
-}
-
 } // namespace
 
 bool leader_elector::is_mine(const kube::lease_info& lease) const {
@@ -86,7 +73,7 @@ asio::awaitable<bool> leader_elector::try_acquire_or_renew(bool may_take) {
     next.holder = options_.identity;
     next.shards = options_.shards;
     next.duration_seconds = duration_seconds;
-    next.renew_time = micro_time(std::chrono::system_clock::now());
+    next.renew_time = core::format_micro_time(core::wall_now());
 
     const std::string lease_name = "Lease " + ns + "/" + name;
     // What /readyz and the log report is replaced only when this attempt ends: a hanging request
@@ -232,7 +219,7 @@ asio::awaitable<void> leader_elector::release() {
     // As client-go's ReleaseOnCancel: no holder, a one-second duration.
     lease->holder.clear();
     lease->duration_seconds = 1;
-    lease->renew_time = micro_time(std::chrono::system_clock::now());
+    lease->renew_time = core::format_micro_time(core::wall_now());
     std::string body = kube::lease_body(ns, name, *lease);
     const std::string no_sub;
     auto released =

@@ -190,7 +190,7 @@ void api_server::serve_prometheus(std::function<std::string()> text) {
 
 void api_server::bootstrap() {
     collection* namespaces = impl_->store.find("", "v1", "namespaces");
-    for (const char* ns : {"default", "kube-system", "kube-public"}) {
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
         json_doc doc;
         doc.Parse((std::string(R"({"metadata":{"name":")") + ns + R"("}})").c_str());
         (void)impl_->store.create(*namespaces, "", std::move(doc));

@@ -7,6 +7,31 @@
 #include <algorithm>
 
 namespace hpaplus::sim {
+namespace {
+
+// The core subresources served beside status and scale (sim/apiserver/subresources.cpp and the
+// TokenRequest), listed as the real server lists them; the kubelet's (log, exec, attach,
+// portforward, proxy) are not served, so not listed.
+struct core_subresource {
+    const char* plural;
+    const char* name;
+    const char* kind;
+    const char* group; ///< the request's kind's group, when not the resource's
+    const char* version;
+    std::vector<const char*> verbs;
+};
+const core_subresource core_subresources[] = {
+    {"pods", "pods/eviction", "Eviction", "policy", "v1", {"create"}},
+    {"pods", "pods/resize", "Pod", nullptr, nullptr, {"get", "patch", "update"}},
+    {"serviceaccounts",
+     "serviceaccounts/token",
+     "TokenRequest",
+     "authentication.k8s.io",
+     "v1",
+     {"create"}},
+};
+
+} // namespace
 
 std::string api_server::impl::resource_list(const std::string& gv) {
     json_doc doc(rapidjson::kObjectType);
@@ -56,6 +81,9 @@ std::string api_server::impl::resource_list(const std::string& gv) {
             add(t.plural, t.singular, t.kind,
                 {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"},
                 true, nullptr, nullptr);
+        for (const auto& s : core_subresources)
+            if (t.group.empty() && t.plural == s.plural)
+                add(s.name, "", s.kind, s.verbs, false, s.group, s.version);
         if (t.status_subresource)
             add(t.plural + "/status", "", t.kind, {"get", "patch", "update"}, false, nullptr,
                 nullptr);

@@ -10,6 +10,7 @@
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
 #include "sim/workload/namespaces.hpp"
+#include "sim/workload/node_lease.hpp"
 #include "sim/workload/readiness.hpp"
 #include "sim/workload/resize.hpp"
 
@@ -94,6 +95,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     std::unordered_map<std::string, std::int64_t, core::string_hash, std::equal_to<>>
         running_by_workload;
     clock::time_point last_tick = clock::now();
+    std::optional<clock::time_point> lease_renewed; ///< the node's Lease, last written
 
     // What a step has to look at, collected from the store's changes between steps (observe), so
     // that a step costs what changed, not the number of pods. Keys are "namespace/name".
@@ -142,6 +144,11 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         }
         const auto previous_tick = std::exchange(last_tick, clock::now());
         refresh_changed_pods(*pods, previous_tick);
+        if (options.node_lease_renewal.count() > 0 &&
+            (!lease_renewed || step_time - *lease_renewed >= options.node_lease_renewal)) {
+            lease_renewed = step_time;
+            renew_node_lease(store, options.node_name, core::format_micro_time(core::wall_now()));
+        }
     }
 
     // Starts over from what the store holds: at the first step and after a restore (which tells

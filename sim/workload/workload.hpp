@@ -33,6 +33,9 @@ struct workload_options {
     /// A Terminating pod's containers stop this long after SIGTERM (at most its grace period;
     /// a pod's annotation sim.hpaplus.io/termination-seconds says otherwise), then it is gone.
     std::chrono::milliseconds termination_delay{1000};
+    /// How often the node's Lease in kube-node-lease is renewed (the kubelet: 10 s); 0: there is
+    /// no node Lease (a cluster where only the test writes).
+    std::chrono::milliseconds node_lease_renewal{10000};
 };
 
 /// Usage of one pod, in milli-CPU and bytes.

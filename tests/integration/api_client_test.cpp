@@ -36,7 +36,7 @@ TEST_P(ApiClient, ReadsAndWrites) {
     kube::api_client client(io.get_executor(), config_of(sim));
     const auto list = run(client, io, {"GET", "/api/v1/namespaces", "", "application/json"});
     ASSERT_TRUE(list) << list.status.message;
-    EXPECT_EQ(test::parse(list.body)["items"].Size(), 3u);
+    EXPECT_EQ(test::parse(list.body)["items"].Size(), 4u); // kube-node-lease, kube-*, default
     const auto created = run(client, io,
                              {"POST", "/api/v1/namespaces/default/configmaps",
                               R"({"metadata":{"name":"a"}})", "application/json"});

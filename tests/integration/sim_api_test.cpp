@@ -27,6 +27,20 @@ TEST_F(SimApi, DiscoveryAndVersion) {
     EXPECT_EQ(api.headers["content-type"], "application/json");
     const auto v1 = parse(sim.get("/api/v1").body);
     EXPECT_EQ(str(v1, "/kind"), "APIResourceList");
+    // The subresources it serves, as the real server lists them (`kubectl drain` looks for
+    // pods/eviction), the status after them.
+    std::vector<std::string> of_pods;
+    for (const auto& r : v1["resources"].GetArray()) {
+        const std::string name = r["name"].GetString();
+        if (name.rfind("pods/", 0) == 0 || name == "serviceaccounts/token")
+            of_pods.push_back(
+                name + " " + r["kind"].GetString() +
+                (r.HasMember("group") ? std::string(" ") + r["group"].GetString() : std::string()));
+    }
+    EXPECT_EQ(of_pods, (std::vector<std::string>{"pods/eviction Eviction policy", "pods/resize Pod",
+                                                 "pods/status Pod",
+                                                 "serviceaccounts/token TokenRequest "
+                                                 "authentication.k8s.io"}));
     const auto apps = parse(sim.get("/apis/apps/v1").body);
     bool scale = false;
     for (const auto& r : apps["resources"].GetArray())

@@ -339,7 +339,7 @@ TEST(SimApiTls, ServesHttpsWithItsOwnCa) {
     EXPECT_EQ(sim.url().rfind("https://", 0), 0u);
     const auto r = sim.get("/api/v1/namespaces");
     EXPECT_EQ(r.status, 200);
-    EXPECT_EQ(parse(r.body)["items"].Size(), 3u);
+    EXPECT_EQ(parse(r.body)["items"].Size(), 4u); // default, kube-node-lease, kube-public, -system
     // the client's kubeconfig reader understands what the simulated cluster writes
     const auto config = kube::parse_kubeconfig(sim.cluster().kubeconfig(), "");
     ASSERT_TRUE(config) << config.error().text;

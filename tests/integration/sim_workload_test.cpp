@@ -657,3 +657,54 @@ TEST_F(SimWorkload, ResizeRulesAndPodImmutability) {
 
 } // namespace
 } // namespace hpaplus
+
+namespace hpaplus {
+namespace {
+
+// What every real cluster has: the kube-node-lease namespace with the node's heartbeat Lease,
+// renewed as the kubelet renews it, and the kubernetes.io/metadata.name label on every namespace,
+// set by the server whatever a request says.
+TEST(SimClusterDefaults, TheNodeLeaseIsRenewedAndNamespacesAreLabelledWithTheirName) {
+    sim::cluster_options options;
+    options.workload.node_lease_renewal = 300ms;
+    test::sim_fixture sim(options);
+    const std::string lease = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"
+                              "sim-node-1";
+    std::string first;
+    ASSERT_TRUE(test::eventually([&] {
+        const auto r = sim.get(lease);
+        if (r.status == 200) first = str(parse(r.body), "/spec/renewTime");
+        return r.status == 200;
+    }));
+    const auto doc = parse(sim.get(lease).body);
+    EXPECT_EQ(str(doc, "/spec/holderIdentity"), "sim-node-1");
+    EXPECT_EQ(str(doc, "/spec/leaseDurationSeconds"), "40");
+    EXPECT_EQ(str(doc, "/metadata/ownerReferences/0/kind"), "Node");
+    EXPECT_EQ(first.size(), std::string("2026-01-01T00:00:00.000000Z").size()) << first;
+    EXPECT_TRUE(test::eventually(
+        [&] { return str(parse(sim.get(lease).body), "/spec/renewTime") != first; }));
+
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
+        EXPECT_EQ(str(parse(sim.get(std::string("/api/v1/namespaces/") + ns).body),
+                      "/metadata/labels/kubernetes.io~1metadata.name"),
+                  ns);
+    auto r = sim.request("POST", "/api/v1/namespaces",
+                         R"({"metadata":{"name":"shop","labels":{"team":"a",)"
+                         R"("kubernetes.io/metadata.name":"other"}}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/metadata/labels/kubernetes.io~1metadata.name"), "shop");
+    r = sim.request("PATCH", "/api/v1/namespaces/shop",
+                    R"({"metadata":{"labels":{"kubernetes.io/metadata.name":null}}})",
+                    "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/metadata/labels/kubernetes.io~1metadata.name"), "shop");
+    EXPECT_EQ(str(parse(r.body), "/metadata/labels/team"), "a");
+    // Selected by it, as `kubectl get ns -l kubernetes.io/metadata.name=shop` selects.
+    EXPECT_EQ(parse(sim.get("/api/v1/namespaces?labelSelector=kubernetes.io%2Fmetadata.name%3Dshop")
+                        .body)["items"]
+                  .Size(),
+              1u);
+}
+
+} // namespace
+} // namespace hpaplus
