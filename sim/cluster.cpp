@@ -21,6 +21,13 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options)
     : store_(wall_clock), io_(io) {
     store_.set_quota_bytes(options.storage_quota_bytes);
     if (options.tls) tls_ = net::make_self_signed({"127.0.0.1", "localhost", "::1"});
+    // Every cluster has a CA, published in each namespace's kube-root-ca.crt; over plain HTTP it
+    // is one made for that alone (it verifies nothing the sim serves).
+    if (!options.publish_root_ca)
+        options.workload.root_ca_pem.clear();
+    else if (options.workload.root_ca_pem.empty())
+        options.workload.root_ca_pem =
+            (tls_ ? *tls_ : net::make_self_signed({"127.0.0.1"})).ca_cert_pem;
     api_ = std::make_unique<api_server>(io.get_executor(), store_, options.api);
     api_->bootstrap();
     workload_ = std::make_unique<workload_model>(io.get_executor(), store_, options.workload);
@@ -28,6 +35,9 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options)
     api_->use_admission(*admission_);
     workload_->use_admission(*admission_);
     api_->serve_prometheus([this] { return prometheus_text(store_, *workload_); });
+    api_->serve_pod_logs([this](std::string_view uid, std::string_view container) {
+        return workload_->log_of(uid, container);
+    });
     api_->serve_resource_metrics(
         [this](const stored_object& pod) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
             const auto u = workload_->usage_of(pod);

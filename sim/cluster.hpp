@@ -28,6 +28,9 @@ struct cluster_options {
     std::size_t storage_quota_bytes = std::size_t{128} << 20;
     api_server_options api;
     workload_options workload;
+    /// kube-controller-manager's root-ca-cert-publisher: a kube-root-ca.crt ConfigMap in every
+    /// namespace (a KCM can run without it: `--controllers=-root-ca-cert-publisher`).
+    bool publish_root_ca = true;
 };
 
 class cluster {

@@ -46,6 +46,7 @@ std::vector<resource_type> builtin_resource_types() {
     t.push_back(make({"", "events", "Event", {"ev"}, {}, true, false}));
     t.back().converted = {{"events.k8s.io", "v1"}};
     t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
+    t.push_back(make({"", "secrets", "Secret", {}, {}, true, false}));
     // Stored as given (defaulted where the real server defaults): what `kubectl apply -k deploy/`
     // installs beside the workloads.
     t.push_back(make({"", "serviceaccounts", "ServiceAccount", {"sa"}, {}, true, false}));

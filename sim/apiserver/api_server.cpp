@@ -121,6 +121,10 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         co_await out.send(token_request(r, *t));
         co_return;
     }
+    if (t->group.empty() && t->plural == "pods" && t->sub == "log" && r.method == "GET") {
+        co_await pod_log(r, *t, out);
+        co_return;
+    }
     if (t->group == "metrics.k8s.io" && usage) {
         co_await out.send(resource_metrics(r, *t));
         co_return;

@@ -5,6 +5,7 @@
 
 #include "net/http_server.hpp"
 #include "sim/apiserver/faults.hpp"
+#include "sim/pod_log.hpp"
 #include "sim/store.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -55,6 +56,12 @@ class api_server {
     using usage_function = std::function<std::optional<std::pair<std::int64_t, std::int64_t>>(
         const stored_object& pod)>;
     void serve_resource_metrics(usage_function usage);
+
+    /// Serves pods/NAME/log from `logs` (the log of a pod's container by pod uid and container
+    /// name; null when that container has none yet).
+    using log_function =
+        std::function<const container_log*(std::string_view uid, std::string_view container)>;
+    void serve_pod_logs(log_function logs);
 
     /// Fault injection (also reachable over HTTP under /sim/v1/).
     fault_injector& faults();

@@ -3,6 +3,8 @@
 
 #include "sim/apiserver/hpa_versions.hpp"
 
+#include "net/base64.hpp"
+
 #include <string_view>
 
 namespace hpaplus::sim {
@@ -195,6 +197,31 @@ void default_service(json& service, json_alloc& a) {
         }
 }
 
+// A Secret's type defaults to Opaque, and its write-only stringData is merged into data (base64,
+// a stringData key winning over the same data key) and dropped, as the v1 conversion does.
+void default_secret(json_doc& secret, json_alloc& a) {
+    set_default(&secret, "type", "Opaque", a);
+    const auto string_data = secret.FindMember("stringData");
+    if (string_data == secret.MemberEnd()) return;
+    if (string_data->value.IsObject() && string_data->value.MemberCount() > 0) {
+        if (auto d = secret.FindMember("data"); d != secret.MemberEnd() && d->value.IsNull())
+            d->value.SetObject();
+        json* data = member(&secret, "data", a);
+        if (!data) return; // data of another type: the 400 of a wrong type (validation)
+        for (const auto& [k, v] : string_data->value.GetObject()) {
+            if (!v.IsString()) continue;
+            const std::string encoded =
+                net::base64_encode(std::string_view(v.GetString(), v.GetStringLength()));
+            json value(encoded.c_str(), static_cast<rapidjson::SizeType>(encoded.size()), a);
+            if (auto it = data->FindMember(k); it != data->MemberEnd())
+                it->value = value;
+            else
+                data->AddMember(json(k, a), value, a);
+        }
+    }
+    secret.RemoveMember("stringData");
+}
+
 } // namespace
 
 void apply_defaults(const resource_type& type, json_doc& object) {
@@ -213,6 +240,8 @@ void apply_defaults(const resource_type& type, json_doc& object) {
         default_statefulset(object, a);
     } else if (type.group.empty() && type.plural == "services") {
         default_service(object, a);
+    } else if (type.group.empty() && type.plural == "secrets") {
+        default_secret(object, a);
     }
 }
 

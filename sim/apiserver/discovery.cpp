@@ -10,8 +10,8 @@ namespace hpaplus::sim {
 namespace {
 
 // The core subresources served beside status and scale (sim/apiserver/subresources.cpp and the
-// TokenRequest), listed as the real server lists them; the kubelet's (log, exec, attach,
-// portforward, proxy) are not served, so not listed.
+// TokenRequest) and the simulated kubelet's log, listed as the real server lists them; the
+// kubelet's exec, attach, portforward and proxy are not served, so not listed.
 struct core_subresource {
     const char* plural;
     const char* name;
@@ -22,6 +22,7 @@ struct core_subresource {
 };
 const core_subresource core_subresources[] = {
     {"pods", "pods/eviction", "Eviction", "policy", "v1", {"create"}},
+    {"pods", "pods/log", "Pod", nullptr, nullptr, {"get"}},
     {"pods", "pods/resize", "Pod", nullptr, nullptr, {"get", "patch", "update"}},
     {"serviceaccounts",
      "serviceaccounts/token",

@@ -34,6 +34,12 @@ std::string_view builtin_openapi_definitions() {
      "binaryData": {"type": "object", "additionalProperties": {"type": "string", "format": "byte"}},
      "data": {"type": "object", "additionalProperties": {"type": "string"}},
      "immutable": {"type": "boolean"}}},
+  {"name": "io.k8s.api.core.v1.Secret", "group": "", "version": "v1", "kind": "Secret",
+   "properties": {
+     "data": {"type": "object", "additionalProperties": {"type": "string", "format": "byte"}},
+     "immutable": {"type": "boolean"},
+     "stringData": {"type": "object", "additionalProperties": {"type": "string"}},
+     "type": {"type": "string"}}},
   {"name": "io.k8s.api.core.v1.ServiceAccount", "group": "", "version": "v1", "kind": "ServiceAccount",
    "properties": {"automountServiceAccountToken": {"type": "boolean"},
      "imagePullSecrets": {"type": "array", "items": {}, "x-kubernetes-list-type": "atomic"},

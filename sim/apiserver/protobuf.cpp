@@ -146,7 +146,8 @@ const message service_account_obj{{{1, "metadata", kind::message, &object_meta}}
 const message secret{{{1, "metadata", kind::message, &object_meta},
                       {2, "data", kind::bytes_map},
                       {3, "type", kind::string},
-                      {4, "stringData", kind::string_map}}};
+                      {4, "stringData", kind::string_map},
+                      {5, "immutable", kind::boolean, nullptr, false, true}}};
 
 // autoscaling: what `kubectl autoscale` sends (v1, and v2 from newer kubectl); metric sources
 // other than Resource and ContainerResource come as JSON from every client we know.

@@ -11,43 +11,6 @@
 
 namespace hpaplus::sim {
 
-namespace {
-
-// The selector of a Scale: a label selector in its text form, terms sorted.
-std::string render_selector(const json& selector) {
-    std::vector<std::string> terms;
-    if (const json* ml = find_path(selector, "matchLabels"); ml && ml->IsObject())
-        for (const auto& m : ml->GetObject())
-            if (m.value.IsString())
-                terms.push_back(std::string(m.name.GetString()) + "=" + m.value.GetString());
-    if (const json* me = find_path(selector, "matchExpressions"); me && me->IsArray()) {
-        for (const auto& e : me->GetArray()) {
-            const std::string key = string_at(e, "key");
-            const std::string op = string_at(e, "operator");
-            std::string values;
-            if (const json* v = find_path(e, "values"); v && v->IsArray())
-                for (const auto& x : v->GetArray())
-                    values += (values.empty() ? "" : ",") +
-                              std::string(x.IsString() ? x.GetString() : "");
-            if (op == "In")
-                terms.push_back(key + " in (" + values + ")");
-            else if (op == "NotIn")
-                terms.push_back(key + " notin (" + values + ")");
-            else if (op == "Exists")
-                terms.push_back(key);
-            else if (op == "DoesNotExist")
-                terms.push_back("!" + key);
-        }
-    }
-    std::sort(terms.begin(), terms.end());
-    std::string out;
-    for (const auto& t : terms)
-        out += (out.empty() ? "" : ",") + t;
-    return out;
-}
-
-} // namespace
-
 // Scale subresource: build autoscaling/v1 Scale from the object.
 api_result<std::string> api_server::impl::scale_of(const collection& c, const stored_object& o) {
     const scale_paths& p = *c.type.scale;
@@ -57,7 +20,8 @@ api_result<std::string> api_server::impl::scale_of(const collection& c, const st
     const json* status = find_path(o.doc, p.status_replicas);
     std::string selector;
     if (p.label_selector.empty()) {
-        if (const json* s = find_path(o.doc, "spec.selector")) selector = render_selector(*s);
+        if (const json* s = find_path(o.doc, "spec.selector")) // text form, terms in key order
+            if (const auto parsed = label_selector_of(s)) selector = core::to_string(*parsed);
     } else {
         selector = string_at(o.doc, p.label_selector);
     }

@@ -7,7 +7,10 @@
 
 #include "sim/pod_state.hpp"
 
+#include "net/base64.hpp"
+
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <utility>
 #include <vector>
@@ -300,6 +303,110 @@ void check_keys(const json& o, causes& out) {
     }
 }
 
+// The decoded size of a base64 value (its validity is checked before).
+std::size_t decoded_size(const json& v) {
+    const auto decoded = net::base64_decode(std::string_view(v.GetString(), v.GetStringLength()));
+    return decoded ? decoded->size() : 0;
+}
+
+// ValidateSecret: keys (check_keys), the 1 MiB bound, and what each well-known type requires.
+void check_secret(const json& o, causes& out) {
+    const json* data = find_path(o, "data");
+    const auto has = [&](const char* key) {
+        return data && data->IsObject() && data->HasMember(key);
+    };
+    std::size_t total = 0;
+    if (data && data->IsObject())
+        for (const auto& [k, v] : data->GetObject())
+            if (v.IsString()) total += decoded_size(v);
+    if (total > 1048576) out.emplace_back("data", "Too long: may not be more than 1048576 bytes");
+    const std::string type = string_at(o, "type");
+    const auto required = [&](const char* key) {
+        out.emplace_back("data[" + std::string(key) + "]", "Required value");
+    };
+    if (type == "kubernetes.io/service-account-token") {
+        const json* name =
+            member_of(find_path(o, "metadata.annotations"), "kubernetes.io/service-account.name");
+        if (!name || !name->IsString() || name->GetStringLength() == 0)
+            out.emplace_back("metadata.annotations[kubernetes.io/service-account.name]",
+                             "Required value");
+    } else if (type == "kubernetes.io/dockercfg" || type == "kubernetes.io/dockerconfigjson") {
+        const char* key = type == "kubernetes.io/dockercfg" ? ".dockercfg" : ".dockerconfigjson";
+        if (!has(key)) {
+            required(key);
+        } else {
+            const json& v = (*data)[key];
+            const auto text =
+                v.IsString()
+                    ? net::base64_decode(std::string_view(v.GetString(), v.GetStringLength()))
+                    : std::nullopt;
+            json_doc parsed;
+            if (!text || parsed.Parse(text->c_str()).HasParseError())
+                out.emplace_back("data[" + std::string(key) + "]",
+                                 "Invalid value: \"<secret contents redacted>\": the content is "
+                                 "not JSON");
+        }
+    } else if (type == "kubernetes.io/basic-auth") {
+        if (!has("username") && !has("password")) {
+            required("username");
+            required("password");
+        }
+    } else if (type == "kubernetes.io/ssh-auth") {
+        if (!has("ssh-privatekey") || decoded_size((*data)["ssh-privatekey"]) == 0)
+            required("ssh-privatekey");
+    } else if (type == "kubernetes.io/tls") {
+        if (!has("tls.crt")) required("tls.crt");
+        if (!has("tls.key")) required("tls.key");
+    }
+}
+
+// ValidateSecretUpdate and ValidateConfigMapUpdate: a Secret's type never changes, and once
+// `immutable` is set neither it nor the data may.
+void check_immutable_data(const json& o, const json& old, bool secret, causes& out) {
+    if (secret && string_at(o, "type") != string_at(old, "type"))
+        out.emplace_back("type", "Invalid value: " + go_quoted(string_at(o, "type")) +
+                                     ": field is immutable");
+    const auto is_true = [](const json& doc) {
+        const json* v = find_path(doc, "immutable");
+        return v && v->IsBool() && v->GetBool();
+    };
+    if (!is_true(old)) return;
+    const std::string forbidden = "Forbidden: field is immutable when `immutable` is set";
+    if (!is_true(o)) out.emplace_back("immutable", forbidden);
+    for (const char* field : {"data", "binaryData"}) {
+        if (secret && std::string_view(field) == "binaryData") continue;
+        const json* before = find_path(old, field);
+        const json* after = find_path(o, field);
+        const bool empty_before =
+            !before || before->IsNull() || (before->IsObject() && before->MemberCount() == 0);
+        const bool empty_after =
+            !after || after->IsNull() || (after->IsObject() && after->MemberCount() == 0);
+        if (empty_before && empty_after) continue;
+        if (empty_before != empty_after || !equal(*before, *after))
+            out.emplace_back(field, forbidden);
+    }
+}
+
+// A Secret's data is []byte: JSON carries it as base64, and a value that is not is the decoder's
+// 400, before validation.
+std::optional<api_error> secret_encoding_error(const json& o) {
+    const json* data = find_path(o, "data");
+    if (!data || !data->IsObject()) return std::nullopt;
+    for (const auto& [k, v] : data->GetObject()) {
+        if (!v.IsString()) continue;
+        const std::string_view text(v.GetString(), v.GetStringLength());
+        if (net::base64_decode(text)) continue;
+        std::size_t at = 0;
+        while (at < text.size() && (std::isalnum(static_cast<unsigned char>(text[at])) ||
+                                    text[at] == '+' || text[at] == '/'))
+            ++at;
+        return bad_request("Secret in version \"v1\" cannot be handled as a Secret: illegal "
+                           "base64 data at input byte " +
+                           std::to_string(at));
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string go_string_map(const json& object) {
@@ -347,6 +454,9 @@ void check_crd_rules(const json& crd, causes& found) {
 std::optional<api_error> validate_builtin(const resource_type& type, const std::string& name,
                                           const json& object, const json* old) {
     if (type.custom) return std::nullopt;
+    const bool secret = type.group.empty() && type.plural == "secrets";
+    if (secret)
+        if (auto e = secret_encoding_error(object)) return e;
     causes found;
     if (type.group == "coordination.k8s.io" && type.plural == "leases") check_lease(object, found);
     if (type.group.empty() && type.plural == "events") check_legacy_event(object, found);
@@ -371,8 +481,11 @@ std::optional<api_error> validate_builtin(const resource_type& type, const std::
     if (type.group == "apps" && (type.plural == "deployments" || type.plural == "replicasets" ||
                                  type.plural == "statefulsets"))
         check_workload(type, object, found);
-    else if (type.group.empty() && (type.plural == "configmaps" || type.plural == "secrets"))
+    else if (type.group.empty() && (type.plural == "configmaps" || secret)) {
+        if (old) check_immutable_data(object, *old, secret, found);
         check_keys(object, found);
+        if (secret) check_secret(object, found);
+    }
     if (found.empty()) return std::nullopt;
     return invalid(type, name, std::move(found));
 }

@@ -9,6 +9,12 @@
 
 namespace hpaplus::sim {
 
+/// What kube-controller-manager keeps in every active namespace: the `default` ServiceAccount
+/// (the serviceaccount controller) and the `kube-root-ca.crt` ConfigMap holding `root_ca_pem`
+/// under `ca.crt` (the root-ca-cert-publisher; none when `root_ca_pem` is empty). Either one is
+/// made again when deleted, and the ConfigMap's data put back when changed.
+void publish_namespace_defaults(object_store& store, const std::string& root_ca_pem);
+
 /// Whether the namespace is marked for deletion (the API server's Terminating).
 bool namespace_terminating(const stored_object& ns);
 

@@ -7,6 +7,7 @@
 #include "core/quantity.hpp"
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/defaults.hpp"
+#include "sim/pod_log.hpp"
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
 #include "sim/workload/namespaces.hpp"
@@ -113,6 +114,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     std::unique_ptr<asio::steady_timer> timer;
     /// Namespaces marked for deletion that the namespace controller still has to empty.
     std::set<std::string> terminating_namespaces;
+    /// A namespace, or its default ServiceAccount or kube-root-ca.crt, changed since the last step.
+    bool namespace_defaults_due = true;
+    pod_log_book logs; ///< the kubelet's container logs, from the pods' status changes
     bool stopped = false;
     std::uint32_t next_ip = 10;
     admission* admission_chain = nullptr;
@@ -144,6 +148,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         }
         const auto previous_tick = std::exchange(last_tick, clock::now());
         refresh_changed_pods(*pods, previous_tick);
+        if (std::exchange(namespace_defaults_due, false))
+            publish_namespace_defaults(store, options.root_ca_pem);
         if (options.node_lease_renewal.count() > 0 &&
             (!lease_renewed || step_time - *lease_renewed >= options.node_lease_renewal)) {
             lease_renewed = step_time;
@@ -166,6 +172,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             keys->clear();
         deleted_owners.clear();
         terminating_namespaces.clear();
+        namespace_defaults_due = true;
         if (collection* namespaces = store.find("", "v1", "namespaces"))
             for (const auto& [key, ns] : namespaces->objects)
                 if (namespace_terminating(*ns)) terminating_namespaces.insert(ns->name);
@@ -251,6 +258,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         const bool deleted = std::string_view(e.type) == "DELETED";
         const std::string key = object_store::key(e.object->namespace_, e.object->name);
         if (type.group.empty() && type.plural == "pods") {
+            logs.observe(deleted ? e.object.get() : e.previous.get(),
+                         deleted ? nullptr : e.object.get(), core::wall_now());
             owned.track(true, e);
             changed_pods.insert(key);
             if (deleted) {
@@ -267,6 +276,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         if (type.group.empty() && type.plural == "namespaces") {
             if (!deleted && namespace_terminating(*e.object))
                 terminating_namespaces.insert(e.object->name);
+            namespace_defaults_due |= !deleted;
+            return;
+        }
+        if (type.group.empty() &&
+            (type.plural == "serviceaccounts" || type.plural == "configmaps")) {
+            namespace_defaults_due |=
+                e.object->name == (type.plural == "configmaps" ? "kube-root-ca.crt" : "default");
             return;
         }
         if (type.group != "apps") return;
@@ -787,6 +803,8 @@ void workload_model::start() {
     // The node registers before the server answers anyone, so that it is part of every snapshot
     // (a node appearing at the first step would make a restored store move on at once).
     impl_->ensure_node();
+    // So is what every namespace holds from the start (default ServiceAccount, kube-root-ca.crt).
+    publish_namespace_defaults(impl_->store, impl_->options.root_ca_pem);
     impl_->schedule();
 }
 
@@ -797,6 +815,11 @@ void workload_model::stop() {
 
 void workload_model::tick() {
     impl_->tick();
+}
+
+const container_log* workload_model::log_of(std::string_view uid,
+                                            std::string_view container) const {
+    return impl_->logs.find(uid, container);
 }
 
 std::optional<pod_usage> workload_model::usage_of(const stored_object& pod) const {

@@ -16,8 +16,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hpaplus::sim {
+
+struct container_log; // sim/pod_log.hpp
 
 class admission;
 
@@ -36,6 +39,9 @@ struct workload_options {
     /// How often the node's Lease in kube-node-lease is renewed (the kubelet: 10 s); 0: there is
     /// no node Lease (a cluster where only the test writes).
     std::chrono::milliseconds node_lease_renewal{10000};
+    /// The CA every namespace's kube-root-ca.crt ConfigMap publishes (`hpaplus sim` gives the one
+    /// that signed its serving certificate); empty: no such ConfigMap.
+    std::string root_ca_pem;
 };
 
 /// Usage of one pod, in milli-CPU and bytes.
@@ -66,6 +72,9 @@ class workload_model {
 
     /// CPU seconds the pod has used since the model first saw it running (a Prometheus counter).
     double cpu_seconds_of(const stored_object& pod) const;
+
+    /// The log of a container of the pod with `uid` (sim/pod_log.hpp), null when it has none.
+    const container_log* log_of(std::string_view uid, std::string_view container) const;
 
   private:
     struct impl;

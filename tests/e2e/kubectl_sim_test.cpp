@@ -389,6 +389,154 @@ TEST_P(KubectlOnSim, PodsAndEvents) {
     EXPECT_NE(kubectl("get pods").output.find("No resources found"), std::string::npos);
 }
 
+// The columns of a `kubectl get` header line (kubectl pads them with three spaces or more; a
+// column's own name has single spaces).
+std::vector<std::string> header_columns(const std::string& output) {
+    const std::string line = output.substr(0, output.find('\n'));
+    std::vector<std::string> columns;
+    std::size_t at = 0;
+    while (at < line.size()) {
+        const auto gap = line.find("  ", at);
+        const std::string column = line.substr(at, gap == std::string::npos ? gap : gap - at);
+        if (!column.empty()) columns.push_back(column);
+        if (gap == std::string::npos) break;
+        at = line.find_first_not_of(' ', gap);
+    }
+    return columns;
+}
+
+// `kubectl get KIND -o wide` prints the header line a real cluster's printers make (upstream's
+// pkg/printers/internalversion column definitions, priority-1 columns included): one kind each.
+TEST_P(KubectlOnSim, WideTablesHaveTheRealServersColumns) {
+    start_web_and_db();
+    ASSERT_EQ(kubectl("apply -f " + fixtures + "/pod-and-event.yaml").exit_code, 0);
+    // (From a manifest: `kubectl create service` sends protobuf, which the sim does not decode for
+    // Services yet.)
+    std::ofstream(dir.path() + "/service.yaml")
+        << "apiVersion: v1\nkind: Service\nmetadata: {name: front}\n"
+           "spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n";
+    ASSERT_EQ(kubectl("apply -f " + dir.path() + "/service.yaml").exit_code, 0);
+    ASSERT_EQ(kubectl("create secret generic creds --from-literal=user=admin").exit_code, 0);
+    using columns = std::vector<std::string>;
+    const std::vector<std::pair<std::string, columns>> kinds{
+        {"pods",
+         {"NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE",
+          "READINESS GATES"}},
+        {"deployments",
+         {"NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}},
+        {"replicasets",
+         {"NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}},
+        {"statefulsets", {"NAME", "READY", "AGE", "CONTAINERS", "IMAGES"}},
+        {"nodes",
+         {"NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE",
+          "KERNEL-VERSION", "CONTAINER-RUNTIME"}},
+        {"services", {"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"}},
+        {"events",
+         {"LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN",
+          "COUNT", "NAME"}},
+        {"configmaps", {"NAME", "DATA", "AGE"}},
+        {"secrets", {"NAME", "TYPE", "DATA", "AGE"}},
+        {"serviceaccounts", {"NAME", "SECRETS", "AGE"}},
+        {"leases -n kube-node-lease", {"NAME", "HOLDER", "AGE"}},
+        {"namespaces", {"NAME", "STATUS", "AGE"}},
+        {"horizontalpodautoscalers",
+         {"NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"}},
+        {"clusterroles", {"NAME", "CREATED AT"}}, // no printer: the default table convertor
+    };
+    for (const auto& [kind, expected] : kinds) {
+        const auto got = kubectl("get " + kind + " -o wide");
+        ASSERT_EQ(got.exit_code, 0) << kind << ": " << got.output;
+        EXPECT_EQ(header_columns(got.output), expected) << kind << ":\n" << got.output;
+    }
+    // Cells as the printers make them: the template's containers and images, the selector.
+    const auto deploy = kubectl("get deployment web -o wide --no-headers");
+    EXPECT_NE(deploy.output.find("app=web"), std::string::npos) << deploy.output;
+    const auto node = kubectl("get node sim-node-1 -o wide --no-headers");
+    EXPECT_NE(node.output.find("10.0.0.1"), std::string::npos) << node.output;
+    EXPECT_NE(node.output.find("<none>"), std::string::npos) << node.output; // no External-IP
+    const auto secret = kubectl("get secret creds --no-headers");
+    EXPECT_NE(secret.output.find("Opaque"), std::string::npos) << secret.output;
+}
+
+// Secrets as the real server keeps them: data base64, stringData merged into it on write (and
+// never stored), the type's required keys, and `immutable` freezing the data.
+TEST_P(KubectlOnSim, SecretsAreStoredAndValidatedAsOnARealCluster) {
+    ASSERT_EQ(kubectl("create secret generic creds --from-literal=user=admin").exit_code, 0);
+    EXPECT_EQ(kubectl("get secret creds -o jsonpath={.data.user}").output, "YWRtaW4=");
+    std::ofstream(dir.path() + "/secret.yaml")
+        << "apiVersion: v1\nkind: Secret\nmetadata: {name: merged}\n"
+           "data: {user: YWRtaW4=, pass: b2xk}\nstringData: {pass: new}\nimmutable: true\n";
+    const auto applied = kubectl("apply -f " + dir.path() + "/secret.yaml");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
+    EXPECT_EQ(kubectl("get secret merged -o jsonpath={.data.pass}/{.type}").output, "bmV3/Opaque");
+    EXPECT_EQ(kubectl("get secret merged -o jsonpath={.stringData}").output, "");
+    const auto frozen = kubectl(R"(patch secret merged -p '{"data":{"user":"cm9vdA=="}}')");
+    EXPECT_NE(frozen.exit_code, 0);
+    EXPECT_NE(frozen.output.find("field is immutable when `immutable` is set"), std::string::npos)
+        << frozen.output;
+    std::ofstream(dir.path() + "/tls.yaml")
+        << "apiVersion: v1\nkind: Secret\nmetadata: {name: cert}\ntype: kubernetes.io/tls\n"
+           "data: {tls.crt: eA==}\n";
+    const auto tls = kubectl("create -f " + dir.path() + "/tls.yaml");
+    EXPECT_NE(tls.exit_code, 0);
+    EXPECT_NE(tls.output.find("data[tls.key]: Required value"), std::string::npos) << tls.output;
+}
+
+// What kube-controller-manager keeps in every namespace: the default ServiceAccount and the
+// kube-root-ca.crt ConfigMap with the cluster's CA; deleted, they come back.
+TEST_P(KubectlOnSim, EveryNamespaceGetsItsServiceAccountAndRootCa) {
+    ASSERT_EQ(kubectl("create namespace team-a").exit_code, 0);
+    ASSERT_TRUE(test::eventually(
+        [&] { return kubectl("get serviceaccount default -n team-a").exit_code == 0; }, 10s));
+    ASSERT_TRUE(test::eventually(
+        [&] {
+            return kubectl(
+                       R"(get configmap kube-root-ca.crt -n team-a -o 'jsonpath={.data.ca\.crt}')")
+                       .output.rfind("-----BEGIN CERTIFICATE-----", 0) == 0;
+        },
+        10s));
+    EXPECT_EQ(
+        kubectl(
+            R"(get namespace team-a -o 'jsonpath={.metadata.labels.kubernetes\.io/metadata\.name}')")
+            .output,
+        "team-a");
+    ASSERT_EQ(kubectl("delete serviceaccount default -n team-a").exit_code, 0);
+    EXPECT_TRUE(test::eventually(
+        [&] { return kubectl("get serviceaccount default -n team-a").exit_code == 0; }, 10s));
+}
+
+// `kubectl logs` reads what the simulated kubelet wrote for the container: its start and its
+// readiness, with upstream's answers for a wrong container or a run that never restarted.
+TEST_P(KubectlOnSim, LogsShowWhatTheKubeletSaw) {
+    start_web_and_db();
+    std::string log;
+    ASSERT_TRUE(test::eventually(
+        [&] { return (log = kubectl("logs db-0").output).find("ready") != std::string::npos; },
+        10s))
+        << log;
+    EXPECT_NE(log.find("started: image"), std::string::npos) << log;
+    EXPECT_EQ(kubectl("logs db-0 --tail=1").output, "ready\n");
+    const auto stamped = kubectl("logs db-0 --tail=1 --timestamps");
+    EXPECT_NE(stamped.output.find("Z ready"), std::string::npos) << stamped.output;
+    const auto wrong = kubectl("logs db-0 -c nope");
+    EXPECT_NE(wrong.exit_code, 0);
+    EXPECT_NE(wrong.output.find("container nope is not valid for pod db-0"), std::string::npos)
+        << wrong.output;
+    const auto previous = kubectl("logs db-0 --previous");
+    EXPECT_NE(previous.exit_code, 0);
+    EXPECT_NE(previous.output.find("previous terminated container"), std::string::npos)
+        << previous.output;
+    // -f follows the log until the pod is gone: its SIGTERM line arrives, then the stream ends.
+    test::child_process follower({"/bin/sh", "-c",
+                                  test::kubectl_program() + " --kubeconfig " + dir.path() +
+                                      "/kubeconfig logs -f db-0; echo follow-ended:$?"});
+    ASSERT_FALSE(follower.wait_for_line("ready", 10s).empty());
+    ASSERT_EQ(kubectl("delete pod db-0 --wait=false").exit_code, 0);
+    EXPECT_FALSE(follower.wait_for_line("received SIGTERM", 10s).empty());
+    const std::string ended = follower.wait_for_line("follow-ended:", 20s);
+    EXPECT_NE(ended.find("follow-ended:0"), std::string::npos) << ended;
+}
+
 // `kubectl apply` validates against /openapi/v2 (kubectl 1.20) or lets the server validate (newer
 // kubectl), and a second apply sends a strategic merge patch that the server merges by key.
 TEST_P(KubectlOnSim, ApplyValidatesAndReapplyRemovesWhatTheManifestDropped) {

@@ -37,7 +37,8 @@ TEST_F(SimApi, DiscoveryAndVersion) {
                 name + " " + r["kind"].GetString() +
                 (r.HasMember("group") ? std::string(" ") + r["group"].GetString() : std::string()));
     }
-    EXPECT_EQ(of_pods, (std::vector<std::string>{"pods/eviction Eviction policy", "pods/resize Pod",
+    EXPECT_EQ(of_pods, (std::vector<std::string>{"pods/eviction Eviction policy", "pods/log Pod",
+                                                 "pods/resize Pod",
                                                  "pods/status Pod",
                                                  "serviceaccounts/token TokenRequest "
                                                  "authentication.k8s.io"}));

@@ -2,6 +2,7 @@
 // metrics) observed through the API, with a deadline on every wait.
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
+#include "core/time.hpp"
 
 #include <gtest/gtest.h>
 
@@ -704,6 +705,207 @@ TEST(SimClusterDefaults, TheNodeLeaseIsRenewedAndNamespacesAreLabelledWithTheirN
                         .body)["items"]
                   .Size(),
               1u);
+}
+
+} // namespace
+} // namespace hpaplus
+
+namespace hpaplus {
+namespace {
+
+const std::string as_table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+
+// The column names of a Table, and the cells of its first row by column.
+std::map<std::string, std::string> first_table_row(const std::string& body,
+                                                   std::vector<std::string>* names = nullptr) {
+    const auto table = parse(body);
+    std::map<std::string, std::string> cells;
+    const auto& columns = table["columnDefinitions"].GetArray();
+    for (rapidjson::SizeType i = 0; i < columns.Size(); ++i) {
+        if (names) names->push_back(columns[i]["name"].GetString());
+        if (table["rows"].Empty()) continue;
+        const auto& v = table["rows"][0]["cells"][i];
+        cells[columns[i]["name"].GetString()] =
+            v.IsString() ? v.GetString() : (v.IsInt64() ? std::to_string(v.GetInt64()) : "?");
+    }
+    return cells;
+}
+
+// kube-controller-manager's serviceaccount controller and root-ca-cert-publisher: every active
+// namespace holds `default` and kube-root-ca.crt (the serving CA), made again when deleted, the
+// data put back when changed.
+TEST(SimClusterDefaults, EveryNamespaceHoldsTheDefaultServiceAccountAndTheRootCa) {
+    sim::cluster_options options;
+    options.tls = true;
+    test::sim_fixture sim(options);
+    const auto ca = [&](const std::string& ns) {
+        return str(parse(sim.get("/api/v1/namespaces/" + ns + "/configmaps/kube-root-ca.crt").body),
+                   "/data/ca.crt");
+    };
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+        EXPECT_EQ(
+            sim.get(std::string("/api/v1/namespaces/") + ns + "/serviceaccounts/default").status,
+            200)
+            << ns;
+        EXPECT_EQ(ca(ns), sim.cluster().tls()->ca_cert_pem) << ns;
+    }
+    EXPECT_NE(str(parse(sim.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt").body),
+                  "/metadata/annotations/kubernetes.io~1description")
+                  .find("verify the kube-apiserver"),
+              std::string::npos);
+    ASSERT_EQ(sim.request("POST", "/api/v1/namespaces", R"({"metadata":{"name":"shop"}})").status,
+              201);
+    EXPECT_TRUE(eventually([&] {
+        return sim.get("/api/v1/namespaces/shop/serviceaccounts/default").status == 200 &&
+               ca("shop") == sim.cluster().tls()->ca_cert_pem;
+    }));
+    ASSERT_EQ(sim.request("DELETE", "/api/v1/namespaces/shop/serviceaccounts/default").status, 200);
+    EXPECT_TRUE(eventually(
+        [&] { return sim.get("/api/v1/namespaces/shop/serviceaccounts/default").status == 200; }));
+    ASSERT_EQ(sim.request("PATCH", "/api/v1/namespaces/shop/configmaps/kube-root-ca.crt",
+                          R"({"data":{"ca.crt":"mine","extra":"x"}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    EXPECT_TRUE(eventually([&] {
+        const auto doc = parse(sim.get("/api/v1/namespaces/shop/configmaps/kube-root-ca.crt").body);
+        return str(doc, "/data/ca.crt") == sim.cluster().tls()->ca_cert_pem &&
+               str(doc, "/data/extra") == "<missing>";
+    }));
+    // A Terminating namespace is emptied, not filled again.
+    ASSERT_EQ(sim.request("DELETE", "/api/v1/namespaces/shop").status, 200);
+    EXPECT_TRUE(eventually([&] { return sim.get("/api/v1/namespaces/shop").status == 404; }));
+}
+
+// Secrets: base64 data (else the decoder's 400), stringData merged into data and never stored,
+// type Opaque by default and immutable, a type's required keys, `immutable` freezing the data;
+// and the printers' columns for Secrets, ConfigMaps and ServiceAccounts.
+TEST(SimSecrets, AreStoredDecodedAndValidatedAsTheRealServerDoes) {
+    test::sim_fixture sim;
+    const std::string secrets = "/api/v1/namespaces/default/secrets";
+    auto r = sim.request("POST", secrets,
+                         R"({"metadata":{"name":"s"},"data":{"user":"YWRtaW4=","pass":"b2xk"},)"
+                         R"("stringData":{"pass":"new","token":"t"}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto doc = parse(r.body);
+    EXPECT_EQ(str(doc, "/type"), "Opaque");
+    EXPECT_EQ(str(doc, "/data/pass"), "bmV3");
+    EXPECT_EQ(str(doc, "/data/token"), "dA==");
+    EXPECT_EQ(str(doc, "/stringData"), "<missing>");
+    r = sim.request("POST", secrets, R"({"metadata":{"name":"bad"},"data":{"k":"not base64!"}})");
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at "
+              "input byte 3");
+    r = sim.request(
+        "POST", secrets,
+        R"({"metadata":{"name":"cert"},"type":"kubernetes.io/tls","data":{"tls.crt":"eA=="}})");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "Secret \"cert\" is invalid: data[tls.key]: Required value");
+    r = sim.request("POST", secrets,
+                    R"({"metadata":{"name":"basic"},"type":"kubernetes.io/basic-auth"})");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "Secret \"basic\" is invalid: [data[username]: Required value, data[password]: "
+              "Required value]");
+    r = sim.request("PATCH", secrets + "/s", R"({"type":"kubernetes.io/tls"})",
+                    "application/merge-patch+json");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_NE(str(parse(r.body), "/message")
+                  .find("type: Invalid value: \"kubernetes.io/tls\": "
+                        "field is immutable"),
+              std::string::npos)
+        << r.body;
+    ASSERT_EQ(sim.request("PATCH", secrets + "/s", R"({"immutable":true})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    r = sim.request("PATCH", secrets + "/s", R"({"stringData":{"user":"root"}})",
+                    "application/merge-patch+json");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "Secret \"s\" is invalid: data: Forbidden: field is immutable when `immutable` is "
+              "set");
+    r = sim.request("PATCH", secrets + "/s", R"({"immutable":false})",
+                    "application/merge-patch+json");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_NE(str(parse(r.body), "/message").find("immutable: Forbidden"), std::string::npos);
+    // A ConfigMap freezes the same way.
+    const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+    ASSERT_EQ(sim.request("POST", configmaps,
+                          R"({"metadata":{"name":"c"},"data":{"a":"1"},"immutable":true})")
+                  .status,
+              201);
+    r = sim.request("PATCH", configmaps + "/c", R"({"data":{"a":"2"}})",
+                    "application/merge-patch+json");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_NE(str(parse(r.body), "/message").find("data: Forbidden"), std::string::npos);
+
+    std::vector<std::string> names;
+    auto row = first_table_row(sim.request("GET", secrets + "/s", "", "", as_table).body, &names);
+    EXPECT_EQ(names, (std::vector<std::string>{"Name", "Type", "Data", "Age"}));
+    EXPECT_EQ(row["Type"], "Opaque");
+    EXPECT_EQ(row["Data"], "3");
+    names.clear();
+    row = first_table_row(sim.request("GET", configmaps + "/c", "", "", as_table).body, &names);
+    EXPECT_EQ(names, (std::vector<std::string>{"Name", "Data", "Age"}));
+    EXPECT_EQ(row["Data"], "1");
+}
+
+// pods/NAME/log: what the simulated kubelet saw of the container, with PodLogOptions as upstream
+// validates them and the kubelet's answers.
+TEST(SimPodLogs, TellTheContainersStartAndReadinessWithUpstreamsOptions) {
+    test::sim_fixture sim;
+    ASSERT_EQ(
+        sim.request(
+               "POST", pods,
+               R"({"metadata":{"name":"solo"},"spec":{"containers":[)"
+               R"({"name":"app","image":"nginx:1.27","resources":{"requests":{"cpu":"100m"}}},)"
+               R"({"name":"side","image":"busybox"}]}})")
+            .status,
+        201);
+    const std::string log = pods + "/solo/log?container=app";
+    std::string text;
+    ASSERT_TRUE(eventually([&] {
+        const auto r = sim.get(log);
+        text = r.body;
+        return r.status == 200 && text.find("ready\n") != std::string::npos;
+    })) << text;
+    EXPECT_EQ(text.rfind("started: image nginx:1.27, resources requests cpu=100m\n", 0), 0u)
+        << text;
+    EXPECT_EQ(sim.get(log + "&tailLines=1").body, "ready\n");
+    EXPECT_EQ(sim.get(log + "&limitBytes=7").body, "started");
+    const auto stamped = sim.get(log + "&tailLines=1&timestamps=true").body;
+    // RFC 3339 with the nanoseconds Go prints (trailing zeros dropped), then the line.
+    ASSERT_GT(stamped.size(), 8u);
+    EXPECT_EQ(stamped.substr(stamped.size() - 8), "Z ready\n") << stamped;
+    EXPECT_TRUE(core::parse_rfc3339(stamped.substr(0, stamped.size() - 7))) << stamped;
+    EXPECT_EQ(sim.get(log + "&sinceTime=2099-01-01T00:00:00Z").body, "");
+
+    auto r = sim.get(pods + "/solo/log");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "a container name must be specified for pod solo, choose one of: [app side]");
+    r = sim.get(pods + "/solo/log?container=nope");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(str(parse(r.body), "/message"), "container nope is not valid for pod solo");
+    r = sim.get(log + "&previous=true");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "previous terminated container \"app\" in pod \"solo\" not found");
+    r = sim.get(log + "&tailLines=-1&limitBytes=0");
+    EXPECT_EQ(r.status, 422);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "PodLogOptions \"solo\" is invalid: [tailLines: Invalid value: -1: must be greater "
+              "than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]");
+    EXPECT_EQ(sim.get(pods + "/nobody/log").status, 404);
+    // Deleted: the container hears SIGTERM, and its log goes with the pod.
+    ASSERT_EQ(sim.request("DELETE", pods + "/solo").status, 200);
+    EXPECT_TRUE(eventually([&] {
+        return sim.get(log).body.find("received SIGTERM, stopping (grace period 30s)") !=
+               std::string::npos;
+    }));
 }
 
 } // namespace
