@@ -23,6 +23,7 @@ enum class kind {
     quantity_map,
     bytes_map,
     time,
+    micro_time,
     quantity,
     int_or_string
 };
@@ -217,6 +218,93 @@ const message token_request_spec{{{1, "audiences", kind::string, nullptr, true},
 const message token_request{{{1, "metadata", kind::message, &object_meta},
                              {2, "spec", kind::message, &token_request_spec}}};
 
+// core/v1 Service (what `kubectl create service` sends).
+const message service_port{{{1, "name", kind::string},
+                            {2, "protocol", kind::string},
+                            {3, "port", kind::int32},
+                            {4, "targetPort", kind::int_or_string},
+                            {5, "nodePort", kind::int32},
+                            {6, "appProtocol", kind::string, nullptr, false, true}}};
+const message service_spec{
+    {{1, "ports", kind::message, &service_port, true},
+     {2, "selector", kind::string_map},
+     {3, "clusterIP", kind::string},
+     {4, "type", kind::string},
+     {5, "externalIPs", kind::string, nullptr, true},
+     {7, "sessionAffinity", kind::string},
+     {8, "loadBalancerIP", kind::string},
+     {9, "loadBalancerSourceRanges", kind::string, nullptr, true},
+     {10, "externalName", kind::string},
+     {11, "externalTrafficPolicy", kind::string},
+     {12, "healthCheckNodePort", kind::int32},
+     {13, "publishNotReadyAddresses", kind::boolean},
+     {17, "ipFamilyPolicy", kind::string, nullptr, false, true},
+     {18, "clusterIPs", kind::string, nullptr, true},
+     {19, "ipFamilies", kind::string, nullptr, true},
+     {20, "allocateLoadBalancerNodePorts", kind::boolean, nullptr, false, true},
+     {21, "loadBalancerClass", kind::string, nullptr, false, true},
+     {22, "internalTrafficPolicy", kind::string, nullptr, false, true}}};
+const message service{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &service_spec}}};
+
+// core/v1 Pod, as typed clients create it (the spec fields above; status is the kubelet's).
+const message pod{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &pod_spec}}};
+
+// core/v1 Event, what client-go's EventRecorder writes.
+const message object_reference{{{1, "kind", kind::string},
+                                {2, "namespace", kind::string},
+                                {3, "name", kind::string},
+                                {4, "uid", kind::string},
+                                {5, "apiVersion", kind::string},
+                                {6, "resourceVersion", kind::string},
+                                {7, "fieldPath", kind::string}}};
+const message event_source{{{1, "component", kind::string}, {2, "host", kind::string}}};
+const message event_series{{{1, "count", kind::int32}, {2, "lastObservedTime", kind::micro_time}}};
+const message event{{{1, "metadata", kind::message, &object_meta},
+                     {2, "involvedObject", kind::message, &object_reference},
+                     {3, "reason", kind::string},
+                     {4, "message", kind::string},
+                     {5, "source", kind::message, &event_source},
+                     {6, "firstTimestamp", kind::time},
+                     {7, "lastTimestamp", kind::time},
+                     {8, "count", kind::int32},
+                     {9, "type", kind::string},
+                     {10, "eventTime", kind::micro_time},
+                     {11, "series", kind::message, &event_series},
+                     {12, "action", kind::string},
+                     {13, "related", kind::message, &object_reference},
+                     {14, "reportingComponent", kind::string},
+                     {15, "reportingInstance", kind::string}}};
+
+// coordination.k8s.io/v1 Lease, what client-go's leader election writes (every field a pointer).
+const message lease_spec{{{1, "holderIdentity", kind::string, nullptr, false, true},
+                          {2, "leaseDurationSeconds", kind::int32, nullptr, false, true},
+                          {3, "acquireTime", kind::micro_time},
+                          {4, "renewTime", kind::micro_time},
+                          {5, "leaseTransitions", kind::int32, nullptr, false, true},
+                          {6, "strategy", kind::string, nullptr, false, true},
+                          {7, "preferredHolder", kind::string, nullptr, false, true}}};
+const message lease{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &lease_spec}}};
+
+// meta/v1 DeleteOptions, the body of a typed DELETE in every group version, and policy/v1
+// Eviction, which carries them.
+const message preconditions{{{1, "uid", kind::string, nullptr, false, true},
+                             {2, "resourceVersion", kind::string, nullptr, false, true}}};
+const message delete_options{{{1, "gracePeriodSeconds", kind::int64, nullptr, false, true},
+                              {2, "preconditions", kind::message, &preconditions},
+                              {3, "orphanDependents", kind::boolean, nullptr, false, true},
+                              {4, "propagationPolicy", kind::string, nullptr, false, true},
+                              {5, "dryRun", kind::string, nullptr, true}}};
+const message eviction{{{1, "metadata", kind::message, &object_meta},
+                        {2, "deleteOptions", kind::message, &delete_options}}};
+
+// autoscaling/v1 Scale, what `kubectl scale` and client-go's scale client write.
+const message scale_spec{{{1, "replicas", kind::int32}}};
+const message scale{
+    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &scale_spec}}};
+
 const std::map<std::string, const message*, std::less<>> kinds = {
     {"authorization.k8s.io/v1/SelfSubjectAccessReview", &self_access_review},
     {"authorization.k8s.io/v1/SubjectAccessReview", &access_review},
@@ -230,7 +318,14 @@ const std::map<std::string, const message*, std::less<>> kinds = {
     {"v1/Namespace", &namespace_obj},
     {"v1/ConfigMap", &config_map},
     {"v1/ServiceAccount", &service_account_obj},
-    {"v1/Secret", &secret}};
+    {"v1/Secret", &secret},
+    {"v1/Service", &service},
+    {"v1/Pod", &pod},
+    {"v1/Event", &event},
+    {"coordination.k8s.io/v1/Lease", &lease},
+    {"policy/v1/Eviction", &eviction},
+    {"autoscaling/v1/Scale", &scale},
+    {"meta.k8s.io/v1/DeleteOptions", &delete_options}};
 
 // --- wire reading --------------------------------------------------------------------------
 
@@ -286,6 +381,12 @@ struct reader {
 };
 
 bool decode(std::string_view data, const message& schema, json& out, json_alloc& a);
+
+// The seconds a Time can hold (years 1 to 9999, as Go's RFC 3339 formatting): beyond them a
+// time_point of nanoseconds would overflow, so the body is malformed.
+bool valid_seconds(std::int64_t seconds) {
+    return seconds >= -62135596800 && seconds <= 253402300799;
+}
 
 // map<string, V> entries are messages {1: key, 2: value}.
 bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a) {
@@ -370,10 +471,33 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
         }
         if (seconds == 0) { // the zero Time is null in JSON
             value.SetNull();
-            return true;
+            return !t.failed;
         }
+        if (!valid_seconds(seconds)) return false;
         const std::string text =
             core::format_rfc3339(core::time_point{std::chrono::seconds(seconds)});
+        value = json(text.c_str(), a);
+        return !t.failed;
+    }
+    case kind::micro_time: { // {seconds = 1, nanos = 2}, written with microseconds
+        reader t{r.bytes()};
+        std::int64_t seconds = 0, nanos = 0;
+        while (!t.done()) {
+            const std::uint64_t tag = t.varint();
+            if ((tag >> 3) == 1)
+                seconds = static_cast<std::int64_t>(t.varint());
+            else if ((tag >> 3) == 2)
+                nanos = static_cast<std::int32_t>(t.varint());
+            else
+                t.skip(tag & 7);
+        }
+        if (seconds == 0 && nanos == 0) {
+            value.SetNull();
+            return !t.failed;
+        }
+        if (!valid_seconds(seconds) || nanos < 0 || nanos > 999999999) return false;
+        const std::string text = core::format_micro_time(
+            core::time_point{std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos)});
         value = json(text.c_str(), a);
         return !t.failed;
     }
@@ -447,7 +571,8 @@ bool decode(std::string_view data, const message& schema, json& out, json_alloc&
         const bool zero = (value.IsString() && value.GetStringLength() == 0) ||
                           (value.IsInt64() && value.GetInt64() == 0) ||
                           (value.IsBool() && !value.GetBool());
-        if (zero && !f->repeated && !f->pointer && f->type != kind::time) continue; // omitempty
+        if (value.IsNull() && f->type == kind::micro_time) continue; // a nil *MicroTime
+        if (zero && !f->repeated && !f->pointer) continue;           // omitempty
         if (f->repeated) {
             if (it == out.MemberEnd()) {
                 out.AddMember(json(rapidjson::StringRef(f->name)), json(rapidjson::kArrayType), a);
@@ -493,7 +618,9 @@ core::outcome<std::string> protobuf_to_json(std::string_view body) {
         }
     }
     if (envelope.failed) return core::error_message("the protobuf envelope is truncated");
-    const auto schema = kinds.find(api_version + "/" + kind_name);
+    // DeleteOptions travel under every group version (metav1.AddToGroupVersion registers them).
+    const auto schema = kind_name == "DeleteOptions" ? kinds.find("meta.k8s.io/v1/DeleteOptions")
+                                                     : kinds.find(api_version + "/" + kind_name);
     if (schema == kinds.end())
         return core::error_message("protobuf is not supported for " + api_version + " " +
                                    kind_name + " by the simulated cluster; send application/json");

@@ -410,12 +410,9 @@ std::vector<std::string> header_columns(const std::string& output) {
 TEST_P(KubectlOnSim, WideTablesHaveTheRealServersColumns) {
     start_web_and_db();
     ASSERT_EQ(kubectl("apply -f " + fixtures + "/pod-and-event.yaml").exit_code, 0);
-    // (From a manifest: `kubectl create service` sends protobuf, which the sim does not decode for
-    // Services yet.)
-    std::ofstream(dir.path() + "/service.yaml")
-        << "apiVersion: v1\nkind: Service\nmetadata: {name: front}\n"
-           "spec: {selector: {app: web}, ports: [{port: 80, targetPort: 8080}]}\n";
-    ASSERT_EQ(kubectl("apply -f " + dir.path() + "/service.yaml").exit_code, 0);
+    // (`kubectl create service` sends the Service as protobuf.)
+    const auto service = kubectl("create service clusterip front --tcp=80:8080");
+    ASSERT_EQ(service.exit_code, 0) << service.output;
     ASSERT_EQ(kubectl("create secret generic creds --from-literal=user=admin").exit_code, 0);
     using columns = std::vector<std::string>;
     const std::vector<std::pair<std::string, columns>> kinds{
