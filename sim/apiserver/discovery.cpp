@@ -96,6 +96,88 @@ std::string api_server::impl::resource_list(const std::string& gv) {
     return to_string(doc);
 }
 
+// Aggregated discovery (apidiscovery.k8s.io/v2, what client-go and kubectl 1.30+ ask for first):
+// every group, version and resource of the legacy lists in one document, subresources under
+// their resource. Built from resource_list, so both answers always agree.
+std::optional<std::string> api_server::impl::aggregated_discovery(bool core) {
+    if (!core && !aggregated_group_versions().empty()) return std::nullopt;
+    json_doc doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    doc.AddMember("kind", "APIGroupDiscoveryList", a);
+    doc.AddMember("apiVersion", "apidiscovery.k8s.io/v2", a);
+    doc.AddMember("metadata", json(rapidjson::kObjectType), a);
+    json items(rapidjson::kArrayType);
+    const auto listed =
+        core ? std::vector<std::pair<std::string, std::vector<std::string>>>{{"", {"v1"}}}
+             : groups();
+    for (const auto& listed_group : listed) {
+        const std::string& group = listed_group.first; // (no lambda captures a binding: Clang 14)
+        const std::vector<std::string>& versions = listed_group.second;
+        json item(rapidjson::kObjectType);
+        json meta(rapidjson::kObjectType);
+        if (!group.empty()) meta.AddMember("name", json(group.c_str(), a), a);
+        meta.AddMember("creationTimestamp", json(rapidjson::kNullType), a);
+        item.AddMember("metadata", meta, a);
+        json version_list(rapidjson::kArrayType);
+        for (const auto& version : versions) {
+            json_doc legacy;
+            legacy.Parse(resource_list(group.empty() ? version : group + "/" + version).c_str());
+            json resources(rapidjson::kArrayType);
+            for (const auto& r : legacy["resources"].GetArray()) {
+                const std::string name = r["name"].GetString();
+                const auto kind_of = [&](const json& from) {
+                    json k(rapidjson::kObjectType);
+                    k.AddMember(
+                        "group",
+                        json(from.HasMember("group") ? from["group"].GetString() : group.c_str(),
+                             a),
+                        a);
+                    k.AddMember("version",
+                                json(from.HasMember("version") ? from["version"].GetString()
+                                                               : version.c_str(),
+                                     a),
+                                a);
+                    k.AddMember("kind", json(from["kind"], a), a);
+                    return k;
+                };
+                const auto slash = name.find('/');
+                if (slash != std::string::npos) { // a subresource of the resource before it
+                    if (resources.Empty()) continue;
+                    json& parent = resources[resources.Size() - 1];
+                    json sub(rapidjson::kObjectType);
+                    sub.AddMember("subresource", json(name.substr(slash + 1).c_str(), a), a);
+                    sub.AddMember("responseKind", kind_of(r), a);
+                    sub.AddMember("verbs", json(r["verbs"], a), a);
+                    if (!parent.HasMember("subresources"))
+                        parent.AddMember("subresources", json(rapidjson::kArrayType), a);
+                    parent["subresources"].PushBack(sub, a);
+                    continue;
+                }
+                json d(rapidjson::kObjectType);
+                d.AddMember("resource", json(name.c_str(), a), a);
+                d.AddMember("responseKind", kind_of(r), a);
+                d.AddMember(
+                    "scope",
+                    rapidjson::StringRef(r["namespaced"].GetBool() ? "Namespaced" : "Cluster"), a);
+                d.AddMember("singularResource", json(r["singularName"], a), a);
+                d.AddMember("verbs", json(r["verbs"], a), a);
+                for (const char* list : {"shortNames", "categories"})
+                    if (r.HasMember(list)) d.AddMember(json(list, a), json(r[list], a), a);
+                resources.PushBack(d, a);
+            }
+            json v(rapidjson::kObjectType);
+            v.AddMember("version", json(version.c_str(), a), a);
+            v.AddMember("resources", resources, a);
+            v.AddMember("freshness", "Current", a);
+            version_list.PushBack(v, a);
+        }
+        item.AddMember("versions", version_list, a);
+        items.PushBack(item, a);
+    }
+    doc.AddMember("items", items, a);
+    return to_string(doc);
+}
+
 // Every served API group and its versions, the preferred (stored) one first.
 std::vector<std::pair<std::string, std::vector<std::string>>> api_server::impl::groups() {
     std::vector<std::pair<std::string, std::vector<std::string>>> out;
@@ -254,6 +336,17 @@ std::optional<http_response> api_server::impl::discovery(const http_request& r,
     if (parts.size() == 1 && (parts[0] == "healthz" || parts[0] == "readyz" || parts[0] == "livez"))
         return http_response{200, "text/plain", "ok", {}};
     if (parts.size() >= 2 && parts[0] == "openapi" && parts[1] == "v3") return openapi_v3(parts);
+    // Aggregated discovery when the client lists it in Accept (in any encoding: the JSON one is
+    // always answered).
+    if (parts.size() == 1 && (parts[0] == "api" || parts[0] == "apis") &&
+        r.header("accept").find("g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList") !=
+            std::string_view::npos)
+        if (auto v2 = aggregated_discovery(parts[0] == "api"))
+            return http_response{
+                200,
+                "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+                std::move(*v2),
+                {{"Vary", "Accept"}}};
     if (parts.size() == 1 && parts[0] == "api")
         return ok(
             R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1"}]})");

@@ -7,6 +7,7 @@
 #include "core/time.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -382,10 +383,17 @@ struct reader {
 
 bool decode(std::string_view data, const message& schema, json& out, json_alloc& a);
 
-// The seconds a Time can hold (years 1 to 9999, as Go's RFC 3339 formatting): beyond them a
-// time_point of nanoseconds would overflow, so the body is malformed.
+// A JSON string of `s` (an empty view may have no data pointer, which rapidjson must not copy).
+json text_value(std::string_view s, json_alloc& a) {
+    if (s.empty()) return json("", a);
+    return json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+}
+
+// The seconds our time_point of nanoseconds holds (years 1678 to 2262; Go's Time goes on to 9999,
+// no object of ours needs it): beyond them the body is refused as malformed, never overflowed.
 bool valid_seconds(std::int64_t seconds) {
-    return seconds >= -62135596800 && seconds <= 253402300799;
+    constexpr std::int64_t limit = std::numeric_limits<std::int64_t>::max() / 1000000000 - 1;
+    return seconds >= -limit && seconds <= limit;
 }
 
 // map<string, V> entries are messages {1: key, 2: value}.
@@ -404,7 +412,7 @@ bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a
                 const std::uint64_t t = q.varint();
                 if ((t >> 3) == 1) {
                     auto s = q.bytes();
-                    value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+                    value = text_value(s, a);
                 } else {
                     q.skip(t & 7);
                 }
@@ -428,7 +436,7 @@ bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a
             value = json(enc.c_str(), static_cast<rapidjson::SizeType>(enc.size()), a);
         } else if (number == 2) {
             auto s = r.bytes();
-            value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+            value = text_value(s, a);
         } else {
             r.skip(tag & 7);
         }
@@ -444,7 +452,7 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
     switch (f.type) {
     case kind::string: {
         auto s = r.bytes();
-        value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+        value = text_value(s, a);
         return !r.failed;
     }
     case kind::int32:
@@ -507,7 +515,7 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
             const std::uint64_t tag = q.varint();
             if ((tag >> 3) == 1) {
                 auto s = q.bytes();
-                value = json(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+                value = text_value(s, a);
             } else {
                 q.skip(tag & 7);
             }

@@ -84,6 +84,9 @@ struct api_server::impl {
     // --- discovery and OpenAPI (discovery.cpp)
 
     std::string resource_list(const std::string& gv);
+    /// apidiscovery.k8s.io/v2 APIGroupDiscoveryList of /api (`core`) or /apis; nullopt when a
+    /// group is served by an aggregated server elsewhere (the legacy lists answer then).
+    std::optional<std::string> aggregated_discovery(bool core);
 
     // Every served API group and its versions, the preferred (stored) one first.
     std::vector<std::pair<std::string, std::vector<std::string>>> groups();

@@ -19,6 +19,64 @@ using namespace std::chrono_literals;
 using test::parse;
 using test::str;
 
+// Aggregated discovery (apidiscovery.k8s.io/v2) for clients that ask for it, as client-go does
+// first: every resource with its kind, scope, verbs, short names and subresources in one answer,
+// and the legacy lists for clients that do not.
+TEST_F(SimApi, AggregatedDiscoveryListsEveryResourceAndSubresource) {
+    const std::string accept =
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    const auto apis = sim.request("GET", "/apis", "", "", accept);
+    ASSERT_EQ(apis.status, 200);
+    EXPECT_EQ(apis.headers.at("content-type"),
+              "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    const auto doc = parse(apis.body);
+    EXPECT_EQ(str(doc, "/kind"), "APIGroupDiscoveryList");
+    // The resource of a group version by name, "" when absent.
+    const auto find = [](const rapidjson::Value& list, const std::string& group,
+                         const std::string& version,
+                         const std::string& resource) -> const rapidjson::Value* {
+        for (const auto& g : list["items"].GetArray()) {
+            const std::string name =
+                g["metadata"].HasMember("name") ? g["metadata"]["name"].GetString() : "";
+            if (name != group) continue;
+            for (const auto& v : g["versions"].GetArray()) {
+                if (v["version"].GetString() != version) continue;
+                EXPECT_EQ(std::string(v["freshness"].GetString()), "Current");
+                for (const auto& r : v["resources"].GetArray())
+                    if (r["resource"].GetString() == resource) return &r;
+            }
+        }
+        return nullptr;
+    };
+    const auto* deployments = find(doc, "apps", "v1", "deployments");
+    ASSERT_NE(deployments, nullptr) << apis.body;
+    EXPECT_EQ(str(*deployments, "/responseKind/kind"), "Deployment");
+    EXPECT_EQ(str(*deployments, "/scope"), "Namespaced");
+    EXPECT_EQ(str(*deployments, "/singularResource"), "deployment");
+    EXPECT_EQ(str(*deployments, "/shortNames/0"), "deploy");
+    EXPECT_EQ(str(*deployments, "/categories/0"), "all");
+    std::vector<std::string> subresources;
+    for (const auto& sub : (*deployments)["subresources"].GetArray())
+        subresources.push_back(std::string(sub["subresource"].GetString()) + " " +
+                               sub["responseKind"]["group"].GetString() + "/" +
+                               sub["responseKind"]["kind"].GetString());
+    EXPECT_EQ(subresources,
+              (std::vector<std::string>{"status apps/Deployment", "scale autoscaling/Scale"}));
+    const auto* hpas = find(doc, "autoscaling", "v1", "horizontalpodautoscalers");
+    ASSERT_NE(hpas, nullptr); // both served versions, v2 first (preferred)
+    EXPECT_NE(find(doc, "autoscaling", "v2", "horizontalpodautoscalers"), nullptr);
+    const auto core = parse(sim.request("GET", "/api", "", "", accept).body);
+    const auto* pods = find(core, "", "v1", "pods");
+    ASSERT_NE(pods, nullptr);
+    EXPECT_EQ(str(*pods, "/subresources/0/subresource"), "eviction");
+    EXPECT_EQ(str(*pods, "/subresources/0/responseKind/group"), "policy");
+    EXPECT_EQ(str(*find(core, "", "v1", "nodes"), "/scope"), "Cluster");
+    // Without it in Accept: the legacy lists, unchanged.
+    EXPECT_EQ(str(parse(sim.get("/apis").body), "/kind"), "APIGroupList");
+    EXPECT_EQ(str(parse(sim.get("/api").body), "/kind"), "APIVersions");
+}
+
 TEST_F(SimApi, DiscoveryAndVersion) {
     const auto version = parse(sim.get("/version").body);
     EXPECT_EQ(str(version, "/major"), "1");
@@ -38,8 +96,7 @@ TEST_F(SimApi, DiscoveryAndVersion) {
                 (r.HasMember("group") ? std::string(" ") + r["group"].GetString() : std::string()));
     }
     EXPECT_EQ(of_pods, (std::vector<std::string>{"pods/eviction Eviction policy", "pods/log Pod",
-                                                 "pods/resize Pod",
-                                                 "pods/status Pod",
+                                                 "pods/resize Pod", "pods/status Pod",
                                                  "serviceaccounts/token TokenRequest "
                                                  "authentication.k8s.io"}));
     const auto apps = parse(sim.get("/apis/apps/v1").body);

@@ -165,7 +165,7 @@ TEST(SimProtobuf, ScalesAndEvictionsAndMalformedBodies) {
                  pb{}.sub(1, pb{}.text(1, pod).text(3, "default")).sub(2, pb{}.number(1, 0))),
         protobuf);
     EXPECT_EQ(r.status, 201) << r.body;
-    // A Time beyond year 9999, a body cut short, a kind not decoded: 415 with what went wrong.
+    // A Time beyond year 2262 (our nanosecond clock), a body cut short, a kind not decoded: 415 with what went wrong.
     r = sim.request(
         "POST", ns + "/events",
         envelope("v1", "Event", pb{}.sub(1, pb{}.text(1, "e")).sub(6, pb{}.number(1, 1ull << 62))),
