@@ -47,6 +47,9 @@ std::vector<resource_type> builtin_resource_types() {
     t.back().converted = {{"events.k8s.io", "v1"}};
     t.push_back(make({"", "configmaps", "ConfigMap", {"cm"}, {}, true, false}));
     t.push_back(make({"", "secrets", "Secret", {}, {}, true, false}));
+    // What bounds pods' resources (sim/apiserver/pod_limits: LimitRanger and ResourceQuota).
+    t.push_back(make({"", "limitranges", "LimitRange", {"limits"}, {}, true, false}));
+    t.push_back(make({"", "resourcequotas", "ResourceQuota", {"quota"}, {}, true, true}));
     // Stored as given (defaulted where the real server defaults): what `kubectl apply -k deploy/`
     // installs beside the workloads.
     t.push_back(make({"", "serviceaccounts", "ServiceAccount", {"sa"}, {}, true, false}));

@@ -133,6 +133,10 @@ std::optional<api_error> check_type_fields(const collection& c, const json& body
 
 } // namespace
 
+std::string generated_name(std::string_view prefix) {
+    return std::string(prefix) + random_suffix(5);
+}
+
 std::string new_uid() {
     static std::mt19937_64 rng{std::random_device{}()};
     static const char hex[] = "0123456789abcdef";
@@ -231,7 +235,7 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
         const std::string object_ns = t.namespaced ? ns : "";
         for (int attempt = 0;
              attempt < 8 && (name.empty() || c.objects.count(key(object_ns, name))); ++attempt)
-            name = generate + random_suffix(5);
+            name = generated_name(generate);
     }
     // RBAC objects need only be a path segment (ValidateRBACName): `system:discovery`.
     if (t.group == "rbac.authorization.k8s.io") {

@@ -94,6 +94,9 @@ struct store_snapshot {
 /// A random RFC 4122 version 4 UUID (metadata.uid, admission review uids).
 std::string new_uid();
 
+/// `prefix` and five random characters of the API server's generateName alphabet.
+std::string generated_name(std::string_view prefix);
+
 template <class T> using api_result = boost::system::result<T, api_error>;
 
 /// How an update treats the incoming object.

@@ -9,6 +9,7 @@
 #include "sim/apiserver/conversion.hpp"
 #include "sim/apiserver/defaults.hpp"
 #include "sim/apiserver/openapi.hpp"
+#include "sim/apiserver/pod_limits.hpp"
 #include "sim/apiserver/pod_rules.hpp"
 #include "sim/apiserver/schema.hpp"
 #include "sim/apiserver/server_side_apply.hpp"
@@ -304,9 +305,13 @@ http_response api_server::impl::collection_request(const http_request& r, collec
         if (c.type.namespaced && string_at(body, "metadata.namespace").empty())
             set_path(body, "metadata.namespace", json(t.ns.c_str(), body.GetAllocator()),
                      body.GetAllocator());
+        const bool pod = c.type.group.empty() && c.type.plural == "pods";
+        if (pod) apply_limit_ranges(store, t.ns, body); // LimitRanger, a mutating plugin
         // Validated once it is known to be this kind (a wrong kind is the store's 400 first).
         if (const std::string kind = string_at(body, "kind"); kind.empty() || kind == c.type.kind)
             if (auto e = validate_builtin(c.type, name, body)) return error_response(*e);
+        if (pod) // LimitRanger's bounds and ResourceQuota, validating plugins
+            if (auto e = admit_pod_limits(store, t.ns, body)) return error_response(*e);
         const write_origin origin = origin_of(r, c.type, t);
         auto stored = store.create(c, t.ns, std::move(body), &origin);
         return stored ? ok(served_text(c.type, t, **stored), 201) : error_response(stored.error());

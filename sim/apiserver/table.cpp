@@ -490,6 +490,31 @@ std::vector<column> printer_columns(const resource_type& t, core::time_point now
                  }},
                 age};
     }
+    if (g.empty() && r == "resourcequotas") { // printResourceQuota: used/hard per resource
+        auto column_of = [](bool limits) {
+            return [limits](const json& o, json_alloc& a) {
+                std::vector<std::string> names;
+                const json* hard = find_path(o, "status.hard");
+                if (hard && hard->IsObject())
+                    for (const auto& m : hard->GetObject())
+                        names.emplace_back(m.name.GetString());
+                std::sort(names.begin(), names.end());
+                std::string out;
+                for (const auto& n : names) {
+                    if (n.starts_with("limits.") != limits) continue;
+                    const json* used = member_of(find_path(o, "status.used"), n);
+                    const json* h = member_of(hard, n);
+                    out += (out.empty() ? "" : ", ") + n + ": " +
+                           (used && used->IsString() ? used->GetString() : "0") + "/" +
+                           (h && h->IsString() ? h->GetString() : "");
+                }
+                return str(out, a);
+            };
+        };
+        return {{"Request", "string", 0, column_of(false)},
+                {"Limit", "string", 0, column_of(true)},
+                age};
+    }
     if (g == "coordination.k8s.io" && r == "leases")
         return {text("Holder", "spec.holderIdentity"), age};
     if (g == "policy" && r == "poddisruptionbudgets") {

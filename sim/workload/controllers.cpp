@@ -230,7 +230,8 @@ json deployment_condition(const char* type, bool status, const std::string& now,
 void write_deployment_status(object_store& store, collection& deployments, const object_ptr& d,
                              std::int64_t desired, std::int64_t max_unavailable,
                              const std::string& new_name, std::int64_t spec_total,
-                             const std::vector<object_ptr>& pods, std::int64_t updated) {
+                             const std::vector<object_ptr>& pods, std::int64_t updated,
+                             const json* replica_failure) {
     json_doc status(rapidjson::kObjectType);
     auto& a = status.GetAllocator();
     const auto replicas = static_cast<std::int64_t>(pods.size());
@@ -257,6 +258,10 @@ void write_deployment_status(object_store& store, collection& deployments, const
                              "ReplicaSet \"" + new_name + "\" " +
                                  (complete ? "has successfully progressed." : "is progressing.")),
         a);
+    if (replica_failure)
+        conditions.PushBack(deployment_condition("ReplicaFailure", true, now, a, "FailedCreate",
+                                                 string_at(*replica_failure, "message")),
+                            a);
     status.AddMember("conditions", conditions, a);
     write_status(store, deployments, d, std::move(status));
 }
@@ -487,8 +492,18 @@ void reconcile_deployment(object_store& store, const owned_objects& owned, const
         all_pods.insert(all_pods.end(), fresh.begin(), fresh.end());
         spec_total += spec_of(current);
     }
+    // getReplicaFailures: a ReplicaSet's ReplicaFailure (the new one's first) is the Deployment's.
+    const json* failure = nullptr;
+    std::vector<object_ptr> sets_in_order = old;
+    if (current) sets_in_order.insert(sets_in_order.begin(), current);
+    for (const auto& rs : sets_in_order)
+        if (const json* cs = find_path(rs->doc, "status.conditions");
+            !failure && cs && cs->IsArray())
+            for (const auto& c : cs->GetArray())
+                if (text_at(c, "type") == "ReplicaFailure" && text_at(c, "status") == "True")
+                    failure = &c;
     write_deployment_status(store, *deployments, d, desired, max_unavailable, d->name + "-" + hash,
-                            spec_total, all_pods, updated);
+                            spec_total, all_pods, updated, failure);
 }
 
 void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_factory& factory,
@@ -526,6 +541,14 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
     counter(status, "readyReplicas", ready, a);
     counter(status, "availableReplicas", ready, a);
     status.AddMember("observedGeneration", int_at(rs->doc, "metadata.generation", 1), a);
+    // calculateStatus: ReplicaFailure while the last sync's create was refused.
+    if (const std::string failure = factory.create_failure(uid);
+        !failure.empty() && count < desired) {
+        json conditions(rapidjson::kArrayType);
+        conditions.PushBack(
+            condition("ReplicaFailure", "True", now_text(), a, "FailedCreate", failure.c_str()), a);
+        status.AddMember("conditions", conditions, a);
+    }
     write_status(store, *sets, rs, std::move(status));
 }
 

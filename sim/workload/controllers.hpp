@@ -35,6 +35,9 @@ class pod_factory {
     /// Pods under `key` being admitted: they count as existing, as the controllers' expectations
     /// do, so none is made twice.
     virtual std::int64_t creating(const std::string& key) const = 0;
+    /// Why the last create under `key` was refused ("" when it was not): the controller's
+    /// ReplicaFailure condition.
+    virtual std::string create_failure(const std::string& key) const = 0;
 };
 
 /// Pods and ReplicaSets by the uid of their controller, kept up to date from the store's changes

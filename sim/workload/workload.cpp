@@ -7,6 +7,7 @@
 #include "core/quantity.hpp"
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/defaults.hpp"
+#include "sim/apiserver/pod_limits.hpp"
 #include "sim/pod_log.hpp"
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
@@ -117,6 +118,15 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     /// A namespace, or its default ServiceAccount or kube-root-ca.crt, changed since the last step.
     bool namespace_defaults_due = true;
     pod_log_book logs; ///< the kubelet's container logs, from the pods' status changes
+    /// The last refused pod create of each workload (by its pod_factory key) and when to retry.
+    struct failed_create_record {
+        std::string message, owner;
+        bool stateful = false;
+        std::chrono::milliseconds backoff{0};
+        clock::time_point retry_at;
+    };
+    std::map<std::string, failed_create_record> failed_creates;
+    std::set<std::string> quota_namespaces; ///< namespaces whose pods or quotas changed
     bool stopped = false;
     std::uint32_t next_ip = 10;
     admission* admission_chain = nullptr;
@@ -150,6 +160,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         refresh_changed_pods(*pods, previous_tick);
         if (std::exchange(namespace_defaults_due, false))
             publish_namespace_defaults(store, options.root_ca_pem);
+        for (const std::string& ns : std::exchange(quota_namespaces, {}))
+            refresh_quota_status(store, ns);
+        for (auto& [key, f] : failed_creates) // refused creates, retried after their backoff
+            if (f.retry_at <= step_time && f.retry_at != clock::time_point{}) {
+                f.retry_at = {};
+                (f.stateful ? dirty_stateful_sets : dirty_replica_sets).insert(f.owner);
+            }
         if (options.node_lease_renewal.count() > 0 &&
             (!lease_renewed || step_time - *lease_renewed >= options.node_lease_renewal)) {
             lease_renewed = step_time;
@@ -257,6 +274,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         if (type.version != "v1") return;
         const bool deleted = std::string_view(e.type) == "DELETED";
         const std::string key = object_store::key(e.object->namespace_, e.object->name);
+        if (type.group.empty() && (type.plural == "pods" || type.plural == "resourcequotas"))
+            quota_namespaces.insert(e.object->namespace_);
         if (type.group.empty() && type.plural == "pods") {
             logs.observe(deleted ? e.object.get() : e.previous.get(),
                          deleted ? nullptr : e.object.get(), core::wall_now());
@@ -471,6 +490,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         collection* pods = store.find("", "v1", "pods");
         if (!pods) return false;
         apply_defaults(pods->type, pod);
+        apply_limit_ranges(store, owner.namespace_, pod);
         if (admission_chain && admission_chain->wants(pods->type, owner.namespace_, pod)) {
             ++admitting[key];
             asio::co_spawn(executor,
@@ -480,11 +500,39 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                            asio::detached);
             return true;
         }
+        if (auto refused = admit_pod_limits(store, owner.namespace_, pod)) {
+            failed_create(owner.namespace_, string_at(owner.doc, "kind"), owner.name, key,
+                          refused->message);
+            return false;
+        }
         auto created = store.create(*pods, owner.namespace_, std::move(pod));
-        if (created) return true;
-        record_failed_create(owner.namespace_, string_at(owner.doc, "kind"), owner.name,
-                             created.error().message);
+        if (created) {
+            failed_creates.erase(key);
+            return true;
+        }
+        failed_create(owner.namespace_, string_at(owner.doc, "kind"), owner.name, key,
+                      created.error().message);
         return false;
+    }
+
+    std::string create_failure(const std::string& key) const override {
+        const auto it = failed_creates.find(key);
+        return it == failed_creates.end() ? std::string() : it->second.message;
+    }
+
+    // A refused create: the FailedCreate Event, the failure its controller reports in its
+    // status, and a retry after a backoff that doubles up to a minute (the workqueue's).
+    void failed_create(const std::string& ns, const std::string& kind, const std::string& name,
+                       const std::string& key, const std::string& message) {
+        record_failed_create(ns, kind, name, message);
+        auto& f = failed_creates[key];
+        f.message = message;
+        f.backoff = std::min<std::chrono::milliseconds>(
+            f.backoff.count() == 0 ? std::chrono::milliseconds(500) : f.backoff * 2,
+            std::chrono::minutes(1));
+        f.retry_at = clock::now() + f.backoff;
+        f.owner = object_store::key(ns, name);
+        f.stateful = kind == "StatefulSet";
     }
 
     std::int64_t creating(const std::string& key) const override {
@@ -505,11 +553,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         if (self->stopped) co_return;
         pods = self->store.find("", "v1", "pods");
         if (!pods) co_return;
-        if (!error) {
-            (void)self->store.create(*pods, ns, std::move(pod));
+        auto refused = error;
+        if (!refused) refused = admit_pod_limits(self->store, ns, pod); // ResourceQuota is last
+        if (!refused) {
+            if (self->store.create(*pods, ns, std::move(pod))) self->failed_creates.erase(key);
             co_return;
         }
-        self->record_failed_create(ns, owner_kind, owner, error->message);
+        self->failed_create(ns, owner_kind, owner, key, refused->message);
         // Its controller tries again at the next step.
         (owner_kind == "StatefulSet" ? self->dirty_stateful_sets : self->dirty_replica_sets)
             .insert(object_store::key(ns, owner));

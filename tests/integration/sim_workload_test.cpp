@@ -910,3 +910,113 @@ TEST(SimPodLogs, TellTheContainersStartAndReadinessWithUpstreamsOptions) {
 
 } // namespace
 } // namespace hpaplus
+
+namespace hpaplus {
+namespace {
+
+// LimitRanger: a namespace's LimitRange defaults a container's requests and limits (noting what
+// it set in the pod's annotation) and refuses what falls outside its min and max.
+TEST(SimPodLimits, ALimitRangeDefaultsAContainersResourcesAndBoundsThem) {
+    test::sim_fixture sim;
+    ASSERT_EQ(
+        sim.request("POST", "/api/v1/namespaces/default/limitranges",
+                    R"({"metadata":{"name":"bounds"},"spec":{"limits":[{"type":"Container",)"
+                    R"("default":{"cpu":"500m","memory":"256Mi"},"defaultRequest":{"cpu":"200m"},)"
+                    R"("max":{"cpu":"1"},"min":{"cpu":"100m"}}]}})")
+            .status,
+        201);
+    auto r = sim.request("POST", pods,
+                         R"({"metadata":{"name":"bare"},"spec":{"containers":[)"
+                         R"({"name":"app","image":"nginx"}]}})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto doc = parse(r.body);
+    EXPECT_EQ(str(doc, "/spec/containers/0/resources/requests/cpu"), "200m");
+    EXPECT_EQ(str(doc, "/spec/containers/0/resources/requests/memory"), "256Mi");
+    EXPECT_EQ(str(doc, "/spec/containers/0/resources/limits/cpu"), "500m");
+    EXPECT_EQ(str(doc, "/metadata/annotations/kubernetes.io~1limit-ranger"),
+              "LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit "
+              "for container app");
+    r = sim.request("POST", pods,
+                    R"({"metadata":{"name":"big"},"spec":{"containers":[{"name":"app",)"
+                    R"("image":"nginx","resources":{"limits":{"cpu":"2"}}}]}})");
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "pods \"big\" is forbidden: maximum cpu usage per Container is 1, but limit is 2");
+    r = sim.request("POST", pods,
+                    R"({"metadata":{"name":"small"},"spec":{"containers":[{"name":"app",)"
+                    R"("image":"nginx","resources":{"requests":{"cpu":"50m"}}}]}})");
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "pods \"small\" is forbidden: minimum cpu usage per Container is 100m, but request "
+              "is 50m");
+}
+
+// ResourceQuota: a quota that is used up refuses the ReplicaSet's pods; the ReplicaSet and its
+// Deployment say why (ReplicaFailure, FailedCreate Events), the quota's status counts, and more
+// room lets the scale-up finish.
+TEST(SimPodLimits, AQuotaStallsAScaleUpAndTheReplicaSetSaysWhy) {
+    test::sim_fixture sim;
+    const std::string quotas = "/api/v1/namespaces/default/resourcequotas";
+    ASSERT_EQ(
+        sim.request("POST", quotas, R"({"metadata":{"name":"q"},"spec":{"hard":{"pods":"2"}}})")
+            .status,
+        201);
+    ASSERT_EQ(
+        sim.request("POST", deployments,
+                    R"({"metadata":{"name":"web"},"spec":{"replicas":4,"selector":)"
+                    R"({"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":)"
+                    R"({"app":"web"}},"spec":{"containers":[{"name":"a","image":"nginx"}]}}}})")
+            .status,
+        201);
+    const auto count = [&] {
+        return parse(sim.get(pods + "?labelSelector=app%3Dweb").body)["items"].Size();
+    };
+    std::string message;
+    ASSERT_TRUE(eventually([&] {
+        const auto d = parse(sim.get(deployments + "/web").body);
+        for (const auto& c : d["status"]["conditions"].GetArray())
+            if (std::string(c["type"].GetString()) == "ReplicaFailure")
+                message = c["message"].GetString();
+        return !message.empty();
+    })) << sim.get(deployments + "/web").body;
+    EXPECT_EQ(count(), 2u);
+    EXPECT_NE(message.find("is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, "
+                           "limited: pods=2"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.rfind("pods \"web-", 0), 0u) << message;
+    EXPECT_TRUE(eventually([&] {
+        const auto q = parse(sim.get(quotas + "/q").body);
+        return str(q, "/status/used/pods") == "2" && str(q, "/status/hard/pods") == "2";
+    }));
+    const auto events = parse(sim.get("/api/v1/namespaces/default/events").body);
+    bool failed_create = false;
+    for (const auto& e : events["items"].GetArray())
+        failed_create |=
+            std::string(e["reason"].GetString()) == "FailedCreate" &&
+            std::string(e["message"].GetString()).rfind("Error creating: pods", 0) == 0;
+    EXPECT_TRUE(failed_create);
+    // Room for all four: the retry creates them and the failure is gone.
+    ASSERT_EQ(sim.request("PATCH", quotas + "/q", R"({"spec":{"hard":{"pods":"10"}}})",
+                          "application/merge-patch+json")
+                  .status,
+              200);
+    EXPECT_TRUE(eventually([&] { return count() == 4u; }, 10s));
+    EXPECT_TRUE(eventually([&] {
+        return sim.get(deployments + "/web").body.find("ReplicaFailure") == std::string::npos;
+    }));
+    // A quota on requests.cpu needs every pod to state one.
+    ASSERT_EQ(sim.request("POST", quotas,
+                          R"({"metadata":{"name":"compute"},"spec":{"hard":{"requests.cpu":"1"}}})")
+                  .status,
+              201);
+    const auto r = sim.request("POST", pods,
+                               R"({"metadata":{"name":"bare"},"spec":{"containers":[)"
+                               R"({"name":"app","image":"nginx"}]}})");
+    EXPECT_EQ(r.status, 403);
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "pods \"bare\" is forbidden: failed quota: compute: must specify requests.cpu");
+}
+
+} // namespace
+} // namespace hpaplus
