@@ -21,9 +21,9 @@ packages=(
 )
 # What only the tests use: real Prometheus and InfluxDB, Clang for the fuzzers, buildah and
 # debootstrap for the image build (scripts/image-build.sh), the official Python Kubernetes client as
-# a typed client of the sim (and kubectl below).
+# a typed client of the sim (and kubectl below), and Ruby's kubeclient as another.
 ((demo_only)) || packages+=(prometheus influxdb clang libclang-rt-14-dev libfuzzer-14-dev debootstrap
-  buildah python3-kubernetes)
+  buildah python3-kubernetes ruby-kubeclient)
 
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi

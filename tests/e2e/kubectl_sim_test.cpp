@@ -103,6 +103,16 @@ TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
     EXPECT_NE(r.output.find("watched ADDED 1"), std::string::npos) << r.output;
 }
 
+// A third client: Ruby's kubeclient (Debian's ruby-kubeclient; scripts/setup.sh installs it),
+// which discovers through the legacy lists and watches only through the /watch/ paths.
+TEST_P(KubectlOnSim, RubysKubeclientDiscoversWritesWatchesAndScales) {
+    const auto r = test::run_command("/usr/bin/ruby " + std::string(HPAPLUS_SOURCE_DIR) +
+                                     "/tests/e2e/ruby/kubeclient_on_sim.rb " + dir.path() +
+                                     "/kubeconfig");
+    ASSERT_EQ(r.exit_code, 0) << "ruby-kubeclient (scripts/setup.sh installs it):\n" << r.output;
+    EXPECT_EQ(r.output, "ok\n");
+}
+
 // The second typed client: the official JavaScript one (@kubernetes/client-node from the npm
 // registry, run by Debian's Node.js; scripts/setup.sh installs both). It refuses plain HTTP, as it
 // does against any cluster, so it runs against the TLS sim only.
