@@ -35,6 +35,8 @@ cluster::cluster(boost::asio::io_context& io, cluster_options options)
     api_->use_admission(*admission_);
     workload_->use_admission(*admission_);
     api_->serve_prometheus([this] { return prometheus_text(store_, *workload_); });
+    api_->serve_node_stats(
+        [this](const std::string& node) { return workload_->stats_summary(node); });
     api_->serve_pod_logs([this](std::string_view uid, std::string_view container) {
         return workload_->log_of(uid, container);
     });

@@ -103,6 +103,18 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         co_await out.send(std::move(*d));
         co_return;
     }
+    // The node proxy's one path the sim's kubelet answers: what metrics-server scrapes.
+    if (parts.size() == 7 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "nodes" &&
+        parts[4] == "proxy" && parts[5] == "stats" && parts[6] == "summary" && node_stats &&
+        r.method == "GET") {
+        const auto summary = node_stats(parts[3]);
+        collection* nodes = store.find("", "v1", "nodes");
+        http_response answer = summary ? ok(*summary)
+                               : nodes ? error_response(not_found(nodes->type, parts[3]))
+                                       : error_response(not_found_path(r.path));
+        co_await out.send(std::move(answer));
+        co_return;
+    }
     const std::optional<target> t = resource_target(parts);
     if (!t) {
         co_await out.send(error_response(not_found_path(r.path)));

@@ -59,6 +59,11 @@ class api_server {
 
     /// Serves pods/NAME/log from `logs` (the log of a pod's container by pod uid and container
     /// name; null when that container has none yet).
+    /// Serves nodes/NAME/proxy/stats/summary from `summary` (the kubelet's statsapi.Summary of
+    /// a node, nullopt for one it does not run).
+    using stats_function = std::function<std::optional<std::string>(const std::string& node)>;
+    void serve_node_stats(stats_function summary);
+
     using log_function =
         std::function<const container_log*(std::string_view uid, std::string_view container)>;
     void serve_pod_logs(log_function logs);

@@ -43,8 +43,9 @@ struct api_server::impl {
     std::set<asio::steady_timer*> waiting; ///< idle watches, woken on every write
     std::uint64_t expire_epoch = 0;        ///< bumped to end every watch with 410
     bool stopped = false;
-    api_server::usage_function usage;  ///< resource metrics, when served
-    api_server::log_function pod_logs; ///< the kubelet's container logs, when served
+    api_server::usage_function usage;      ///< resource metrics, when served
+    api_server::log_function pod_logs;     ///< the kubelet's container logs, when served
+    api_server::stats_function node_stats; ///< the kubelet's /stats/summary, when served
     fault_injector faults;
     std::function<void(std::chrono::milliseconds)> restart;
     std::optional<store_snapshot> backup; ///< POST /sim/v1/snapshot; a restart may restore it
@@ -174,7 +175,7 @@ struct api_server::impl {
     // --- watch (watch.cpp)
 
     asio::awaitable<void> watch(const http_request& r, const target& t, http_responder& out);
-    /// GET pods/NAME/log (sim/apiserver/pod_logs.cpp).
+    /// GET pods/NAME/log (sim/apiserver/kubelet.cpp).
     asio::awaitable<void> pod_log(const http_request& r, const target& t, http_responder& out);
 
     // --- subresources: scale, eviction, resize (subresources.cpp)

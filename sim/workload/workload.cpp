@@ -876,6 +876,101 @@ std::optional<pod_usage> workload_model::usage_of(const stored_object& pod) cons
     return impl_->usage_of(pod);
 }
 
+namespace {
+
+// statsapi's CPUStats and MemoryStats at `time` (RFC 3339).
+json cpu_stats(const std::string& time, std::int64_t milli, double seconds, json_alloc& a) {
+    json cpu(rapidjson::kObjectType);
+    cpu.AddMember("time", json(time.c_str(), a), a);
+    cpu.AddMember("usageNanoCores", static_cast<std::uint64_t>(milli) * 1000000, a);
+    cpu.AddMember("usageCoreNanoSeconds", static_cast<std::uint64_t>(seconds * 1e9), a);
+    return cpu;
+}
+
+json memory_stats(const std::string& time, std::int64_t bytes, std::optional<std::int64_t> total,
+                  json_alloc& a) {
+    json memory(rapidjson::kObjectType);
+    memory.AddMember("time", json(time.c_str(), a), a);
+    if (total) memory.AddMember("availableBytes", std::max<std::int64_t>(0, *total - bytes), a);
+    memory.AddMember("usageBytes", bytes, a);
+    memory.AddMember("workingSetBytes", bytes, a);
+    memory.AddMember("rssBytes", bytes, a);
+    memory.AddMember("pageFaults", 0, a);
+    memory.AddMember("majorPageFaults", 0, a);
+    return memory;
+}
+
+} // namespace
+
+std::optional<std::string> workload_model::stats_summary(const std::string& node) const {
+    if (node != impl_->options.node_name) return std::nullopt;
+    collection* pods = impl_->store.find("", "v1", "pods");
+    collection* nodes = impl_->store.find("", "v1", "nodes");
+    const object_ptr node_object = nodes ? impl_->store.get(*nodes, "", node) : nullptr;
+    if (!pods || !node_object) return std::nullopt;
+    json_doc doc(rapidjson::kObjectType);
+    auto& a = doc.GetAllocator();
+    const std::string time = core::format_rfc3339(core::wall_now());
+    std::int64_t node_cpu = 0, node_memory = 0;
+    double node_seconds = 0;
+    json pod_list(rapidjson::kArrayType);
+    for (const auto& [key, p] : pods->objects) {
+        if (text_at(p->doc, "spec.nodeName") != node) continue;
+        const auto use = usage_of(*p);
+        if (!use) continue;
+        const double seconds = cpu_seconds_of(*p);
+        node_cpu += use->cpu_milli;
+        node_memory += use->memory_bytes;
+        node_seconds += seconds;
+        json entry(rapidjson::kObjectType);
+        json ref(rapidjson::kObjectType);
+        ref.AddMember("name", json(p->name.c_str(), a), a);
+        ref.AddMember("namespace", json(p->namespace_.c_str(), a), a);
+        ref.AddMember("uid", json(string_at(p->doc, "metadata.uid").c_str(), a), a);
+        entry.AddMember("podRef", ref, a);
+        const std::string started = string_at(p->doc, "status.startTime");
+        entry.AddMember("startTime", json(started.c_str(), a), a);
+        // The pod's use spread over its containers as its PodMetrics spread it.
+        json containers(rapidjson::kArrayType);
+        const json* spec = find_path(p->doc, "spec.containers");
+        const std::int64_t n = spec && spec->IsArray() && !spec->Empty() ? spec->Size() : 1;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const bool first = i == 0;
+            json c(rapidjson::kObjectType);
+            const std::string name =
+                spec && spec->IsArray() && !spec->Empty()
+                    ? string_at((*spec)[static_cast<rapidjson::SizeType>(i)], "name")
+                    : "app";
+            c.AddMember("name", json(name.c_str(), a), a);
+            c.AddMember("startTime", json(started.c_str(), a), a);
+            c.AddMember("cpu",
+                        cpu_stats(time, use->cpu_milli / n + (first ? use->cpu_milli % n : 0),
+                                  seconds / static_cast<double>(n), a),
+                        a);
+            c.AddMember("memory",
+                        memory_stats(time,
+                                     use->memory_bytes / n + (first ? use->memory_bytes % n : 0),
+                                     std::nullopt, a),
+                        a);
+            containers.PushBack(c, a);
+        }
+        entry.AddMember("containers", containers, a);
+        entry.AddMember("cpu", cpu_stats(time, use->cpu_milli, seconds, a), a);
+        entry.AddMember("memory", memory_stats(time, use->memory_bytes, std::nullopt, a), a);
+        pod_list.PushBack(entry, a);
+    }
+    json node_stats(rapidjson::kObjectType);
+    node_stats.AddMember("nodeName", json(node.c_str(), a), a);
+    node_stats.AddMember(
+        "startTime", json(string_at(node_object->doc, "metadata.creationTimestamp").c_str(), a), a);
+    node_stats.AddMember("cpu", cpu_stats(time, node_cpu, node_seconds, a), a);
+    node_stats.AddMember("memory",
+                         memory_stats(time, node_memory, impl_->options.node_memory_bytes, a), a);
+    doc.AddMember("node", node_stats, a);
+    doc.AddMember("pods", pod_list, a);
+    return to_string(doc);
+}
+
 double workload_model::cpu_seconds_of(const stored_object& pod) const {
     const auto it = impl_->cpu.find(string_at(pod.doc, "metadata.uid"));
     return it == impl_->cpu.end() ? 0.0 : it->second.at(impl_->last_tick);

@@ -73,6 +73,12 @@ class workload_model {
     /// CPU seconds the pod has used since the model first saw it running (a Prometheus counter).
     double cpu_seconds_of(const stored_object& pod) const;
 
+    /// The kubelet's `/stats/summary` of `node` (statsapi.Summary, what metrics-server scrapes):
+    /// the node's and each running pod's and container's CPU (usageNanoCores and the cumulative
+    /// usageCoreNanoSeconds) and memory (workingSetBytes); nullopt for a node the model does not
+    /// run.
+    std::optional<std::string> stats_summary(const std::string& node) const;
+
     /// The log of a container of the pod with `uid` (sim/pod_log.hpp), null when it has none.
     const container_log* log_of(std::string_view uid, std::string_view container) const;
 

@@ -106,10 +106,23 @@ TEST_P(KubectlOnSim, TheOfficialPythonClientListsPagesWatchesAndScales) {
 // A third client: Ruby's kubeclient (Debian's ruby-kubeclient; scripts/setup.sh installs it),
 // which discovers through the legacy lists and watches only through the /watch/ paths.
 TEST_P(KubectlOnSim, RubysKubeclientDiscoversWritesWatchesAndScales) {
-    const auto r = test::run_command("/usr/bin/ruby " + std::string(HPAPLUS_SOURCE_DIR) +
-                                     "/tests/e2e/ruby/kubeclient_on_sim.rb " + dir.path() +
-                                     "/kubeconfig");
+    const auto r =
+        test::run_command("/usr/bin/ruby " + std::string(HPAPLUS_SOURCE_DIR) +
+                          "/tests/e2e/ruby/kubeclient_on_sim.rb " + dir.path() + "/kubeconfig");
     ASSERT_EQ(r.exit_code, 0) << "ruby-kubeclient (scripts/setup.sh installs it):\n" << r.output;
+    EXPECT_EQ(r.output, "ok\n");
+}
+
+// A fourth: a client-go program, kubernetes-mcp-server (a prebuilt Go binary on client-go from the
+// npm registry, which scripts/setup.sh installs under tests/e2e/js), driven over its stdio MCP
+// protocol: apply, get, scale, pods, logs, top, the node's stats summary, events, deletes.
+TEST_P(KubectlOnSim, AClientGoProgramAppliesScalesReadsLogsAndStatsAndDeletes) {
+    const std::string binary = std::string(HPAPLUS_SOURCE_DIR) +
+                               "/tests/e2e/js/node_modules/kubernetes-mcp-server-linux-amd64/bin/"
+                               "kubernetes-mcp-server-linux-amd64";
+    const auto r = test::run_command("/usr/bin/python3 " + fixtures + "/client_go_mcp.py " +
+                                     binary + " " + dir.path() + "/kubeconfig");
+    ASSERT_EQ(r.exit_code, 0) << "(scripts/setup.sh installs the client-go program)\n" << r.output;
     EXPECT_EQ(r.output, "ok\n");
 }
 

@@ -1020,3 +1020,42 @@ TEST(SimPodLimits, AQuotaStallsAScaleUpAndTheReplicaSetSaysWhy) {
 
 } // namespace
 } // namespace hpaplus
+
+namespace hpaplus {
+namespace {
+
+// nodes/NAME/proxy/stats/summary: the kubelet's Summary that metrics-server scrapes, from the same
+// usage as the PodMetrics (a pod's CPU and memory spread over its containers).
+TEST(SimNodeStats, TheSummaryHoldsTheNodesAndEachRunningPodsUsage) {
+    test::sim_fixture sim;
+    ASSERT_EQ(
+        sim.request(
+               "POST", pods,
+               R"({"metadata":{"name":"busy","annotations":{)"
+               R"("sim.hpaplus.io/cpu-usage":"300m","sim.hpaplus.io/memory-usage":"100Mi"}},)"
+               R"("spec":{"containers":[{"name":"a","image":"nginx"},{"name":"b","image":"nginx"}]}})")
+            .status,
+        201);
+    const std::string summary = "/api/v1/nodes/sim-node-1/proxy/stats/summary";
+    rapidjson::Document doc;
+    ASSERT_TRUE(eventually([&] {
+        doc = parse(sim.get(summary).body);
+        return doc.IsObject() && doc["pods"].IsArray() && doc["pods"].Size() == 1;
+    })) << sim.get(summary).body;
+    EXPECT_EQ(str(doc, "/node/nodeName"), "sim-node-1");
+    EXPECT_EQ(str(doc, "/node/cpu/usageNanoCores"), "300000000");
+    EXPECT_EQ(str(doc, "/node/memory/workingSetBytes"), std::to_string(100 << 20));
+    EXPECT_EQ(str(doc, "/pods/0/podRef/name"), "busy");
+    EXPECT_EQ(str(doc, "/pods/0/containers/0/name"), "a");
+    EXPECT_EQ(str(doc, "/pods/0/containers/0/cpu/usageNanoCores"), "150000000");
+    EXPECT_EQ(str(doc, "/pods/0/containers/1/memory/workingSetBytes"), std::to_string(50 << 20));
+    // The cumulative CPU grows as the pod runs.
+    const std::string before = str(doc, "/pods/0/cpu/usageCoreNanoSeconds");
+    EXPECT_TRUE(eventually([&] {
+        return str(parse(sim.get(summary).body), "/pods/0/cpu/usageCoreNanoSeconds") != before;
+    }));
+    EXPECT_EQ(sim.get("/api/v1/nodes/nope/proxy/stats/summary").status, 404);
+}
+
+} // namespace
+} // namespace hpaplus

@@ -1,7 +1,8 @@
-// sim/apiserver/pod_logs.cpp — GET pods/NAME/log: the API server's LogREST with the simulated
-// kubelet's logs (sim/workload/pod_log): PodLogOptions validated as upstream, the container
-// chosen as LogLocation chooses it, the kubelet's answers for a container that has not started or
-// never restarted, and `follow` streamed until the pod is gone.
+// sim/apiserver/kubelet.cpp — what the API server fetches from the simulated kubelet. GET
+// pods/NAME/log: the API server's LogREST with the kubelet's logs (sim/pod_log): PodLogOptions
+// validated as upstream, the container chosen as LogLocation chooses it, the kubelet's answers for
+// a container that has not started or never restarted, and `follow` streamed until the pod is
+// gone. And nodes/NAME/proxy/stats/summary, answered in api_server.cpp from the workload model.
 #include "sim/apiserver/server.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -222,6 +223,10 @@ asio::awaitable<void> api_server::impl::pod_log(const http_request& r, const tar
 
 void api_server::serve_pod_logs(log_function logs) {
     impl_->pod_logs = std::move(logs);
+}
+
+void api_server::serve_node_stats(stats_function summary) {
+    impl_->node_stats = std::move(summary);
 }
 
 } // namespace hpaplus::sim
