@@ -161,6 +161,28 @@ api_error forbidden(const json& pod, const std::string& why) {
     return e;
 }
 
+// LimitRanger's min (a container's requests at least) or max (its limits at most) of one
+// Container item, in upstream's words.
+void check_bounds(const json& item, const json& container, bool min,
+                  std::vector<std::string>& violations) {
+    const json* bounds = find_path(item, min ? "min" : "max");
+    if (!bounds || !bounds->IsObject()) return;
+    const json* asked = find_path(container, min ? "resources.requests" : "resources.limits");
+    const std::string what = min ? "request" : "limit";
+    for (const auto& [k, v] : bounds->GetObject()) {
+        const auto bound = quantity_of(v);
+        if (!bound) continue;
+        const json* value = member_of(asked, k.GetString());
+        const auto have = value ? quantity_of(*value) : std::nullopt;
+        const std::string head = std::string(min ? "minimum " : "maximum ") + k.GetString() +
+                                 " usage per Container is " + bound->to_string();
+        if (!have)
+            violations.push_back(head + ".  No " + what + " is specified");
+        else if (min ? *have < *bound : *have > *bound)
+            violations.push_back(head + ", but " + what + " is " + have->to_string());
+    }
+}
+
 } // namespace
 
 void apply_limit_ranges(object_store& store, const std::string& ns, json_doc& pod) {
@@ -212,38 +234,8 @@ std::optional<api_error> admit_pod_limits(object_store& store, const std::string
     if (const json* list = find_path(pod, "spec.containers"); list && list->IsArray())
         for (const json* item : container_items(ranges))
             for (const auto& c : list->GetArray()) {
-                const json* requests = find_path(c, "resources.requests");
-                const json* limits = find_path(c, "resources.limits");
-                if (const json* min = find_path(*item, "min"); min && min->IsObject())
-                    for (const auto& [k, v] : min->GetObject()) {
-                        const auto bound = quantity_of(v);
-                        const json* asked = member_of(requests, k.GetString());
-                        const auto have = asked ? quantity_of(*asked) : std::nullopt;
-                        if (!bound) continue;
-                        if (!have)
-                            violations.push_back("minimum " + std::string(k.GetString()) +
-                                                 " usage per Container is " + bound->to_string() +
-                                                 ".  No request is specified");
-                        else if (*have < *bound)
-                            violations.push_back("minimum " + std::string(k.GetString()) +
-                                                 " usage per Container is " + bound->to_string() +
-                                                 ", but request is " + have->to_string());
-                    }
-                if (const json* max = find_path(*item, "max"); max && max->IsObject())
-                    for (const auto& [k, v] : max->GetObject()) {
-                        const auto bound = quantity_of(v);
-                        const json* asked = member_of(limits, k.GetString());
-                        const auto have = asked ? quantity_of(*asked) : std::nullopt;
-                        if (!bound) continue;
-                        if (!have)
-                            violations.push_back("maximum " + std::string(k.GetString()) +
-                                                 " usage per Container is " + bound->to_string() +
-                                                 ".  No limit is specified");
-                        else if (*have > *bound)
-                            violations.push_back("maximum " + std::string(k.GetString()) +
-                                                 " usage per Container is " + bound->to_string() +
-                                                 ", but limit is " + have->to_string());
-                    }
+                check_bounds(*item, c, true, violations);
+                check_bounds(*item, c, false, violations);
             }
     if (!violations.empty())
         return forbidden(pod, violations.size() == 1 ? violations.front()
