@@ -173,6 +173,7 @@ void leader_elector::stop_leading(const char* why) {
 asio::awaitable<void> leader_elector::step(bool may_take) {
     // A renewal counts from when it was sent: the server wrote it no earlier than that.
     const auto attempt = std::chrono::steady_clock::now();
+    const std::uint64_t releases = releases_;
     // Frozen (or starved) past the deadline: stop before anything else runs on a stale belief.
     if (leading_ && attempt >= valid_until_.load())
         stop_leading("let the renew deadline pass without a renewal");
@@ -182,7 +183,7 @@ asio::awaitable<void> leader_elector::step(bool may_take) {
         held = co_await try_acquire_or_renew(may_take || leading_);
     // A renewal that came back after its deadline proves nothing: the timer has stepped down.
     const bool in_time = std::chrono::steady_clock::now() < attempt + options_.renew_deadline;
-    if (held && in_time && !stopped_) {
+    if (held && in_time && !stopped_ && releases == releases_) {
         valid_until_ = attempt + options_.renew_deadline;
         watch_deadline(co_await asio::this_coro::executor);
         if (!leading_) {
@@ -208,6 +209,7 @@ asio::awaitable<void> leader_elector::run() {
 }
 
 asio::awaitable<void> leader_elector::release() {
+    ++releases_;
     if (!leading_) co_return;
     leading_ = false;
     on_stopped_();

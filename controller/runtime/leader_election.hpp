@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -85,6 +86,10 @@ class leader_elector {
     bool stopped_ = false;
     bool contended_ = false; ///< the last write lost a race (409) for the Lease
     std::atomic<bool> leading_ = false;
+    /// Bumped by every release(): a step under way when the Lease was released does not make
+    /// this replica lead again when its answer comes back (a stopped replica would otherwise
+    /// act beside the one that took over).
+    std::uint64_t releases_ = 0;
     std::string observed_record_; ///< holder + renewTime + resourceVersion last seen
     std::chrono::steady_clock::time_point observed_at_{};
     std::atomic<std::chrono::steady_clock::time_point> valid_until_{};

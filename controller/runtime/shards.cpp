@@ -191,7 +191,7 @@ std::size_t shard_coordinator::surplus(std::size_t held) const {
 }
 
 void shard_coordinator::confirm(const std::vector<bool>& held_before) {
-    if (!layout_->leading() || !quiet_) return;
+    if (stopped_ || !layout_->leading() || !quiet_) return; // a stopped one takes nothing new
     bool changed = false;
     for (std::size_t i = 0; i < shard_count(); ++i) {
         if (confirmed_[i] || !shard_lease(i).leading() || (!electors_.empty() && !held_before[i]))
