@@ -72,13 +72,14 @@ apps.create_deployment(Kubeclient::Resource.new(
   }
 ))
 apps.patch_deployment('ruby-web', { spec: { replicas: 2 } }, 'default')
+# Both created and bound to the node (the scheduler's step comes a moment after the create).
 pods = []
-50.times do
+100.times do
   pods = core.get_pods(namespace: 'default', label_selector: 'app=ruby-web')
-  break if pods.size == 2
+  break if pods.size == 2 && pods.all? { |p| !p.spec.nodeName.to_s.empty? }
   sleep 0.2
 end
 check("two pods (#{pods.size})", pods.size == 2)
-check('a pod has its node', !pods.first.spec.nodeName.to_s.empty?)
+check('each pod has its node', pods.all? { |p| !p.spec.nodeName.to_s.empty? })
 apps.delete_deployment('ruby-web', 'default')
 puts 'ok'
