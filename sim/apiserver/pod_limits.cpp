@@ -25,8 +25,8 @@ std::vector<object_ptr> in_namespace(object_store& store, const char* plural,
                                      const std::string& ns) {
     std::vector<object_ptr> out;
     if (collection* c = store.find("", "v1", plural))
-        for (const auto& [key, o] : c->objects)
-            if (o->namespace_ == ns) out.push_back(o);
+        for (const auto& [key, o] : namespace_range(*c, ns))
+            out.push_back(o);
     return out;
 }
 
