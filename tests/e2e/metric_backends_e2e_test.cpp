@@ -329,12 +329,12 @@ TEST_F(MetricBackendsE2E, ANegativeValueScalesToMinAndOutOfRangeOrStaleOnesEngag
                condition("hpap recent", "ScalingActive", "reason") == "ValidMetricFound";
     })) << kubectl("get hpap old recent -o yaml").output;
     const std::string stale = condition("hpap old", "FallbackActive", "message");
-    // Five seconds back, give or take a scrape interval.
-    EXPECT_TRUE(stale.find("sample from 5s ago, older than maxSampleAgeSeconds 2") !=
-                    std::string::npos ||
-                stale.find("sample from 6s ago, older than maxSampleAgeSeconds 2") !=
-                    std::string::npos)
-        << stale;
+    // Five seconds back, give or take a scrape interval either way (CI saw 4 s once).
+    bool about_five = false;
+    for (const char* age : {"4s", "5s", "6s", "7s"})
+        about_five |= stale.find(std::string("sample from ") + age +
+                                 " ago, older than maxSampleAgeSeconds 2") != std::string::npos;
+    EXPECT_TRUE(about_five) << stale;
     EXPECT_EQ(condition("hpap recent", "FallbackActive", "status"), "False");
     EXPECT_EQ(jsonpath("deployment old", "{.spec.replicas}"), "2"); // held
     // The sample-time query went to Prometheus as the controller's own query.
