@@ -20,6 +20,9 @@ struct write_origin {
     std::string api_version;
     /// A server-side apply: the managedFields it computed, recorded as they are.
     const json* applied_fields = nullptr;
+    /// The uid a create stores the object with when the server needed it before validation (a
+    /// Job's generated selector names it); empty: a new one.
+    std::string uid;
 };
 
 /// The manager name the real server derives: `field_manager` when given, else the User-Agent's

@@ -90,6 +90,14 @@ std::vector<resource_type> builtin_resource_types() {
     t.push_back(make({"apps", "replicasets", "ReplicaSet", {"rs"}, {"all"}, true, true, replicas}));
     t.push_back(
         make({"apps", "statefulsets", "StatefulSet", {"sts"}, {"all"}, true, true, replicas}));
+    t.push_back(make({"apps", "daemonsets", "DaemonSet", {"ds"}, {"all"}, true, true}));
+    // A StatefulSet's (and a DaemonSet's) past templates, written by its controller.
+    t.push_back(make({"apps", "controllerrevisions", "ControllerRevision", {}, {}, true, false}));
+    t.push_back(make({"batch", "jobs", "Job", {}, {"all"}, true, true}));
+    t.push_back(make(
+        {"networking.k8s.io", "networkpolicies", "NetworkPolicy", {"netpol"}, {}, true, false}));
+    t.push_back(
+        make({"scheduling.k8s.io", "priorityclasses", "PriorityClass", {"pc"}, {}, false, false}));
     t.push_back(
         make({"policy", "poddisruptionbudgets", "PodDisruptionBudget", {"pdb"}, {}, true, true}));
     t.push_back(make({"admissionregistration.k8s.io",

@@ -288,7 +288,7 @@ api_result<object_ptr> object_store::create(collection& c, const std::string& ns
         set_string(body, "metadata.namespace", ns, a);
     else
         erase_path(body, "metadata.namespace");
-    set_string(body, "metadata.uid", new_uid(), a);
+    set_string(body, "metadata.uid", origin && !origin->uid.empty() ? origin->uid : new_uid(), a);
     set_string(body, "metadata.creationTimestamp", core::format_rfc3339(now_()), a);
     if (tracks_generation(t))
         set_path(body, "metadata.generation", json(static_cast<std::int64_t>(1)), a);

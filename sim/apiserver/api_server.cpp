@@ -5,6 +5,7 @@
 
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/openapi.hpp"
+#include "sim/apiserver/priority.hpp"
 #include "sim/apiserver/protobuf.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -67,7 +68,7 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
     // kubectl's typed commands send built-in kinds as protobuf; we decode them and answer JSON.
     if (r.header("content-type").find("application/vnd.kubernetes.protobuf") == 0 &&
         !r.body.empty()) {
-        auto decoded = protobuf_to_json(r.body);
+        auto decoded = protobuf_to_json(r.body, r.path.ends_with("/status"));
         if (!decoded) {
             co_await out.send(error_response(unsupported_media_type(decoded.error().text)));
             co_return;
@@ -211,6 +212,7 @@ void api_server::bootstrap() {
         doc.Parse((std::string(R"({"metadata":{"name":")") + ns + R"("}})").c_str());
         (void)impl_->store.create(*namespaces, "", std::move(doc));
     }
+    bootstrap_priority_classes(impl_->store);
     impl_->bootstrap_authentication();
 }
 

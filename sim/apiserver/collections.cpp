@@ -11,6 +11,7 @@
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/pod_limits.hpp"
 #include "sim/apiserver/pod_rules.hpp"
+#include "sim/apiserver/priority.hpp"
 #include "sim/apiserver/schema.hpp"
 #include "sim/apiserver/server_side_apply.hpp"
 #include "sim/apiserver/strategic_merge.hpp"
@@ -173,8 +174,11 @@ std::string api_server::impl::served_text(const resource_type& type, const targe
 
 write_origin api_server::impl::origin_of(const http_request& r, const resource_type& type,
                                          const target& t) {
-    return {field_manager_of(r.query_param("fieldManager").value_or(""), r.header("user-agent")),
-            served_group_version(type, t)};
+    write_origin origin;
+    origin.manager =
+        field_manager_of(r.query_param("fieldManager").value_or(""), r.header("user-agent"));
+    origin.api_version = served_group_version(type, t);
+    return origin;
 }
 
 // Every request but a watch: one complete response.
@@ -269,8 +273,11 @@ http_response api_server::impl::objects(http_request& r, target t) {
     if (converted) convert_to_stored(c->type, t.group, t.version, body);
     if (t.sub.empty()) {
         apply_defaults(c->type, body);
+        keep_pod_priority(c->type, body, current->doc);
         if (auto e = check_pod_update(c->type, current->doc, body)) return error_response(*e);
         if (auto e = validate_builtin(c->type, t.name, body, &current->doc))
+            return error_response(*e);
+        if (auto e = admit_priority_class(store, c->type, body, &current->doc))
             return error_response(*e);
     }
     if (auto e = check_schema(r, c->type, t.name, body, &current->doc)) return error_response(*e);
@@ -305,14 +312,20 @@ http_response api_server::impl::collection_request(const http_request& r, collec
         if (c.type.namespaced && string_at(body, "metadata.namespace").empty())
             set_path(body, "metadata.namespace", json(t.ns.c_str(), body.GetAllocator()),
                      body.GetAllocator());
+        write_origin origin = origin_of(r, c.type, t);
+        if (c.type.group == "batch" && c.type.plural == "jobs")
+            generate_job_selector(body, origin.uid = new_uid());
         const bool pod = c.type.group.empty() && c.type.plural == "pods";
-        if (pod) apply_limit_ranges(store, t.ns, body); // LimitRanger, a mutating plugin
+        if (pod) { // LimitRanger and Priority, mutating plugins
+            apply_limit_ranges(store, t.ns, body);
+            if (auto e = admit_pod_priority(store, body)) return error_response(*e);
+        }
         // Validated once it is known to be this kind (a wrong kind is the store's 400 first).
         if (const std::string kind = string_at(body, "kind"); kind.empty() || kind == c.type.kind)
             if (auto e = validate_builtin(c.type, name, body)) return error_response(*e);
         if (pod) // LimitRanger's bounds and ResourceQuota, validating plugins
             if (auto e = admit_pod_limits(store, t.ns, body)) return error_response(*e);
-        const write_origin origin = origin_of(r, c.type, t);
+        if (auto e = admit_priority_class(store, c.type, body, nullptr)) return error_response(*e);
         auto stored = store.create(c, t.ns, std::move(body), &origin);
         return stored ? ok(served_text(c.type, t, **stored), 201) : error_response(stored.error());
     }
@@ -427,12 +440,25 @@ http_response api_server::impl::apply(const http_request& r, collection& c, cons
     if (c.type.namespaced && string_at(body, "metadata.namespace").empty())
         set_path(body, "metadata.namespace", json(t.ns.c_str(), body.GetAllocator()),
                  body.GetAllocator());
+    write_origin origin = origin_of(r, c.type, t);
+    const bool pod = !current && c.type.group.empty() && c.type.plural == "pods";
+    if (!current && c.type.group == "batch" && c.type.plural == "jobs")
+        generate_job_selector(body, origin.uid = new_uid());
+    if (pod) {
+        apply_limit_ranges(store, t.ns, body);
+        if (auto e = admit_pod_priority(store, body)) return error_response(*e);
+    } else if (current) {
+        keep_pod_priority(c.type, body, current->doc);
+    }
     if (auto e = validate_builtin(c.type, t.name, body, current ? &current->doc : nullptr))
         return error_response(*e);
+    if (pod)
+        if (auto e = admit_pod_limits(store, t.ns, body)) return error_response(*e);
     const json_doc managed = clone(*find_path(body, "metadata.managedFields"));
-    write_origin origin = origin_of(r, c.type, t);
     origin.applied_fields = &managed;
     if (auto e = check_schema(r, c.type, t.name, body, current ? &current->doc : nullptr))
+        return error_response(*e);
+    if (auto e = admit_priority_class(store, c.type, body, current ? &current->doc : nullptr))
         return error_response(*e);
     if (!current) {
         if (auto e = prepare_webhook_configuration(c.type, t.name, body)) return error_response(*e);

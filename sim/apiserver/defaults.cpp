@@ -95,7 +95,8 @@ void default_template(json& workload, json_alloc& a) {
 }
 
 // SetDefaults_Pod (requests from limits, service links) and the admission plugins every pod
-// passes on a real cluster: ServiceAccount, Priority, DefaultTolerationSeconds.
+// passes on a real cluster: ServiceAccount, DefaultTolerationSeconds (Priority:
+// sim/apiserver/priority).
 void default_pod(json& pod, json_alloc& a) {
     json* spec = member(&pod, "spec", a);
     default_pod_spec(spec, a);
@@ -103,8 +104,6 @@ void default_pod(json& pod, json_alloc& a) {
     set_default(spec, "enableServiceLinks", json(true), a);
     set_default(spec, "serviceAccountName", "default", a);
     set_default(spec, "serviceAccount", "default", a);
-    set_default(spec, "priority", json(0), a);
-    set_default(spec, "preemptionPolicy", "PreemptLowerPriority", a);
     for (const char* list : {"containers", "initContainers"}) {
         if (!spec->HasMember(list) || !(*spec)[list].IsArray()) continue;
         for (auto& c : (*spec)[list].GetArray()) {
@@ -164,6 +163,61 @@ void default_statefulset(json& s, json_alloc& a) {
     set_default(retention, "whenDeleted", "Retain", a);
     set_default(retention, "whenScaled", "Retain", a);
     default_template(s, a);
+}
+
+void default_daemonset(json& d, json_alloc& a) {
+    json* spec = member(&d, "spec", a);
+    json* strategy = member(spec, "updateStrategy", a);
+    set_default(strategy, "type", "RollingUpdate", a);
+    if (strategy && string_at(*strategy, "type") == "RollingUpdate") {
+        json* rolling = member(strategy, "rollingUpdate", a);
+        set_default(rolling, "maxUnavailable", json(1), a);
+        set_default(rolling, "maxSurge", json(0), a);
+    }
+    set_default(spec, "revisionHistoryLimit", json(10), a);
+    default_template(d, a);
+}
+
+// SetDefaults_Job (parallelism and completions 1 when neither is set, backoffLimit 6, NonIndexed,
+// not suspended, pods replaced once terminated or failed).
+void default_job(json& job, json_alloc& a) {
+    json* spec = member(&job, "spec", a);
+    if (!spec) return;
+    if (!spec->HasMember("completions") && !spec->HasMember("parallelism"))
+        spec->AddMember("completions", json(1), a);
+    set_default(spec, "parallelism", json(1), a);
+    set_default(spec, "backoffLimit",
+                json(spec->HasMember("backoffLimitPerIndex") ? 2147483647 : 6), a);
+    set_default(spec, "completionMode", "NonIndexed", a);
+    set_default(spec, "suspend", json(false), a);
+    set_default(spec, "podReplacementPolicy",
+                spec->HasMember("podFailurePolicy") ? "Failed" : "TerminatingOrFailed", a);
+    default_template(job, a);
+}
+
+// SetDefaults_NetworkPolicy: Ingress always, Egress when there are egress rules; ports are TCP.
+void default_network_policy(json& policy, json_alloc& a) {
+    json* spec = member(&policy, "spec", a);
+    if (!spec) return;
+    const json* egress = member_of(spec, "egress");
+    const bool egress_rules = egress && egress->IsArray() && !egress->Empty();
+    if (const json* types = member_of(spec, "policyTypes");
+        !types || !types->IsArray() || types->Empty()) {
+        json list(rapidjson::kArrayType);
+        list.PushBack("Ingress", a);
+        if (egress_rules) list.PushBack("Egress", a);
+        spec->RemoveMember("policyTypes");
+        spec->AddMember("policyTypes", list, a);
+    }
+    for (const char* direction : {"ingress", "egress"}) {
+        auto rules = spec->FindMember(direction);
+        if (rules == spec->MemberEnd() || !rules->value.IsArray()) continue;
+        for (auto& rule : rules->value.GetArray()) {
+            if (!rule.IsObject() || !rule.HasMember("ports") || !rule["ports"].IsArray()) continue;
+            for (auto& port : rule["ports"].GetArray())
+                set_default(&port, "protocol", "TCP", a);
+        }
+    }
 }
 
 // A Service: what the real server defaults and allocates (a ClusterIP, here derived from the
@@ -238,10 +292,44 @@ void apply_defaults(const resource_type& type, json_doc& object) {
         default_template(object, a);
     } else if (type.group == "apps" && type.plural == "statefulsets") {
         default_statefulset(object, a);
+    } else if (type.group == "apps" && type.plural == "daemonsets") {
+        default_daemonset(object, a);
+    } else if (type.group == "batch" && type.plural == "jobs") {
+        default_job(object, a);
+    } else if (type.group == "networking.k8s.io" && type.plural == "networkpolicies") {
+        default_network_policy(object, a);
+    } else if (type.group == "scheduling.k8s.io" && type.plural == "priorityclasses") {
+        set_default(&object, "preemptionPolicy", "PreemptLowerPriority", a);
     } else if (type.group.empty() && type.plural == "services") {
         default_service(object, a);
     } else if (type.group.empty() && type.plural == "secrets") {
         default_secret(object, a);
+    }
+}
+
+void generate_job_selector(json_doc& job, const std::string& uid) {
+    auto& a = job.GetAllocator();
+    if (find_path(job, "spec.manualSelector") && find_path(job, "spec.manualSelector")->IsTrue())
+        return;
+    json* spec = member(&job, "spec", a);
+    json* labels = member(member(member(spec, "template", a), "metadata", a), "labels", a);
+    if (!labels) return;
+    const std::string name = string_at(job, "metadata.name");
+    for (const char* key : {"job-name", "batch.kubernetes.io/job-name"})
+        set_default(labels, key, name.c_str(), a);
+    for (const char* key : {"controller-uid", "batch.kubernetes.io/controller-uid"})
+        set_default(labels, key, uid.c_str(), a);
+    json* selector = member(spec, "selector", a);
+    set_default(member(selector, "matchLabels", a), "batch.kubernetes.io/controller-uid",
+                uid.c_str(), a);
+    // SetDefaults_Job copies the template's labels to a Job without labels; it runs again on
+    // every read from storage, so they carry the generated ones as well.
+    const json* own = find_path(job, "metadata.labels");
+    if (!own || !own->IsObject() || own->ObjectEmpty()) {
+        json* metadata = member(&job, "metadata", a);
+        if (!metadata) return;
+        metadata->RemoveMember("labels");
+        metadata->AddMember("labels", json(*labels, a), a);
     }
 }
 

@@ -26,7 +26,15 @@ enum class kind {
     time,
     micro_time,
     quantity,
-    int_or_string
+    int_or_string,
+    /// A message whose fields are the parent's in JSON (a Go embedded struct, `json:",inline"`).
+    inline_message,
+    /// Known upstream and not kept: what the server sets itself (managedFields, which a write
+    /// without them leaves as they are).
+    ignored,
+    /// The object's status: ignored by a write of the object (the server keeps its own), refused
+    /// on a write of the status subresource, which would need it decoded.
+    status
 };
 
 struct message;
@@ -45,6 +53,8 @@ struct message {
 };
 
 // --- schema (field numbers from generated.proto) --------------------------------------------
+// A field number a message does not list is refused (415): the real server would keep it, so
+// dropping it would lose what the client wrote.
 extern const message object_meta, label_selector, label_selector_requirement, owner_reference,
     pod_template_spec, pod_spec, container, container_port, env_var, resource_requirements,
     deployment_spec, deployment_strategy, rolling_update, namespace_spec, key_to_path, volume,
@@ -73,24 +83,49 @@ const message object_meta{{{1, "name", kind::string},
                            {11, "labels", kind::string_map},
                            {12, "annotations", kind::string_map},
                            {13, "ownerReferences", kind::message, &owner_reference, true},
-                           {14, "finalizers", kind::string, nullptr, true}}};
+                           {14, "finalizers", kind::string, nullptr, true},
+                           {4, "selfLink", kind::string},
+                           {9, "deletionTimestamp", kind::time},
+                           {10, "deletionGracePeriodSeconds", kind::int64, nullptr, false, true},
+                           {17, "managedFields", kind::ignored}}};
 const message container_port{{{1, "name", kind::string},
                               {2, "hostPort", kind::int32},
                               {3, "containerPort", kind::int32},
                               {4, "protocol", kind::string},
                               {5, "hostIP", kind::string}}};
 const message env_var{{{1, "name", kind::string}, {2, "value", kind::string}}};
+const message volume_mount{{{1, "name", kind::string},
+                            {2, "readOnly", kind::boolean},
+                            {3, "mountPath", kind::string},
+                            {4, "subPath", kind::string},
+                            {5, "mountPropagation", kind::string, nullptr, false, true},
+                            {6, "subPathExpr", kind::string},
+                            {7, "recursiveReadOnly", kind::string, nullptr, false, true}}};
+const message resize_policy{
+    {{1, "resourceName", kind::string}, {2, "restartPolicy", kind::string}}};
 const message resource_requirements{
     {{1, "limits", kind::quantity_map}, {2, "requests", kind::quantity_map}}};
+const message http_header{{{1, "name", kind::string}, {2, "value", kind::string}}};
 const message http_get{{{1, "path", kind::string},
                         {2, "port", kind::int_or_string},
                         {3, "host", kind::string},
-                        {4, "scheme", kind::string}}};
+                        {4, "scheme", kind::string},
+                        {5, "httpHeaders", kind::message, &http_header, true}}};
+const message grpc_action{
+    {{1, "port", kind::int32}, {2, "service", kind::string, nullptr, false, true}}};
 const message tcp_socket{{{1, "port", kind::int_or_string}, {2, "host", kind::string}}};
 const message exec_action{{{1, "command", kind::string, nullptr, true}}};
-const message probe{{{1, "exec", kind::message, &exec_action},
-                     {2, "httpGet", kind::message, &http_get},
-                     {3, "tcpSocket", kind::message, &tcp_socket}}};
+const message probe_handler{{{1, "exec", kind::message, &exec_action},
+                             {2, "httpGet", kind::message, &http_get},
+                             {3, "tcpSocket", kind::message, &tcp_socket},
+                             {4, "grpc", kind::message, &grpc_action}}};
+const message probe{{{1, "", kind::inline_message, &probe_handler},
+                     {2, "initialDelaySeconds", kind::int32},
+                     {3, "timeoutSeconds", kind::int32},
+                     {4, "periodSeconds", kind::int32},
+                     {5, "successThreshold", kind::int32},
+                     {6, "failureThreshold", kind::int32},
+                     {7, "terminationGracePeriodSeconds", kind::int64, nullptr, false, true}}};
 const message container{{{1, "name", kind::string},
                          {2, "image", kind::string},
                          {3, "command", kind::string, nullptr, true},
@@ -99,28 +134,67 @@ const message container{{{1, "name", kind::string},
                          {6, "ports", kind::message, &container_port, true},
                          {7, "env", kind::message, &env_var, true},
                          {8, "resources", kind::message, &resource_requirements},
+                         {9, "volumeMounts", kind::message, &volume_mount, true},
+                         {10, "livenessProbe", kind::message, &probe},
+                         {11, "readinessProbe", kind::message, &probe},
+                         {13, "terminationMessagePath", kind::string},
                          {14, "imagePullPolicy", kind::string},
-                         {24, "restartPolicy", kind::string}}};
-const message key_to_path{{{1, "key", kind::string}, {2, "path", kind::string}}};
-const message config_map_volume{
-    {{1, "name", kind::string}, {2, "items", kind::message, &key_to_path, true}}};
-const message empty_dir{{{1, "medium", kind::string}}};
-const message volume{{{1, "name", kind::string}}};
+                         {16, "stdin", kind::boolean},
+                         {17, "stdinOnce", kind::boolean},
+                         {18, "tty", kind::boolean},
+                         {20, "terminationMessagePolicy", kind::string},
+                         {22, "startupProbe", kind::message, &probe},
+                         {23, "resizePolicy", kind::message, &resize_policy, true},
+                         {24, "restartPolicy", kind::string, nullptr, false, true}}};
+const message key_to_path{{{1, "key", kind::string},
+                           {2, "path", kind::string},
+                           {3, "mode", kind::int32, nullptr, false, true}}};
+const message local_object_reference{{{1, "name", kind::string}}};
+const message config_map_volume{{{1, "", kind::inline_message, &local_object_reference},
+                                 {2, "items", kind::message, &key_to_path, true},
+                                 {3, "defaultMode", kind::int32, nullptr, false, true},
+                                 {4, "optional", kind::boolean, nullptr, false, true}}};
+const message secret_volume{{{1, "secretName", kind::string},
+                             {2, "items", kind::message, &key_to_path, true},
+                             {3, "defaultMode", kind::int32, nullptr, false, true},
+                             {4, "optional", kind::boolean, nullptr, false, true}}};
+const message empty_dir{{{1, "medium", kind::string}, {2, "sizeLimit", kind::quantity}}};
+const message host_path{
+    {{1, "path", kind::string}, {2, "type", kind::string, nullptr, false, true}}};
+const message volume_source{{{1, "hostPath", kind::message, &host_path},
+                             {2, "emptyDir", kind::message, &empty_dir},
+                             {6, "secret", kind::message, &secret_volume},
+                             {19, "configMap", kind::message, &config_map_volume}}};
+const message volume{{{1, "name", kind::string}, {2, "", kind::inline_message, &volume_source}}};
 const message toleration{{{1, "key", kind::string},
                           {2, "operator", kind::string},
                           {3, "value", kind::string},
                           {4, "effect", kind::string},
                           {5, "tolerationSeconds", kind::int64, nullptr, false, true}}};
-const message pod_spec{{{2, "containers", kind::message, &container, true},
+const message pod_spec{{{1, "volumes", kind::message, &volume, true},
+                        {2, "containers", kind::message, &container, true},
                         {3, "restartPolicy", kind::string},
                         {4, "terminationGracePeriodSeconds", kind::int64, nullptr, false, true},
+                        {5, "activeDeadlineSeconds", kind::int64, nullptr, false, true},
                         {6, "dnsPolicy", kind::string},
                         {7, "nodeSelector", kind::string_map},
                         {8, "serviceAccountName", kind::string},
+                        {9, "serviceAccount", kind::string},
                         {10, "nodeName", kind::string},
+                        {11, "hostNetwork", kind::boolean},
+                        {12, "hostPID", kind::boolean},
+                        {13, "hostIPC", kind::boolean},
+                        {15, "imagePullSecrets", kind::message, &local_object_reference, true},
+                        {16, "hostname", kind::string},
+                        {17, "subdomain", kind::string},
                         {19, "schedulerName", kind::string},
                         {20, "initContainers", kind::message, &container, true},
-                        {22, "tolerations", kind::message, &toleration, true}}};
+                        {21, "automountServiceAccountToken", kind::boolean, nullptr, false, true},
+                        {22, "tolerations", kind::message, &toleration, true},
+                        {24, "priorityClassName", kind::string},
+                        {25, "priority", kind::int32, nullptr, false, true},
+                        {30, "enableServiceLinks", kind::boolean, nullptr, false, true},
+                        {31, "preemptionPolicy", kind::string, nullptr, false, true}}};
 const message pod_template_spec{
     {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &pod_spec}}};
 const message rolling_update{
@@ -135,16 +209,85 @@ const message deployment_spec{{{1, "replicas", kind::int32, nullptr, false, true
                                {6, "revisionHistoryLimit", kind::int32, nullptr, false, true},
                                {7, "paused", kind::boolean},
                                {9, "progressDeadlineSeconds", kind::int32, nullptr, false, true}}};
-const message deployment{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &deployment_spec}}};
+const message deployment{{{1, "metadata", kind::message, &object_meta},
+                          {2, "spec", kind::message, &deployment_spec},
+                          {3, "status", kind::status}}};
+const message replica_set_spec{{{1, "replicas", kind::int32, nullptr, false, true},
+                                {2, "selector", kind::message, &label_selector},
+                                {3, "template", kind::message, &pod_template_spec},
+                                {4, "minReadySeconds", kind::int32}}};
+const message replica_set{{{1, "metadata", kind::message, &object_meta},
+                           {2, "spec", kind::message, &replica_set_spec},
+                           {3, "status", kind::status}}};
+const message stateful_set_rolling_update{{{1, "partition", kind::int32, nullptr, false, true},
+                                           {2, "maxUnavailable", kind::int_or_string}}};
+const message stateful_set_strategy{
+    {{1, "type", kind::string}, {2, "rollingUpdate", kind::message, &stateful_set_rolling_update}}};
+const message claim_retention{{{1, "whenDeleted", kind::string}, {2, "whenScaled", kind::string}}};
+const message stateful_set_ordinals{{{1, "start", kind::int32}}};
+const message stateful_set_spec{
+    {{1, "replicas", kind::int32, nullptr, false, true},
+     {2, "selector", kind::message, &label_selector},
+     {3, "template", kind::message, &pod_template_spec},
+     {5, "serviceName", kind::string},
+     {6, "podManagementPolicy", kind::string},
+     {7, "updateStrategy", kind::message, &stateful_set_strategy},
+     {8, "revisionHistoryLimit", kind::int32, nullptr, false, true},
+     {9, "minReadySeconds", kind::int32},
+     {10, "persistentVolumeClaimRetentionPolicy", kind::message, &claim_retention},
+     {11, "ordinals", kind::message, &stateful_set_ordinals}}};
+const message stateful_set{{{1, "metadata", kind::message, &object_meta},
+                            {2, "spec", kind::message, &stateful_set_spec},
+                            {3, "status", kind::status}}};
+const message daemon_set_rolling_update{
+    {{1, "maxUnavailable", kind::int_or_string}, {2, "maxSurge", kind::int_or_string}}};
+const message daemon_set_strategy{
+    {{1, "type", kind::string}, {2, "rollingUpdate", kind::message, &daemon_set_rolling_update}}};
+const message daemon_set_spec{{{1, "selector", kind::message, &label_selector},
+                               {2, "template", kind::message, &pod_template_spec},
+                               {3, "updateStrategy", kind::message, &daemon_set_strategy},
+                               {4, "minReadySeconds", kind::int32},
+                               {6, "revisionHistoryLimit", kind::int32, nullptr, false, true}}};
+const message daemon_set{{{1, "metadata", kind::message, &object_meta},
+                          {2, "spec", kind::message, &daemon_set_spec},
+                          {3, "status", kind::status}}};
+
+// batch/v1 Job (what `kubectl create job` sends).
+const message job_spec{{{1, "parallelism", kind::int32, nullptr, false, true},
+                        {2, "completions", kind::int32, nullptr, false, true},
+                        {3, "activeDeadlineSeconds", kind::int64, nullptr, false, true},
+                        {4, "selector", kind::message, &label_selector},
+                        {5, "manualSelector", kind::boolean, nullptr, false, true},
+                        {6, "template", kind::message, &pod_template_spec},
+                        {7, "backoffLimit", kind::int32, nullptr, false, true},
+                        {8, "ttlSecondsAfterFinished", kind::int32, nullptr, false, true},
+                        {9, "completionMode", kind::string, nullptr, false, true},
+                        {10, "suspend", kind::boolean, nullptr, false, true},
+                        {12, "backoffLimitPerIndex", kind::int32, nullptr, false, true},
+                        {13, "maxFailedIndexes", kind::int32, nullptr, false, true},
+                        {14, "podReplacementPolicy", kind::string, nullptr, false, true}}};
+const message job{{{1, "metadata", kind::message, &object_meta},
+                   {2, "spec", kind::message, &job_spec},
+                   {3, "status", kind::status}}};
+
+// scheduling.k8s.io/v1 PriorityClass (what `kubectl create priorityclass` sends).
+const message priority_class{{{1, "metadata", kind::message, &object_meta},
+                              {2, "value", kind::int32},
+                              {3, "globalDefault", kind::boolean},
+                              {4, "description", kind::string},
+                              {5, "preemptionPolicy", kind::string, nullptr, false, true}}};
 const message namespace_spec{{{1, "finalizers", kind::string, nullptr, true}}};
-const message namespace_obj{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &namespace_spec}}};
+const message namespace_obj{{{1, "metadata", kind::message, &object_meta},
+                             {2, "spec", kind::message, &namespace_spec},
+                             {3, "status", kind::status}}};
 const message config_map{{{1, "metadata", kind::message, &object_meta},
                           {2, "data", kind::string_map},
                           {3, "binaryData", kind::bytes_map},
                           {4, "immutable", kind::boolean, nullptr, false, true}}};
-const message service_account_obj{{{1, "metadata", kind::message, &object_meta}}};
+const message service_account_obj{
+    {{1, "metadata", kind::message, &object_meta},
+     {3, "imagePullSecrets", kind::message, &local_object_reference, true},
+     {4, "automountServiceAccountToken", kind::boolean, nullptr, false, true}}};
 const message secret{{{1, "metadata", kind::message, &object_meta},
                       {2, "data", kind::bytes_map},
                       {3, "type", kind::string},
@@ -160,8 +303,9 @@ const message hpa_v1_spec{
      {2, "minReplicas", kind::int32, nullptr, false, true},
      {3, "maxReplicas", kind::int32},
      {4, "targetCPUUtilizationPercentage", kind::int32, nullptr, false, true}}};
-const message hpa_v1{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &hpa_v1_spec}}};
+const message hpa_v1{{{1, "metadata", kind::message, &object_meta},
+                      {2, "spec", kind::message, &hpa_v1_spec},
+                      {3, "status", kind::status}}};
 const message metric_target{{{1, "type", kind::string},
                              {2, "value", kind::quantity},
                              {3, "averageValue", kind::quantity},
@@ -185,8 +329,9 @@ const message hpa_v2_spec{{{1, "scaleTargetRef", kind::message, &cross_version_r
                            {3, "maxReplicas", kind::int32},
                            {4, "metrics", kind::message, &metric_spec, true},
                            {5, "behavior", kind::message, &hpa_behavior}}};
-const message hpa_v2{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &hpa_v2_spec}}};
+const message hpa_v2{{{1, "metadata", kind::message, &object_meta},
+                      {2, "spec", kind::message, &hpa_v2_spec},
+                      {3, "status", kind::status}}};
 
 // authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews (what `kubectl auth` sends).
 const message resource_attributes{{{1, "namespace", kind::string},
@@ -207,17 +352,22 @@ const message access_review_spec{
      {4, "groups", kind::string, nullptr, true},
      {6, "uid", kind::string}}};
 const message self_access_review{{{1, "metadata", kind::message, &object_meta},
-                                  {2, "spec", kind::message, &self_access_review_spec}}};
+                                  {2, "spec", kind::message, &self_access_review_spec},
+                                  {3, "status", kind::status}}};
 const message access_review{{{1, "metadata", kind::message, &object_meta},
-                             {2, "spec", kind::message, &access_review_spec}}};
+                             {2, "spec", kind::message, &access_review_spec},
+                             {3, "status", kind::status}}};
 const message rules_review_spec{{{1, "namespace", kind::string}}};
-const message rules_review{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &rules_review_spec}}};
-const message self_subject_review{{{1, "metadata", kind::message, &object_meta}}};
+const message rules_review{{{1, "metadata", kind::message, &object_meta},
+                            {2, "spec", kind::message, &rules_review_spec},
+                            {3, "status", kind::status}}};
+const message self_subject_review{
+    {{1, "metadata", kind::message, &object_meta}, {2, "status", kind::status}}};
 const message token_request_spec{{{1, "audiences", kind::string, nullptr, true},
                                   {4, "expirationSeconds", kind::int64, nullptr, false, true}}};
 const message token_request{{{1, "metadata", kind::message, &object_meta},
-                             {2, "spec", kind::message, &token_request_spec}}};
+                             {2, "spec", kind::message, &token_request_spec},
+                             {3, "status", kind::status}}};
 
 // core/v1 Service (what `kubectl create service` sends).
 const message service_port{{{1, "name", kind::string},
@@ -245,12 +395,14 @@ const message service_spec{
      {20, "allocateLoadBalancerNodePorts", kind::boolean, nullptr, false, true},
      {21, "loadBalancerClass", kind::string, nullptr, false, true},
      {22, "internalTrafficPolicy", kind::string, nullptr, false, true}}};
-const message service{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &service_spec}}};
+const message service{{{1, "metadata", kind::message, &object_meta},
+                       {2, "spec", kind::message, &service_spec},
+                       {3, "status", kind::status}}};
 
 // core/v1 Pod, as typed clients create it (the spec fields above; status is the kubelet's).
-const message pod{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &pod_spec}}};
+const message pod{{{1, "metadata", kind::message, &object_meta},
+                   {2, "spec", kind::message, &pod_spec},
+                   {3, "status", kind::status}}};
 
 // core/v1 Event, what client-go's EventRecorder writes.
 const message object_reference{{{1, "kind", kind::string},
@@ -278,6 +430,24 @@ const message event{{{1, "metadata", kind::message, &object_meta},
                      {14, "reportingComponent", kind::string},
                      {15, "reportingInstance", kind::string}}};
 
+// events.k8s.io/v1 Event, what client-go's newer events library writes.
+const message events_v1_source{{{1, "component", kind::string}, {2, "host", kind::string}}};
+const message events_v1_event{{{1, "metadata", kind::message, &object_meta},
+                               {2, "eventTime", kind::micro_time},
+                               {3, "series", kind::message, &event_series},
+                               {4, "reportingController", kind::string},
+                               {5, "reportingInstance", kind::string},
+                               {6, "action", kind::string},
+                               {7, "reason", kind::string},
+                               {8, "regarding", kind::message, &object_reference},
+                               {9, "related", kind::message, &object_reference},
+                               {10, "note", kind::string},
+                               {11, "type", kind::string},
+                               {12, "deprecatedSource", kind::message, &events_v1_source},
+                               {13, "deprecatedFirstTimestamp", kind::time},
+                               {14, "deprecatedLastTimestamp", kind::time},
+                               {15, "deprecatedCount", kind::int32}}};
+
 // coordination.k8s.io/v1 Lease, what client-go's leader election writes (every field a pointer).
 const message lease_spec{{{1, "holderIdentity", kind::string, nullptr, false, true},
                           {2, "leaseDurationSeconds", kind::int32, nullptr, false, true},
@@ -303,8 +473,9 @@ const message eviction{{{1, "metadata", kind::message, &object_meta},
 
 // autoscaling/v1 Scale, what `kubectl scale` and client-go's scale client write.
 const message scale_spec{{{1, "replicas", kind::int32}}};
-const message scale{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &scale_spec}}};
+const message scale{{{1, "metadata", kind::message, &object_meta},
+                     {2, "spec", kind::message, &scale_spec},
+                     {3, "status", kind::status}}};
 
 const std::map<std::string, const message*, std::less<>> kinds = {
     {"authorization.k8s.io/v1/SelfSubjectAccessReview", &self_access_review},
@@ -316,6 +487,12 @@ const std::map<std::string, const message*, std::less<>> kinds = {
     {"autoscaling/v1/HorizontalPodAutoscaler", &hpa_v1},
     {"autoscaling/v2/HorizontalPodAutoscaler", &hpa_v2},
     {"apps/v1/Deployment", &deployment},
+    {"apps/v1/ReplicaSet", &replica_set},
+    {"apps/v1/StatefulSet", &stateful_set},
+    {"apps/v1/DaemonSet", &daemon_set},
+    {"batch/v1/Job", &job},
+    {"scheduling.k8s.io/v1/PriorityClass", &priority_class},
+    {"events.k8s.io/v1/Event", &events_v1_event},
     {"v1/Namespace", &namespace_obj},
     {"v1/ConfigMap", &config_map},
     {"v1/ServiceAccount", &service_account_obj},
@@ -381,7 +558,14 @@ struct reader {
     }
 };
 
-bool decode(std::string_view data, const message& schema, json& out, json_alloc& a);
+// Where a decode stands and why it failed.
+struct decoding {
+    bool status_write = false; ///< the request writes the status subresource
+    std::string refused;       ///< a field the decoder cannot keep, named for the 415
+};
+
+bool decode(std::string_view data, const message& schema, json& out, json_alloc& a, decoding& d,
+            const std::string& path);
 
 // A JSON string of `s` (an empty view may have no data pointer, which rapidjson must not copy).
 json text_value(std::string_view s, json_alloc& a) {
@@ -448,7 +632,8 @@ bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a
     return true;
 }
 
-bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_alloc& a) {
+bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_alloc& a, decoding& d,
+                  const std::string& path) {
     switch (f.type) {
     case kind::string: {
         auto s = r.bytes();
@@ -466,7 +651,11 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
         return !r.failed;
     case kind::message:
         value.SetObject();
-        return decode(r.bytes(), *f.sub, value, a) && !r.failed;
+        return decode(r.bytes(), *f.sub, value, a, d, path) && !r.failed;
+    case kind::inline_message:
+    case kind::ignored:
+    case kind::status:
+        return false; // decode() handles them
     case kind::time: {
         reader t{r.bytes()};
         std::int64_t seconds = 0;
@@ -549,7 +738,24 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
     return false;
 }
 
-bool decode(std::string_view data, const message& schema, json& out, json_alloc& a) {
+// A field a message does not list: skipped when it carries a zero value (Go's encoder writes
+// every non-pointer field, and a zero is what JSON's omitempty leaves out), refused otherwise.
+bool skip_unknown(reader& r, unsigned wire, int number, decoding& d, const std::string& path) {
+    bool zero = false;
+    if (wire == 0)
+        zero = r.varint() == 0;
+    else if (wire == 2)
+        zero = r.bytes().empty();
+    else
+        r.skip(wire);
+    if (r.failed || zero) return !r.failed;
+    d.refused = "field " + std::to_string(number) + " of " + (path.empty() ? "the object" : path) +
+                " is not decoded by the simulated cluster";
+    return false;
+}
+
+bool decode(std::string_view data, const message& schema, json& out, json_alloc& a, decoding& d,
+            const std::string& path) {
     reader r{data};
     while (!r.done()) {
         const std::uint64_t tag = r.varint();
@@ -557,9 +763,26 @@ bool decode(std::string_view data, const message& schema, json& out, json_alloc&
         const unsigned wire = static_cast<unsigned>(tag & 7);
         const field* f = nullptr;
         for (const auto& candidate : schema.fields)
-            if (candidate.number == number && candidate.name[0]) f = &candidate;
+            if (candidate.number == number) f = &candidate;
         if (!f) {
+            if (!skip_unknown(r, wire, number, d, path)) return false;
+            continue;
+        }
+        const std::string at = f->name[0] ? (path.empty() ? "" : path + ".") + f->name : path;
+        if (f->type == kind::ignored) {
             r.skip(wire);
+            continue;
+        }
+        if (f->type == kind::status) {
+            const auto body = r.bytes();
+            if (d.status_write && !body.empty()) {
+                d.refused = "a status written as protobuf is not decoded by the simulated cluster";
+                return false;
+            }
+            continue;
+        }
+        if (f->type == kind::inline_message) {
+            if (!decode(r.bytes(), *f->sub, out, a, d, path) || r.failed) return false;
             continue;
         }
         const json name(rapidjson::StringRef(f->name));
@@ -571,11 +794,11 @@ bool decode(std::string_view data, const message& schema, json& out, json_alloc&
                 out.AddMember(json(rapidjson::StringRef(f->name)), json(rapidjson::kObjectType), a);
                 it = out.FindMember(name);
             }
-            if (!decode_value(r, wire, *f, it->value, a)) return false;
+            if (!decode_value(r, wire, *f, it->value, a, d, at)) return false;
             continue;
         }
         json value;
-        if (!decode_value(r, wire, *f, value, a)) return false;
+        if (!decode_value(r, wire, *f, value, a, d, at)) return false;
         const bool zero = (value.IsString() && value.GetStringLength() == 0) ||
                           (value.IsInt64() && value.GetInt64() == 0) ||
                           (value.IsBool() && !value.GetBool());
@@ -598,7 +821,7 @@ bool decode(std::string_view data, const message& schema, json& out, json_alloc&
 
 } // namespace
 
-core::outcome<std::string> protobuf_to_json(std::string_view body) {
+core::outcome<std::string> protobuf_to_json(std::string_view body, bool status_write) {
     if (body.size() < 4 || body.substr(0, 4) != std::string_view("k8s\0", 4))
         return core::error_message(
             "the protobuf body does not start with the Kubernetes magic prefix");
@@ -636,8 +859,12 @@ core::outcome<std::string> protobuf_to_json(std::string_view body) {
     auto& a = doc.GetAllocator();
     doc.AddMember("apiVersion", json(api_version.c_str(), a), a);
     doc.AddMember("kind", json(kind_name.c_str(), a), a);
-    if (!decode(raw, *schema->second, doc, a))
-        return core::error_message("the protobuf body of " + kind_name + " is malformed");
+    decoding d{status_write, {}};
+    if (!decode(raw, *schema->second, doc, a, d, ""))
+        return core::error_message(d.refused.empty()
+                                       ? "the protobuf body of " + kind_name + " is malformed"
+                                       : "the protobuf body of " + kind_name + ": " + d.refused +
+                                             "; send application/json");
     return core::success(to_string(doc));
 }
 

@@ -11,7 +11,10 @@
 
 namespace hpaplus::sim {
 
-/// Decodes a protobuf-encoded request body; the error names what could not be decoded.
-core::outcome<std::string> protobuf_to_json(std::string_view body);
+/// Decodes a protobuf-encoded request body; the error names what could not be decoded. A field
+/// the decoder does not know is refused unless it carries a zero value (nothing is dropped); an
+/// object's status is ignored unless `status_write` (a write of the status subresource), where it
+/// is refused.
+core::outcome<std::string> protobuf_to_json(std::string_view body, bool status_write = false);
 
 } // namespace hpaplus::sim

@@ -104,6 +104,55 @@ void add_template_columns(std::vector<column>& columns, const char* selector, bo
              }});
 }
 
+// printJob's Status: the first of its conditions that holds, in upstream's order.
+std::string job_status(const json& o) {
+    auto holds = [&](std::string_view type) {
+        if (const json* cs = find_path(o, "status.conditions"); cs && cs->IsArray())
+            for (const auto& c : cs->GetArray())
+                if (text_at(c, "type") == type && text_at(c, "status") == "True") return true;
+        return false;
+    };
+    if (holds("Complete")) return "Complete";
+    if (holds("Failed")) return "Failed";
+    if (find_path(o, "metadata.deletionTimestamp")) return "Terminating";
+    for (const char* type : {"Suspended", "FailureTarget", "SuccessCriteriaMet"})
+        if (holds(type)) return type;
+    return "Running";
+}
+
+// printJob's Completions: succeeded of completions (of one, "of N" running in parallel).
+std::string job_completions(const json& o) {
+    const std::string done = std::to_string(int_at(o, "status.succeeded"));
+    if (find_path(o, "spec.completions"))
+        return done + "/" + std::to_string(int_at(o, "spec.completions"));
+    const std::int64_t parallelism = int_at(o, "spec.parallelism");
+    return parallelism > 1 ? done + "/1 of " + std::to_string(parallelism) : done + "/1";
+}
+
+// printJob's Duration: from start to completion, or to now while it runs; empty before it starts.
+std::string job_duration(const json& o, core::time_point now) {
+    const auto start = core::parse_rfc3339(text_at(o, "status.startTime"));
+    if (!start) return "";
+    const auto end = core::parse_rfc3339(text_at(o, "status.completionTime"));
+    return human_duration(
+        std::chrono::duration_cast<std::chrono::seconds>((end ? *end : now) - *start));
+}
+
+// printControllerRevision's Controller: `kind.group/name` of its controller, lower case.
+std::string controller_of(const json& o) {
+    if (const json* refs = find_path(o, "metadata.ownerReferences"); refs && refs->IsArray())
+        for (const auto& ref : refs->GetArray()) {
+            const json* controller = member_of(&ref, "controller");
+            if (!controller || !controller->IsTrue()) continue;
+            const std::string api_version = string_at(ref, "apiVersion");
+            const auto slash = api_version.find('/');
+            std::string kind = string_at(ref, "kind");
+            if (slash != std::string::npos) kind += "." + api_version.substr(0, slash);
+            return ascii_lower(kind) + "/" + string_at(ref, "name");
+        }
+    return "<none>";
+}
+
 std::string ready_of_desired(const json& o) {
     return std::to_string(int_at(o, "status.readyReplicas")) + "/" +
            std::to_string(int_at(o, "spec.replicas"));
@@ -336,6 +385,55 @@ std::vector<column> printer_columns(const resource_type& t, core::time_point now
             age};
         add_template_columns(c, nullptr);
         return c;
+    }
+    if (g == "apps" && r == "daemonsets") {
+        std::vector<column> c{integer("Desired", "status.desiredNumberScheduled"),
+                              integer("Current", "status.currentNumberScheduled"),
+                              integer("Ready", "status.numberReady"),
+                              integer("Up-to-date", "status.updatedNumberScheduled"),
+                              integer("Available", "status.numberAvailable"),
+                              {"Node Selector", "string", 0,
+                               [](const json& o, json_alloc& a) {
+                                   return str(labels_text(o, "spec.template.spec.nodeSelector"), a);
+                               }},
+                              age};
+        add_template_columns(c, "spec.selector");
+        return c;
+    }
+    if (g == "batch" && r == "jobs") {
+        std::vector<column> c{
+            {"Status", "string", 0,
+             [](const json& o, json_alloc& a) { return str(job_status(o), a); }},
+            {"Completions", "string", 0,
+             [](const json& o, json_alloc& a) { return str(job_completions(o), a); }},
+            {"Duration", "string", 0,
+             [now](const json& o, json_alloc& a) { return str(job_duration(o, now), a); }},
+            age};
+        add_template_columns(c, "spec.selector");
+        return c;
+    }
+    if (g == "apps" && r == "controllerrevisions") {
+        return {{"Controller", "string", 0,
+                 [](const json& o, json_alloc& a) { return str(controller_of(o), a); }},
+                integer("Revision", "revision"),
+                age};
+    }
+    if (g == "networking.k8s.io" && r == "networkpolicies") {
+        return {{"Pod-Selector", "string", 0,
+                 [](const json& o, json_alloc& a) {
+                     return str(selector_text(o, "spec.podSelector"), a);
+                 }},
+                age};
+    }
+    if (g == "scheduling.k8s.io" && r == "priorityclasses") {
+        return {integer("Value", "value"),
+                {"Global-Default", "boolean", 0,
+                 [](const json& o, json_alloc&) {
+                     const json* v = member_of(&o, "globalDefault");
+                     return json(v && v->IsTrue());
+                 }},
+                age,
+                text("PreemptionPolicy", "preemptionPolicy")};
     }
     if (g.empty() && r == "services") {
         return {text("Type", "spec.type"),

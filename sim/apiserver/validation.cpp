@@ -1,5 +1,6 @@
 // sim/apiserver/validation.cpp — ValidateHorizontalPodAutoscaler, ValidateDeployment /
-// ReplicaSet / StatefulSet (replicas, selector), ValidateConfigMap and ValidateSecret (keys), with
+// ReplicaSet / StatefulSet / DaemonSet / Job (replicas, selector, restart policy),
+// ValidatePriorityClass, ValidateNetworkPolicy, ValidateConfigMap and ValidateSecret (keys), with
 // field.Error's formatting of the bad values.
 #include "sim/apiserver/validation.hpp"
 
@@ -186,12 +187,46 @@ void check_strategy(const json& o, causes& out) {
     }
 }
 
+void check_not_negative(const json& o, const char* path, causes& out) {
+    if (const json* v = find_path(o, path); v && v->IsInt64() && v->GetInt64() < 0)
+        out.emplace_back(path, "Invalid value: " + std::to_string(v->GetInt64()) +
+                                   ": must be greater than or equal to 0");
+}
+
+// field.NotSupported: the value and the supported ones, each quoted.
+void check_one_of(const json& o, const char* path, std::initializer_list<const char*> supported,
+                  causes& out, bool required = false) {
+    const json* v = find_path(o, path);
+    if (!v || !v->IsString()) {
+        if (required) out.emplace_back(path, "Required value");
+        return;
+    }
+    const std::string value = v->GetString();
+    std::string list;
+    for (const char* s : supported) {
+        if (value == s) return;
+        list += (list.empty() ? "" : ", ") + go_quoted(s);
+    }
+    out.emplace_back(path,
+                     "Unsupported value: " + go_quoted(value) + ": supported values: " + list);
+}
+
 void check_workload(const resource_type& t, const json& o, causes& out) {
-    if (const json* r = find_path(o, "spec.replicas"); r && r->IsInt64() && r->GetInt64() < 0)
-        out.emplace_back("spec.replicas", "Invalid value: " + std::to_string(r->GetInt64()) +
-                                              ": must be greater than or equal to 0");
+    check_not_negative(o, "spec.replicas", out);
     if (t.plural == "deployments") check_strategy(o, out);
     check_pod_spec(find_path(o, "spec.template.spec"), "spec.template.spec", out);
+    if (t.group == "batch") { // ValidateJobSpec
+        check_one_of(o, "spec.template.spec.restartPolicy", {"OnFailure", "Never"}, out);
+        for (const char* p : {"spec.parallelism", "spec.completions", "spec.backoffLimit"})
+            check_not_negative(o, p, out);
+        check_one_of(o, "spec.completionMode", {"NonIndexed", "Indexed"}, out);
+        if (string_at(o, "spec.completionMode") == "Indexed" && !find_path(o, "spec.completions"))
+            out.emplace_back("spec.completions", "Required value: when completion mode is Indexed");
+    } else {
+        check_one_of(o, "spec.template.spec.restartPolicy", {"Always"}, out);
+    }
+    if (t.plural == "daemonsets")
+        check_one_of(o, "spec.updateStrategy.type", {"OnDelete", "RollingUpdate"}, out, true);
     const json* selector = find_path(o, "spec.selector");
     if (!selector || selector->IsNull()) {
         out.emplace_back("spec.selector", "Required value");
@@ -276,6 +311,63 @@ void check_lease(const json& o, causes& out) {
         out.emplace_back("spec.leaseTransitions",
                          "Invalid value: " + std::to_string(n->GetInt64()) +
                              ": must be greater than or equal to 0");
+}
+
+// ValidatePriorityClass: the system- prefix is the two system classes' only; a user class at most
+// 1000000000.
+void check_priority_class(const json& o, const json* old, causes& out) {
+    const std::string name = string_at(o, "metadata.name");
+    const std::int64_t value = int_at(o, "value");
+    const json* global = member_of(&o, "globalDefault");
+    const bool global_default = global && global->IsTrue();
+    if (name.starts_with("system-")) {
+        std::string why;
+        const std::int64_t known = name == "system-node-critical"      ? 2000001000
+                                   : name == "system-cluster-critical" ? 2000000000
+                                                                       : -1;
+        if (known < 0)
+            why = name + " is not a known system priority class";
+        else if (value != known)
+            why = "value of " + name + " PriorityClass must be " + std::to_string(known);
+        else if (global_default)
+            why = "globalDefault of " + name + " PriorityClass must be false";
+        if (!why.empty())
+            out.emplace_back("metadata.name",
+                             "Forbidden: priority class names with 'system-' prefix are reserved "
+                             "for system use only. error: " +
+                                 why);
+    } else if (value > 1000000000) {
+        out.emplace_back("value", "Forbidden: maximum allowed value of a user defined priority is "
+                                  "1000000000");
+    }
+    check_one_of(o, "preemptionPolicy", {"PreemptLowerPriority", "Never"}, out);
+    if (!old) return;
+    if (int_at(*old, "value") != value)
+        out.emplace_back("value", "Forbidden: may not be changed in an update.");
+    if (const std::string before = string_at(*old, "preemptionPolicy");
+        before != string_at(o, "preemptionPolicy"))
+        out.emplace_back("preemptionPolicy",
+                         "Invalid value: " + go_quoted(string_at(o, "preemptionPolicy")) +
+                             ": field is immutable");
+}
+
+// ValidateNetworkPolicySpec: at most Ingress and Egress, each once.
+void check_network_policy(const json& o, causes& out) {
+    const json* types = find_path(o, "spec.policyTypes");
+    if (!types || !types->IsArray()) return;
+    if (types->Size() > 2) {
+        out.emplace_back("spec.policyTypes", "Invalid value: " + to_string(*types) +
+                                                 ": may not specify more than two policyTypes");
+        return;
+    }
+    for (rapidjson::SizeType i = 0; i < types->Size(); ++i) {
+        const std::string at = "spec.policyTypes[" + std::to_string(i) + "]";
+        const json& v = (*types)[i];
+        const std::string value = v.IsString() ? v.GetString() : "";
+        if (value != "Ingress" && value != "Egress")
+            out.emplace_back(at, "Unsupported value: " + go_quoted(value) +
+                                     ": supported values: \"Ingress\", \"Egress\"");
+    }
 }
 
 // A core/v1 Event without eventTime (legacyValidateEvent): its involvedObject lives in the
@@ -461,9 +553,11 @@ std::optional<api_error> validate_builtin(const resource_type& type, const std::
     if (type.group == "coordination.k8s.io" && type.plural == "leases") check_lease(object, found);
     if (type.group.empty() && type.plural == "events") check_legacy_event(object, found);
     // apps/v1 selectors are immutable (ValidateDeploymentUpdate and its siblings).
-    if (old && type.group == "apps" &&
-        (type.plural == "deployments" || type.plural == "replicasets" ||
-         type.plural == "statefulsets")) {
+    const bool workload =
+        (type.group == "apps" && (type.plural == "deployments" || type.plural == "replicasets" ||
+                                  type.plural == "statefulsets" || type.plural == "daemonsets")) ||
+        (type.group == "batch" && type.plural == "jobs");
+    if (old && workload) {
         const json* before = find_path(*old, "spec.selector");
         const json* after = find_path(object, "spec.selector");
         if (before && after && !equal(*before, *after))
@@ -478,8 +572,20 @@ std::optional<api_error> validate_builtin(const resource_type& type, const std::
     }
     if (type.group == "apiextensions.k8s.io" && type.plural == "customresourcedefinitions")
         check_crd_rules(object, found);
-    if (type.group == "apps" && (type.plural == "deployments" || type.plural == "replicasets" ||
-                                 type.plural == "statefulsets"))
+    if (old && type.group == "batch") // ValidateJobSpecUpdate (completions: not Indexed here)
+        if (const json* before = find_path(*old, "spec.completions"),
+            *after = find_path(object, "spec.completions");
+            before && after && !equal(*before, *after) &&
+            string_at(object, "spec.completionMode") != "Indexed")
+            found.emplace_back("spec.completions",
+                               "Invalid value: " + to_string(*after) + ": field is immutable");
+    if (type.group == "apps" && type.plural == "controllerrevisions")
+        check_not_negative(object, "revision", found);
+    if (type.group == "scheduling.k8s.io" && type.plural == "priorityclasses")
+        check_priority_class(object, old, found);
+    if (type.group == "networking.k8s.io" && type.plural == "networkpolicies")
+        check_network_policy(object, found);
+    if (workload)
         check_workload(type, object, found);
     else if (type.group.empty() && (type.plural == "configmaps" || secret)) {
         if (old) check_immutable_data(object, *old, secret, found);

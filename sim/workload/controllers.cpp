@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -95,11 +96,12 @@ std::int64_t scaled_value(const json* v, std::int64_t total, bool round_up) {
 
 // A pod made from `owner`'s template, named `name` or generated from `generate_name`.
 json_doc pod_from_template(const stored_object& owner, const std::string& name,
-                           const std::string& generate_name) {
+                           const std::string& generate_name, const json* pod_template = nullptr) {
     json_doc pod(rapidjson::kObjectType);
     auto& a = pod.GetAllocator();
-    if (const json* t = find_path(owner.doc, "spec.template"); t && t->IsObject())
-        pod.CopyFrom(*t, a);
+    if (!pod_template) pod_template = find_path(owner.doc, "spec.template");
+    if (pod_template && pod_template->IsObject()) pod.CopyFrom(*pod_template, a);
+    pod.RemoveMember("$patch"); // a template kept in a ControllerRevision
     if (!pod.IsObject()) pod.SetObject();
     erase_path(pod, "metadata.name");
     if (!name.empty()) set_path(pod, "metadata.name", json(name.c_str(), a), a);
@@ -294,9 +296,10 @@ template <class Create> void slow_start(std::int64_t count, Create create) {
     }
 }
 
-json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std::string& revision) {
+json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std::string& revision,
+                      const json* pod_template) {
     const std::string name = set.name + "-" + std::to_string(ordinal);
-    json_doc pod = pod_from_template(set, name, "");
+    json_doc pod = pod_from_template(set, name, "", pod_template);
     auto& a = pod.GetAllocator();
     set_path(pod, "metadata.labels.controller-revision-hash", json(revision.c_str(), a), a);
     json* labels = const_cast<json*>(find_path(pod, "metadata.labels"));
@@ -307,6 +310,98 @@ json_doc stateful_pod(const stored_object& set, std::int64_t ordinal, const std:
         set_path(pod, "spec.subdomain", json(service.c_str(), a), a);
     return pod;
 }
+
+// A StatefulSet's ControllerRevisions (upstream's controller history): one per template it has
+// had, named `<set>-<hash>`, labelled with the template's labels and controller.kubernetes.io/hash,
+// holding the template as the patch upstream's getPatch makes, numbered in the order of use (a
+// template used again — a rollback — gets the next number). Beyond spec.revisionHistoryLimit the
+// oldest revisions no pod and neither status revision uses go.
+class revision_history {
+  public:
+    revision_history(object_store& store, const stored_object& set)
+        : store_(store), set_(set), revisions_(store.find("apps", "v1", "controllerrevisions")) {
+        if (!revisions_) return;
+        const std::string uid = uid_of(set);
+        for (const auto& [key, o] : namespace_range(*revisions_, set.namespace_))
+            if (controlled_by(*o, uid)) owned_.push_back(o);
+    }
+
+    // The revision of the set's current template, made or renumbered when needed.
+    void record(const std::string& name, const std::string& hash) {
+        if (!revisions_) return;
+        std::int64_t last = 0;
+        object_ptr existing;
+        for (const auto& o : owned_) {
+            last = std::max(last, int_at(o->doc, "revision"));
+            if (o->name == name) existing = o;
+        }
+        if (existing) {
+            if (int_at(existing->doc, "revision") == last) return;
+            json_doc next = clone(existing->doc);
+            set_path(next, "revision", json(last + 1), next.GetAllocator());
+            (void)store_.update(*revisions_, set_.namespace_, name, std::move(next),
+                                write_mode::main);
+            return;
+        }
+        json_doc doc(rapidjson::kObjectType);
+        auto& a = doc.GetAllocator();
+        set_path(doc, "metadata.name", json(name.c_str(), a), a);
+        json labels(rapidjson::kObjectType);
+        if (const json* own = find_path(set_.doc, "spec.template.metadata.labels");
+            own && own->IsObject())
+            labels.CopyFrom(*own, a);
+        labels.RemoveMember("controller.kubernetes.io/hash");
+        labels.AddMember("controller.kubernetes.io/hash", json(hash.c_str(), a), a);
+        set_path(doc, "metadata.labels", std::move(labels), a);
+        json owners(rapidjson::kArrayType);
+        owners.PushBack(owner_reference(set_, a), a);
+        set_path(doc, "metadata.ownerReferences", std::move(owners), a);
+        json pod_template(*find_path(set_.doc, "spec.template"), a);
+        if (pod_template.IsObject()) pod_template.AddMember("$patch", "replace", a);
+        set_path(doc, "data.spec.template", std::move(pod_template), a);
+        doc.AddMember("revision", json(last + 1), a);
+        if (auto made = store_.create(*revisions_, set_.namespace_, std::move(doc)))
+            owned_.push_back(*made);
+    }
+
+    // The template a revision holds; nullptr when it is not kept.
+    const json* template_of(const std::string& name) const {
+        for (const auto& o : owned_)
+            if (o->name == name) return find_path(o->doc, "data.spec.template");
+        return nullptr;
+    }
+
+    void truncate(const std::set<std::string>& in_use) {
+        if (!revisions_) return;
+        std::vector<object_ptr> old;
+        for (const auto& o : owned_)
+            if (!in_use.count(o->name)) old.push_back(o);
+        const auto keep = static_cast<std::size_t>(
+            std::max<std::int64_t>(0, int_at(set_.doc, "spec.revisionHistoryLimit", 10)));
+        if (old.size() <= keep) return;
+        std::sort(old.begin(), old.end(), [](const object_ptr& x, const object_ptr& y) {
+            return int_at(x->doc, "revision") < int_at(y->doc, "revision");
+        });
+        for (std::size_t i = 0; i + keep < old.size(); ++i)
+            (void)store_.remove(*revisions_, set_.namespace_, old[i]->name);
+    }
+
+  private:
+    static bool controlled_by(const stored_object& o, const std::string& uid) {
+        if (const json* refs = find_path(o.doc, "metadata.ownerReferences");
+            refs && refs->IsArray())
+            for (const auto& ref : refs->GetArray())
+                if (string_at(ref, "uid") == uid && member_of(&ref, "controller") &&
+                    member_of(&ref, "controller")->IsTrue())
+                    return true;
+        return false;
+    }
+
+    object_store& store_;
+    const stored_object& set_;
+    collection* revisions_;
+    std::vector<object_ptr> owned_;
+};
 
 } // namespace
 
@@ -553,8 +648,8 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
 }
 
 // Upstream's StatefulSet controller for the two pod management policies and both update
-// strategies. Simplification: a pod (re)created below the partition gets the current template
-// too (upstream keeps older templates in ControllerRevisions, which the sim does not serve).
+// strategies; a pod (re)created below a rolling update's partition gets the current revision's
+// template, kept in its ControllerRevision.
 void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod_factory& factory,
                             const object_ptr& set) {
     collection* sets = store.find("apps", "v1", "statefulsets");
@@ -566,10 +661,12 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     const bool rolling = string_at(set->doc, "spec.updateStrategy.type") != "OnDelete";
     const std::int64_t partition =
         int_at(set->doc, "spec.updateStrategy.rollingUpdate.partition", 0);
-    const std::string update_revision =
-        set->name + "-" + template_hash(find_path(set->doc, "spec.template"));
+    const std::string hash = template_hash(find_path(set->doc, "spec.template"));
+    const std::string update_revision = set->name + "-" + hash;
     std::string current_revision = string_at(set->doc, "status.currentRevision");
     if (current_revision.empty()) current_revision = update_revision;
+    revision_history history(store, *set);
+    history.record(update_revision, hash);
 
     std::map<std::int64_t, object_ptr> by_ordinal;
     for (const auto& p : owned.pods(uid))
@@ -598,7 +695,11 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     std::size_t next = 0;
     slow_start(static_cast<std::int64_t>(missing.size()), [&] {
         const std::int64_t i = missing[next++];
-        return factory.create_pod(*set, stateful_pod(*set, i, update_revision), key(i));
+        const json* current_template = history.template_of(current_revision);
+        if (rolling && i < partition && current_template)
+            return factory.create_pod(
+                *set, stateful_pod(*set, i, current_revision, current_template), key(i));
+        return factory.create_pod(*set, stateful_pod(*set, i, update_revision, nullptr), key(i));
     });
     // A terminating pod is neither Ready nor replaced until it is gone (its name comes back), and
     // OrderedReady waits for it, as upstream's controller does.
@@ -647,6 +748,10 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
         current_revision = update_revision; // the update is complete
         current = updated;
     }
+    std::set<std::string> in_use{current_revision, update_revision};
+    for (const auto& [i, p] : by_ordinal)
+        in_use.emplace(revision(p));
+    history.truncate(in_use);
     json_doc status(rapidjson::kObjectType);
     auto& a = status.GetAllocator();
     status.AddMember("observedGeneration", int_at(set->doc, "metadata.generation", 1), a);

@@ -8,6 +8,7 @@
 #include "sim/apiserver/admission.hpp"
 #include "sim/apiserver/defaults.hpp"
 #include "sim/apiserver/pod_limits.hpp"
+#include "sim/apiserver/priority.hpp"
 #include "sim/pod_log.hpp"
 #include "sim/pod_state.hpp"
 #include "sim/workload/controllers.hpp"
@@ -369,6 +370,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             for (const auto& rs : owned.replica_sets(uid))
                 sets.insert(object_store::key(rs->namespace_, rs->name));
         if (collection* c = store.find("apps", "v1", "replicasets")) remove_orphans(*c, sets);
+        // A StatefulSet's ControllerRevisions go with it (few: looked through only then).
+        if (collection* c = store.find("apps", "v1", "controllerrevisions"); c && !owners.empty()) {
+            std::set<std::string> revisions;
+            for (const auto& [key, o] : c->objects)
+                revisions.insert(key);
+            remove_orphans(*c, revisions);
+        }
         // ReplicaSets removed just now are owners whose pods go in the same step.
         for (std::string& uid : std::exchange(deleted_owners, {}))
             owners.push_back(std::move(uid));
@@ -491,6 +499,11 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         if (!pods) return false;
         apply_defaults(pods->type, pod);
         apply_limit_ranges(store, owner.namespace_, pod);
+        if (auto refused = admit_pod_priority(store, pod)) {
+            failed_create(owner.namespace_, string_at(owner.doc, "kind"), owner.name, key,
+                          refused->message);
+            return false;
+        }
         if (admission_chain && admission_chain->wants(pods->type, owner.namespace_, pod)) {
             ++admitting[key];
             asio::co_spawn(executor,

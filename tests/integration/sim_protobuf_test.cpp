@@ -165,7 +165,8 @@ TEST(SimProtobuf, ScalesAndEvictionsAndMalformedBodies) {
                  pb{}.sub(1, pb{}.text(1, pod).text(3, "default")).sub(2, pb{}.number(1, 0))),
         protobuf);
     EXPECT_EQ(r.status, 201) << r.body;
-    // A Time beyond year 2262 (our nanosecond clock), a body cut short, a kind not decoded: 415 with what went wrong.
+    // A Time beyond year 2262 (our nanosecond clock), a body cut short, a kind not decoded: 415
+    // with what went wrong.
     r = sim.request(
         "POST", ns + "/events",
         envelope("v1", "Event", pb{}.sub(1, pb{}.text(1, "e")).sub(6, pb{}.number(1, 1ull << 62))),
@@ -175,10 +176,144 @@ TEST(SimProtobuf, ScalesAndEvictionsAndMalformedBodies) {
     const std::string whole = envelope("v1", "Service", pb{}.sub(1, pb{}.text(1, "x")));
     r = sim.request("POST", ns + "/services", whole.substr(0, whole.size() - 1), protobuf);
     EXPECT_EQ(r.status, 415) << r.body;
-    r = sim.request("POST", "/apis/apps/v1/namespaces/default/daemonsets",
-                    envelope("apps/v1", "DaemonSet", pb{}.sub(1, pb{}.text(1, "d"))), protobuf);
+    r = sim.request(
+        "POST", "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies",
+        envelope("networking.k8s.io/v1", "NetworkPolicy", pb{}.sub(1, pb{}.text(1, "d"))),
+        protobuf);
     EXPECT_EQ(r.status, 415);
-    EXPECT_NE(str(parse(r.body), "/message").find("apps/v1 DaemonSet"), std::string::npos);
+    EXPECT_NE(str(parse(r.body), "/message").find("networking.k8s.io/v1 NetworkPolicy"),
+              std::string::npos);
+}
+
+// A container as client-go encodes it: the probe's handler and a volume's source are embedded
+// messages (inline in JSON), every non-pointer field is written even when zero, the status is an
+// empty message.
+pb web_container() {
+    return pb{}
+        .text(1, "app")
+        .text(2, "nginx:1.27")
+        .sub(8, pb{})
+        .sub(9, pb{}.text(1, "config").text(3, "/etc/app").text(4, ""))
+        .sub(11,
+             pb{}.sub(1, pb{}.sub(
+                             2, pb{}.text(1, "/healthz").sub(2, pb{}.number(1, 0).number(2, 8080))))
+                 .number(4, 5))
+        .number(16, 0)
+        .text(20, "");
+}
+pb web_template() {
+    return pb{}
+        .sub(1, pb{}.entry(11, "app", "web"))
+        .sub(2, pb{}.sub(1, pb{}.text(1, "config")
+                                .sub(2, pb{}.sub(19, pb{}.sub(1, pb{}.text(1, "web-config")))))
+                    .sub(2, web_container())
+                    .text(3, "Never")
+                    .sub(14, pb{}));
+}
+
+TEST(SimProtobuf, WorkloadsJobsAndPriorityClassesAsClientGoSendsThem) {
+    test::sim_fixture sim;
+    const std::string apps = "/apis/apps/v1/namespaces/default";
+    const pb selector = pb{}.entry(1, "app", "web");
+    // A Job with its pointer fields (parallelism 2, suspend false written) and the empty status.
+    auto r =
+        sim.request("POST", "/apis/batch/v1/namespaces/default/jobs",
+                    envelope("batch/v1", "Job",
+                             pb{}.sub(1, pb{}.text(1, "once"))
+                                 .sub(2, pb{}.number(1, 2).sub(6, web_template()).number(10, 0))
+                                 .sub(3, pb{})),
+                    protobuf);
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto job = parse(r.body);
+    EXPECT_EQ(str(job, "/spec/parallelism"), "2");
+    EXPECT_EQ(str(job, "/spec/suspend"), "false");
+    EXPECT_EQ(str(job, "/spec/template/spec/restartPolicy"), "Never");
+    EXPECT_EQ(str(job, "/spec/template/spec/containers/0/readinessProbe/httpGet/path"), "/healthz");
+    EXPECT_EQ(str(job, "/spec/template/spec/containers/0/readinessProbe/httpGet/port"), "8080");
+    EXPECT_EQ(str(job, "/spec/template/spec/containers/0/readinessProbe/periodSeconds"), "5");
+    EXPECT_EQ(str(job, "/spec/template/spec/containers/0/volumeMounts/0/mountPath"), "/etc/app");
+    EXPECT_EQ(str(job, "/spec/template/spec/volumes/0/configMap/name"), "web-config");
+    EXPECT_EQ(str(job, "/spec/selector/matchLabels/batch.kubernetes.io~1controller-uid"),
+              str(job, "/metadata/uid"));
+    // A StatefulSet with its update strategy and partition, a ReplicaSet and a DaemonSet.
+    const pb always =
+        pb{}.sub(1, pb{}.entry(11, "app", "web")).sub(2, pb{}.sub(2, web_container()));
+    r = sim.request(
+        "POST", apps + "/statefulsets",
+        envelope("apps/v1", "StatefulSet",
+                 pb{}.sub(1, pb{}.text(1, "db"))
+                     .sub(2, pb{}.number(1, 0)
+                                 .sub(2, selector)
+                                 .sub(3, always)
+                                 .text(5, "db")
+                                 .text(6, "Parallel")
+                                 .sub(7, pb{}.text(1, "RollingUpdate").sub(2, pb{}.number(1, 1))))),
+        protobuf);
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/spec/replicas"), "0"); // a pointer: zero kept
+    EXPECT_EQ(str(parse(r.body), "/spec/updateStrategy/rollingUpdate/partition"), "1");
+    EXPECT_EQ(str(parse(r.body), "/spec/podManagementPolicy"), "Parallel");
+    r = sim.request("POST", apps + "/replicasets",
+                    envelope("apps/v1", "ReplicaSet",
+                             pb{}.sub(1, pb{}.text(1, "rs"))
+                                 .sub(2, pb{}.number(1, 0).sub(2, selector).sub(3, always))),
+                    protobuf);
+    ASSERT_EQ(r.status, 201) << r.body;
+    r = sim.request(
+        "POST", apps + "/daemonsets",
+        envelope(
+            "apps/v1", "DaemonSet",
+            pb{}.sub(1, pb{}.text(1, "agent"))
+                .sub(2, pb{}.sub(1, selector).sub(2, always).sub(3, pb{}.text(1, "OnDelete")))),
+        protobuf);
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/spec/updateStrategy/type"), "OnDelete");
+    r = sim.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                    envelope("scheduling.k8s.io/v1", "PriorityClass",
+                             pb{}.sub(1, pb{}.text(1, "batch-low")).number(2, 100).text(4, "low")),
+                    protobuf);
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/value"), "100");
+    EXPECT_EQ(str(parse(r.body), "/preemptionPolicy"), "PreemptLowerPriority");
+    // A field the decoder does not keep, carrying a value, is refused rather than dropped; the
+    // same field at zero is what Go's encoder writes for an unset one and passes.
+    r = sim.request(
+        "POST", apps + "/replicasets",
+        envelope(
+            "apps/v1", "ReplicaSet",
+            pb{}.sub(1, pb{}.text(1, "rs2"))
+                .sub(2, pb{}.sub(2, selector)
+                            .sub(3, pb{}.sub(2, pb{}.sub(18, pb{}.sub(1, pb{}.text(9, "x"))))))),
+        protobuf);
+    EXPECT_EQ(r.status, 415) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/message"),
+              "the protobuf body of ReplicaSet: field 18 of spec.template.spec is not decoded by "
+              "the simulated cluster; send application/json");
+    // A status written through the status subresource would need it decoded: refused.
+    r = sim.request("PUT", apps + "/replicasets/rs/status",
+                    envelope("apps/v1", "ReplicaSet",
+                             pb{}.sub(1, pb{}.text(1, "rs"))
+                                 .sub(2, pb{}.sub(2, selector).sub(3, always))
+                                 .sub(3, pb{}.number(1, 3))),
+                    protobuf);
+    EXPECT_EQ(r.status, 415) << r.body;
+    // events.k8s.io/v1 Events, what client-go's newer recorder writes.
+    r = sim.request(
+        "POST", "/apis/events.k8s.io/v1/namespaces/default/events",
+        envelope("events.k8s.io/v1", "Event",
+                 pb{}.sub(1, pb{}.text(1, "e1"))
+                     .sub(2, pb{}.number(1, 1700000000).number(2, 5000))
+                     .text(4, "hpaplus/controller")
+                     .text(5, "hpaplus-0")
+                     .text(6, "Scale")
+                     .text(7, "SuccessfulRescale")
+                     .sub(8, pb{}.text(1, "Deployment").text(2, "default").text(3, "web"))
+                     .text(10, "New size: 4")
+                     .text(11, "Normal")),
+        protobuf);
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(str(parse(r.body), "/regarding/name"), "web");
+    EXPECT_EQ(str(parse(r.body), "/note"), "New size: 4");
 }
 
 } // namespace

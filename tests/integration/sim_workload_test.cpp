@@ -335,6 +335,29 @@ TEST_F(SimWorkload, StatefulSetsCreateInOrderScaleAndRollByPartition) {
     set = parse(sim.get(statefulsets + "/db").body);
     EXPECT_EQ(str(set, "/status/updatedReplicas"), "1");
     EXPECT_EQ(str(set, "/status/currentRevision"), first_revision);
+
+    // Each template is a ControllerRevision named as the pods' revision label, numbered in order,
+    // owned by the set; a pod below the partition comes back with the current revision's template.
+    const std::string revisions = "/apis/apps/v1/namespaces/default/controllerrevisions";
+    auto revision = parse(sim.get(revisions + "/" + first_revision).body);
+    EXPECT_EQ(str(revision, "/revision"), "1");
+    EXPECT_EQ(str(revision, "/metadata/ownerReferences/0/name"), "db");
+    EXPECT_EQ(str(revision, "/metadata/labels/app"), "db");
+    EXPECT_EQ("db-" + str(revision, "/metadata/labels/controller.kubernetes.io~1hash"),
+              first_revision);
+    EXPECT_EQ(str(revision, "/data/spec/template/spec/containers/0/image"), "postgres:16");
+    EXPECT_EQ(str(revision, "/data/spec/template/$patch"), "replace");
+    EXPECT_EQ(str(parse(sim.get(revisions + "/" + second_revision).body), "/revision"), "2");
+    ASSERT_EQ(sim.request("DELETE", pods + "/db-0", R"({"gracePeriodSeconds":0})").status, 200);
+    ASSERT_TRUE(eventually([&] {
+        const auto p = parse(sim.get(pods + "/db-0").body);
+        return !rapidjson::Pointer("/metadata/deletionTimestamp").Get(p) &&
+               str(p, "/metadata/labels/controller-revision-hash") == first_revision;
+    }));
+    EXPECT_EQ(str(parse(sim.get(pods + "/db-0").body), "/spec/containers/0/image"), "postgres:16");
+    // The set deleted, its revisions go with it (the garbage collector).
+    ASSERT_EQ(sim.request("DELETE", statefulsets + "/db").status, 200);
+    EXPECT_TRUE(eventually([&] { return parse(sim.get(revisions).body)["items"].Empty(); }));
 }
 
 TEST_F(SimWorkload, ScaleSubresourceDrivesPods) {
