@@ -138,6 +138,12 @@ asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& 
         co_await pod_log(r, *t, out);
         co_return;
     }
+    if (t->group.empty() && t->plural == "pods" &&
+        (t->sub == "exec" || t->sub == "attach" || t->sub == "portforward") &&
+        (r.method == "GET" || r.method == "POST")) {
+        co_await out.send(kubelet_stream(r, *t));
+        co_return;
+    }
     if (t->group == "metrics.k8s.io" && usage) {
         co_await out.send(resource_metrics(r, *t));
         co_return;

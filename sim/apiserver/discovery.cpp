@@ -10,8 +10,8 @@ namespace hpaplus::sim {
 namespace {
 
 // The core subresources served beside status and scale (sim/apiserver/subresources.cpp and the
-// TokenRequest) and the simulated kubelet's log, listed as the real server lists them; the
-// kubelet's exec, attach, portforward and proxy are not served, so not listed.
+// TokenRequest) and the simulated kubelet's (sim/apiserver/kubelet.cpp), listed as the real
+// server lists them; pods/proxy and services/proxy are not served, so not listed.
 struct core_subresource {
     const char* plural;
     const char* name;
@@ -21,8 +21,17 @@ struct core_subresource {
     std::vector<const char*> verbs;
 };
 const core_subresource core_subresources[] = {
+    {"nodes",
+     "nodes/proxy",
+     "NodeProxyOptions",
+     nullptr,
+     nullptr,
+     {"create", "delete", "get", "patch", "update"}},
+    {"pods", "pods/attach", "PodAttachOptions", nullptr, nullptr, {"create", "get"}},
     {"pods", "pods/eviction", "Eviction", "policy", "v1", {"create"}},
+    {"pods", "pods/exec", "PodExecOptions", nullptr, nullptr, {"create", "get"}},
     {"pods", "pods/log", "Pod", nullptr, nullptr, {"get"}},
+    {"pods", "pods/portforward", "PodPortForwardOptions", nullptr, nullptr, {"create", "get"}},
     {"pods", "pods/resize", "Pod", nullptr, nullptr, {"get", "patch", "update"}},
     {"serviceaccounts",
      "serviceaccounts/token",

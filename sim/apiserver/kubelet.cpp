@@ -2,7 +2,8 @@
 // pods/NAME/log: the API server's LogREST with the kubelet's logs (sim/pod_log): PodLogOptions
 // validated as upstream, the container chosen as LogLocation chooses it, the kubelet's answers for
 // a container that has not started or never restarted, and `follow` streamed until the pod is
-// gone. And nodes/NAME/proxy/stats/summary, answered in api_server.cpp from the workload model.
+// gone. pods/NAME/exec, attach and portforward, which the simulated kubelet cannot run. And
+// nodes/NAME/proxy/stats/summary, answered in api_server.cpp from the workload model.
 #include "sim/apiserver/server.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -188,7 +189,45 @@ log_request check_log_request(const http_request& r, const target& t, object_sto
     return q;
 }
 
+// The node's InternalIP, where the API server dials its kubelet.
+std::string kubelet_address(object_store& store, const std::string& node) {
+    collection* nodes = store.find("", "v1", "nodes");
+    const object_ptr n = nodes ? store.get(*nodes, "", node) : nullptr;
+    if (n)
+        if (const json* list = find_path(n->doc, "status.addresses"); list && list->IsArray())
+            for (const auto& a : list->GetArray())
+                if (text_at(a, "type") == "InternalIP") return string_at(a, "address");
+    return node;
+}
+
 } // namespace
+
+// pods/NAME/exec, attach and portforward: the API server's checks (streamLocation) in upstream's
+// words, then the upgrade its proxy requires; the simulated kubelet runs no containers, so the
+// upgraded stream fails as the real server's does when the kubelet does not answer.
+http_response api_server::impl::kubelet_stream(const http_request& r, const target& t) {
+    collection* pods = store.find("", "v1", "pods");
+    if (!pods) return error_response(not_found_path(r.path));
+    const object_ptr pod = store.get(*pods, t.ns, t.name);
+    if (!pod) return error_response(not_found(pods->type, t.name));
+    if (t.sub != "portforward") {
+        auto container = choose_container(
+            pod->doc, std::string(r.query_param("container").value_or("")), t.name);
+        if (!container) return error_response(container.error());
+    }
+    const std::string node = string_at(pod->doc, "spec.nodeName");
+    if (node.empty())
+        return error_response(bad_request("pod " + t.name + " does not have a host assigned"));
+    const std::string connection = ascii_lower(std::string(r.header("connection")));
+    if (r.header("upgrade").empty() || connection.find("upgrade") == std::string::npos)
+        return error_response(bad_request("Upgrade request required"));
+    api_error e;
+    e.code = 500;
+    e.reason = "InternalError";
+    e.message = "error dialing backend: dial tcp " + kubelet_address(store, node) +
+                ":10250: connect: connection refused";
+    return error_response(e);
+}
 
 asio::awaitable<void> api_server::impl::pod_log(const http_request& r, const target& t,
                                                 http_responder& out) {

@@ -177,6 +177,8 @@ struct api_server::impl {
     asio::awaitable<void> watch(const http_request& r, const target& t, http_responder& out);
     /// GET pods/NAME/log (sim/apiserver/kubelet.cpp).
     asio::awaitable<void> pod_log(const http_request& r, const target& t, http_responder& out);
+    /// pods/NAME/exec, attach, portforward (sim/apiserver/kubelet.cpp).
+    http_response kubelet_stream(const http_request& r, const target& t);
 
     // --- subresources: scale, eviction, resize (subresources.cpp)
 

@@ -437,6 +437,20 @@ TEST_P(KubectlOnSim, WideTablesHaveTheRealServersColumns) {
     const auto service = kubectl("create service clusterip front --tcp=80:8080");
     ASSERT_EQ(service.exit_code, 0) << service.output;
     ASSERT_EQ(kubectl("create secret generic creds --from-literal=user=admin").exit_code, 0);
+    // (`kubectl create job` and `create priorityclass` send protobuf too.)
+    const auto job = kubectl("create job once --image=busybox");
+    ASSERT_EQ(job.exit_code, 0) << job.output;
+    const auto pc = kubectl("create priorityclass batch-low --value=100 --description=low");
+    ASSERT_EQ(pc.exit_code, 0) << pc.output;
+    std::ofstream(dir.path() + "/agent.yaml")
+        << "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n"
+           "  selector: {matchLabels: {app: agent}}\n  template:\n"
+           "    metadata: {labels: {app: agent}}\n"
+           "    spec: {containers: [{name: a, image: agent:1}]}\n---\n"
+           "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: db}\n"
+           "spec: {podSelector: {matchLabels: {app: db}}}\n";
+    const auto applied = kubectl("apply -f " + dir.path() + "/agent.yaml");
+    ASSERT_EQ(applied.exit_code, 0) << applied.output;
     using columns = std::vector<std::string>;
     const std::vector<std::pair<std::string, columns>> kinds{
         {"pods",
@@ -462,6 +476,14 @@ TEST_P(KubectlOnSim, WideTablesHaveTheRealServersColumns) {
         {"horizontalpodautoscalers",
          {"NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"}},
         {"clusterroles", {"NAME", "CREATED AT"}}, // no printer: the default table convertor
+        {"daemonsets",
+         {"NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE",
+          "CONTAINERS", "IMAGES", "SELECTOR"}},
+        {"jobs",
+         {"NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"}},
+        {"controllerrevisions", {"NAME", "CONTROLLER", "REVISION", "AGE"}},
+        {"networkpolicies", {"NAME", "POD-SELECTOR", "AGE"}},
+        {"priorityclasses", {"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"}},
     };
     for (const auto& [kind, expected] : kinds) {
         const auto got = kubectl("get " + kind + " -o wide");
@@ -476,6 +498,15 @@ TEST_P(KubectlOnSim, WideTablesHaveTheRealServersColumns) {
     EXPECT_NE(node.output.find("<none>"), std::string::npos) << node.output; // no External-IP
     const auto secret = kubectl("get secret creds --no-headers");
     EXPECT_NE(secret.output.find("Opaque"), std::string::npos) << secret.output;
+    // The StatefulSet's revision, named as its pods' label and printed with its controller.
+    const auto revision = kubectl("get controllerrevisions --no-headers");
+    EXPECT_NE(revision.output.find("statefulset.apps/db"), std::string::npos) << revision.output;
+    const std::string uid = kubectl("get job once -o jsonpath={.metadata.uid}").output;
+    ASSERT_FALSE(uid.empty());
+    const auto selector = kubectl("get job once -o jsonpath={.spec.selector.matchLabels}");
+    EXPECT_NE(selector.output.find(uid), std::string::npos) << selector.output;
+    EXPECT_EQ(kubectl("get priorityclass batch-low -o jsonpath={.value}/{.description}").output,
+              "100/low");
 }
 
 // Secrets as the real server keeps them: data base64, stringData merged into it on write (and
@@ -555,6 +586,30 @@ TEST_P(KubectlOnSim, LogsShowWhatTheKubeletSaw) {
     EXPECT_FALSE(follower.wait_for_line("received SIGTERM", 10s).empty());
     const std::string ended = follower.wait_for_line("follow-ended:", 20s);
     EXPECT_NE(ended.find("follow-ended:0"), std::string::npos) << ended;
+}
+
+// The simulated kubelet runs no containers: exec, attach and port-forward reach the API server's
+// checks (a wrong container is its 400) and then fail as a real cluster's do when the kubelet
+// does not answer, through kubectl's websocket and SPDY upgrades alike.
+TEST_P(KubectlOnSim, ExecAndPortForwardFailAsWithAKubeletThatDoesNotAnswer) {
+    start_web_and_db();
+    const auto exec = kubectl("exec db-0 -- ls");
+    EXPECT_NE(exec.exit_code, 0);
+    EXPECT_NE(exec.output.find("error dialing backend: dial tcp 10.0.0.1:10250: connect: "
+                               "connection refused"),
+              std::string::npos)
+        << exec.output;
+    const auto wrong = kubectl("exec db-0 -c nope -- ls");
+    EXPECT_NE(wrong.exit_code, 0);
+    EXPECT_NE(wrong.output.find("container nope is not valid for pod db-0"), std::string::npos)
+        << wrong.output;
+    const auto forward = kubectl("port-forward pod/db-0 15432:5432 --pod-running-timeout=5s");
+    EXPECT_NE(forward.exit_code, 0);
+    EXPECT_NE(forward.output.find("error"), std::string::npos) << forward.output;
+    // Discovery lists them, as kubectl and clients look for them there.
+    const auto resources = kubectl("get --raw /api/v1");
+    for (const char* sub : {"pods/exec", "pods/attach", "pods/portforward", "nodes/proxy"})
+        EXPECT_NE(resources.output.find(std::string("\"") + sub + "\""), std::string::npos) << sub;
 }
 
 // `kubectl apply` validates against /openapi/v2 (kubectl 1.20) or lets the server validate (newer

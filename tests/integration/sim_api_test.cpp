@@ -69,8 +69,9 @@ TEST_F(SimApi, AggregatedDiscoveryListsEveryResourceAndSubresource) {
     const auto core = parse(sim.request("GET", "/api", "", "", accept).body);
     const auto* pods = find(core, "", "v1", "pods");
     ASSERT_NE(pods, nullptr);
-    EXPECT_EQ(str(*pods, "/subresources/0/subresource"), "eviction");
-    EXPECT_EQ(str(*pods, "/subresources/0/responseKind/group"), "policy");
+    EXPECT_EQ(str(*pods, "/subresources/0/subresource"), "attach");
+    EXPECT_EQ(str(*pods, "/subresources/1/subresource"), "eviction");
+    EXPECT_EQ(str(*pods, "/subresources/1/responseKind/group"), "policy");
     EXPECT_EQ(str(*find(core, "", "v1", "nodes"), "/scope"), "Cluster");
     // Without it in Accept: the legacy lists, unchanged.
     EXPECT_EQ(str(parse(sim.get("/apis").body), "/kind"), "APIGroupList");
@@ -95,10 +96,13 @@ TEST_F(SimApi, DiscoveryAndVersion) {
                 name + " " + r["kind"].GetString() +
                 (r.HasMember("group") ? std::string(" ") + r["group"].GetString() : std::string()));
     }
-    EXPECT_EQ(of_pods, (std::vector<std::string>{"pods/eviction Eviction policy", "pods/log Pod",
-                                                 "pods/resize Pod", "pods/status Pod",
-                                                 "serviceaccounts/token TokenRequest "
-                                                 "authentication.k8s.io"}));
+    EXPECT_EQ(of_pods,
+              (std::vector<std::string>{"pods/attach PodAttachOptions",
+                                        "pods/eviction Eviction policy", "pods/exec PodExecOptions",
+                                        "pods/log Pod", "pods/portforward PodPortForwardOptions",
+                                        "pods/resize Pod", "pods/status Pod",
+                                        "serviceaccounts/token TokenRequest "
+                                        "authentication.k8s.io"}));
     const auto apps = parse(sim.get("/apis/apps/v1").body);
     bool scale = false;
     for (const auto& r : apps["resources"].GetArray())

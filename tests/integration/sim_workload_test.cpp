@@ -876,6 +876,37 @@ TEST(SimSecrets, AreStoredDecodedAndValidatedAsTheRealServerDoes) {
     EXPECT_EQ(row["Data"], "1");
 }
 
+// pods/NAME/exec, attach, portforward: the API server's checks in upstream's words, an upgrade
+// required, then the dial to a kubelet that runs no containers failing.
+TEST(SimKubeletStreams, AreCheckedThenFailToDialTheKubelet) {
+    test::sim_fixture sim;
+    ASSERT_EQ(sim.request("POST", pods,
+                          R"({"metadata":{"name":"two"},"spec":{"containers":[)"
+                          R"({"name":"a","image":"nginx"},{"name":"b","image":"nginx"}]}})")
+                  .status,
+              201);
+    const auto message = [](const test::http_result& r) { return str(parse(r.body), "/message"); };
+    auto r = sim.request("POST", pods + "/two/exec?command=ls&stdout=true");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(message(r), "a container name must be specified for pod two, choose one of: [a b]");
+    r = sim.request("POST", pods + "/nope/exec?command=ls&container=a");
+    EXPECT_EQ(r.status, 404);
+    ASSERT_TRUE(eventually(
+        [&] { return str(parse(sim.get(pods + "/two").body), "/spec/nodeName") == "sim-node-1"; }));
+    r = sim.request("POST", pods + "/two/exec?command=ls&container=a");
+    EXPECT_EQ(r.status, 400);
+    EXPECT_EQ(message(r), "Upgrade request required");
+    const std::vector<std::pair<std::string, std::string>> upgrade{{"Connection", "Upgrade"},
+                                                                   {"Upgrade", "SPDY/3.1"}};
+    for (const char* sub : {"exec?container=a&command=ls", "attach?container=b", "portforward"}) {
+        r = sim.request("POST", pods + "/two/" + sub, "", "", "*/*", upgrade);
+        EXPECT_EQ(r.status, 500) << sub;
+        EXPECT_EQ(message(r),
+                  "error dialing backend: dial tcp 10.0.0.1:10250: connect: connection refused")
+            << sub;
+    }
+}
+
 // pods/NAME/log: what the simulated kubelet saw of the container, with PodLogOptions as upstream
 // validates them and the kubelet's answers.
 TEST(SimPodLogs, TellTheContainersStartAndReadinessWithUpstreamsOptions) {
