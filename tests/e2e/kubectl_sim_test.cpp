@@ -131,7 +131,7 @@ TEST_P(KubectlOnSim, AClientGoProgramAppliesScalesReadsLogsAndStatsAndDeletes) {
 // does against any cluster, so it runs against the TLS sim only.
 class JavaScriptClientOnSim : public KubectlOnSim {};
 
-TEST_P(JavaScriptClientOnSim, ListsPagesWatchesScalesTopsDeletesAndAppliesServerSide) {
+TEST_P(JavaScriptClientOnSim, ListsPagesWatchesScalesTopsDiscoversReadsTablesAndLogsDeletesAndApplies) {
     start_web_and_db();
     if (HasFatalFailure()) return;
     const std::string js = std::string(HPAPLUS_SOURCE_DIR) + "/tests/e2e/js";
@@ -162,6 +162,11 @@ TEST_P(JavaScriptClientOnSim, ListsPagesWatchesScalesTopsDeletesAndAppliesServer
           "top nodes 1 true",
           "top pods true true",
           "event from the JavaScript client web",
+          "groups true",
+          "core resources true",
+          "table Table Name,Ready,Up-to-date,Available,Age,Containers,Images,Selector 1",
+          "log \"ready\\n\"",
+          "log refused 400 container nope is not valid for pod db-0",
           "orphaned 1 true",
           "foreground done",
           "applied 1 [\"js-a:Apply\"]",

@@ -1,10 +1,11 @@
 // The official Kubernetes JavaScript client (@kubernetes/client-node, from the npm registry:
 // scripts/setup.sh installs it here) against `hpaplus sim`, as a second typed client beside the
 // Python one: it lists and pages, reads, scales through /scale, watches, reads Nodes and `top`
-// figures, deletes with each propagation policy and applies server-side. Prints one line per
-// check; any error ends it with exit code 1.
+// figures, discovers, reads tables and logs, deletes with each propagation policy and applies
+// server-side. Prints one line per check; any error ends it with exit code 1.
 // Usage: node typed_client.mjs KUBECONFIG
 import * as k8s from '@kubernetes/client-node';
+import fetch from 'node-fetch'; // the client's own fetch (it honours the kubeconfig's TLS agent)
 
 const kc = new k8s.KubeConfig();
 kc.loadFromFile(process.argv[2]);
@@ -119,6 +120,34 @@ await core.createNamespacedEvent({
 });
 const event = await events.readNamespacedEvent({ name: 'web.js', namespace });
 console.log('event', event.note, event.regarding.name);
+
+// Discovery: the groups, and the core resources with the kubelet's subresources.
+const groups = await kc.makeApiClient(k8s.ApisApi).getAPIVersions();
+console.log('groups', ['apps', 'batch', 'scheduling.k8s.io', 'autoscaling']
+  .every((g) => groups.groups.some((x) => x.name === g)));
+const coreResources = await core.getAPIResources();
+console.log('core resources', ['pods/log', 'pods/exec', 'pods/eviction', 'nodes/proxy']
+  .every((n) => coreResources.resources.some((r) => r.name === n)));
+
+// A table, as kubectl asks for one (this client has no call for it: its own fetch, its TLS).
+const fetchOptions = await kc.applyToFetchOptions({ method: 'GET' });
+fetchOptions.headers.set('Accept', 'application/json;as=Table;v=v1;g=meta.k8s.io');
+const table = await (await fetch(
+  `${kc.getCurrentCluster().server}/apis/apps/v1/namespaces/${namespace}/deployments`,
+  fetchOptions)).json();
+console.log('table', table.kind, table.columnDefinitions.map((c) => c.name).join(','),
+  table.rows.length);
+
+// Logs: what the kubelet saw of a container, the last line, and a wrong container refused.
+const lastLine = await core.readNamespacedPodLog({ name: 'db-0', namespace, tailLines: 1 });
+console.log('log', JSON.stringify(lastLine));
+try {
+  await core.readNamespacedPodLog({ name: 'db-0', namespace, container: 'nope' });
+  console.log('log of nope read');
+} catch (err) {
+  const status = typeof err.body === 'string' ? JSON.parse(err.body) : err.body;
+  console.log('log refused', err.code, status.message);
+}
 
 // Deletion propagation: Orphan leaves the ReplicaSet without its owner; Foreground deletes the
 // dependents first and the owner last.
