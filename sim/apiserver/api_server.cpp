@@ -60,7 +60,48 @@ void api_server::impl::audit_write(const http_request& r, const target& t, const
     audit.record(std::move(e));
 }
 
-asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& out) {
+namespace {
+
+// Whether the client asks for protobuf first (client-go's typed clients, kubectl's typed
+// commands): the first media range of Accept, not a Table, not a watch stream.
+bool protobuf_first(std::string_view accept) {
+    const std::string_view first = accept.substr(0, accept.find(','));
+    const auto begin = first.find_first_not_of(' ');
+    return begin != std::string_view::npos &&
+           first.substr(begin).starts_with("application/vnd.kubernetes.protobuf") &&
+           first.find("as=") == std::string_view::npos &&
+           first.find("stream=watch") == std::string_view::npos;
+}
+
+// Answers in protobuf what can be (json_to_protobuf), JSON the rest; streams pass as they are.
+class protobuf_answers final : public http_responder {
+  public:
+    explicit protobuf_answers(http_responder& inner) : inner_(inner) {}
+    asio::awaitable<bool> send(http_response response) override {
+        if (response.content_type.starts_with("application/json"))
+            if (auto encoded = json_to_protobuf(response.body)) {
+                response.body = std::move(*encoded);
+                response.content_type = "application/vnd.kubernetes.protobuf";
+            }
+        return inner_.send(std::move(response));
+    }
+    asio::awaitable<bool> begin_stream(int status, std::string content_type) override {
+        return inner_.begin_stream(status, std::move(content_type));
+    }
+    asio::awaitable<bool> send_chunk(std::string_view data) override {
+        return inner_.send_chunk(data);
+    }
+    asio::awaitable<bool> end_stream() override { return inner_.end_stream(); }
+
+  private:
+    http_responder& inner_;
+};
+
+} // namespace
+
+asio::awaitable<void> api_server::impl::handle(http_request& r, http_responder& client) {
+    protobuf_answers protobuf_out(client);
+    http_responder& out = protobuf_first(r.header("accept")) ? protobuf_out : client;
     if (std::getenv("HPAPLUS_SIM_TRACE"))
         std::fprintf(stderr, "sim: %s %s [%s] accept=[%s] %zu bytes\n", r.method.c_str(),
                      r.target.c_str(), std::string(r.header("content-type")).c_str(),

@@ -1,8 +1,8 @@
-// sim/apiserver/protobuf.cpp — a schema-driven protobuf decoder for the subset of k8s.io/api
-// messages that kubectl's generators produce. Field numbers follow the generated.proto files of
-// k8s.io/api and k8s.io/apimachinery; fields not in the tables are skipped (they are optional in
-// every message).
+// sim/apiserver/protobuf.cpp — the protobuf decoder: a request body ("k8s\0" + runtime.Unknown)
+// read into the JSON the rest of the server works on, walking the tables of protobuf_schema.
 #include "sim/apiserver/protobuf.hpp"
+
+#include "sim/apiserver/protobuf_schema.hpp"
 
 #include "core/time.hpp"
 
@@ -14,496 +14,9 @@
 namespace hpaplus::sim {
 namespace {
 
-enum class kind {
-    string,
-    int32,
-    int64,
-    boolean,
-    message,
-    string_map,
-    quantity_map,
-    bytes_map,
-    time,
-    micro_time,
-    quantity,
-    int_or_string,
-    /// A message whose fields are the parent's in JSON (a Go embedded struct, `json:",inline"`).
-    inline_message,
-    /// Known upstream and not kept: what the server sets itself (managedFields, which a write
-    /// without them leaves as they are).
-    ignored,
-    /// The object's status: ignored by a write of the object (the server keeps its own), refused
-    /// on a write of the status subresource, which would need it decoded.
-    status
-};
-
-struct message;
-struct field {
-    int number;
-    const char* name;
-    kind type;
-    const message* sub = nullptr;
-    bool repeated = false;
-    /// A pointer field in Go (`*int32`): present means set, so a zero is kept. Plain scalars are
-    /// always written by Go's encoder, and their zero values are what JSON's omitempty leaves out.
-    bool pointer = false;
-};
-struct message {
-    std::vector<field> fields;
-};
-
-// --- schema (field numbers from generated.proto) --------------------------------------------
-// A field number a message does not list is refused (415): the real server would keep it, so
-// dropping it would lose what the client wrote.
-extern const message object_meta, label_selector, label_selector_requirement, owner_reference,
-    pod_template_spec, pod_spec, container, container_port, env_var, resource_requirements,
-    deployment_spec, deployment_strategy, rolling_update, namespace_spec, key_to_path, volume,
-    config_map_volume, empty_dir, toleration, probe, http_get, tcp_socket, exec_action, deployment,
-    namespace_obj, config_map, service_account_obj, secret;
-
-const message label_selector_requirement{{{1, "key", kind::string},
-                                          {2, "operator", kind::string},
-                                          {3, "values", kind::string, nullptr, true}}};
-const message label_selector{
-    {{1, "matchLabels", kind::string_map},
-     {2, "matchExpressions", kind::message, &label_selector_requirement, true}}};
-const message owner_reference{{{1, "kind", kind::string},
-                               {3, "name", kind::string},
-                               {4, "uid", kind::string},
-                               {5, "apiVersion", kind::string},
-                               {6, "controller", kind::boolean, nullptr, false, true},
-                               {7, "blockOwnerDeletion", kind::boolean, nullptr, false, true}}};
-const message object_meta{{{1, "name", kind::string},
-                           {2, "generateName", kind::string},
-                           {3, "namespace", kind::string},
-                           {5, "uid", kind::string},
-                           {6, "resourceVersion", kind::string},
-                           {7, "generation", kind::int64},
-                           {8, "creationTimestamp", kind::time},
-                           {11, "labels", kind::string_map},
-                           {12, "annotations", kind::string_map},
-                           {13, "ownerReferences", kind::message, &owner_reference, true},
-                           {14, "finalizers", kind::string, nullptr, true},
-                           {4, "selfLink", kind::string},
-                           {9, "deletionTimestamp", kind::time},
-                           {10, "deletionGracePeriodSeconds", kind::int64, nullptr, false, true},
-                           {17, "managedFields", kind::ignored}}};
-const message container_port{{{1, "name", kind::string},
-                              {2, "hostPort", kind::int32},
-                              {3, "containerPort", kind::int32},
-                              {4, "protocol", kind::string},
-                              {5, "hostIP", kind::string}}};
-const message env_var{{{1, "name", kind::string}, {2, "value", kind::string}}};
-const message volume_mount{{{1, "name", kind::string},
-                            {2, "readOnly", kind::boolean},
-                            {3, "mountPath", kind::string},
-                            {4, "subPath", kind::string},
-                            {5, "mountPropagation", kind::string, nullptr, false, true},
-                            {6, "subPathExpr", kind::string},
-                            {7, "recursiveReadOnly", kind::string, nullptr, false, true}}};
-const message resize_policy{
-    {{1, "resourceName", kind::string}, {2, "restartPolicy", kind::string}}};
-const message resource_requirements{
-    {{1, "limits", kind::quantity_map}, {2, "requests", kind::quantity_map}}};
-const message http_header{{{1, "name", kind::string}, {2, "value", kind::string}}};
-const message http_get{{{1, "path", kind::string},
-                        {2, "port", kind::int_or_string},
-                        {3, "host", kind::string},
-                        {4, "scheme", kind::string},
-                        {5, "httpHeaders", kind::message, &http_header, true}}};
-const message grpc_action{
-    {{1, "port", kind::int32}, {2, "service", kind::string, nullptr, false, true}}};
-const message tcp_socket{{{1, "port", kind::int_or_string}, {2, "host", kind::string}}};
-const message exec_action{{{1, "command", kind::string, nullptr, true}}};
-const message probe_handler{{{1, "exec", kind::message, &exec_action},
-                             {2, "httpGet", kind::message, &http_get},
-                             {3, "tcpSocket", kind::message, &tcp_socket},
-                             {4, "grpc", kind::message, &grpc_action}}};
-const message probe{{{1, "", kind::inline_message, &probe_handler},
-                     {2, "initialDelaySeconds", kind::int32},
-                     {3, "timeoutSeconds", kind::int32},
-                     {4, "periodSeconds", kind::int32},
-                     {5, "successThreshold", kind::int32},
-                     {6, "failureThreshold", kind::int32},
-                     {7, "terminationGracePeriodSeconds", kind::int64, nullptr, false, true}}};
-const message container{{{1, "name", kind::string},
-                         {2, "image", kind::string},
-                         {3, "command", kind::string, nullptr, true},
-                         {4, "args", kind::string, nullptr, true},
-                         {5, "workingDir", kind::string},
-                         {6, "ports", kind::message, &container_port, true},
-                         {7, "env", kind::message, &env_var, true},
-                         {8, "resources", kind::message, &resource_requirements},
-                         {9, "volumeMounts", kind::message, &volume_mount, true},
-                         {10, "livenessProbe", kind::message, &probe},
-                         {11, "readinessProbe", kind::message, &probe},
-                         {13, "terminationMessagePath", kind::string},
-                         {14, "imagePullPolicy", kind::string},
-                         {16, "stdin", kind::boolean},
-                         {17, "stdinOnce", kind::boolean},
-                         {18, "tty", kind::boolean},
-                         {20, "terminationMessagePolicy", kind::string},
-                         {22, "startupProbe", kind::message, &probe},
-                         {23, "resizePolicy", kind::message, &resize_policy, true},
-                         {24, "restartPolicy", kind::string, nullptr, false, true}}};
-const message key_to_path{{{1, "key", kind::string},
-                           {2, "path", kind::string},
-                           {3, "mode", kind::int32, nullptr, false, true}}};
-const message local_object_reference{{{1, "name", kind::string}}};
-const message config_map_volume{{{1, "", kind::inline_message, &local_object_reference},
-                                 {2, "items", kind::message, &key_to_path, true},
-                                 {3, "defaultMode", kind::int32, nullptr, false, true},
-                                 {4, "optional", kind::boolean, nullptr, false, true}}};
-const message secret_volume{{{1, "secretName", kind::string},
-                             {2, "items", kind::message, &key_to_path, true},
-                             {3, "defaultMode", kind::int32, nullptr, false, true},
-                             {4, "optional", kind::boolean, nullptr, false, true}}};
-const message empty_dir{{{1, "medium", kind::string}, {2, "sizeLimit", kind::quantity}}};
-const message host_path{
-    {{1, "path", kind::string}, {2, "type", kind::string, nullptr, false, true}}};
-const message volume_source{{{1, "hostPath", kind::message, &host_path},
-                             {2, "emptyDir", kind::message, &empty_dir},
-                             {6, "secret", kind::message, &secret_volume},
-                             {19, "configMap", kind::message, &config_map_volume}}};
-const message volume{{{1, "name", kind::string}, {2, "", kind::inline_message, &volume_source}}};
-const message toleration{{{1, "key", kind::string},
-                          {2, "operator", kind::string},
-                          {3, "value", kind::string},
-                          {4, "effect", kind::string},
-                          {5, "tolerationSeconds", kind::int64, nullptr, false, true}}};
-const message pod_spec{{{1, "volumes", kind::message, &volume, true},
-                        {2, "containers", kind::message, &container, true},
-                        {3, "restartPolicy", kind::string},
-                        {4, "terminationGracePeriodSeconds", kind::int64, nullptr, false, true},
-                        {5, "activeDeadlineSeconds", kind::int64, nullptr, false, true},
-                        {6, "dnsPolicy", kind::string},
-                        {7, "nodeSelector", kind::string_map},
-                        {8, "serviceAccountName", kind::string},
-                        {9, "serviceAccount", kind::string},
-                        {10, "nodeName", kind::string},
-                        {11, "hostNetwork", kind::boolean},
-                        {12, "hostPID", kind::boolean},
-                        {13, "hostIPC", kind::boolean},
-                        {15, "imagePullSecrets", kind::message, &local_object_reference, true},
-                        {16, "hostname", kind::string},
-                        {17, "subdomain", kind::string},
-                        {19, "schedulerName", kind::string},
-                        {20, "initContainers", kind::message, &container, true},
-                        {21, "automountServiceAccountToken", kind::boolean, nullptr, false, true},
-                        {22, "tolerations", kind::message, &toleration, true},
-                        {24, "priorityClassName", kind::string},
-                        {25, "priority", kind::int32, nullptr, false, true},
-                        {30, "enableServiceLinks", kind::boolean, nullptr, false, true},
-                        {31, "preemptionPolicy", kind::string, nullptr, false, true}}};
-const message pod_template_spec{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &pod_spec}}};
-const message rolling_update{
-    {{1, "maxUnavailable", kind::int_or_string}, {2, "maxSurge", kind::int_or_string}}};
-const message deployment_strategy{
-    {{1, "type", kind::string}, {2, "rollingUpdate", kind::message, &rolling_update}}};
-const message deployment_spec{{{1, "replicas", kind::int32, nullptr, false, true},
-                               {2, "selector", kind::message, &label_selector},
-                               {3, "template", kind::message, &pod_template_spec},
-                               {4, "strategy", kind::message, &deployment_strategy},
-                               {5, "minReadySeconds", kind::int32},
-                               {6, "revisionHistoryLimit", kind::int32, nullptr, false, true},
-                               {7, "paused", kind::boolean},
-                               {9, "progressDeadlineSeconds", kind::int32, nullptr, false, true}}};
-const message deployment{{{1, "metadata", kind::message, &object_meta},
-                          {2, "spec", kind::message, &deployment_spec},
-                          {3, "status", kind::status}}};
-const message replica_set_spec{{{1, "replicas", kind::int32, nullptr, false, true},
-                                {2, "selector", kind::message, &label_selector},
-                                {3, "template", kind::message, &pod_template_spec},
-                                {4, "minReadySeconds", kind::int32}}};
-const message replica_set{{{1, "metadata", kind::message, &object_meta},
-                           {2, "spec", kind::message, &replica_set_spec},
-                           {3, "status", kind::status}}};
-const message stateful_set_rolling_update{{{1, "partition", kind::int32, nullptr, false, true},
-                                           {2, "maxUnavailable", kind::int_or_string}}};
-const message stateful_set_strategy{
-    {{1, "type", kind::string}, {2, "rollingUpdate", kind::message, &stateful_set_rolling_update}}};
-const message claim_retention{{{1, "whenDeleted", kind::string}, {2, "whenScaled", kind::string}}};
-const message stateful_set_ordinals{{{1, "start", kind::int32}}};
-const message stateful_set_spec{
-    {{1, "replicas", kind::int32, nullptr, false, true},
-     {2, "selector", kind::message, &label_selector},
-     {3, "template", kind::message, &pod_template_spec},
-     {5, "serviceName", kind::string},
-     {6, "podManagementPolicy", kind::string},
-     {7, "updateStrategy", kind::message, &stateful_set_strategy},
-     {8, "revisionHistoryLimit", kind::int32, nullptr, false, true},
-     {9, "minReadySeconds", kind::int32},
-     {10, "persistentVolumeClaimRetentionPolicy", kind::message, &claim_retention},
-     {11, "ordinals", kind::message, &stateful_set_ordinals}}};
-const message stateful_set{{{1, "metadata", kind::message, &object_meta},
-                            {2, "spec", kind::message, &stateful_set_spec},
-                            {3, "status", kind::status}}};
-const message daemon_set_rolling_update{
-    {{1, "maxUnavailable", kind::int_or_string}, {2, "maxSurge", kind::int_or_string}}};
-const message daemon_set_strategy{
-    {{1, "type", kind::string}, {2, "rollingUpdate", kind::message, &daemon_set_rolling_update}}};
-const message daemon_set_spec{{{1, "selector", kind::message, &label_selector},
-                               {2, "template", kind::message, &pod_template_spec},
-                               {3, "updateStrategy", kind::message, &daemon_set_strategy},
-                               {4, "minReadySeconds", kind::int32},
-                               {6, "revisionHistoryLimit", kind::int32, nullptr, false, true}}};
-const message daemon_set{{{1, "metadata", kind::message, &object_meta},
-                          {2, "spec", kind::message, &daemon_set_spec},
-                          {3, "status", kind::status}}};
-
-// batch/v1 Job (what `kubectl create job` sends).
-const message job_spec{{{1, "parallelism", kind::int32, nullptr, false, true},
-                        {2, "completions", kind::int32, nullptr, false, true},
-                        {3, "activeDeadlineSeconds", kind::int64, nullptr, false, true},
-                        {4, "selector", kind::message, &label_selector},
-                        {5, "manualSelector", kind::boolean, nullptr, false, true},
-                        {6, "template", kind::message, &pod_template_spec},
-                        {7, "backoffLimit", kind::int32, nullptr, false, true},
-                        {8, "ttlSecondsAfterFinished", kind::int32, nullptr, false, true},
-                        {9, "completionMode", kind::string, nullptr, false, true},
-                        {10, "suspend", kind::boolean, nullptr, false, true},
-                        {12, "backoffLimitPerIndex", kind::int32, nullptr, false, true},
-                        {13, "maxFailedIndexes", kind::int32, nullptr, false, true},
-                        {14, "podReplacementPolicy", kind::string, nullptr, false, true}}};
-const message job{{{1, "metadata", kind::message, &object_meta},
-                   {2, "spec", kind::message, &job_spec},
-                   {3, "status", kind::status}}};
-
-// scheduling.k8s.io/v1 PriorityClass (what `kubectl create priorityclass` sends).
-const message priority_class{{{1, "metadata", kind::message, &object_meta},
-                              {2, "value", kind::int32},
-                              {3, "globalDefault", kind::boolean},
-                              {4, "description", kind::string},
-                              {5, "preemptionPolicy", kind::string, nullptr, false, true}}};
-const message namespace_spec{{{1, "finalizers", kind::string, nullptr, true}}};
-const message namespace_obj{{{1, "metadata", kind::message, &object_meta},
-                             {2, "spec", kind::message, &namespace_spec},
-                             {3, "status", kind::status}}};
-const message config_map{{{1, "metadata", kind::message, &object_meta},
-                          {2, "data", kind::string_map},
-                          {3, "binaryData", kind::bytes_map},
-                          {4, "immutable", kind::boolean, nullptr, false, true}}};
-const message service_account_obj{
-    {{1, "metadata", kind::message, &object_meta},
-     {3, "imagePullSecrets", kind::message, &local_object_reference, true},
-     {4, "automountServiceAccountToken", kind::boolean, nullptr, false, true}}};
-const message secret{{{1, "metadata", kind::message, &object_meta},
-                      {2, "data", kind::bytes_map},
-                      {3, "type", kind::string},
-                      {4, "stringData", kind::string_map},
-                      {5, "immutable", kind::boolean, nullptr, false, true}}};
-
-// autoscaling: what `kubectl autoscale` sends (v1, and v2 from newer kubectl); metric sources
-// other than Resource and ContainerResource come as JSON from every client we know.
-const message cross_version_ref{
-    {{1, "kind", kind::string}, {2, "name", kind::string}, {3, "apiVersion", kind::string}}};
-const message hpa_v1_spec{
-    {{1, "scaleTargetRef", kind::message, &cross_version_ref},
-     {2, "minReplicas", kind::int32, nullptr, false, true},
-     {3, "maxReplicas", kind::int32},
-     {4, "targetCPUUtilizationPercentage", kind::int32, nullptr, false, true}}};
-const message hpa_v1{{{1, "metadata", kind::message, &object_meta},
-                      {2, "spec", kind::message, &hpa_v1_spec},
-                      {3, "status", kind::status}}};
-const message metric_target{{{1, "type", kind::string},
-                             {2, "value", kind::quantity},
-                             {3, "averageValue", kind::quantity},
-                             {4, "averageUtilization", kind::int32, nullptr, false, true}}};
-const message resource_metric{{{1, "name", kind::string},
-                               {2, "target", kind::message, &metric_target},
-                               {3, "container", kind::string}}};
-const message metric_spec{{{1, "type", kind::string},
-                           {4, "resource", kind::message, &resource_metric},
-                           {7, "containerResource", kind::message, &resource_metric}}};
-const message scaling_policy{
-    {{1, "type", kind::string}, {2, "value", kind::int32}, {3, "periodSeconds", kind::int32}}};
-const message scaling_rules{{{1, "selectPolicy", kind::string},
-                             {2, "policies", kind::message, &scaling_policy, true},
-                             {3, "stabilizationWindowSeconds", kind::int32, nullptr, false, true},
-                             {4, "tolerance", kind::quantity}}};
-const message hpa_behavior{{{1, "scaleUp", kind::message, &scaling_rules},
-                            {2, "scaleDown", kind::message, &scaling_rules}}};
-const message hpa_v2_spec{{{1, "scaleTargetRef", kind::message, &cross_version_ref},
-                           {2, "minReplicas", kind::int32, nullptr, false, true},
-                           {3, "maxReplicas", kind::int32},
-                           {4, "metrics", kind::message, &metric_spec, true},
-                           {5, "behavior", kind::message, &hpa_behavior}}};
-const message hpa_v2{{{1, "metadata", kind::message, &object_meta},
-                      {2, "spec", kind::message, &hpa_v2_spec},
-                      {3, "status", kind::status}}};
-
-// authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews (what `kubectl auth` sends).
-const message resource_attributes{{{1, "namespace", kind::string},
-                                   {2, "verb", kind::string},
-                                   {3, "group", kind::string},
-                                   {4, "version", kind::string},
-                                   {5, "resource", kind::string},
-                                   {6, "subresource", kind::string},
-                                   {7, "name", kind::string}}};
-const message non_resource_attributes{{{1, "path", kind::string}, {2, "verb", kind::string}}};
-const message self_access_review_spec{
-    {{1, "resourceAttributes", kind::message, &resource_attributes},
-     {2, "nonResourceAttributes", kind::message, &non_resource_attributes}}};
-const message access_review_spec{
-    {{1, "resourceAttributes", kind::message, &resource_attributes},
-     {2, "nonResourceAttributes", kind::message, &non_resource_attributes},
-     {3, "user", kind::string},
-     {4, "groups", kind::string, nullptr, true},
-     {6, "uid", kind::string}}};
-const message self_access_review{{{1, "metadata", kind::message, &object_meta},
-                                  {2, "spec", kind::message, &self_access_review_spec},
-                                  {3, "status", kind::status}}};
-const message access_review{{{1, "metadata", kind::message, &object_meta},
-                             {2, "spec", kind::message, &access_review_spec},
-                             {3, "status", kind::status}}};
-const message rules_review_spec{{{1, "namespace", kind::string}}};
-const message rules_review{{{1, "metadata", kind::message, &object_meta},
-                            {2, "spec", kind::message, &rules_review_spec},
-                            {3, "status", kind::status}}};
-const message self_subject_review{
-    {{1, "metadata", kind::message, &object_meta}, {2, "status", kind::status}}};
-const message token_request_spec{{{1, "audiences", kind::string, nullptr, true},
-                                  {4, "expirationSeconds", kind::int64, nullptr, false, true}}};
-const message token_request{{{1, "metadata", kind::message, &object_meta},
-                             {2, "spec", kind::message, &token_request_spec},
-                             {3, "status", kind::status}}};
-
-// core/v1 Service (what `kubectl create service` sends).
-const message service_port{{{1, "name", kind::string},
-                            {2, "protocol", kind::string},
-                            {3, "port", kind::int32},
-                            {4, "targetPort", kind::int_or_string},
-                            {5, "nodePort", kind::int32},
-                            {6, "appProtocol", kind::string, nullptr, false, true}}};
-const message service_spec{
-    {{1, "ports", kind::message, &service_port, true},
-     {2, "selector", kind::string_map},
-     {3, "clusterIP", kind::string},
-     {4, "type", kind::string},
-     {5, "externalIPs", kind::string, nullptr, true},
-     {7, "sessionAffinity", kind::string},
-     {8, "loadBalancerIP", kind::string},
-     {9, "loadBalancerSourceRanges", kind::string, nullptr, true},
-     {10, "externalName", kind::string},
-     {11, "externalTrafficPolicy", kind::string},
-     {12, "healthCheckNodePort", kind::int32},
-     {13, "publishNotReadyAddresses", kind::boolean},
-     {17, "ipFamilyPolicy", kind::string, nullptr, false, true},
-     {18, "clusterIPs", kind::string, nullptr, true},
-     {19, "ipFamilies", kind::string, nullptr, true},
-     {20, "allocateLoadBalancerNodePorts", kind::boolean, nullptr, false, true},
-     {21, "loadBalancerClass", kind::string, nullptr, false, true},
-     {22, "internalTrafficPolicy", kind::string, nullptr, false, true}}};
-const message service{{{1, "metadata", kind::message, &object_meta},
-                       {2, "spec", kind::message, &service_spec},
-                       {3, "status", kind::status}}};
-
-// core/v1 Pod, as typed clients create it (the spec fields above; status is the kubelet's).
-const message pod{{{1, "metadata", kind::message, &object_meta},
-                   {2, "spec", kind::message, &pod_spec},
-                   {3, "status", kind::status}}};
-
-// core/v1 Event, what client-go's EventRecorder writes.
-const message object_reference{{{1, "kind", kind::string},
-                                {2, "namespace", kind::string},
-                                {3, "name", kind::string},
-                                {4, "uid", kind::string},
-                                {5, "apiVersion", kind::string},
-                                {6, "resourceVersion", kind::string},
-                                {7, "fieldPath", kind::string}}};
-const message event_source{{{1, "component", kind::string}, {2, "host", kind::string}}};
-const message event_series{{{1, "count", kind::int32}, {2, "lastObservedTime", kind::micro_time}}};
-const message event{{{1, "metadata", kind::message, &object_meta},
-                     {2, "involvedObject", kind::message, &object_reference},
-                     {3, "reason", kind::string},
-                     {4, "message", kind::string},
-                     {5, "source", kind::message, &event_source},
-                     {6, "firstTimestamp", kind::time},
-                     {7, "lastTimestamp", kind::time},
-                     {8, "count", kind::int32},
-                     {9, "type", kind::string},
-                     {10, "eventTime", kind::micro_time},
-                     {11, "series", kind::message, &event_series},
-                     {12, "action", kind::string},
-                     {13, "related", kind::message, &object_reference},
-                     {14, "reportingComponent", kind::string},
-                     {15, "reportingInstance", kind::string}}};
-
-// events.k8s.io/v1 Event, what client-go's newer events library writes.
-const message events_v1_source{{{1, "component", kind::string}, {2, "host", kind::string}}};
-const message events_v1_event{{{1, "metadata", kind::message, &object_meta},
-                               {2, "eventTime", kind::micro_time},
-                               {3, "series", kind::message, &event_series},
-                               {4, "reportingController", kind::string},
-                               {5, "reportingInstance", kind::string},
-                               {6, "action", kind::string},
-                               {7, "reason", kind::string},
-                               {8, "regarding", kind::message, &object_reference},
-                               {9, "related", kind::message, &object_reference},
-                               {10, "note", kind::string},
-                               {11, "type", kind::string},
-                               {12, "deprecatedSource", kind::message, &events_v1_source},
-                               {13, "deprecatedFirstTimestamp", kind::time},
-                               {14, "deprecatedLastTimestamp", kind::time},
-                               {15, "deprecatedCount", kind::int32}}};
-
-// coordination.k8s.io/v1 Lease, what client-go's leader election writes (every field a pointer).
-const message lease_spec{{{1, "holderIdentity", kind::string, nullptr, false, true},
-                          {2, "leaseDurationSeconds", kind::int32, nullptr, false, true},
-                          {3, "acquireTime", kind::micro_time},
-                          {4, "renewTime", kind::micro_time},
-                          {5, "leaseTransitions", kind::int32, nullptr, false, true},
-                          {6, "strategy", kind::string, nullptr, false, true},
-                          {7, "preferredHolder", kind::string, nullptr, false, true}}};
-const message lease{
-    {{1, "metadata", kind::message, &object_meta}, {2, "spec", kind::message, &lease_spec}}};
-
-// meta/v1 DeleteOptions, the body of a typed DELETE in every group version, and policy/v1
-// Eviction, which carries them.
-const message preconditions{{{1, "uid", kind::string, nullptr, false, true},
-                             {2, "resourceVersion", kind::string, nullptr, false, true}}};
-const message delete_options{{{1, "gracePeriodSeconds", kind::int64, nullptr, false, true},
-                              {2, "preconditions", kind::message, &preconditions},
-                              {3, "orphanDependents", kind::boolean, nullptr, false, true},
-                              {4, "propagationPolicy", kind::string, nullptr, false, true},
-                              {5, "dryRun", kind::string, nullptr, true}}};
-const message eviction{{{1, "metadata", kind::message, &object_meta},
-                        {2, "deleteOptions", kind::message, &delete_options}}};
-
-// autoscaling/v1 Scale, what `kubectl scale` and client-go's scale client write.
-const message scale_spec{{{1, "replicas", kind::int32}}};
-const message scale{{{1, "metadata", kind::message, &object_meta},
-                     {2, "spec", kind::message, &scale_spec},
-                     {3, "status", kind::status}}};
-
-const std::map<std::string, const message*, std::less<>> kinds = {
-    {"authorization.k8s.io/v1/SelfSubjectAccessReview", &self_access_review},
-    {"authorization.k8s.io/v1/SubjectAccessReview", &access_review},
-    {"authorization.k8s.io/v1/LocalSubjectAccessReview", &access_review},
-    {"authorization.k8s.io/v1/SelfSubjectRulesReview", &rules_review},
-    {"authentication.k8s.io/v1/SelfSubjectReview", &self_subject_review},
-    {"authentication.k8s.io/v1/TokenRequest", &token_request},
-    {"autoscaling/v1/HorizontalPodAutoscaler", &hpa_v1},
-    {"autoscaling/v2/HorizontalPodAutoscaler", &hpa_v2},
-    {"apps/v1/Deployment", &deployment},
-    {"apps/v1/ReplicaSet", &replica_set},
-    {"apps/v1/StatefulSet", &stateful_set},
-    {"apps/v1/DaemonSet", &daemon_set},
-    {"batch/v1/Job", &job},
-    {"scheduling.k8s.io/v1/PriorityClass", &priority_class},
-    {"events.k8s.io/v1/Event", &events_v1_event},
-    {"v1/Namespace", &namespace_obj},
-    {"v1/ConfigMap", &config_map},
-    {"v1/ServiceAccount", &service_account_obj},
-    {"v1/Secret", &secret},
-    {"v1/Service", &service},
-    {"v1/Pod", &pod},
-    {"v1/Event", &event},
-    {"coordination.k8s.io/v1/Lease", &lease},
-    {"policy/v1/Eviction", &eviction},
-    {"autoscaling/v1/Scale", &scale},
-    {"meta.k8s.io/v1/DeleteOptions", &delete_options}};
+using protobuf::field;
+using protobuf::kind;
+using protobuf::message;
 
 // --- wire reading --------------------------------------------------------------------------
 
@@ -536,6 +49,12 @@ struct reader {
         std::string_view out = data.substr(pos, n);
         pos += n;
         return out;
+    }
+    /// Whether `tag` has wire type `wire`; a field of the wrong type fails the read (Go's "wrong
+    /// wireType"), never read as another type.
+    bool expect(std::uint64_t tag, unsigned wire) {
+        if ((tag & 7) != wire) failed = true;
+        return !failed;
     }
     void skip(unsigned wire) {
         switch (wire) {
@@ -588,13 +107,14 @@ bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a
     while (!r.done()) {
         const std::uint64_t tag = r.varint();
         const auto number = tag >> 3;
+        if ((number == 1 || number == 2) && !r.expect(tag, 2)) return false;
         if (number == 1)
             key = std::string(r.bytes());
         else if (number == 2 && type == kind::quantity_map) {
             reader q{r.bytes()};
             while (!q.done()) {
                 const std::uint64_t t = q.varint();
-                if ((t >> 3) == 1) {
+                if ((t >> 3) == 1 && q.expect(t, 2)) {
                     auto s = q.bytes();
                     value = text_value(s, a);
                 } else {
@@ -655,13 +175,14 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
     case kind::inline_message:
     case kind::ignored:
     case kind::status:
-        return false; // decode() handles them
+    case kind::raw_json:
+        return false; // decode() handles them (raw_json only lies under ignored managedFields)
     case kind::time: {
         reader t{r.bytes()};
         std::int64_t seconds = 0;
         while (!t.done()) {
             const std::uint64_t tag = t.varint();
-            if ((tag >> 3) == 1)
+            if ((tag >> 3) == 1 && t.expect(tag, 0))
                 seconds = static_cast<std::int64_t>(t.varint());
             else
                 t.skip(tag & 7);
@@ -681,9 +202,9 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
         std::int64_t seconds = 0, nanos = 0;
         while (!t.done()) {
             const std::uint64_t tag = t.varint();
-            if ((tag >> 3) == 1)
+            if ((tag >> 3) == 1 && t.expect(tag, 0))
                 seconds = static_cast<std::int64_t>(t.varint());
-            else if ((tag >> 3) == 2)
+            else if ((tag >> 3) == 2 && t.expect(tag, 0))
                 nanos = static_cast<std::int32_t>(t.varint());
             else
                 t.skip(tag & 7);
@@ -702,7 +223,7 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
         reader q{r.bytes()};
         while (!q.done()) {
             const std::uint64_t tag = q.varint();
-            if ((tag >> 3) == 1) {
+            if ((tag >> 3) == 1 && q.expect(tag, 2)) {
                 auto s = q.bytes();
                 value = text_value(s, a);
             } else {
@@ -717,11 +238,11 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
         std::string str_val;
         while (!q.done()) {
             const std::uint64_t tag = q.varint();
-            if ((tag >> 3) == 1)
+            if ((tag >> 3) == 1 && q.expect(tag, 0))
                 type = static_cast<std::int64_t>(q.varint());
-            else if ((tag >> 3) == 2)
+            else if ((tag >> 3) == 2 && q.expect(tag, 0))
                 int_val = static_cast<std::int32_t>(q.varint());
-            else if ((tag >> 3) == 3)
+            else if ((tag >> 3) == 3 && q.expect(tag, 2))
                 str_val = std::string(q.bytes());
             else
                 q.skip(tag & 7);
@@ -768,6 +289,11 @@ bool decode(std::string_view data, const message& schema, json& out, json_alloc&
             if (!skip_unknown(r, wire, number, d, path)) return false;
             continue;
         }
+        // A field sent with another wire type than its kind's is malformed (Go's "wrong
+        // wireType"), not read as something else.
+        const bool scalar =
+            f->type == kind::int32 || f->type == kind::int64 || f->type == kind::boolean;
+        if (wire != (scalar ? 0u : 2u)) return false;
         const std::string at = f->name[0] ? (path.empty() ? "" : path + ".") + f->name : path;
         if (f->type == kind::ignored) {
             r.skip(wire);
@@ -849,10 +375,8 @@ core::outcome<std::string> protobuf_to_json(std::string_view body, bool status_w
         }
     }
     if (envelope.failed) return core::error_message("the protobuf envelope is truncated");
-    // DeleteOptions travel under every group version (metav1.AddToGroupVersion registers them).
-    const auto schema = kind_name == "DeleteOptions" ? kinds.find("meta.k8s.io/v1/DeleteOptions")
-                                                     : kinds.find(api_version + "/" + kind_name);
-    if (schema == kinds.end())
+    const message* schema = protobuf::schema_of(api_version, kind_name);
+    if (!schema)
         return core::error_message("protobuf is not supported for " + api_version + " " +
                                    kind_name + " by the simulated cluster; send application/json");
     json_doc doc(rapidjson::kObjectType);
@@ -860,7 +384,7 @@ core::outcome<std::string> protobuf_to_json(std::string_view body, bool status_w
     doc.AddMember("apiVersion", json(api_version.c_str(), a), a);
     doc.AddMember("kind", json(kind_name.c_str(), a), a);
     decoding d{status_write, {}};
-    if (!decode(raw, *schema->second, doc, a, d, ""))
+    if (!decode(raw, *schema, doc, a, d, ""))
         return core::error_message(d.refused.empty()
                                        ? "the protobuf body of " + kind_name + " is malformed"
                                        : "the protobuf body of " + kind_name + ": " + d.refused +

@@ -1,17 +1,24 @@
 // The kinds every cluster serves beside the workloads the autoscaler drives: PriorityClasses and
 // the Priority admission plugin, Jobs (their generated selector), DaemonSets and NetworkPolicies,
 // defaulted, validated and printed as kube-apiserver does.
+#include "../support/build_paths.hpp"
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
+#include "kube/yaml_json.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace hpaplus {
 namespace {
 
+using namespace std::chrono_literals;
+using test::eventually;
 using test::parse;
 using test::str;
 
@@ -195,6 +202,48 @@ TEST(SimKinds, DaemonSetsAndNetworkPoliciesAreDefaultedAndValidated) {
     r = sim.request("GET", policies, "", "", table);
     EXPECT_EQ(columns(r.body), (std::vector<std::string>{"Name", "Pod-Selector", "Age"}));
     EXPECT_EQ(std::string(parse(r.body)["rows"][0]["cells"][1].GetString()), "app=db");
+}
+
+// examples/sim/cluster-kinds.yaml applies as on a real cluster: the StatefulSet's pods take their
+// class's priority, its template is revision 1, and the other kinds are stored as defaulted.
+TEST(SimKinds, TheExampleAppliesWithPrioritiesAndRevisions) {
+    test::sim_fixture sim;
+    std::ifstream file(std::string(HPAPLUS_SOURCE_DIR) + "/examples/sim/cluster-kinds.yaml");
+    std::stringstream yaml;
+    yaml << file.rdbuf();
+    const auto documents = kube::yaml_documents_to_json(yaml.str());
+    ASSERT_TRUE(documents) << documents.error().text;
+    const std::map<std::string, std::string> collection_of{
+        {"PriorityClass", classes},
+        {"StatefulSet", "/apis/apps/v1/namespaces/default/statefulsets"},
+        {"Job", jobs},
+        {"DaemonSet", "/apis/apps/v1/namespaces/default/daemonsets"},
+        {"NetworkPolicy", "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies"}};
+    for (const auto& document : *documents) {
+        const std::string kind = str(parse(document), "/kind");
+        ASSERT_TRUE(collection_of.count(kind)) << kind;
+        const auto r = sim.request("POST", collection_of.at(kind), document);
+        ASSERT_EQ(r.status, 201) << r.body;
+    }
+    ASSERT_TRUE(eventually(
+        [&] {
+            const auto list = parse(sim.get(pods + "?labelSelector=app%3Ddb").body);
+            return list["items"].Size() == 2;
+        },
+        20s));
+    const auto db = parse(sim.get(pods + "/db-0").body);
+    EXPECT_EQ(str(db, "/spec/priority"), "100000");
+    EXPECT_EQ(str(db, "/spec/preemptionPolicy"), "Never");
+    const std::string revision = str(db, "/metadata/labels/controller-revision-hash");
+    const auto history =
+        parse(sim.get("/apis/apps/v1/namespaces/default/controllerrevisions/" + revision).body);
+    EXPECT_EQ(str(history, "/revision"), "1");
+    EXPECT_EQ(str(parse(sim.get(jobs + "/nightly-report").body), "/spec/backoffLimit"), "6");
+    EXPECT_EQ(str(parse(sim.get("/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/"
+                                "db-from-web")
+                            .body),
+                  "/spec/ingress/0/ports/0/protocol"),
+              "TCP");
 }
 
 } // namespace

@@ -1,13 +1,15 @@
 // The simulated API server reads client-go's protobuf bodies ("k8s\0" + runtime.Unknown) as the
 // real one does: typed DELETEs with DeleteOptions, Leases (leader election), Events (the event
-// recorder), Services, Pods, Evictions and Scales. The bodies are built here by a small encoder
-// written apart from the decoder, with the field numbers of upstream's generated.proto.
+// recorder), Services, Pods, Evictions and Scales; and answers in protobuf to a client that asks
+// for it first. The bodies are built and read here by a small encoder and reader written apart
+// from the server's, with the field numbers of upstream's generated.proto.
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace hpaplus {
@@ -44,6 +46,44 @@ struct pb {
     pb& entry(int field, const std::string& key, const std::string& value) {
         return sub(field, pb{}.text(1, key).text(2, value));
     }
+};
+
+// A message read back: each field's varint or bytes, by number, in order.
+struct read_fields {
+    std::multimap<int, std::string> bytes;
+    std::multimap<int, std::uint64_t> numbers;
+
+    explicit read_fields(std::string_view data) {
+        std::size_t at = 0;
+        auto varint = [&] {
+            std::uint64_t v = 0;
+            for (int shift = 0; at < data.size(); shift += 7) {
+                const auto b = static_cast<std::uint8_t>(data[at++]);
+                v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+                if (!(b & 0x80)) break;
+            }
+            return v;
+        };
+        while (at < data.size()) {
+            const std::uint64_t tag = varint();
+            const int number = static_cast<int>(tag >> 3);
+            if ((tag & 7) == 0) {
+                numbers.emplace(number, varint());
+            } else if ((tag & 7) == 2) {
+                const auto n = varint();
+                bytes.emplace(number, std::string(data.substr(at, n)));
+                at += n;
+            } else {
+                ADD_FAILURE() << "wire type " << (tag & 7);
+                return;
+            }
+        }
+    }
+    std::string text(int number) const {
+        const auto it = bytes.find(number);
+        return it == bytes.end() ? "<missing>" : it->second;
+    }
+    read_fields sub(int number) const { return read_fields(text(number)); }
 };
 
 // The envelope: magic, then Unknown{typeMeta{apiVersion, kind}, raw}.
@@ -173,6 +213,11 @@ TEST(SimProtobuf, ScalesAndEvictionsAndMalformedBodies) {
         protobuf);
     EXPECT_EQ(r.status, 415);
     EXPECT_EQ(str(parse(r.body), "/message"), "the protobuf body of Event is malformed");
+    // A field with another wire type than its own (a name sent as a number) is malformed.
+    r = sim.request("POST", ns + "/configmaps",
+                    envelope("v1", "ConfigMap", pb{}.sub(1, pb{}.number(1, 7))), protobuf);
+    EXPECT_EQ(r.status, 415);
+    EXPECT_EQ(str(parse(r.body), "/message"), "the protobuf body of ConfigMap is malformed");
     const std::string whole = envelope("v1", "Service", pb{}.sub(1, pb{}.text(1, "x")));
     r = sim.request("POST", ns + "/services", whole.substr(0, whole.size() - 1), protobuf);
     EXPECT_EQ(r.status, 415) << r.body;
@@ -314,6 +359,61 @@ TEST(SimProtobuf, WorkloadsJobsAndPriorityClassesAsClientGoSendsThem) {
     ASSERT_EQ(r.status, 201) << r.body;
     EXPECT_EQ(str(parse(r.body), "/regarding/name"), "web");
     EXPECT_EQ(str(parse(r.body), "/note"), "New size: 4");
+}
+
+// A client that asks for protobuf first (client-go's typed clients, kubectl's typed commands)
+// gets it for what the tables describe entirely — objects, lists, Status errors — and JSON for the
+// rest (an object whose status they do not describe), which such clients read as well.
+TEST(SimProtobuf, AnswersInProtobufWhenAskedFirstAndTheTablesDescribeTheAnswer) {
+    test::sim_fixture sim;
+    const std::string first = protobuf + ", application/json";
+    ASSERT_EQ(sim.request("POST", ns + "/configmaps",
+                          R"({"metadata":{"name":"c","labels":{"k":"v"}},"data":{"a":"b"}})")
+                  .status,
+              201);
+    auto r = sim.request("GET", ns + "/configmaps/c", "", "", first);
+    ASSERT_EQ(r.status, 200);
+    EXPECT_EQ(r.headers["content-type"], protobuf);
+    ASSERT_EQ(r.body.substr(0, 4), std::string("k8s\0", 4));
+    const read_fields unknown(std::string_view(r.body).substr(4));
+    EXPECT_EQ(unknown.sub(1).text(1), "v1");
+    EXPECT_EQ(unknown.sub(1).text(2), "ConfigMap");
+    const read_fields config_map = unknown.sub(2);
+    const read_fields meta = config_map.sub(1);
+    EXPECT_EQ(meta.text(1), "c");
+    EXPECT_EQ(meta.text(3), "default");
+    EXPECT_EQ(meta.sub(11).text(1), "k"); // labels: map entries {key, value}
+    EXPECT_EQ(meta.sub(11).text(2), "v");
+    EXPECT_FALSE(meta.sub(8).numbers.empty()); // creationTimestamp: seconds
+    EXPECT_EQ(meta.sub(17).text(2), "Update"); // managedFields: the operation, and fieldsV1
+    EXPECT_EQ(meta.sub(17).sub(7).text(1).substr(0, 2), "{\""); // as the JSON text it holds
+    EXPECT_EQ(config_map.sub(2).text(1), "a");
+    EXPECT_EQ(config_map.sub(2).text(2), "b");
+    // A list: {metadata = ListMeta, items}.
+    r = sim.request("GET", ns + "/configmaps", "", "", first);
+    EXPECT_EQ(r.headers["content-type"], protobuf);
+    const read_fields list = read_fields(std::string_view(r.body).substr(4)).sub(2);
+    EXPECT_FALSE(list.sub(1).text(2).empty()); // resourceVersion
+    EXPECT_GE(list.bytes.count(2), 1u);
+    // An error is a Status.
+    r = sim.request("GET", ns + "/configmaps/nope", "", "", first);
+    EXPECT_EQ(r.status, 404);
+    ASSERT_EQ(r.headers["content-type"], protobuf);
+    const read_fields status = read_fields(std::string_view(r.body).substr(4)).sub(2);
+    EXPECT_EQ(status.text(2), "Failure");
+    EXPECT_EQ(status.text(4), "NotFound");
+    EXPECT_EQ(status.numbers.find(6)->second, 404u);
+    // A pod's status is not in the tables: JSON; so is an answer to a client asking JSON first.
+    ASSERT_EQ(
+        sim.request("POST", ns + "/pods",
+                    R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"a","image":"x"}]}})")
+            .status,
+        201);
+    r = sim.request("GET", ns + "/pods/p", "", "", first);
+    EXPECT_EQ(r.headers["content-type"], "application/json");
+    EXPECT_EQ(str(parse(r.body), "/metadata/name"), "p");
+    r = sim.request("GET", ns + "/configmaps/c", "", "", "application/json, " + protobuf);
+    EXPECT_EQ(r.headers["content-type"], "application/json");
 }
 
 } // namespace
