@@ -89,7 +89,8 @@ bool tracks_generation(const resource_type& t) {
 }
 
 // The status a kind's strategy gives a new object (PrepareForCreate): a pod Pending with its QoS
-// class, an empty one for workloads, a Service's empty load balancer, an HPA's desiredReplicas 0.
+// class, a Service's empty load balancer, an HPA's desiredReplicas 0, the zero value of the other
+// built-in kinds with a status (workloads, Jobs, quotas, budgets, ...).
 void set_created_status(const resource_type& t, json_doc& body) {
     auto& a = body.GetAllocator();
     if (t.group.empty() && t.plural == "pods") {
@@ -97,8 +98,6 @@ void set_created_status(const resource_type& t, json_doc& body) {
         status.AddMember("phase", "Pending", a);
         status.AddMember("qosClass", json(qos_class(body).c_str(), a), a);
         set_path(body, "status", std::move(status), a);
-    } else if (t.group == "apps") {
-        set_path(body, "status", json(rapidjson::kObjectType), a);
     } else if (t.group.empty() && t.plural == "services") {
         json status(rapidjson::kObjectType);
         status.AddMember("loadBalancer", json(rapidjson::kObjectType), a);
@@ -106,6 +105,16 @@ void set_created_status(const resource_type& t, json_doc& body) {
     } else if (t.group == "autoscaling" && t.plural == "horizontalpodautoscalers") {
         json status(rapidjson::kObjectType);
         status.AddMember("desiredReplicas", 0, a);
+        set_path(body, "status", std::move(status), a);
+    } else if (t.status_subresource && !t.custom && t.plural != "nodes" &&
+               t.plural != "namespaces" && t.plural != "customresourcedefinitions") {
+        // The strategies' PrepareForCreate reset status to the type's zero value: `{}`, and a
+        // disruption budget's counters, which JSON always carries.
+        json status(rapidjson::kObjectType);
+        if (t.group == "policy" && t.plural == "poddisruptionbudgets")
+            for (const char* counter :
+                 {"disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods"})
+                status.AddMember(json(rapidjson::StringRef(counter)), json(0), a);
         set_path(body, "status", std::move(status), a);
     }
 }

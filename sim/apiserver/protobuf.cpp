@@ -209,11 +209,12 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
             else
                 t.skip(tag & 7);
         }
+        if (!valid_seconds(seconds) || nanos < 0 || nanos > 999999999) return false;
+        nanos -= nanos % 1000; // what a MicroTime holds
         if (seconds == 0 && nanos == 0) {
             value.SetNull();
             return !t.failed;
         }
-        if (!valid_seconds(seconds) || nanos < 0 || nanos > 999999999) return false;
         const std::string text = core::format_micro_time(
             core::time_point{std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos)});
         value = json(text.c_str(), a);

@@ -137,6 +137,15 @@ TEST(SimKinds, JobsGetTheirGeneratedSelectorDefaultsAndValidation) {
     EXPECT_EQ(str(job, "/spec/completionMode"), "NonIndexed");
     EXPECT_EQ(str(job, "/spec/suspend"), "false");
     EXPECT_EQ(str(job, "/spec/podReplacementPolicy"), "TerminatingOrFailed");
+    // The create answers the status the strategy reset: the type's zero value.
+    ASSERT_TRUE(job.HasMember("status"));
+    EXPECT_TRUE(job["status"].IsObject() && job["status"].ObjectEmpty());
+    const auto budget =
+        parse(sim.request("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+                          R"({"metadata":{"name":"b"},"spec":{"minAvailable":1}})")
+                  .body);
+    EXPECT_EQ(str(budget, "/status/disruptionsAllowed"), "0");
+    EXPECT_EQ(str(budget, "/status/expectedPods"), "0");
     // A pod template left at restartPolicy Always (the pod default) is refused.
     r = sim.request("POST", jobs,
                     R"({"metadata":{"name":"forever"},"spec":{"template":{"spec":{)"
