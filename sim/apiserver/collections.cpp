@@ -8,6 +8,7 @@
 #include "sim/apiserver/cel_rules.hpp"
 #include "sim/apiserver/conversion.hpp"
 #include "sim/apiserver/defaults.hpp"
+#include "sim/apiserver/hpa_versions.hpp"
 #include "sim/apiserver/openapi.hpp"
 #include "sim/apiserver/pod_limits.hpp"
 #include "sim/apiserver/pod_rules.hpp"
@@ -280,6 +281,7 @@ http_response api_server::impl::objects(http_request& r, target t) {
         if (auto e = admit_priority_class(store, c->type, body, &current->doc))
             return error_response(*e);
     }
+    if (t.sub == "status" && is_hpa(c->type)) drop_empty_status_lists(body);
     if (auto e = check_schema(r, c->type, t.name, body, &current->doc)) return error_response(*e);
     if (auto e = prepare_webhook_configuration(c->type, t.name, body)) return error_response(*e);
     const write_origin origin = origin_of(r, c->type, t);

@@ -225,7 +225,18 @@ json_doc hpa_from_v2(const json& obj, std::string_view version) {
     return out;
 }
 
+void drop_empty_status_lists(json_doc& obj) {
+    // currentMetrics and conditions are omitempty: an empty list does not survive the decoding
+    // and encoding every write goes through upstream.
+    json* status = const_cast<json*>(find_path(obj, "status"));
+    if (!status || !status->IsObject()) return;
+    for (const char* list : {"currentMetrics", "conditions"})
+        if (const json* v = member_of(status, list); v && v->IsArray() && v->Empty())
+            status->RemoveMember(list);
+}
+
 void default_hpa(json_doc& obj) {
+    drop_empty_status_lists(obj);
     auto& a = obj.GetAllocator();
     json* spec = const_cast<json*>(find_path(obj, "spec"));
     if (!spec || !spec->IsObject()) return;

@@ -26,6 +26,10 @@ json_doc hpa_from_v2(const json& obj, std::string_view version);
 /// The API server's defaults for a v2 object, applied on every write of its spec.
 void default_hpa(json_doc& obj);
 
+/// Removes an empty status.currentMetrics or status.conditions (omitempty lists, which upstream's
+/// round trip of every write drops), on writes of the object and of its status.
+void drop_empty_status_lists(json_doc& obj);
+
 /// The TARGETS cell `kubectl get hpa` prints: `cpu: 40%/50%`, `<unknown>/10 (avg)`, at most two
 /// metrics then `+ N more...`; `<none>` without metrics.
 std::string hpa_targets(const json& obj);

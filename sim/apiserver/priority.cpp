@@ -32,8 +32,8 @@ api_error forbidden(const std::string& resource, const std::string& name, const 
     api_error e;
     e.code = 403;
     e.reason = "Forbidden";
-    e.message = resource + (group.empty() ? "" : "." + group) + " \"" + name +
-                "\" is forbidden: " + why;
+    e.message =
+        resource + (group.empty() ? "" : "." + group) + " \"" + name + "\" is forbidden: " + why;
     e.name = name;
     e.group = group;
     e.kind = resource;

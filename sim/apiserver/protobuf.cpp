@@ -148,7 +148,11 @@ bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a
     if (r.failed) return false;
     if (value.IsNull()) value = json("", a);
     if (!out.IsObject()) out.SetObject();
-    out.AddMember(json(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), a), value, a);
+    const json name(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), a);
+    if (const auto it = out.FindMember(name); it != out.MemberEnd())
+        it->value = value; // a key sent twice: the last one, as Go's map keeps it
+    else
+        out.AddMember(json(name, a), value, a);
     return true;
 }
 

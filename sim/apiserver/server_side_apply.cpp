@@ -141,7 +141,6 @@ class applied_walk {
                     if (const json* v = member(&m.value, owned); v && v->IsObject()) {
                         enter("f:" + std::string(owned), "." + std::string(owned));
                         json node(rapidjson::kObjectType);
-                        node.AddMember(".", json(rapidjson::kObjectType), a_);
                         const json* live_map = member(live_members.find("metadata"), owned);
                         if (!object(*v, live_map, nullptr, node, false)) return false;
                         metadata.AddMember(json(segments_.back().c_str(), a_), node, a_);
@@ -163,9 +162,8 @@ class applied_walk {
   private:
     bool value(const json& applied, const json* live, const json* field, json& node) {
         if (applied.IsObject() && !applied.ObjectEmpty()) {
-            // A map (no declared properties) is owned itself too ("."); a struct is not.
-            if (!member(resolve_builtin_ref(field), "properties"))
-                node.AddMember(".", json(rapidjson::kObjectType), a_);
+            // An applied configuration owns its leaves, not the maps and structs that hold them
+            // (no "."; a keyed list item, below, is owned itself).
             return object(applied, live, resolve_builtin_ref(field), node, false);
         }
         const auto keys = applied.IsArray() ? list_keys(field) : std::vector<std::string>{};

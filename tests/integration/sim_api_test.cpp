@@ -271,6 +271,10 @@ TEST_F(SimApi, ServerSideApplyCreatesOwnsConflictsAndRemovesWhatIsNoLongerApplie
                   .find(R"("k:{\"name\":\"app\"}":{".":{},"f:env":{"k:{\"name\":\"A\"}")"),
               std::string::npos)
         << test::json_text(entry["fieldsV1"]);
+    // An applied configuration owns leaves and keyed items, not the maps that hold them.
+    EXPECT_EQ(test::json_text(entry["fieldsV1"]["f:metadata"]), R"({"f:labels":{"f:app":{}}})");
+    EXPECT_EQ(test::json_text(entry["fieldsV1"]["f:spec"]["f:template"]["f:metadata"]),
+              R"({"f:labels":{"f:app":{}}})");
     const std::string version = str(doc, "/metadata/resourceVersion");
 
     // The same configuration again changes nothing.

@@ -107,6 +107,21 @@ TEST_F(SimHpa, AV2HpaWithoutMetricsGetsTheEightyPercentCpuDefault) {
     EXPECT_EQ(str(parse(sim.get(v1 + "/bare").body), "/spec/targetCPUUtilizationPercentage"), "80");
 }
 
+// currentMetrics and conditions are omitempty: written empty, they are gone when read back, as
+// after upstream's decoding and encoding of the write.
+TEST_F(SimHpa, AnEmptyCurrentMetricsListDoesNotSurviveAStatusWrite) {
+    ASSERT_EQ(sim.request("POST", v2, v2_hpa("quiet", cpu_metric)).status, 201);
+    const auto r = sim.request(
+        "PATCH", v2 + "/quiet/status",
+        R"({"status":{"currentReplicas":2,"desiredReplicas":2,"currentMetrics":[],"conditions":[]}})",
+        "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto read = parse(sim.get(v2 + "/quiet").body);
+    EXPECT_EQ(str(read, "/status/currentReplicas"), "2");
+    EXPECT_EQ(str(read, "/status/currentMetrics"), "<missing>");
+    EXPECT_EQ(str(read, "/status/conditions"), "<missing>");
+}
+
 TEST_F(SimHpa, WhatV1CannotHoldTravelsInAnnotationsAndSurvivesARoundTripThroughV1) {
     ASSERT_EQ(sim.request("POST", v2, v2_hpa("rich", cpu_metric + "," + pods_metric)).status, 201);
     const auto as_v1 = sim.get(v1 + "/rich");
