@@ -1,11 +1,41 @@
 // sim/apiserver/schema.cpp — structural schema pruning, defaulting and validation.
 #include "sim/apiserver/schema.hpp"
 
+#include <boost/regex.hpp>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
 namespace hpaplus::sim {
 namespace {
+
+// A schema's `pattern` as the real server matches it (Go's regexp: anywhere in the value, RE2
+// syntax, which Perl syntax covers). Each pattern is compiled once per thread; Boost's matcher
+// bounds its own work (it throws past its limit), so a hostile value cannot hang the server.
+// nullopt: the pattern does not compile, or the match gave up.
+std::optional<bool> pattern_matches(const std::string& pattern, std::string_view value) {
+    thread_local std::unordered_map<std::string, std::unique_ptr<boost::regex>> compiled;
+    auto it = compiled.find(pattern);
+    if (it == compiled.end()) {
+        if (compiled.size() >= 1000) compiled.clear();
+        std::unique_ptr<boost::regex> re;
+        try {
+            re = std::make_unique<boost::regex>(pattern, boost::regex::perl);
+        } catch (const std::exception&) {
+        }
+        it = compiled.emplace(pattern, std::move(re)).first;
+    }
+    if (!it->second) return std::nullopt;
+    try {
+        return boost::regex_search(value.begin(), value.end(), *it->second);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
 
 const json* member(const json& v, const char* name) {
     return member_of(&v, name);
@@ -80,6 +110,16 @@ struct walker {
             if (const json* max = member(schema, "maxLength");
                 max && max->IsUint() && length > max->GetUint())
                 block(path, "Too long: may not be longer than " + text(*max));
+            if (const json* pattern = member(schema, "pattern"); pattern && pattern->IsString()) {
+                const std::string p(pattern->GetString(), pattern->GetStringLength());
+                const auto matched = pattern_matches(p, std::string_view(v.GetString(), length));
+                if (!matched)
+                    fail(path, "Invalid value: " + text(v) + ": " + path +
+                                   " in body could not be matched against '" + p + "'");
+                else if (!*matched)
+                    fail(path, "Invalid value: " + text(v) + ": " + path +
+                                   " in body should match '" + p + "'");
+            }
         }
         if (v.IsArray()) {
             const auto size = v.Size();
@@ -110,7 +150,7 @@ struct walker {
                 block(path, "Invalid value: " + text(v) + ": " + path +
                                 " in body must be of type integer,string: \"" + type_of(v) + "\"");
             else if (v.IsString())
-                check_bounds(schema, v, path); // a string's maxLength (pattern: not checked here)
+                check_bounds(schema, v, path); // a string's maxLength and pattern
             return;
         }
         if (v.IsNull() && flag(schema, "nullable")) return; // an array's null item, say

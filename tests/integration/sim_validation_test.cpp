@@ -298,6 +298,51 @@ TEST_F(SimValidation, TheHpaplusCrdsCelRulesRefuseInTheServersWords) {
         "the object was invalid; correct the existing errors to complete validation]");
 }
 
+// A schema's `pattern`, matched as the real server does (anywhere in the value; the HPAPlus
+// CRD's anchored ones); a hostile value against a pattern that backtracks is refused, not a hang.
+TEST_F(SimValidation, PatternsAreEnforcedAsTheRealServerDoes) {
+    auto docs = kube::yaml_documents_to_json(
+        test::read_file(std::string(HPAPLUS_SOURCE_DIR) + "/crds/hpaplus.yaml"));
+    ASSERT_TRUE(docs);
+    for (const auto& crd : *docs)
+        ASSERT_EQ(sim.request("POST", crds, crd).status, 201);
+    const std::string bounds = R"("minReplicas":1,"maxReplicas":3,"metrics":[{"type":"Resource",)"
+                               R"("resource":{"name":"cpu","target":{"type":"Utilization",)"
+                               R"("averageUtilization":50}},"tolerance":{"scaleUp":")";
+    const std::string refusal = refused("POST", hpapluses, hpaplus("odd", bounds + R"(lots"}}])"));
+    EXPECT_NE(refusal.find("spec.metrics[0].tolerance.scaleUp: Invalid value: \"lots\": "
+                           "spec.metrics[0].tolerance.scaleUp in body should match '^"),
+              std::string::npos)
+        << refusal;
+    EXPECT_EQ(sim.request("POST", hpapluses, hpaplus("fine", bounds + R"(50m"}}])")).status, 201);
+
+    ASSERT_EQ(
+        sim.request("POST", crds,
+                    R"j({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"gadgets.test.hpaplus.io"},"spec":{"group":"test.hpaplus.io",
+      "scope":"Namespaced","names":{"plural":"gadgets","singular":"gadget","kind":"Gadget"},
+      "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":
+      {"type":"object","properties":{"spec":{"type":"object","properties":{
+        "code":{"type":"string","pattern":"[0-9]{3}"},
+        "slow":{"type":"string","pattern":"^(a+)+$"}}}}}}}]}})j")
+            .status,
+        201);
+    const std::string gadgets = "/apis/test.hpaplus.io/v1/namespaces/default/gadgets";
+    const auto gadget = [](const std::string& name, const std::string& spec) {
+        return R"({"apiVersion":"test.hpaplus.io/v1","kind":"Gadget","metadata":{"name":")" + name +
+               R"("},"spec":)" + spec + "}";
+    };
+    // Unanchored, as Go's MatchString: three digits anywhere will do.
+    EXPECT_EQ(sim.request("POST", gadgets, gadget("g1", R"({"code":"id-123-x"})")).status, 201);
+    EXPECT_EQ(refused("POST", gadgets, gadget("g2", R"({"code":"12"})")),
+              "Gadget.test.hpaplus.io \"g2\" is invalid: spec.code: Invalid value: \"12\": "
+              "spec.code in body should match '[0-9]{3}'");
+    const std::string hostile = std::string(5000, 'a') + "!";
+    EXPECT_NE(refused("POST", gadgets, gadget("g3", R"({"slow":")" + hostile + R"("})"))
+                  .find("spec.slow"),
+              std::string::npos);
+}
+
 TEST_F(SimValidation, CelRulesWithMessageExpressionReasonFieldPathAndOldSelf) {
     ASSERT_EQ(sim.request("POST", crds, widget_crd()).status, 201);
     EXPECT_EQ(refused("POST", widgets, widget("a", R"({"replicas":9,"max":3})")),
