@@ -342,13 +342,30 @@ const message rules_review_spec{{{1, "namespace", kind::string}}};
 const message rules_review{{{1, "metadata", kind::message, &object_meta},
                             {2, "spec", kind::message, &rules_review_spec},
                             {3, "status", kind::status}}};
-const message self_subject_review{
-    {{1, "metadata", kind::message, &object_meta}, {2, "status", kind::status}}};
+// authentication.k8s.io/v1 UserInfo without `extra` (a map of lists the tables do not describe:
+// an answer with one is JSON).
+const message user_info{{{1, "username", kind::string},
+                         {2, "uid", kind::string},
+                         {3, "groups", kind::string, nullptr, true}}};
+const message self_subject_review_status{{{1, "userInfo", kind::message, &user_info}}};
+const message self_subject_review{{{1, "metadata", kind::message, &object_meta},
+                                   {2, "status", kind::status, &self_subject_review_status}}};
 const message token_request_spec{{{1, "audiences", kind::string, nullptr, true},
                                   {4, "expirationSeconds", kind::int64, nullptr, false, true}}};
+const message token_request_status{
+    {{1, "token", kind::string}, {2, "expirationTimestamp", kind::time}}};
 const message token_request{{{1, "metadata", kind::message, &object_meta},
                              {2, "spec", kind::message, &token_request_spec},
-                             {3, "status", kind::status}}};
+                             {3, "status", kind::status, &token_request_status}}};
+const message token_review_spec{
+    {{1, "token", kind::string}, {2, "audiences", kind::string, nullptr, true}}};
+const message token_review_status{{{1, "authenticated", kind::boolean},
+                                   {2, "user", kind::message, &user_info},
+                                   {3, "error", kind::string},
+                                   {4, "audiences", kind::string, nullptr, true}}};
+const message token_review{{{1, "metadata", kind::message, &object_meta},
+                            {2, "spec", kind::message, &token_review_spec},
+                            {3, "status", kind::status, &token_review_status}}};
 
 // core/v1 Service (what `kubectl create service` sends).
 const message service_port{{{1, "name", kind::string},
@@ -482,6 +499,7 @@ const std::map<std::string, const message*, std::less<>> kinds = {
     {"authorization.k8s.io/v1/SelfSubjectRulesReview", &rules_review},
     {"authentication.k8s.io/v1/SelfSubjectReview", &self_subject_review},
     {"authentication.k8s.io/v1/TokenRequest", &token_request},
+    {"authentication.k8s.io/v1/TokenReview", &token_review},
     {"autoscaling/v1/HorizontalPodAutoscaler", &hpa_v1},
     {"autoscaling/v2/HorizontalPodAutoscaler", &hpa_v2},
     {"apps/v1/Deployment", &deployment},

@@ -414,6 +414,18 @@ TEST(SimProtobuf, AnswersInProtobufWhenAskedFirstAndTheTablesDescribeTheAnswer) 
     EXPECT_EQ(str(parse(r.body), "/metadata/name"), "p");
     r = sim.request("GET", ns + "/configmaps/c", "", "", "application/json, " + protobuf);
     EXPECT_EQ(r.headers["content-type"], "application/json");
+    // A TokenReview both ways (what an aggregated server or webhook sends): the spec decoded, the
+    // review's status encoded.
+    r = sim.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                    envelope("authentication.k8s.io/v1", "TokenReview",
+                             pb{}.sub(1, pb{}).sub(2, pb{}.text(1, "not-a-token")).sub(3, pb{})),
+                    protobuf, first);
+    ASSERT_EQ(r.status, 201) << r.body;
+    ASSERT_EQ(r.headers["content-type"], protobuf) << r.body;
+    const read_fields review = read_fields(std::string_view(r.body).substr(4)).sub(2);
+    EXPECT_EQ(review.sub(2).text(1), "not-a-token");
+    EXPECT_FALSE(review.sub(3).numbers.count(1) && review.sub(3).numbers.find(1)->second != 0)
+        << "authenticated with a made-up token";
 }
 
 } // namespace
