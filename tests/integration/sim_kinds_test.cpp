@@ -40,7 +40,8 @@ std::string first_cause(const test::http_result& r) {
 // The table's column names, in order.
 std::vector<std::string> columns(const std::string& body) {
     std::vector<std::string> out;
-    for (const auto& c : parse(body)["columnDefinitions"].GetArray())
+    const auto table = parse(body);
+    for (const auto& c : table["columnDefinitions"].GetArray())
         out.push_back(c["name"].GetString());
     return out;
 }
@@ -162,7 +163,8 @@ TEST(SimKinds, JobsGetTheirGeneratedSelectorDefaultsAndValidation) {
     EXPECT_EQ(columns(r.body),
               (std::vector<std::string>{"Name", "Status", "Completions", "Duration", "Age",
                                         "Containers", "Images", "Selector"}));
-    const auto cells = parse(r.body)["rows"][0]["cells"].GetArray();
+    const auto jobs_table = parse(r.body);
+    const auto cells = jobs_table["rows"][0]["cells"].GetArray();
     EXPECT_EQ(std::string(cells[1].GetString()), "Running");
     EXPECT_EQ(std::string(cells[2].GetString()), "0/1");
 }
