@@ -5,6 +5,7 @@
 #include "sim/apiserver/protobuf_schema.hpp"
 
 #include "core/time.hpp"
+#include "net/json_parse.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -156,6 +157,28 @@ bool decode_map_entry(std::string_view data, kind type, json& out, json_alloc& a
     return true;
 }
 
+// A RawExtension or FieldsV1 {raw = 1}: JSON text, read with the JSON door's limits.
+bool decode_raw_json(std::string_view data, json& value, json_alloc& a) {
+    reader r{data};
+    std::string_view raw;
+    while (!r.done()) {
+        const std::uint64_t tag = r.varint();
+        if ((tag >> 3) == 1 && r.expect(tag, 2))
+            raw = r.bytes();
+        else
+            r.skip(tag & 7);
+    }
+    if (r.failed) return false;
+    if (raw.empty()) {
+        value.SetNull();
+        return true;
+    }
+    json_doc parsed;
+    if (!net::parse_json(parsed, raw).empty()) return false;
+    value.CopyFrom(parsed, a);
+    return true;
+}
+
 bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_alloc& a, decoding& d,
                   const std::string& path) {
     switch (f.type) {
@@ -174,6 +197,8 @@ bool decode_value(reader& r, unsigned wire, const field& f, json& value, json_al
         value = json(r.varint() != 0);
         return !r.failed;
     case kind::message:
+        if (f.sub->fields.size() == 1 && f.sub->fields[0].type == kind::raw_json)
+            return decode_raw_json(r.bytes(), value, a) && !r.failed;
         value.SetObject();
         return decode(r.bytes(), *f.sub, value, a, d, path) && !r.failed;
     case kind::inline_message:
@@ -333,7 +358,8 @@ bool decode(std::string_view data, const message& schema, json& out, json_alloc&
         const bool zero = (value.IsString() && value.GetStringLength() == 0) ||
                           (value.IsInt64() && value.GetInt64() == 0) ||
                           (value.IsBool() && !value.GetBool());
-        if (value.IsNull() && f->type == kind::micro_time) continue; // a nil *MicroTime
+        // Only a zero Time is null in JSON; a nil *MicroTime or an empty RawExtension is absent.
+        if (value.IsNull() && f->type != kind::time) continue;
         if (zero && !f->repeated && !f->pointer) continue;           // omitempty
         if (f->repeated) {
             if (it == out.MemberEnd()) {

@@ -141,6 +141,13 @@ const message toleration{{{1, "key", kind::string},
                           {3, "value", kind::string},
                           {4, "effect", kind::string},
                           {5, "tolerationSeconds", kind::int64, nullptr, false, true}}};
+const message pod_security_context{
+    {{2, "runAsUser", kind::int64, nullptr, false, true},
+     {3, "runAsNonRoot", kind::boolean, nullptr, false, true},
+     {4, "supplementalGroups", kind::int64, nullptr, true},
+     {5, "fsGroup", kind::int64, nullptr, false, true},
+     {6, "runAsGroup", kind::int64, nullptr, false, true},
+     {9, "fsGroupChangePolicy", kind::string, nullptr, false, true}}};
 const message pod_spec{{{1, "volumes", kind::message, &volume, true},
                         {2, "containers", kind::message, &container, true},
                         {3, "restartPolicy", kind::string},
@@ -154,6 +161,7 @@ const message pod_spec{{{1, "volumes", kind::message, &volume, true},
                         {11, "hostNetwork", kind::boolean},
                         {12, "hostPID", kind::boolean},
                         {13, "hostIPC", kind::boolean},
+                        {14, "securityContext", kind::message, &pod_security_context},
                         {15, "imagePullSecrets", kind::message, &local_object_reference, true},
                         {16, "hostname", kind::string},
                         {17, "subdomain", kind::string},
@@ -179,16 +187,43 @@ const message deployment_spec{{{1, "replicas", kind::int32, nullptr, false, true
                                {6, "revisionHistoryLimit", kind::int32, nullptr, false, true},
                                {7, "paused", kind::boolean},
                                {9, "progressDeadlineSeconds", kind::int32, nullptr, false, true}}};
+// A workload condition: DeploymentCondition has lastUpdateTime (6) and lastTransitionTime (7);
+// ReplicaSet's, StatefulSet's and DaemonSet's have lastTransitionTime at 3.
+const message deployment_condition{{{1, "type", kind::string},
+                                    {2, "status", kind::string},
+                                    {4, "reason", kind::string},
+                                    {5, "message", kind::string},
+                                    {6, "lastUpdateTime", kind::time},
+                                    {7, "lastTransitionTime", kind::time}}};
+const message workload_condition{{{1, "type", kind::string},
+                                  {2, "status", kind::string},
+                                  {3, "lastTransitionTime", kind::time},
+                                  {4, "reason", kind::string},
+                                  {5, "message", kind::string}}};
+const message deployment_status{{{1, "observedGeneration", kind::int64},
+                                 {2, "replicas", kind::int32},
+                                 {3, "updatedReplicas", kind::int32},
+                                 {4, "availableReplicas", kind::int32},
+                                 {5, "unavailableReplicas", kind::int32},
+                                 {6, "conditions", kind::message, &deployment_condition, true},
+                                 {7, "readyReplicas", kind::int32},
+                                 {8, "collisionCount", kind::int32, nullptr, false, true}}};
 const message deployment{{{1, "metadata", kind::message, &object_meta},
                           {2, "spec", kind::message, &deployment_spec},
-                          {3, "status", kind::status}}};
+                          {3, "status", kind::status, &deployment_status}}};
 const message replica_set_spec{{{1, "replicas", kind::int32, nullptr, false, true},
                                 {2, "selector", kind::message, &label_selector},
                                 {3, "template", kind::message, &pod_template_spec},
                                 {4, "minReadySeconds", kind::int32}}};
+const message replica_set_status{{{1, "replicas", kind::int32},
+                                  {2, "fullyLabeledReplicas", kind::int32},
+                                  {3, "observedGeneration", kind::int64},
+                                  {4, "readyReplicas", kind::int32},
+                                  {5, "availableReplicas", kind::int32},
+                                  {6, "conditions", kind::message, &workload_condition, true}}};
 const message replica_set{{{1, "metadata", kind::message, &object_meta},
                            {2, "spec", kind::message, &replica_set_spec},
-                           {3, "status", kind::status}}};
+                           {3, "status", kind::status, &replica_set_status}}};
 const message stateful_set_rolling_update{{{1, "partition", kind::int32, nullptr, false, true},
                                            {2, "maxUnavailable", kind::int_or_string}}};
 const message stateful_set_strategy{
@@ -206,9 +241,19 @@ const message stateful_set_spec{
      {9, "minReadySeconds", kind::int32},
      {10, "persistentVolumeClaimRetentionPolicy", kind::message, &claim_retention},
      {11, "ordinals", kind::message, &stateful_set_ordinals}}};
+const message stateful_set_status{{{1, "observedGeneration", kind::int64},
+                                   {2, "replicas", kind::int32},
+                                   {3, "readyReplicas", kind::int32},
+                                   {4, "currentReplicas", kind::int32},
+                                   {5, "updatedReplicas", kind::int32},
+                                   {6, "currentRevision", kind::string},
+                                   {7, "updateRevision", kind::string},
+                                   {9, "collisionCount", kind::int32, nullptr, false, true},
+                                   {10, "conditions", kind::message, &workload_condition, true},
+                                   {11, "availableReplicas", kind::int32}}};
 const message stateful_set{{{1, "metadata", kind::message, &object_meta},
                             {2, "spec", kind::message, &stateful_set_spec},
-                            {3, "status", kind::status}}};
+                            {3, "status", kind::status, &stateful_set_status}}};
 const message daemon_set_rolling_update{
     {{1, "maxUnavailable", kind::int_or_string}, {2, "maxSurge", kind::int_or_string}}};
 const message daemon_set_strategy{
@@ -218,9 +263,19 @@ const message daemon_set_spec{{{1, "selector", kind::message, &label_selector},
                                {3, "updateStrategy", kind::message, &daemon_set_strategy},
                                {4, "minReadySeconds", kind::int32},
                                {6, "revisionHistoryLimit", kind::int32, nullptr, false, true}}};
+const message daemon_set_status{{{1, "currentNumberScheduled", kind::int32},
+                                 {2, "numberMisscheduled", kind::int32},
+                                 {3, "desiredNumberScheduled", kind::int32},
+                                 {4, "numberReady", kind::int32},
+                                 {5, "observedGeneration", kind::int64},
+                                 {6, "updatedNumberScheduled", kind::int32},
+                                 {7, "numberAvailable", kind::int32},
+                                 {8, "numberUnavailable", kind::int32},
+                                 {9, "collisionCount", kind::int32, nullptr, false, true},
+                                 {10, "conditions", kind::message, &workload_condition, true}}};
 const message daemon_set{{{1, "metadata", kind::message, &object_meta},
                           {2, "spec", kind::message, &daemon_set_spec},
-                          {3, "status", kind::status}}};
+                          {3, "status", kind::status, &daemon_set_status}}};
 
 // batch/v1 Job (what `kubectl create job` sends).
 const message job_spec{{{1, "parallelism", kind::int32, nullptr, false, true},
@@ -236,9 +291,31 @@ const message job_spec{{{1, "parallelism", kind::int32, nullptr, false, true},
                         {12, "backoffLimitPerIndex", kind::int32, nullptr, false, true},
                         {13, "maxFailedIndexes", kind::int32, nullptr, false, true},
                         {14, "podReplacementPolicy", kind::string, nullptr, false, true}}};
+const message job_condition{{{1, "type", kind::string},
+                             {2, "status", kind::string},
+                             {3, "lastProbeTime", kind::time},
+                             {4, "lastTransitionTime", kind::time},
+                             {5, "reason", kind::string},
+                             {6, "message", kind::string}}};
+const message job_status{{{1, "conditions", kind::message, &job_condition, true},
+                          {2, "startTime", kind::time},
+                          {3, "completionTime", kind::time},
+                          {4, "active", kind::int32},
+                          {5, "succeeded", kind::int32},
+                          {6, "failed", kind::int32},
+                          {7, "completedIndexes", kind::string},
+                          {9, "ready", kind::int32, nullptr, false, true},
+                          {10, "failedIndexes", kind::string, nullptr, false, true},
+                          {11, "terminating", kind::int32, nullptr, false, true}}};
 const message job{{{1, "metadata", kind::message, &object_meta},
                    {2, "spec", kind::message, &job_spec},
-                   {3, "status", kind::status}}};
+                   {3, "status", kind::status, &job_status}}};
+
+// apps/v1 ControllerRevision: its data is a RawExtension, the JSON text itself.
+const message raw_extension{{{1, "", kind::raw_json}}};
+const message controller_revision{{{1, "metadata", kind::message, &object_meta},
+                                   {2, "data", kind::message, &raw_extension},
+                                   {3, "revision", kind::int64}}};
 
 // scheduling.k8s.io/v1 PriorityClass (what `kubectl create priorityclass` sends).
 const message priority_class{{{1, "metadata", kind::message, &object_meta},
@@ -280,9 +357,15 @@ const message hpa_v1_spec{
      {2, "minReplicas", kind::int32, nullptr, false, true},
      {3, "maxReplicas", kind::int32},
      {4, "targetCPUUtilizationPercentage", kind::int32, nullptr, false, true}}};
+const message hpa_v1_status{
+    {{1, "observedGeneration", kind::int64, nullptr, false, true},
+     {2, "lastScaleTime", kind::time},
+     {3, "currentReplicas", kind::int32},
+     {4, "desiredReplicas", kind::int32},
+     {5, "currentCPUUtilizationPercentage", kind::int32, nullptr, false, true}}};
 const message hpa_v1{{{1, "metadata", kind::message, &object_meta},
                       {2, "spec", kind::message, &hpa_v1_spec},
-                      {3, "status", kind::status}}};
+                      {3, "status", kind::status, &hpa_v1_status}}};
 const message metric_target{{{1, "type", kind::string},
                              {2, "value", kind::quantity},
                              {3, "averageValue", kind::quantity},
@@ -306,9 +389,30 @@ const message hpa_v2_spec{{{1, "scaleTargetRef", kind::message, &cross_version_r
                            {3, "maxReplicas", kind::int32},
                            {4, "metrics", kind::message, &metric_spec, true},
                            {5, "behavior", kind::message, &hpa_behavior}}};
+// Resource and ContainerResource metrics' status (the others: JSON, as their specs).
+const message metric_value_status{{{1, "value", kind::quantity},
+                                   {2, "averageValue", kind::quantity},
+                                   {3, "averageUtilization", kind::int32, nullptr, false, true}}};
+const message resource_metric_status{{{1, "name", kind::string},
+                                      {2, "current", kind::message, &metric_value_status},
+                                      {3, "container", kind::string}}};
+const message metric_status{{{1, "type", kind::string},
+                             {4, "resource", kind::message, &resource_metric_status},
+                             {7, "containerResource", kind::message, &resource_metric_status}}};
+const message hpa_condition{{{1, "type", kind::string},
+                             {2, "status", kind::string},
+                             {3, "lastTransitionTime", kind::time},
+                             {4, "reason", kind::string},
+                             {5, "message", kind::string}}};
+const message hpa_v2_status{{{1, "observedGeneration", kind::int64, nullptr, false, true},
+                             {2, "lastScaleTime", kind::time},
+                             {3, "currentReplicas", kind::int32},
+                             {4, "desiredReplicas", kind::int32},
+                             {5, "currentMetrics", kind::message, &metric_status, true},
+                             {6, "conditions", kind::message, &hpa_condition, true}}};
 const message hpa_v2{{{1, "metadata", kind::message, &object_meta},
                       {2, "spec", kind::message, &hpa_v2_spec},
-                      {3, "status", kind::status}}};
+                      {3, "status", kind::status, &hpa_v2_status}}};
 
 // authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews (what `kubectl auth` sends).
 const message resource_attributes{{{1, "namespace", kind::string},
@@ -393,14 +497,63 @@ const message service_spec{
      {20, "allocateLoadBalancerNodePorts", kind::boolean, nullptr, false, true},
      {21, "loadBalancerClass", kind::string, nullptr, false, true},
      {22, "internalTrafficPolicy", kind::string, nullptr, false, true}}};
+const message load_balancer_ingress{{{1, "ip", kind::string}, {2, "hostname", kind::string}}};
+const message load_balancer_status{{{1, "ingress", kind::message, &load_balancer_ingress, true}}};
+const message service_status{{{1, "loadBalancer", kind::message, &load_balancer_status}}};
 const message service{{{1, "metadata", kind::message, &object_meta},
                        {2, "spec", kind::message, &service_spec},
-                       {3, "status", kind::status}}};
+                       {3, "status", kind::status, &service_status}}};
 
 // core/v1 Pod, as typed clients create it (the spec fields above; status is the kubelet's).
+const message pod_condition{{{1, "type", kind::string},
+                             {2, "status", kind::string},
+                             {3, "lastProbeTime", kind::time},
+                             {4, "lastTransitionTime", kind::time},
+                             {5, "reason", kind::string},
+                             {6, "message", kind::string},
+                             {7, "observedGeneration", kind::int64}}};
+const message state_waiting{{{1, "reason", kind::string}, {2, "message", kind::string}}};
+const message state_running{{{1, "startedAt", kind::time}}};
+const message state_terminated{{{1, "exitCode", kind::int32},
+                                {2, "signal", kind::int32},
+                                {3, "reason", kind::string},
+                                {4, "message", kind::string},
+                                {5, "startedAt", kind::time},
+                                {6, "finishedAt", kind::time},
+                                {7, "containerID", kind::string}}};
+const message container_state{{{1, "waiting", kind::message, &state_waiting},
+                               {2, "running", kind::message, &state_running},
+                               {3, "terminated", kind::message, &state_terminated}}};
+const message container_status{{{1, "name", kind::string},
+                                {2, "state", kind::message, &container_state},
+                                {3, "lastState", kind::message, &container_state},
+                                {4, "ready", kind::boolean},
+                                {5, "restartCount", kind::int32},
+                                {6, "image", kind::string},
+                                {7, "imageID", kind::string},
+                                {8, "containerID", kind::string},
+                                {9, "started", kind::boolean, nullptr, false, true},
+                                {10, "allocatedResources", kind::quantity_map},
+                                {11, "resources", kind::message, &resource_requirements}}};
+const message pod_ip{{{1, "ip", kind::string}}};
+const message pod_status{{{1, "phase", kind::string},
+                          {2, "conditions", kind::message, &pod_condition, true},
+                          {3, "message", kind::string},
+                          {4, "reason", kind::string},
+                          {5, "hostIP", kind::string},
+                          {6, "podIP", kind::string},
+                          {7, "startTime", kind::time},
+                          {8, "containerStatuses", kind::message, &container_status, true},
+                          {9, "qosClass", kind::string},
+                          {10, "initContainerStatuses", kind::message, &container_status, true},
+                          {11, "nominatedNodeName", kind::string},
+                          {12, "podIPs", kind::message, &pod_ip, true},
+                          {14, "resize", kind::string},
+                          {16, "hostIPs", kind::message, &pod_ip, true},
+                          {17, "observedGeneration", kind::int64}}};
 const message pod{{{1, "metadata", kind::message, &object_meta},
                    {2, "spec", kind::message, &pod_spec},
-                   {3, "status", kind::status}}};
+                   {3, "status", kind::status, &pod_status}}};
 
 // core/v1 Event, what client-go's EventRecorder writes.
 const message object_reference{{{1, "kind", kind::string},
@@ -506,6 +659,7 @@ const std::map<std::string, const message*, std::less<>> kinds = {
     {"apps/v1/ReplicaSet", &replica_set},
     {"apps/v1/StatefulSet", &stateful_set},
     {"apps/v1/DaemonSet", &daemon_set},
+    {"apps/v1/ControllerRevision", &controller_revision},
     {"batch/v1/Job", &job},
     {"scheduling.k8s.io/v1/PriorityClass", &priority_class},
     {"events.k8s.io/v1/Event", &events_v1_event},

@@ -750,6 +750,15 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         }
         status.AddMember("podIP", json(ip.c_str(), a), a);
         status.AddMember("hostIP", "10.0.0.1", a);
+        // The lists a kubelet reports beside them (one IPv4 each: a single-stack node).
+        json pod_ips(rapidjson::kArrayType), host_ips(rapidjson::kArrayType);
+        json pod_ip(rapidjson::kObjectType), host_ip(rapidjson::kObjectType);
+        pod_ip.AddMember("ip", json(ip.c_str(), a), a);
+        host_ip.AddMember("ip", "10.0.0.1", a);
+        pod_ips.PushBack(pod_ip, a);
+        host_ips.PushBack(host_ip, a);
+        status.AddMember("podIPs", pod_ips, a);
+        status.AddMember("hostIPs", host_ips, a);
         status.AddMember("qosClass", json(qos_class(p->doc).c_str(), a), a);
         json statuses(rapidjson::kArrayType);
         if (const json* containers = find_path(p->doc, "spec.containers");

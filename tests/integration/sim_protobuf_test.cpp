@@ -403,15 +403,26 @@ TEST(SimProtobuf, AnswersInProtobufWhenAskedFirstAndTheTablesDescribeTheAnswer) 
     EXPECT_EQ(status.text(2), "Failure");
     EXPECT_EQ(status.text(4), "NotFound");
     EXPECT_EQ(status.numbers.find(6)->second, 404u);
-    // A pod's status is not in the tables: JSON; so is an answer to a client asking JSON first.
+    // A pod with the status its kubelet reports (PodStatus, ContainerStatus, container states).
     ASSERT_EQ(
         sim.request("POST", ns + "/pods",
                     R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"a","image":"x"}]}})")
             .status,
         201);
+    ASSERT_TRUE(eventually(
+        [&] { return str(parse(sim.get(ns + "/pods/p").body), "/status/phase") == "Running"; }));
     r = sim.request("GET", ns + "/pods/p", "", "", first);
+    ASSERT_EQ(r.headers["content-type"], protobuf);
+    const read_fields pod_status = read_fields(std::string_view(r.body).substr(4)).sub(2).sub(3);
+    EXPECT_EQ(pod_status.text(1), "Running");
+    EXPECT_EQ(pod_status.text(5), "10.0.0.1");                   // hostIP
+    EXPECT_EQ(pod_status.sub(12).text(1), pod_status.text(6));   // podIPs[0].ip = podIP
+    EXPECT_EQ(pod_status.sub(8).text(1), "a");                   // containerStatuses[0].name
+    EXPECT_FALSE(pod_status.sub(8).sub(2).sub(2).bytes.empty()); // state.running.startedAt
+    // What the tables do not describe entirely is JSON: a Node's status.
+    r = sim.request("GET", "/api/v1/nodes/sim-node-1", "", "", first);
     EXPECT_EQ(r.headers["content-type"], "application/json");
-    EXPECT_EQ(str(parse(r.body), "/metadata/name"), "p");
+    EXPECT_EQ(str(parse(r.body), "/metadata/name"), "sim-node-1");
     r = sim.request("GET", ns + "/configmaps/c", "", "", "application/json, " + protobuf);
     EXPECT_EQ(r.headers["content-type"], "application/json");
     // A TokenReview both ways (what an aggregated server or webhook sends): the spec decoded, the
