@@ -50,6 +50,7 @@ std::string controller_key(const stored_object& object, std::string_view kind) {
 
 object_ptr workload_of(object_store& store, const stored_object& pod) {
     if (object_ptr set = apps_controller(store, pod, "StatefulSet", "statefulsets")) return set;
+    if (object_ptr set = apps_controller(store, pod, "DaemonSet", "daemonsets")) return set;
     object_ptr replica_set = apps_controller(store, pod, "ReplicaSet", "replicasets");
     if (!replica_set) return nullptr;
     object_ptr deployment = apps_controller(store, *replica_set, "Deployment", "deployments");
@@ -63,6 +64,7 @@ bool orphaned(object_store& store, const stored_object& object) {
     const char* plural = kind == "Deployment"    ? "deployments"
                          : kind == "ReplicaSet"  ? "replicasets"
                          : kind == "StatefulSet" ? "statefulsets"
+                         : kind == "DaemonSet"   ? "daemonsets"
                                                  : nullptr;
     return plural && !apps_controller(store, object, kind.c_str(), plural);
 }

@@ -766,4 +766,155 @@ void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod
     write_status(store, *sets, set, std::move(status));
 }
 
+namespace {
+
+// The node a daemon pod is for: where it runs, else where its node affinity pins it.
+std::string target_node(const stored_object& pod) {
+    if (std::string node = string_at(pod.doc, "spec.nodeName"); !node.empty()) return node;
+    const json* terms = find_path(pod.doc, "spec.affinity.nodeAffinity."
+                                           "requiredDuringSchedulingIgnoredDuringExecution."
+                                           "nodeSelectorTerms");
+    if (terms && terms->IsArray() && !terms->Empty())
+        if (const json* fields = member_of(&(*terms)[0], "matchFields");
+            fields && fields->IsArray() && !fields->Empty()) {
+            const auto values = strings_at((*fields)[0], "values");
+            if (!values.empty()) return values.front();
+        }
+    return {};
+}
+
+// A daemon pod for `node`: the template, its revision and generation labels, the node affinity
+// that pins it (upstream's ReplaceDaemonSetPodNodeNameNodeAffinity) and the tolerations every
+// daemon pod gets (AddOrUpdateDaemonPodTolerations).
+json_doc daemon_pod(const stored_object& set, const std::string& node, const std::string& hash) {
+    json_doc pod = pod_from_template(set, "", set.name + "-");
+    auto& a = pod.GetAllocator();
+    set_path(pod, "metadata.labels.controller-revision-hash", json(hash.c_str(), a), a);
+    set_path(pod, "metadata.labels.pod-template-generation",
+             json(std::to_string(int_at(set.doc, "metadata.generation", 1)).c_str(), a), a);
+    json value(rapidjson::kArrayType);
+    value.PushBack(json(node.c_str(), a), a);
+    json field(rapidjson::kObjectType);
+    field.AddMember("key", "metadata.name", a);
+    field.AddMember("operator", "In", a);
+    field.AddMember("values", value, a);
+    json fields(rapidjson::kArrayType);
+    fields.PushBack(field, a);
+    json term(rapidjson::kObjectType);
+    term.AddMember("matchFields", fields, a);
+    json terms(rapidjson::kArrayType);
+    terms.PushBack(term, a);
+    set_path(pod,
+             "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+             "nodeSelectorTerms",
+             std::move(terms), a);
+    json* spec = const_cast<json*>(find_path(pod, "spec"));
+    if (!spec || !spec->IsObject()) return pod;
+    if (!spec->HasMember("tolerations") || !(*spec)["tolerations"].IsArray()) {
+        spec->RemoveMember("tolerations");
+        spec->AddMember("tolerations", json(rapidjson::kArrayType), a);
+    }
+    json& tolerations = (*spec)["tolerations"];
+    for (const auto& [key, effect] :
+         {std::pair{"node.kubernetes.io/not-ready", "NoExecute"},
+          std::pair{"node.kubernetes.io/unreachable", "NoExecute"},
+          std::pair{"node.kubernetes.io/disk-pressure", "NoSchedule"},
+          std::pair{"node.kubernetes.io/memory-pressure", "NoSchedule"},
+          std::pair{"node.kubernetes.io/pid-pressure", "NoSchedule"},
+          std::pair{"node.kubernetes.io/unschedulable", "NoSchedule"}}) {
+        json t(rapidjson::kObjectType);
+        t.AddMember("key", json(rapidjson::StringRef(key)), a);
+        t.AddMember("operator", "Exists", a);
+        t.AddMember("effect", json(rapidjson::StringRef(effect)), a);
+        tolerations.PushBack(t, a);
+    }
+    return pod;
+}
+
+} // namespace
+
+// Upstream's DaemonSet controller on the simulated nodes (which carry no taints): one pod per node
+// the template's nodeSelector matches; pods on other nodes and extra ones go; a RollingUpdate
+// replaces a node's pod of an older template once every other daemon pod is ready (maxSurge 0:
+// the old pod goes first). Simplification: maxUnavailable is taken as 1. The templates are kept
+// as ControllerRevisions, as for StatefulSets.
+void reconcile_daemon_set(object_store& store, const owned_objects& owned, pod_factory& factory,
+                          const object_ptr& set) {
+    collection* sets = store.find("apps", "v1", "daemonsets");
+    collection* pods = store.find("", "v1", "pods");
+    collection* nodes = store.find("", "v1", "nodes");
+    if (!sets || !pods || !nodes) return;
+    const std::string uid = uid_of(*set);
+    const std::string hash = template_hash(find_path(set->doc, "spec.template"));
+    revision_history history(store, *set);
+    history.record(set->name + "-" + hash, hash);
+    const json* selector_labels = find_path(set->doc, "spec.template.spec.nodeSelector");
+    const core::label_map wanted =
+        selector_labels ? labels_of(*selector_labels) : core::label_map{};
+    std::set<std::string> eligible;
+    for (const auto& [key, node] : nodes->objects) {
+        const auto& labels = node->labels;
+        bool fits = true;
+        for (const auto& [k, v] : wanted) {
+            const auto it = labels.find(k);
+            fits = fits && it != labels.end() && it->second == v;
+        }
+        if (fits) eligible.insert(node->name);
+    }
+    std::map<std::string, std::vector<object_ptr>> by_node;
+    for (const auto& p : owned.pods(uid))
+        if (!pod_terminating(*p)) by_node[target_node(*p)].push_back(p);
+    const auto now = core::wall_now();
+    const bool rolling = string_at(set->doc, "spec.updateStrategy.type") != "OnDelete";
+    std::int64_t misscheduled = 0;
+    for (auto& [node, list] : by_node) {
+        // A node that no longer fits loses its pod; a node with two keeps the oldest.
+        const bool fits = eligible.count(node) > 0;
+        misscheduled += fits ? 0 : static_cast<std::int64_t>(list.size());
+        for (std::size_t i = fits ? 1 : 0; i < list.size(); ++i)
+            (void)delete_pod(store, *pods, list[i], std::nullopt, now);
+        list.resize(fits ? std::min<std::size_t>(list.size(), 1) : 0);
+    }
+    for (const std::string& node : eligible) {
+        const std::string key = uid + "/" + node;
+        if (by_node[node].empty() && factory.creating(key) == 0)
+            (void)factory.create_pod(*set, daemon_pod(*set, node, hash), key);
+    }
+    auto revision = [](const object_ptr& p) {
+        const auto it = p->labels.find(revision_label);
+        return it == p->labels.end() ? std::string() : it->second;
+    };
+    std::int64_t scheduled = 0, ready = 0, updated = 0;
+    for (const auto& [node, list] : by_node)
+        for (const auto& p : list) {
+            if (!eligible.count(node)) continue;
+            ++scheduled;
+            ready += pod_ready(*p) ? 1 : 0;
+            updated += revision(p) == hash ? 1 : 0;
+        }
+    const auto desired = static_cast<std::int64_t>(eligible.size());
+    if (rolling && ready == desired)
+        for (const auto& [node, list] : by_node)
+            if (!list.empty() && revision(list.front()) != hash) {
+                (void)delete_pod(store, *pods, list.front(), std::nullopt, now);
+                break;
+            }
+    json_doc status(rapidjson::kObjectType);
+    auto& a = status.GetAllocator();
+    counter(status, "currentNumberScheduled", scheduled, a, true);
+    counter(status, "numberMisscheduled", misscheduled, a, true);
+    counter(status, "desiredNumberScheduled", desired, a, true);
+    counter(status, "numberReady", ready, a, true);
+    status.AddMember("observedGeneration", int_at(set->doc, "metadata.generation", 1), a);
+    counter(status, "updatedNumberScheduled", updated, a);
+    counter(status, "numberAvailable", ready, a);
+    counter(status, "numberUnavailable", std::max<std::int64_t>(0, desired - ready), a);
+    std::set<std::string> in_use{set->name + "-" + hash};
+    for (const auto& [node, list] : by_node)
+        for (const auto& p : list)
+            in_use.insert(set->name + "-" + std::string(revision(p)));
+    history.truncate(in_use);
+    write_status(store, *sets, set, std::move(status));
+}
+
 } // namespace hpaplus::sim

@@ -7,6 +7,7 @@
 // - StatefulSets own pods `<set>-0` … `<set>-N-1`, created in order and removed in reverse
 //   (OrderedReady: each waits for the ones before it to be Ready; Parallel: all at once), and
 //   roll updates from the highest ordinal down to the partition;
+// - DaemonSets own one pod per node their nodeSelector matches, pinned by node affinity;
 // - both create at most `burst_replicas` pods per sync, in slow-start batches (1, 2, 4, …) that
 // stop
 //   at the first refusal, as upstream's ReplicaSet controller does: a workload scaled to
@@ -66,6 +67,8 @@ void reconcile_replica_set(object_store& store, const owned_objects& owned, pod_
                            const object_ptr& replica_set);
 void reconcile_stateful_set(object_store& store, const owned_objects& owned, pod_factory& pods,
                             const object_ptr& set);
+void reconcile_daemon_set(object_store& store, const owned_objects& owned, pod_factory& pods,
+                          const object_ptr& set);
 
 /// A pod or workload condition as the controllers write it.
 json condition(const char* type, const char* status, const std::string& now, json_alloc& a,

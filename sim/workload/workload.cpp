@@ -103,7 +103,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     // What a step has to look at, collected from the store's changes between steps (observe), so
     // that a step costs what changed, not the number of pods. Keys are "namespace/name".
     owned_objects owned;
-    std::set<std::string> dirty_deployments, dirty_replica_sets, dirty_stateful_sets;
+    std::set<std::string> dirty_deployments, dirty_replica_sets, dirty_stateful_sets,
+        dirty_daemon_sets;
     std::set<std::string> moving_pods;  ///< pods that may advance (lifecycle, resize)
     std::set<std::string> changed_pods; ///< pods whose ready count or usage may have changed
     std::set<std::string> new_replica_sets, new_pods; ///< the garbage collector checks these
@@ -122,7 +123,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     /// The last refused pod create of each workload (by its pod_factory key) and when to retry.
     struct failed_create_record {
         std::string message, owner;
-        bool stateful = false;
+        std::string kind; ///< of the owner: ReplicaSet, StatefulSet or DaemonSet
         std::chrono::milliseconds backoff{0};
         clock::time_point retry_at;
     };
@@ -166,7 +167,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         for (auto& [key, f] : failed_creates) // refused creates, retried after their backoff
             if (f.retry_at <= step_time && f.retry_at != clock::time_point{}) {
                 f.retry_at = {};
-                (f.stateful ? dirty_stateful_sets : dirty_replica_sets).insert(f.owner);
+                dirty_of(f.kind).insert(f.owner);
             }
         if (options.node_lease_renewal.count() > 0 &&
             (!lease_renewed || step_time - *lease_renewed >= options.node_lease_renewal)) {
@@ -185,8 +186,9 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         pods_by_workload.clear();
         ready_by_workload.clear();
         running_by_workload.clear();
-        for (auto* keys : {&dirty_deployments, &dirty_replica_sets, &dirty_stateful_sets,
-                           &moving_pods, &changed_pods, &new_replica_sets, &new_pods})
+        for (auto* keys :
+             {&dirty_deployments, &dirty_replica_sets, &dirty_stateful_sets, &dirty_daemon_sets,
+              &moving_pods, &changed_pods, &new_replica_sets, &new_pods})
             keys->clear();
         deleted_owners.clear();
         terminating_namespaces.clear();
@@ -196,7 +198,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
                 if (namespace_terminating(*ns)) terminating_namespaces.insert(ns->name);
         for (const auto& [plural, into] : {std::pair{"deployments", &dirty_deployments},
                                            std::pair{"replicasets", &dirty_replica_sets},
-                                           std::pair{"statefulsets", &dirty_stateful_sets}})
+                                           std::pair{"statefulsets", &dirty_stateful_sets},
+                                           std::pair{"daemonsets", &dirty_daemon_sets}})
             if (collection* c = store.find("apps", "v1", plural))
                 for (const auto& [key, o] : c->objects)
                     into->insert(key);
@@ -309,6 +312,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         std::set<std::string>* dirty = type.plural == "deployments"    ? &dirty_deployments
                                        : type.plural == "replicasets"  ? &dirty_replica_sets
                                        : type.plural == "statefulsets" ? &dirty_stateful_sets
+                                       : type.plural == "daemonsets"   ? &dirty_daemon_sets
                                                                        : nullptr;
         if (!dirty) return;
         const std::string uid = string_at(e.object->doc, "metadata.uid");
@@ -329,6 +333,18 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             if (version) mark_deployment_of(*version);
     }
 
+    // The controllers that make pods, by their kind.
+    static const char* plural_of(const std::string& kind) {
+        return kind == "StatefulSet" ? "statefulsets"
+               : kind == "DaemonSet" ? "daemonsets"
+                                     : "replicasets";
+    }
+    std::set<std::string>& dirty_of(const std::string& kind) {
+        return kind == "StatefulSet" ? dirty_stateful_sets
+               : kind == "DaemonSet" ? dirty_daemon_sets
+                                     : dirty_replica_sets;
+    }
+
     void mark_deployment_of(const stored_object& replica_set) {
         if (std::string d = controller_key(replica_set, "Deployment"); !d.empty())
             dirty_deployments.insert(std::move(d));
@@ -338,6 +354,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
     void mark_pod_owners(const stored_object& pod) {
         if (std::string set = controller_key(pod, "StatefulSet"); !set.empty())
             dirty_stateful_sets.insert(std::move(set));
+        if (std::string set = controller_key(pod, "DaemonSet"); !set.empty())
+            dirty_daemon_sets.insert(std::move(set));
         std::string rs = controller_key(pod, "ReplicaSet");
         if (rs.empty()) return;
         const collection* sets = store.find("apps", "v1", "replicasets");
@@ -359,6 +377,8 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
              [&](const object_ptr& rs) { reconcile_replica_set(store, owned, *this, rs); });
         each("statefulsets", dirty_stateful_sets,
              [&](const object_ptr& set) { reconcile_stateful_set(store, owned, *this, set); });
+        each("daemonsets", dirty_daemon_sets,
+             [&](const object_ptr& set) { reconcile_daemon_set(store, owned, *this, set); });
     }
 
     // Background cascading deletion: ReplicaSets and pods whose apps/v1 controller is gone. Only
@@ -545,7 +565,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
             std::chrono::minutes(1));
         f.retry_at = clock::now() + f.backoff;
         f.owner = object_store::key(ns, name);
-        f.stateful = kind == "StatefulSet";
+        f.kind = kind;
     }
 
     std::int64_t creating(const std::string& key) const override {
@@ -574,15 +594,13 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         }
         self->failed_create(ns, owner_kind, owner, key, refused->message);
         // Its controller tries again at the next step.
-        (owner_kind == "StatefulSet" ? self->dirty_stateful_sets : self->dirty_replica_sets)
-            .insert(object_store::key(ns, owner));
+        self->dirty_of(owner_kind).insert(object_store::key(ns, owner));
     }
 
     void record_failed_create(const std::string& ns, const std::string& kind,
                               const std::string& name, const std::string& message) {
         collection* events = store.find("", "v1", "events");
-        collection* owners =
-            store.find("apps", "v1", kind == "StatefulSet" ? "statefulsets" : "replicasets");
+        collection* owners = store.find("apps", "v1", plural_of(kind));
         const object_ptr owner = owners ? store.get(*owners, ns, name) : nullptr;
         if (!events || !owner) return;
         json_doc e(rapidjson::kObjectType);
@@ -600,6 +618,7 @@ struct workload_model::impl : pod_factory, std::enable_shared_from_this<workload
         set_path(e, "message", json(("Error creating: " + message).c_str(), a), a);
         set_path(e, "source.component",
                  json(rapidjson::StringRef(kind == "StatefulSet" ? "statefulset-controller"
+                                           : kind == "DaemonSet" ? "daemonset-controller"
                                                                  : "replicaset-controller")),
                  a);
         set_path(e, "firstTimestamp", json(now.c_str(), a), a);

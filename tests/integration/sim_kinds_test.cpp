@@ -5,6 +5,7 @@
 #include "../support/json_access.hpp"
 #include "../support/sim_fixture.hpp"
 #include "kube/yaml_json.hpp"
+#include "sim/json_util.hpp"
 
 #include <gtest/gtest.h>
 
@@ -213,6 +214,82 @@ TEST(SimKinds, DaemonSetsAndNetworkPoliciesAreDefaultedAndValidated) {
     r = sim.request("GET", policies, "", "", table);
     EXPECT_EQ(columns(r.body), (std::vector<std::string>{"Name", "Pod-Selector", "Age"}));
     EXPECT_EQ(std::string(parse(r.body)["rows"][0]["cells"][1].GetString()), "app=db");
+}
+
+// The DaemonSet controller: a pod on each node the nodeSelector matches, pinned there by node
+// affinity with the daemon tolerations; a new template replaces it (RollingUpdate); a selector no
+// node matches leaves none.
+TEST(SimKinds, DaemonSetsRunAPodOnEachMatchingNode) {
+    test::sim_fixture sim;
+    const std::string daemonsets = "/apis/apps/v1/namespaces/default/daemonsets";
+    const auto agent = [](const std::string& image, const std::string& os) {
+        return R"({"metadata":{"name":"agent"},"spec":{"selector":{"matchLabels":{"app":"agent"}},)"
+               R"("template":{"metadata":{"labels":{"app":"agent"}},"spec":{"nodeSelector":)"
+               R"({"kubernetes.io/os":")" +
+               os + R"("},"containers":[{"name":"a","image":")" + image + R"("}]}}}})";
+    };
+    ASSERT_EQ(sim.request("POST", daemonsets, agent("agent:1", "linux")).status, 201);
+    const auto agent_pods = [&] {
+        return parse(sim.get(pods + "?labelSelector=app%3Dagent").body);
+    };
+    ASSERT_TRUE(eventually(
+        [&] {
+            const auto set = parse(sim.get(daemonsets + "/agent").body);
+            return str(set, "/status/numberReady") == "1" &&
+                   str(set, "/status/desiredNumberScheduled") == "1";
+        },
+        10s));
+    auto list = agent_pods();
+    ASSERT_EQ(list["items"].Size(), 1u);
+    const auto& pod = list["items"][0];
+    EXPECT_EQ(str(pod, "/spec/nodeName"), "sim-node-1");
+    EXPECT_EQ(str(pod, "/metadata/ownerReferences/0/kind"), "DaemonSet");
+    EXPECT_EQ(str(pod, "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
+                       "nodeSelectorTerms/0/matchFields/0/values/0"),
+              "sim-node-1");
+    EXPECT_EQ(str(pod, "/spec/tolerations/0/key"), "node.kubernetes.io/not-ready");
+    EXPECT_EQ(str(pod, "/spec/tolerations/0/operator"), "Exists");
+    const std::string first_hash = str(pod, "/metadata/labels/controller-revision-hash");
+    const auto revision = parse(
+        sim.get("/apis/apps/v1/namespaces/default/controllerrevisions/agent-" + first_hash).body);
+    EXPECT_EQ(str(revision, "/revision"), "1");
+    // A new template: the pod is replaced by one of the new revision.
+    ASSERT_EQ(
+        sim.request("PUT", daemonsets + "/agent",
+                    [&] {
+                        auto doc = parse(agent("agent:2", "linux"));
+                        const auto current = parse(sim.get(daemonsets + "/agent").body);
+                        doc["metadata"].AddMember(
+                            "resourceVersion",
+                            rapidjson::Value(str(current, "/metadata/resourceVersion").c_str(),
+                                             doc.GetAllocator()),
+                            doc.GetAllocator());
+                        return sim::to_string(doc);
+                    }())
+            .status,
+        200);
+    ASSERT_TRUE(eventually(
+        [&] {
+            const auto set = parse(sim.get(daemonsets + "/agent").body);
+            const auto now = agent_pods();
+            return str(set, "/status/updatedNumberScheduled") == "1" &&
+                   str(set, "/status/numberReady") == "1" && now["items"].Size() == 1 &&
+                   str(now["items"][0], "/spec/containers/0/image") == "agent:2";
+        },
+        15s));
+    // No node runs windows: no pod.
+    auto r = sim.request(
+        "PATCH", daemonsets + "/agent",
+        R"({"spec":{"template":{"spec":{"nodeSelector":{"kubernetes.io/os":"windows"}}}}})",
+        "application/merge-patch+json");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_TRUE(eventually(
+        [&] {
+            const auto set = parse(sim.get(daemonsets + "/agent").body);
+            return str(set, "/status/desiredNumberScheduled") == "0" &&
+                   agent_pods()["items"].Empty();
+        },
+        15s));
 }
 
 // examples/sim/cluster-kinds.yaml applies as on a real cluster: the StatefulSet's pods take their
