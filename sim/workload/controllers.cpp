@@ -880,9 +880,9 @@ void reconcile_daemon_set(object_store& store, const owned_objects& owned, pod_f
         if (by_node[node].empty() && factory.creating(key) == 0)
             (void)factory.create_pod(*set, daemon_pod(*set, node, hash), key);
     }
-    auto revision = [](const object_ptr& p) {
+    auto revision = [](const object_ptr& p) -> std::string_view {
         const auto it = p->labels.find(revision_label);
-        return it == p->labels.end() ? std::string() : it->second;
+        return it == p->labels.end() ? std::string_view() : std::string_view(it->second);
     };
     std::int64_t scheduled = 0, ready = 0, updated = 0;
     for (const auto& [node, list] : by_node)
